@@ -1,0 +1,27 @@
+# A slim image: the bot, its banks and nothing else. The SQLite file lives on the /data volume.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DATABASE_URL=sqlite:////data/quizbot.db \
+    CONTENT_DIR=/app/content
+
+WORKDIR /app
+
+RUN useradd --system --uid 10001 --no-create-home --home-dir /app quizbot \
+    && mkdir -p /data \
+    && chown quizbot /data
+
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+RUN pip install --no-cache-dir .
+
+# Baked in; mount your own banks over /app/content to replace them.
+COPY content ./content
+
+USER 10001
+VOLUME ["/data"]
+ENTRYPOINT ["quizbot"]
+CMD ["run"]

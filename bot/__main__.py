@@ -1,0 +1,8 @@
+"""`python -m bot` is the `quizbot` command."""
+
+import sys
+
+from bot.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

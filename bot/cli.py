@@ -1,0 +1,100 @@
+"""The `quizbot` command line (also `python -m bot`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from bot.settings import MissingTokenError, Settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quizbot", description="A Discord tutor bot.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("run", help="start the bot (needs DISCORD_TOKEN)")
+
+    sync = sub.add_parser("sync", help="register the slash commands with Discord")
+    sync.add_argument("--guild", type=int, help="sync to one server only (instant, for testing)")
+
+    content = sub.add_parser("content", help="check or list the task banks")
+    content_sub = content.add_subparsers(dest="content_command", required=True)
+    check = content_sub.add_parser("check", help="validate banks; exit 1 on any problem")
+    check.add_argument("path", nargs="?", type=Path, help="a bank file or folder (default: content/)")
+    listing = content_sub.add_parser("list", help="print every task")
+    listing.add_argument("path", nargs="?", type=Path, help="a bank file or folder")
+    listing.add_argument("--json", action="store_true", help="the stable JSON export")
+
+    practice = sub.add_parser("practice", help="play the banks in the terminal, no Discord needed")
+    practice.add_argument("--topic", help="only tasks of this topic")
+    practice.add_argument("--db", type=Path, help="SQLite file to record to (default: DATABASE_URL)")
+    practice.add_argument("--content", type=Path, help="bank file or folder (default: CONTENT_DIR)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        print(f"quizbot: invalid settings: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _dispatch(args, settings)
+    except MissingTokenError as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "content":
+        from bot.content.commands import check_command, list_command
+
+        path = args.path or settings.content_dir
+        if args.content_command == "check":
+            return check_command(path, sys.stdout)
+        return list_command(path, args.json, sys.stdout, sys.stderr)
+    if args.command == "practice":
+        return _practice(args, settings)
+
+    from bot.discord_ui.runner import run_bot, sync_commands
+
+    settings.token()  # fail fast, before logging in, with the message that names the variable
+    if args.command == "run":
+        asyncio.run(run_bot(settings))
+        return 0
+    asyncio.run(sync_commands(settings, args.guild))
+    return 0
+
+
+def _practice(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.content import ContentError, load_banks
+    from bot.practice import PracticeSession
+    from bot.store import Store, make_engine
+
+    try:
+        catalog = load_banks(args.content or settings.content_dir)
+    except ContentError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    tasks = catalog.select(topic=args.topic)
+    if not tasks:
+        print(f"quizbot: no tasks for topic {args.topic!r}; topics: {catalog.topics()}", file=sys.stderr)
+        return 1
+    url = f"sqlite:///{args.db}" if args.db else settings.database_url
+    store = Store(make_engine(url))
+
+    def read() -> str | None:
+        try:
+            return input("> ")
+        except EOFError:
+            return None
+
+    return PracticeSession(store, tasks, read, sys.stdout).run()

@@ -1,0 +1,97 @@
+"""`quizbot content check` and `quizbot content list`: the bodies, without argparse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from bot.content.loader import check_banks, find_bank_files
+from bot.content.problems import Problem
+from bot.quiz.tasks import Kind, Task
+from bot.rendering import truncate
+
+SHORT_PROMPT: Final = 60
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _report(problems: list[Problem], out: TextIO) -> None:
+    for problem in problems:
+        print(problem, file=out)
+    files = len({p.file for p in problems})
+    print(f"{_plural(len(problems), 'problem')} in {_plural(files, 'file')}", file=out)
+
+
+def check_command(path: Path, out: TextIO) -> int:
+    """Print "N tasks in M banks: OK", or every problem; exit status 0 or 1."""
+    catalog, problems = check_banks(path)
+    if problems:
+        _report(problems, out)
+        return 1
+    banks = len(find_bank_files(path))
+    print(f"{_plural(len(catalog), 'task')} in {_plural(banks, 'bank')}: OK", file=out)
+    return 0
+
+
+def task_record(task: Task) -> dict[str, Any]:
+    """The task as plain data, for the JSON export. Keys and their order are stable."""
+    solution = task.solution
+    return {
+        "id": task.id,
+        "bank": task.bank,
+        "topic": task.topic,
+        "kind": task.kind.value,
+        "difficulty": task.difficulty.value,
+        "instruction": task.instruction,
+        "prompt": task.prompt,
+        "language": task.language if task.kind is Kind.FILL else None,
+        "options": [{"label": o.label, "text": o.text} for o in task.options],
+        "answers": list(task.answers),
+        "hint": task.hint,
+        "solution": {
+            "steps": [{"title": s.title, "text": s.text} for s in solution.steps],
+            "final_answer": solution.final_answer,
+            "quick_check": solution.quick_check,
+            "explanation": solution.explanation,
+        },
+        "mistakes": [{"note": n.text, "options": list(n.options)} for n in task.mistakes],
+    }
+
+
+def short_prompt(task: Task) -> str:
+    # The instruction reads better in a listing than the first line of a code template.
+    text = task.instruction if task.kind is Kind.FILL and task.instruction else task.prompt
+    return truncate(" ".join(text.split()), SHORT_PROMPT)
+
+
+def _listing(tasks: list[Task]) -> list[str]:
+    rows = [(t.id, t.kind.value, t.difficulty.value, t.topic, short_prompt(t)) for t in tasks]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
+        + "  "
+        + row[4]
+        for row in rows
+    ]
+
+
+def list_command(path: Path, as_json: bool, out: TextIO, err: TextIO | None = None) -> int:
+    """List every task (one line each, or JSON); broken content prints its problems instead.
+
+    Problems go to `err` (default: `out`), so `--json` output on stdout stays parseable.
+    """
+    catalog, problems = check_banks(path)
+    if problems:
+        _report(problems, err or out)
+        return 1
+    tasks = list(catalog)
+    if as_json:
+        json.dump([task_record(t) for t in tasks], out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        for line in _listing(tasks):
+            print(line, file=out)
+    return 0

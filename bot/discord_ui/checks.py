@@ -1,0 +1,43 @@
+"""Server-side permission checks. `default_permissions` only hides commands in the client;
+a crafted interaction can still arrive, so every moderator command calls these when it runs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+
+
+class NotModeratorError(app_commands.CheckFailure):
+    def __init__(self) -> None:
+        super().__init__(
+            "Only moderators can do that: you need the Manage Server permission "
+            "or this server's moderator role."
+        )
+
+
+async def is_moderator(interaction: discord.Interaction[QuizBot]) -> bool:
+    """Manage Server (or Administrator) as Discord computed it for this member, or the mod role."""
+    member = interaction.user
+    if interaction.guild is None or not isinstance(member, discord.Member):
+        return False
+    perms = interaction.permissions
+    if perms.manage_guild or perms.administrator:
+        return True
+    config = await interaction.client.service.guild_config(interaction.guild.id)
+    return config.mod_role_id is not None and any(r.id == config.mod_role_id for r in member.roles)
+
+
+def moderator_only() -> object:
+    """An app-command check: refuse, with a clear private message, anyone else."""
+
+    async def predicate(interaction: discord.Interaction[QuizBot]) -> bool:
+        if await is_moderator(interaction):
+            return True
+        raise NotModeratorError()
+
+    return app_commands.check(predicate)

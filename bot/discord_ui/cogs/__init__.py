@@ -1,0 +1,1 @@
+"""One extension per feature; `bot.discord_ui.client.EXTENSIONS` lists those loaded."""

@@ -1,0 +1,233 @@
+"""The buttons on a task post, and the solution confirmation: DynamicItems that outlive restarts.
+
+Each custom_id carries the post id (and the option): `from_custom_id` only parses it, and the
+callback loads everything else from the database through the service. Nothing is kept in
+memory, so a button posted last week by another process works the same as a fresh one.
+
+    quiz:ans:<post>:<option>        answer a choice or single-blank task, e.g. quiz:ans:42:B
+    quiz:hint:<post>                private hint
+    quiz:open:<post>                open the private picker (fill tasks with 2+ blanks)
+    quiz:pick:<post>:<blank>:<picks>  one blank's select in the picker, e.g. quiz:pick:42:2:A-
+    quiz:submit:<post>:<picks>      submit the picker's picks, e.g. quiz:submit:42:AC
+    quiz:reveal:<post>              confirm /solution before finishing (forfeits attempts)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Self
+
+import discord
+
+from bot import rendering
+from bot.discord_ui import picker, replies
+from bot.discord_ui.errors import Guarded, QuizView, guild_id_of, member_name
+from bot.discord_ui.replies import Responder
+from bot.quiz import engine
+from bot.quiz.engine import Status
+from bot.quiz.tasks import Kind, Option
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+    from bot.service import PostedTask
+
+_POST = r"(?P<post>[0-9]{1,20})"
+BUTTONS_PER_ROW = 5
+HINT_ROW = 4
+"""Option buttons take rows 0-3 (rendering.MAX_BUTTON_OPTIONS); Hint and Answer sit below."""
+
+
+class AnswerButton(
+    Guarded,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:ans:{_POST}:(?P<opt>[A-Z])",
+):
+    def __init__(
+        self, post_id: int, option: str, *, label: str | None = None, row: int | None = None
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label or option,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"quiz:ans:{post_id}:{option}",
+            ),
+            row=row,
+        )
+        self.post_id = post_id
+        self.option = option
+
+    @classmethod
+    def build(cls, post_id: int, option: Option, row: int) -> Self:
+        return cls(post_id, option.label, label=rendering.option_button_label(option), row=row)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["post"]), match["opt"], label=getattr(item, "label", None))
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        bot = interaction.client
+        picks = (self.option,)
+        async with Responder(interaction) as responder:
+            result = await bot.service.answer(
+                self.post_id,
+                guild_id_of(interaction),
+                interaction.user.id,
+                member_name(interaction),
+                picks,
+            )
+            if result.outcome.status is not Status.ALREADY_FINISHED:
+                bot.live_counts.bump(self.post_id)
+            task = result.posted.task
+            chosen = engine.describe_answer(task, picks)
+            await responder.send(replies.answer_reply(task, result.outcome, chosen))
+
+
+class HintButton(
+    Guarded,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:hint:{_POST}",
+):
+    def __init__(self, post_id: int, *, row: int | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Hint (halves the points)",
+                emoji="💡",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"quiz:hint:{post_id}",
+            ),
+            row=row,
+        )
+        self.post_id = post_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["post"]))
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        service = interaction.client.service
+        user = interaction.user
+        async with Responder(interaction) as responder:
+            posted = await service.hint(
+                self.post_id, guild_id_of(interaction), user.id, member_name(interaction)
+            )
+            progress = await service.progress(self.post_id, user.id)
+            await responder.send(replies.hint_reply(posted.task, progress))
+
+
+class OpenPickerButton(
+    Guarded,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:open:{_POST}",
+):
+    def __init__(self, post_id: int, *, row: int | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Answer",
+                emoji="✏️",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"quiz:open:{post_id}",
+            ),
+            row=row,
+        )
+        self.post_id = post_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["post"]))
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        await picker.open_picker(interaction, self.post_id)
+
+
+class ConfirmSolutionButton(
+    Guarded,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:reveal:{_POST}",
+):
+    def __init__(self, post_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=replies.FORFEIT_LABEL,
+                style=discord.ButtonStyle.danger,
+                custom_id=f"quiz:reveal:{post_id}",
+            )
+        )
+        self.post_id = post_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["post"]))
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        service = interaction.client.service
+        async with Responder(interaction, update=True) as responder:
+            result = await service.solution(
+                self.post_id,
+                guild_id_of(interaction),
+                interaction.user.id,
+                member_name(interaction),
+                confirmed=True,
+            )
+            assert result is not None  # confirmed=True always yields the solution
+            reply = replies.solution_reply(result)
+            await responder.edit(content=reply.content, embeds=list(reply.embeds), view=None)
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    AnswerButton,
+    HintButton,
+    OpenPickerButton,
+    ConfirmSolutionButton,
+    picker.BlankSelect,
+    picker.SubmitButton,
+)
+
+
+def uses_picker(posted: PostedTask) -> bool:
+    return posted.task.kind is Kind.FILL and posted.task.blanks > 1
+
+
+def post_view(posted: PostedTask) -> QuizView:
+    """The post's buttons: one per option (or Answer for the picker), then Hint."""
+    post_id = posted.post.id
+    view = QuizView()
+    if uses_picker(posted):
+        view.add_item(OpenPickerButton(post_id, row=0))
+        view.add_item(HintButton(post_id, row=0))
+        return view
+    options = posted.task.options
+    for index, option in enumerate(options):
+        view.add_item(AnswerButton.build(post_id, option, row=index // BUTTONS_PER_ROW))
+    hint_row = min(HINT_ROW, (len(options) + BUTTONS_PER_ROW - 1) // BUTTONS_PER_ROW)
+    view.add_item(HintButton(post_id, row=hint_row))
+    return view
+
+
+def confirm_view(post_id: int) -> QuizView:
+    view = QuizView()
+    view.add_item(ConfirmSolutionButton(post_id))
+    return view

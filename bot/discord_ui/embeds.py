@@ -1,0 +1,121 @@
+"""Public embeds: the task post (with its live counts) and the standings."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+
+import discord
+
+from bot import rendering
+from bot.quiz.tasks import MAX_ATTEMPTS, Catalog, Difficulty
+from bot.service import Period, PostedTask
+from bot.store import Leaderboard, MemberStats, PostCounts
+
+DIFFICULTY_COLOURS = {
+    Difficulty.EASY: discord.Colour.green(),
+    Difficulty.MEDIUM: discord.Colour.gold(),
+    Difficulty.HARD: discord.Colour.red(),
+}
+CLOSED_COLOUR = discord.Colour.dark_grey()
+PERIOD_TITLES: dict[str, str] = {"today": "today", "week": "this week", "all": "all time"}
+NO_COUNTS = PostCounts(answered=0, solved=0, first_try=0)
+
+
+def timestamp(moment: datetime, style: str = "R") -> str:
+    """A Discord timestamp, shown in each reader's own time zone."""
+    if moment.tzinfo is None:  # the store keeps naive UTC in places
+        moment = moment.replace(tzinfo=UTC)
+    return f"<t:{int(moment.timestamp())}:{style}>"
+
+
+def counts_text(counts: PostCounts, *, closed: bool = False) -> str:
+    text = f"{counts.answered} answered · {counts.solved} solved"
+    return f"{text} · closed" if closed else text
+
+
+def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Embed:
+    """The post. Everything in it derives from the database, so the live-count updater (or a
+    restarted bot) can redraw it exactly; the caller's extra text goes in the message content,
+    which embed edits leave alone."""
+    task, post = posted.task, posted.post
+    closed = post.closed_at is not None
+    embed = discord.Embed(
+        title=rendering.task_title(task),
+        description=rendering.task_description(task),
+        colour=CLOSED_COLOUR if closed else DIFFICULTY_COLOURS[task.difficulty],
+    )
+    embed.add_field(name="Topic", value=task.topic)
+    embed.add_field(
+        name="Difficulty", value=f"{task.difficulty.value} · {task.difficulty.points} pts"
+    )
+    embed.add_field(name="Attempts", value=f"{MAX_ATTEMPTS} attempts each")
+    if post.closes_at is not None and not closed:
+        embed.add_field(name="Closes", value=timestamp(post.closes_at), inline=False)
+    embed.set_footer(text=f"{counts_text(counts, closed=closed)} · #{post.id} {task.id}")
+    return embed
+
+
+def leaderboard_embed(board: Leaderboard, period: Period, user_id: int) -> discord.Embed:
+    title = f"🏆 Leaderboard · {PERIOD_TITLES[period]}"
+    if not board.rows:
+        return discord.Embed(
+            title=title,
+            description="No points yet. Answer a quiz to be the first on the board!",
+            colour=discord.Colour.gold(),
+        )
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    lines = []
+    for row in board.rows:
+        who = discord.utils.escape_markdown(row.name)
+        mark = " ← you" if row.user_id == user_id else ""
+        place = medals.get(row.rank, f"**{row.rank}.**")
+        lines.append(f"{place} {who} · **{row.points}** pts · {row.solved} solved{mark}")
+    if board.me is None:
+        lines.append("\nYou have no points in this period yet.")
+    elif all(row.user_id != user_id for row in board.rows):
+        me = board.me
+        lines.append(f"…\n**{me.rank}.** you · **{me.points}** pts · {me.solved} solved")
+    description = rendering.truncate("\n".join(lines), rendering.EMBED_DESCRIPTION)
+    return discord.Embed(title=title, description=description, colour=discord.Colour.gold())
+
+
+def stats_embed(name: str, stats: MemberStats) -> discord.Embed:
+    embed = discord.Embed(
+        title=f"📊 Stats · {discord.utils.escape_markdown(name)}", colour=discord.Colour.blurple()
+    )
+    if stats.tried == 0:
+        embed.description = "No quizzes tried yet."
+        return embed
+    embed.add_field(name="Points", value=str(stats.points))
+    embed.add_field(name="Solved", value=f"{stats.solved} of {stats.tried} tried")
+    embed.add_field(
+        name="First try", value=f"{stats.first_try} ({stats.first_try_rate:.0%} of tried)"
+    )
+    embed.add_field(
+        name="Streak", value=f"{stats.streak_days} day{'' if stats.streak_days == 1 else 's'}"
+    )
+    if stats.last_active is not None:
+        embed.add_field(name="Last active", value=timestamp(stats.last_active))
+    return embed
+
+
+def topics_embed(catalog: Catalog) -> discord.Embed:
+    embed = discord.Embed(title="📚 Topics", colour=discord.Colour.blurple())
+    if not len(catalog):
+        embed.description = "No task banks are loaded."
+        return embed
+    per_bank: dict[tuple[str, str], Counter[Difficulty]] = defaultdict(Counter)
+    for task in catalog:
+        per_bank[(task.topic, task.bank)][task.difficulty] += 1
+    lines: list[str] = []
+    for topic in catalog.topics():
+        lines.append(f"**{topic}**")
+        for (bank_topic, bank), counter in per_bank.items():
+            if bank_topic != topic:
+                continue
+            counts = " · ".join(f"{counter[d]} {d.value}" for d in Difficulty if counter[d])
+            lines.append(f"• {bank or 'untitled bank'}: {counts}")
+    embed.description = rendering.truncate("\n".join(lines), rendering.EMBED_DESCRIPTION)
+    embed.set_footer(text=f"{len(catalog)} tasks · /quiz topic:<name> to post one")
+    return embed

@@ -1,0 +1,327 @@
+"""The private answer picker for fill tasks with two or more blanks.
+
+Stateless on purpose: the post id and the member's picks so far travel in every select's and
+the Submit button's custom_id, and each change redraws the ephemeral message from them. A
+restart, or a member who leaves the picker open for an hour, loses nothing.
+
+Up to four blanks fit classic action rows (four selects and a button row). Five need one row
+more than a classic message has, so those pickers are components-v2 layouts, where the code
+goes in a text display instead of an embed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Self
+
+import discord
+
+from bot import rendering
+from bot.discord_ui import replies
+from bot.discord_ui.errors import CLOSED, Guarded, QuizView, guild_id_of, member_name
+from bot.discord_ui.replies import Reply, Responder
+from bot.quiz.engine import Outcome, Status
+from bot.quiz.errors import InvalidAnswerError, PostClosedError
+from bot.quiz.tasks import MAX_BLANKS, Task
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+    from bot.service import PostedTask
+
+EMPTY = "-"
+CLASSIC_MAX_BLANKS = 4
+LAYOUT_TEXT_LIMIT = 4000
+"""Discord's limit on the text of all text displays in one components-v2 message."""
+
+Picks = dict[int, str]
+
+_POST = r"(?P<post>[0-9]{1,20})"
+_PICKS = rf"(?P<picks>[A-Z{EMPTY}]{{1,{MAX_BLANKS}}})"
+
+
+def encode_picks(picks: Mapping[int, str], blanks: int) -> str:
+    """E.g. {1: "A", 3: "C"} over 3 blanks -> "A-C"."""
+    return "".join(picks.get(n, EMPTY) for n in range(1, blanks + 1))
+
+
+def decode_picks(text: str) -> Picks:
+    return {n: label for n, label in enumerate(text, start=1) if label != EMPTY}
+
+
+def checked_picks(task: Task, text: str) -> Picks:
+    """Picks from a custom_id, refused unless they fit this task (custom_ids can be forged)."""
+    picks = decode_picks(text)
+    if len(text) != task.blanks or any(label not in task.labels for label in picks.values()):
+        raise InvalidAnswerError(f"picks {text!r} do not fit task {task.id}")
+    return picks
+
+
+def uses_layout(task: Task) -> bool:
+    return task.blanks > CLASSIC_MAX_BLANKS
+
+
+# -- screens -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """One state of the picker, independent of classic or v2 layout."""
+
+    content: str
+    embeds: Sequence[discord.Embed] = ()
+    rows: Sequence[Sequence[discord.ui.Item[Any]]] = field(default_factory=tuple)
+    """Component rows; none once the member has finished."""
+
+
+def code_embed(task: Task, picks: Mapping[int, str]) -> discord.Embed:
+    return discord.Embed(
+        title=f"Your answer · {rendering.task_title(task)}",
+        description=rendering.filled_code(task, picks),
+        colour=replies.INFO,
+    )
+
+
+def controls(posted: PostedTask, picks: Mapping[int, str]) -> list[list[discord.ui.Item[Any]]]:
+    task, post_id = posted.task, posted.post.id
+    encoded = encode_picks(picks, task.blanks)
+    rows: list[list[discord.ui.Item[Any]]] = [
+        [BlankSelect.build(task, post_id, blank, encoded)] for blank in range(1, task.blanks + 1)
+    ]
+    rows.append([SubmitButton(post_id, encoded)])
+    return rows
+
+
+PICK_PROMPT = "Pick an option for each blank, then submit. Each submit uses one of your attempts."
+
+
+def open_screen(
+    posted: PostedTask,
+    picks: Mapping[int, str],
+    *,
+    notice: str = PICK_PROMPT,
+    feedback: discord.Embed | None = None,
+) -> Screen:
+    embeds = [code_embed(posted.task, picks)]
+    if feedback is not None:
+        embeds.append(feedback)
+    return Screen(notice, embeds, controls(posted, picks))
+
+
+def wrong_blanks_embed(task: Task, picks: Mapping[int, str], outcome: Outcome) -> discord.Embed:
+    """Which blanks are wrong and, for each, the note on the option picked there."""
+    lines = []
+    for blank in outcome.wrong_blanks:
+        option = task.option(picks[blank])
+        notes = task.notes_for(option.label)
+        why = f": {' '.join(notes)}" if notes else ""
+        lines.append(f"**[{blank}]** `{rendering.option_select_label(option)}`{why}")
+    if not any(task.notes_for(picks[b]) for b in outcome.wrong_blanks) and outcome.notes:
+        lines.append(rendering.notes_text(outcome.notes))
+    embed = discord.Embed(colour=replies.WRONG)
+    embed.add_field(
+        name="Wrong blanks",
+        value=rendering.truncate("\n".join(lines), rendering.EMBED_FIELD_VALUE),
+        inline=False,
+    )
+    return embed
+
+
+def blank_list(blanks: Sequence[int]) -> str:
+    names = [f"[{b}]" for b in blanks]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def outcome_screen(posted: PostedTask, picks: Picks, outcome: Outcome) -> Screen:
+    task = posted.task
+    match outcome.status:
+        case Status.CORRECT:
+            return Screen(
+                f"✅ Right, every blank! {replies.earned(outcome)}",
+                [replies.solution_embed(task)],
+            )
+        case Status.WRONG:
+            wrong = outcome.wrong_blanks
+            kept = {b: p for b, p in picks.items() if b not in wrong}
+            verb = "is" if len(wrong) == 1 else "are"
+            notice = (
+                f"Not quite: blank{'s' if len(wrong) > 1 else ''} {blank_list(wrong)} {verb} "
+                f"wrong, so I've cleared {'it' if len(wrong) == 1 else 'them'}"
+                f"{'; the rest are right' if kept else ''}. You have "
+                f"{replies.attempts_left(outcome.attempts_left)}."
+            )
+            return open_screen(
+                posted, kept, notice=notice, feedback=wrong_blanks_embed(task, picks, outcome)
+            )
+        case Status.FAILED:
+            return Screen(
+                "Not quite, and that was your last attempt, so here is the worked solution. "
+                "Every miss teaches something; on to the next one!",
+                [wrong_blanks_embed(task, picks, outcome), replies.solution_embed(task)],
+            )
+        case Status.ALREADY_FINISHED:
+            return Screen(replies.finished_text(outcome.progress))
+
+
+def layout_text(screen: Screen) -> str:
+    parts = [screen.content]
+    for embed in screen.embeds:
+        if embed.title:
+            parts.append(f"### {embed.title}")
+        if embed.description:
+            parts.append(embed.description)
+        parts.extend(f"**{f.name}**\n{f.value}" for f in embed.fields)
+    return rendering.truncate("\n\n".join(parts), LAYOUT_TEXT_LIMIT)
+
+
+def message_kwargs(screen: Screen, *, layout: bool) -> dict[str, Any]:
+    """Arguments for send_message / edit_message that draw `screen`."""
+    if layout:
+        view = discord.ui.LayoutView(timeout=None)
+        view.add_item(discord.ui.TextDisplay(layout_text(screen)))
+        for row in screen.rows:
+            view.add_item(discord.ui.ActionRow(*row))
+        return {"view": view}
+    classic: discord.ui.View | None = None
+    if screen.rows:
+        classic = QuizView()
+        for index, row in enumerate(screen.rows):
+            for item in row:
+                item.row = index
+                classic.add_item(item)
+    return {"content": screen.content, "embeds": list(screen.embeds), "view": classic}
+
+
+# -- the items ---------------------------------------------------------------------------------
+
+
+async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -> None:
+    """The post's Answer button: a fresh picker, privately, for whoever clicked."""
+    service = interaction.client.service
+    async with Responder(interaction) as responder:
+        posted = await service.posted(post_id, guild_id_of(interaction))
+        if posted.post.closed_at is not None:
+            raise PostClosedError(CLOSED)
+        progress = await service.progress(post_id, interaction.user.id)
+        if progress.finished:
+            await responder.send(Reply(replies.finished_text(progress)))
+            return
+        screen = open_screen(posted, {})
+        await responder.send(**message_kwargs(screen, layout=uses_layout(posted.task)))
+
+
+class BlankSelect(
+    Guarded,
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"quiz:pick:{_POST}:(?P<blank>[1-{MAX_BLANKS}]):{_PICKS}",
+):
+    def __init__(
+        self,
+        post_id: int,
+        blank: int,
+        picks: str,
+        options: list[discord.SelectOption] | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"quiz:pick:{post_id}:{blank}:{picks}",
+                placeholder=rendering.blank_placeholder(blank),
+                options=options or [],
+                min_values=1,
+                max_values=1,
+            )
+        )
+        self.post_id = post_id
+        self.blank = blank
+        self.picks = picks
+
+    @classmethod
+    def build(cls, task: Task, post_id: int, blank: int, picks: str) -> Self:
+        current = decode_picks(picks).get(blank)
+        options = [
+            discord.SelectOption(
+                label=rendering.option_select_label(option),
+                value=option.label,
+                default=option.label == current,
+            )
+            for option in task.options
+        ]
+        return cls(post_id, blank, picks, options)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        options = item.options if isinstance(item, discord.ui.Select) else None
+        return cls(int(match["post"]), int(match["blank"]), match["picks"], options)
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        service = interaction.client.service
+        async with Responder(interaction, update=True) as responder:
+            posted = await service.posted(self.post_id, guild_id_of(interaction))
+            task = posted.task
+            picks = checked_picks(task, self.picks)
+            values = self.item.values
+            if not values or values[0] not in task.labels or self.blank > task.blanks:
+                raise InvalidAnswerError(f"no option {values!r} for blank {self.blank}")
+            picks[self.blank] = values[0]
+            screen = open_screen(posted, picks)
+            await responder.edit(**message_kwargs(screen, layout=uses_layout(task)))
+
+
+class SubmitButton(
+    Guarded,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:submit:{_POST}:{_PICKS}",
+):
+    def __init__(self, post_id: int, picks: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Submit answer",
+                emoji="✅",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"quiz:submit:{post_id}:{picks}",
+            )
+        )
+        self.post_id = post_id
+        self.picks = picks
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["post"]), match["picks"])
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        bot = interaction.client
+        guild_id = guild_id_of(interaction)
+        async with Responder(interaction, update=True) as responder:
+            if EMPTY in self.picks:
+                posted = await bot.service.posted(self.post_id, guild_id)
+                picks = checked_picks(posted.task, self.picks)
+                missing = [b for b in range(1, posted.task.blanks + 1) if b not in picks]
+                notice = (
+                    f"Pick an option for blank {blank_list(missing)} first. "
+                    "Nothing was submitted, so no attempt was used."
+                )
+                screen = open_screen(posted, picks, notice=notice)
+            else:
+                picks = decode_picks(self.picks)
+                ordered = tuple(picks[b] for b in sorted(picks))
+                result = await bot.service.answer(
+                    self.post_id, guild_id, interaction.user.id, member_name(interaction), ordered
+                )
+                posted = result.posted
+                if result.outcome.status is not Status.ALREADY_FINISHED:
+                    bot.live_counts.bump(self.post_id)
+                screen = outcome_screen(posted, picks, result.outcome)
+            await responder.edit(**message_kwargs(screen, layout=uses_layout(posted.task)))

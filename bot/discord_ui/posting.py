@@ -1,0 +1,73 @@
+"""Sending a task post; shared by /quiz and the daily scheduler."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot import rendering
+from bot.discord_ui.components import post_view
+from bot.discord_ui.embeds import task_embed
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+    from bot.service import PostedTask
+
+
+async def post_task(
+    bot: QuizBot,
+    channel: discord.abc.Messageable,
+    posted: PostedTask,
+    *,
+    extra: str | None = None,
+    mentions: discord.AllowedMentions | None = None,
+) -> discord.Message:
+    """Send the post and record its message id.
+
+    `extra` (e.g. the scheduler's "Today's quiz, open until 18:00") goes in the message
+    content: the live-count updater redraws only the embed, so it stays as sent. Nobody is
+    pinged unless `mentions` allows it (e.g. a schedule's study-group role).
+    Raises discord.Forbidden / HTTPException when Discord refuses; the caller reports it.
+    """
+    content = rendering.truncate(extra, rendering.MESSAGE_CONTENT) if extra else None
+    message = await channel.send(
+        content=content,
+        embed=task_embed(posted),
+        view=post_view(posted),
+        allowed_mentions=mentions or discord.AllowedMentions.none(),
+    )
+    await bot.service.attach_message(posted.post.id, message.id)
+    return message
+
+
+class ChannelCooldowns:
+    """Per-channel posting cooldowns, in memory: losing them on restart costs nothing."""
+
+    _PRUNE_AT = 1024
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._until: dict[int, float] = {}
+
+    def claim(self, channel_id: int, seconds: float) -> float:
+        """Take the channel's slot: 0.0 when taken, else the seconds left to wait.
+
+        Check and claim happen in one step, with no await between, so two members who post
+        at the same moment cannot both get through.
+        """
+        now = self._clock()
+        until = self._until.get(channel_id, 0.0)
+        if now < until:
+            return until - now
+        if len(self._until) >= self._PRUNE_AT:
+            self._until = {cid: t for cid, t in self._until.items() if t > now}
+        if seconds > 0:
+            self._until[channel_id] = now + seconds
+        return 0.0
+
+    def release(self, channel_id: int) -> None:
+        """Give the slot back when the post failed, so a fixed channel can post at once."""
+        self._until.pop(channel_id, None)

@@ -1,0 +1,239 @@
+"""What a member is told privately: answer outcomes, hints, solutions; and how it is sent.
+
+Every reply here is ephemeral. Nothing about one member's answer is ever shown to the channel
+beyond the aggregate counts on the post.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import discord
+
+from bot import rendering
+from bot.quiz.engine import Outcome, Progress, Status
+from bot.quiz.tasks import MAX_ATTEMPTS, Task
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+    from bot.service import PostedTask, SolutionReply
+
+log = logging.getLogger(__name__)
+
+RIGHT = discord.Colour.green()
+WRONG = discord.Colour.orange()
+INFO = discord.Colour.blurple()
+
+FORFEIT_LABEL = "Show the solution (forfeits your remaining attempts)"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    content: str | None = None
+    embeds: Sequence[discord.Embed] = field(default_factory=tuple)
+
+
+# -- texts -------------------------------------------------------------------------------------
+
+
+def attempts_left(n: int) -> str:
+    return f"**{n}** attempt{'' if n == 1 else 's'} left"
+
+
+def solution_embed(task: Task) -> discord.Embed:
+    return discord.Embed(
+        title=rendering.solution_title(task),
+        description=rendering.solution_text(task),
+        colour=INFO,
+    )
+
+
+def notes_embed(notes: Sequence[str], *, title: str = "Why not?") -> discord.Embed:
+    text = rendering.notes_text(notes) if notes else "Have another careful look at the question."
+    embed = discord.Embed(colour=WRONG)
+    embed.add_field(
+        name=title, value=rendering.truncate(text, rendering.EMBED_FIELD_VALUE), inline=False
+    )
+    return embed
+
+
+def earned(outcome: Outcome) -> str:
+    progress = outcome.progress
+    text = f"You earned **{outcome.points}** point{'' if outcome.points == 1 else 's'}"
+    if progress.first_try:
+        text += " on your first try"
+    if progress.hint_seen:
+        text += " (halved for the hint)"
+    return text + "."
+
+
+def finished_text(progress: Progress) -> str:
+    """The member's result on a task they already finished."""
+    if progress.solved:
+        how = " on the first try" if progress.first_try else ""
+        return (
+            f"You already finished this one: you solved it{how} for **{progress.points}** "
+            f"point{'' if progress.points == 1 else 's'}. Nice work!"
+        )
+    if progress.forfeited:
+        return (
+            "You already finished this one: you opened the solution, so it scored no points. "
+            "Use /solution to see it again."
+        )
+    return (
+        f"You already finished this one: all {MAX_ATTEMPTS} attempts are used. "
+        "Use /solution to go over it again."
+    )
+
+
+def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
+    """The reply to one option button. `chosen` is the member's pick in words."""
+    match outcome.status:
+        case Status.CORRECT:
+            return Reply(f"✅ Right, **{chosen}** it is! {earned(outcome)}", (solution_embed(task),))
+        case Status.WRONG:
+            hint = "" if outcome.progress.hint_seen else " Stuck? The 💡 Hint button can help."
+            return Reply(
+                f"Not quite: **{chosen}** isn't it. You have "
+                f"{attempts_left(outcome.attempts_left)}.{hint}",
+                (notes_embed(outcome.notes),),
+            )
+        case Status.FAILED:
+            return Reply(
+                f"Not quite: **{chosen}** isn't it either. That was your last attempt, so here "
+                "is the worked solution. Every miss teaches something; on to the next one!",
+                (notes_embed(outcome.notes), solution_embed(task)),
+            )
+        case Status.ALREADY_FINISHED:
+            return Reply(finished_text(outcome.progress))
+
+
+def hint_reply(task: Task, progress: Progress) -> Reply:
+    if progress.finished:
+        cost = "You've finished this one, so the hint is free."
+    else:
+        cost = "Points for this task are halved now that you've seen it. Good luck!"
+    embed = discord.Embed(title=rendering.task_title(task), colour=INFO)
+    embed.add_field(name="💡 Hint", value=rendering.hint_text(task), inline=False)
+    return Reply(cost, (embed,))
+
+
+def solution_reply(reply: SolutionReply) -> Reply:
+    if reply.forfeited_now:
+        text = (
+            "Here's the worked solution. This one ends with no points, but understanding it "
+            "counts more."
+        )
+    elif reply.posted.post.closed_at is not None and not reply.progress.finished:
+        text = "This quiz has closed, so here's the worked solution."
+    else:
+        text = "Here's the worked solution."
+    return Reply(text, (solution_embed(reply.posted.task),))
+
+
+def solution_prompt(posted: PostedTask) -> str:
+    return (
+        f"You haven't finished **{rendering.task_title(posted.task)}** yet. Seeing the "
+        "solution now ends your attempts on it with no points. Want to see it anyway?"
+    )
+
+
+# -- sending -----------------------------------------------------------------------------------
+
+
+V = TypeVar("V", bound=discord.ui.BaseView)
+
+
+def detached(view: V) -> V:
+    """Mark a view as not needing the library's view store.
+
+    Every item we send is a DynamicItem registered once at startup, so dispatch never needs the
+    view object; left live, discord.py would start a 15-minute timer for each ephemeral view.
+    """
+    view.stop()
+    return view
+
+
+class Responder:
+    """Answers one interaction exactly once, within Discord's 3-second window.
+
+    Most handlers reply in milliseconds, but the database may be busy (SQLite waits for its
+    write lock), so after `after` seconds a deferral goes out first and the reply becomes a
+    follow-up (or an edit of the original). `update=True` is for components whose reply
+    replaces their own message (the picker).
+    """
+
+    def __init__(
+        self,
+        interaction: discord.Interaction[QuizBot],
+        *,
+        update: bool = False,
+        after: float | None = None,
+    ) -> None:
+        self.interaction = interaction
+        self.update = update
+        self.after = interaction.client.ack_after if after is None else after
+        self._lock = asyncio.Lock()
+        self._timer: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Responder:
+        self._timer = asyncio.create_task(self._defer_later(), name="quizbot-ack")
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._timer
+
+    async def _defer_later(self) -> None:
+        await asyncio.sleep(self.after)
+        async with self._lock:
+            response = self.interaction.response
+            if response.is_done():
+                return
+            try:
+                if self.update:
+                    await response.defer()
+                else:
+                    await response.defer(ephemeral=True, thinking=True)
+            except discord.HTTPException:
+                log.warning("could not defer interaction %s", self.interaction.id, exc_info=True)
+
+    async def send(self, reply: Reply | None = None, **kwargs: Any) -> None:
+        """A new private message: `reply`'s text and embeds, or send_message's own arguments."""
+        if reply is not None:
+            kwargs.setdefault("embeds", list(reply.embeds))
+            if reply.content is not None:
+                kwargs.setdefault("content", reply.content)
+        if kwargs.get("view") is not None:
+            kwargs["view"] = detached(kwargs["view"])
+        else:
+            kwargs.pop("view", None)
+        kwargs["ephemeral"] = True
+        async with self._lock:
+            if self.interaction.response.is_done():
+                await self.interaction.followup.send(**kwargs)
+            else:
+                await self.interaction.response.send_message(**kwargs)
+
+    async def edit(self, **kwargs: Any) -> None:
+        """Replace the component's own message (content, embeds, view, as given)."""
+        if kwargs.get("view") is not None:
+            kwargs["view"] = detached(kwargs["view"])
+        async with self._lock:
+            if self.interaction.response.is_done():
+                await self.interaction.edit_original_response(**kwargs)
+            else:
+                await self.interaction.response.edit_message(**kwargs)

@@ -1,0 +1,223 @@
+"""The text of every message, embed and component the bot shows for a task.
+
+Pure strings, no discord import: the Discord layer builds its embeds, buttons and selects from
+these functions, and the content loader checks every bank against the same functions, so a bank
+that passes `quizbot content check` cannot fail at post time with a "too long" API error.
+
+Where each string goes (the contract the loader validates):
+
+- task post: embed title `task_title`, embed description `task_description`;
+- choice tasks and single-blank fill tasks: one button per option, `option_button_label`;
+- multi-blank fill tasks: one select per blank, options labelled `option_select_label`,
+  above them an embed description with `filled_code` (the member's picks so far);
+- hint: an embed field value, `hint_text`;
+- wrong answer: an embed field value, `notes_text` of the notes that apply;
+- solution: an embed description, `solution_text`, under the title `solution_title`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+from bot.quiz.tasks import Kind, Option, Task
+
+BUTTON_LABEL: Final = 80
+SELECT_OPTION_LABEL: Final = 100
+SELECT_OPTION_DESCRIPTION: Final = 100
+SELECT_PLACEHOLDER: Final = 150
+EMBED_TITLE: Final = 256
+EMBED_DESCRIPTION: Final = 4096
+EMBED_FIELD_NAME: Final = 256
+EMBED_FIELD_VALUE: Final = 1024
+EMBED_TOTAL: Final = 6000
+MESSAGE_CONTENT: Final = 2000
+MAX_BUTTON_OPTIONS: Final = 20
+"""Four rows of five option buttons; the fifth row holds Hint and Answer."""
+MAX_SELECT_OPTIONS: Final = 25
+
+ELLIPSIS: Final = "…"
+KIND_TITLES: Final = {Kind.CHOICE: "Multiple choice", Kind.FILL: "Fill in the blank"}
+
+
+def discord_len(text: str) -> int:
+    """Length as Discord counts it.
+
+    Discord measures in UTF-16 code units (JavaScript string length), so an emoji outside the
+    BMP counts twice; counting code points would let such text slip past the limits.
+    """
+    return len(text.encode("utf-16-le")) // 2
+
+
+def truncate(text: str, limit: int) -> str:
+    """`text` if it fits in `limit`, else cut and ended with "…" so that it fits exactly."""
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    if discord_len(text) <= limit:
+        return text
+    budget = limit - discord_len(ELLIPSIS)
+    kept: list[str] = []
+    for char in text:
+        budget -= discord_len(char)
+        if budget < 0:
+            break
+        kept.append(char)
+    return "".join(kept).rstrip() + ELLIPSIS
+
+
+def _one_line(text: str) -> str:
+    # Component labels are single-line; a newline inside one renders as a stray gap.
+    return " ".join(text.split())
+
+
+def _labelled(option: Option, limit: int) -> str:
+    prefix = f"{option.label} · "
+    return prefix + truncate(_one_line(option.text), limit - discord_len(prefix))
+
+
+def option_button_label(option: Option) -> str:
+    """E.g. "A · split"; the text is shortened so the label fits a button."""
+    return _labelled(option, BUTTON_LABEL)
+
+
+def option_select_label(option: Option) -> str:
+    """The label of an option in a blank's select menu (multi-blank fill tasks)."""
+    return _labelled(option, SELECT_OPTION_LABEL)
+
+
+def blank_placeholder(blank: int) -> str:
+    """The placeholder of the select menu for one blank."""
+    return f"Blank [{blank}]"
+
+
+def task_title(task: Task) -> str:
+    """E.g. "Fill in the blank · MLOps"."""
+    return f"{KIND_TITLES[task.kind]} · {task.topic}"
+
+
+def solution_title(task: Task) -> str:
+    return f"Solution · {task_title(task)}"
+
+
+def _code_span(text: str) -> str:
+    # A backtick inside the text would close a single-backtick span early.
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _option_lines(task: Task) -> str:
+    # Fill options are code tokens: inline code keeps `//` or `__init__` from turning into
+    # Markdown; choice options are prose and keep the author's Markdown.
+    show = _code_span if task.kind is Kind.FILL else str
+    return "\n".join(f"**{o.label}.** {show(o.text)}" for o in task.options)
+
+
+def code_block(task: Task, code: str) -> str:
+    return f"```{task.language}\n{code}\n```"
+
+
+def task_description(task: Task) -> str:
+    """The question (or instruction and code template) followed by every option in full."""
+    if task.kind is Kind.CHOICE:
+        head = task.prompt
+    else:
+        head = f"{task.instruction}\n{code_block(task, task.prompt)}"
+    return f"{head}\n\n{_option_lines(task)}"
+
+
+def filled_code(task: Task, picks: Mapping[int, str]) -> str:
+    """The code block with the picked options in place; unpicked blanks stay `[n]`."""
+    if task.kind is not Kind.FILL:
+        raise ValueError(f"{task.id} is a {task.kind} task; only fill tasks have code")
+    return code_block(task, task.filled(picks))
+
+
+def hint_text(task: Task) -> str:
+    return task.hint
+
+
+def notes_text(notes: Iterable[str]) -> str:
+    return "\n".join(f"• {note}" for note in notes)
+
+
+def solution_text(task: Task) -> str:
+    """The worked solution: whichever of steps, solved code, final answer, quick check and
+    explanation the task has; the final answer falls back to the answer in words."""
+    solution = task.solution
+    parts = [
+        f"**Step {n}: {step.title}**\n{step.text}" for n, step in enumerate(solution.steps, start=1)
+    ]
+    if task.kind is Kind.FILL:
+        parts.append(code_block(task, task.solved_template()))
+    parts.append(f"**Final answer:** {task.final_answer()}")
+    if solution.quick_check:
+        parts.append(f"**Quick check:** {solution.quick_check}")
+    if solution.explanation:
+        parts.append(solution.explanation)
+    return "\n\n".join(parts)
+
+
+def _longest_picks(task: Task) -> dict[int, str]:
+    # The filled code is longest when every blank holds the longest option.
+    longest = max(task.options, key=lambda o: discord_len(o.text))
+    return dict.fromkeys(range(1, task.blanks + 1), longest.label)
+
+
+def _prompt_field(task: Task) -> str:
+    return "question" if task.kind is Kind.CHOICE else "code"
+
+
+def _uses_selects(task: Task) -> bool:
+    return task.kind is Kind.FILL and task.blanks > 1
+
+
+def _too_long(field: str, what: str, text: str, limit: int) -> list[tuple[str, str]]:
+    size = discord_len(text)
+    if size <= limit:
+        return []
+    return [(field, f"{what} is {size:,} characters as rendered; Discord allows {limit:,}")]
+
+
+def _option_count_problems(task: Task) -> list[tuple[str, str]]:
+    if _uses_selects(task):
+        limit, shown = MAX_SELECT_OPTIONS, "a select menu per blank"
+    else:
+        limit, shown = MAX_BUTTON_OPTIONS, "one button per option"
+    if len(task.options) <= limit:
+        return []
+    return [("options", f"{len(task.options)} options, but the bot shows {shown}: at most {limit}")]
+
+
+def render_problems(task: Task) -> list[tuple[str, str]]:
+    """(field, message) for every rendered string over its Discord limit, and too many options.
+
+    Fields name the bank key the text comes from, so the loader can point at its line.
+    Option labels are truncated rather than checked: the description shows options in full.
+    """
+    problems = [
+        *_too_long("topic", "the task title", task_title(task), EMBED_TITLE),
+        *_too_long("topic", "the solution title", solution_title(task), EMBED_TITLE),
+        *_too_long(
+            _prompt_field(task),
+            "the task as posted (text, code and all options)",
+            task_description(task),
+            EMBED_DESCRIPTION,
+        ),
+        *_too_long("hint", "the hint", hint_text(task), EMBED_FIELD_VALUE),
+        # Several wrong blanks can bring several notes at once; all of them must still fit.
+        *_too_long(
+            "mistakes",
+            "the mistake notes together",
+            notes_text(n.text for n in task.mistakes),
+            EMBED_FIELD_VALUE,
+        ),
+        *_too_long("solution", "the solution", solution_text(task), EMBED_DESCRIPTION),
+        *_option_count_problems(task),
+    ]
+    if _uses_selects(task):
+        problems += _too_long(
+            "code",
+            "the code with the longest option in every blank",
+            filled_code(task, _longest_picks(task)),
+            EMBED_DESCRIPTION,
+        )
+    return problems

@@ -1,0 +1,369 @@
+"""The scheduler: posts each schedule's daily set once per local day, and closes yesterday's.
+
+No discord import: everything that touches Discord goes through the `Poster` protocol, which
+the schedule cog implements, so the whole loop runs in tests against a fake clock and a fake
+poster.
+
+Exactly once, across restarts and crashes
+-----------------------------------------
+1. Claim. One committed transaction inserts the `schedule_run` row for (schedule, local date)
+   (UNIQUE: a second claim inserts nothing) together with the day's `post` rows, before a
+   single byte goes to Discord. A claimed day is never claimed again, so no restart, second
+   tick or second process can start the same day twice.
+2. Send. Each task message carries its post id in its buttons' custom_ids. After each send
+   the message id is written to the post row.
+3. Finish. When every post has a message id, the run becomes `posted`.
+4. Recover. A run still `claimed` at the next tick (a crash, a cancelled tick, or an error
+   mid-set) is resumed: a post without a message id is first looked up in the channel's
+   recent history (a bot message whose custom_ids name that post); only if it is not there
+   is it sent. So a crash between sending and recording costs one history read, not a
+   double post.
+Trade-off: when the lookup itself fails (no Read Message History, channel gone), we cannot
+tell whether the message went out, and we choose to lose that post rather than risk posting
+twice: the run is retried with backoff while the day is within the grace window, then given
+up as `failed`, never re-sent blind. A day with nothing recorded is posted if at most
+`grace` late (a restart shortly after the time loses nothing) and recorded `skipped` if later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Protocol, TypeVar
+
+from bot.quiz.tasks import Difficulty
+from bot.schedule import rotation, summary, timing
+from bot.schedule.summary import CloseSummary
+from bot.schedule.timing import Due, Slot
+from bot.service import PostedTask, QuizService
+from bot.store.schedules import NoTasksError, RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Clock = Callable[[], datetime]
+Sleep = Callable[[float], Awaitable[None]]
+
+MAX_SLEEP = 60.0
+"""Seconds between looks at the database even with nothing due: new schedules made by
+another process, and wall-clock jumps (NTP, suspend), are noticed within a minute."""
+MIN_SLEEP = 1.0
+
+
+class PosterError(Exception):
+    """The Discord side could not do it: the channel is gone or the bot may not post there.
+    The message is shown to moderators in /schedule list."""
+
+
+class Poster(Protocol):
+    """What the scheduler asks of Discord. Implemented by the schedule cog."""
+
+    async def post(self, posted: PostedTask, *, extra: str) -> int:
+        """Send the task post (with its buttons) to its channel; the new message's id."""
+        ...
+
+    async def find(self, posted: PostedTask, *, since: datetime) -> int | None:
+        """The id of a message sent for this post at or after `since` (naive UTC), or None
+        if there is none. Raises PosterError when it cannot look."""
+        ...
+
+    async def open_thread(
+        self, posted: PostedTask, message_id: int, *, name: str, text: str
+    ) -> None:
+        """Open a discussion thread on the message (nothing if it already has one)."""
+        ...
+
+    async def close(self, posted: PostedTask, result: CloseSummary) -> None:
+        """Show the result on the closed post's message."""
+        ...
+
+
+async def _real_sleep(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+
+
+class Scheduler:
+    def __init__(
+        self,
+        service: QuizService,
+        schedules: ScheduleStore,
+        poster: Poster,
+        *,
+        grace: timedelta,
+        clock: Clock | None = None,
+        sleep: Sleep = _real_sleep,
+        max_sleep: float = MAX_SLEEP,
+    ) -> None:
+        self.service = service
+        self.schedules = schedules
+        self.poster = poster
+        self.grace = grace
+        self.clock = clock or service.clock
+        self._sleep = sleep
+        self.max_sleep = max_sleep
+        self._woken = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> asyncio.Task[None]:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self.run_forever(), name="quizbot-scheduler")
+        return self._task
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def wake(self) -> None:
+        """Look again now (a schedule was added, removed, paused or resumed)."""
+        self._woken.set()
+
+    async def run_forever(self) -> None:
+        while True:
+            # Cleared before the tick, so a wake() arriving during it is not lost.
+            self._woken.clear()
+            try:
+                wake_at: datetime | None = await self.tick()
+            except Exception:
+                log.exception("scheduler tick failed; trying again shortly")
+                wake_at = None
+            await self._pause(self._delay(wake_at))
+
+    def _delay(self, wake_at: datetime | None) -> float:
+        if wake_at is None:
+            return self.max_sleep
+        seconds = (wake_at - self.clock()).total_seconds()
+        return min(self.max_sleep, max(MIN_SLEEP, seconds))
+
+    async def _pause(self, seconds: float) -> None:
+        sleeper = asyncio.ensure_future(self._sleep(seconds))
+        waker = asyncio.ensure_future(self._woken.wait())
+        try:
+            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for pending in (sleeper, waker):
+                pending.cancel()
+
+    # -- one pass ------------------------------------------------------------------------------
+
+    async def tick(self) -> datetime:
+        """Close what is due, then give every schedule its turn; when to look next."""
+        now = self.clock()
+        wake = [now + timedelta(seconds=self.max_sleep)]
+        try:
+            await self._close_due(now)
+        except Exception:
+            log.exception("closing daily posts failed")
+        schedules = await self._db(self.schedules.runnable)
+        # Concurrently: a channel that is slow (rate limits) or broken delays nobody else.
+        results = await asyncio.gather(*(self._guarded(s, now) for s in schedules))
+        wake += [r for r in results if r is not None]
+        upcoming = await self._db(self.schedules.next_close, now)
+        if upcoming is not None:
+            wake.append(upcoming)
+        return min(wake)
+
+    async def _guarded(self, schedule: ScheduleInfo, now: datetime) -> datetime | None:
+        try:
+            return await self._handle(schedule, now)
+        except Exception as exc:
+            retry_at = now + timing.retry_delay(schedule.failures + 1)
+            if isinstance(exc, PosterError | NoTasksError):
+                log.warning("schedule %s: %s (retry at %s)", schedule.id, exc, retry_at)
+            else:
+                log.exception("schedule %s failed (retry at %s)", schedule.id, retry_at)
+            try:
+                await self._write(
+                    self.schedules.record_error, schedule.id, _describe(exc), now, retry_at
+                )
+            except Exception:
+                log.exception("schedule %s: recording the error failed", schedule.id)
+            return retry_at
+
+    async def _handle(self, schedule: ScheduleInfo, now: datetime) -> datetime | None:
+        at, zone = schedule.at, schedule.zone
+        upcoming = timing.next_slot(at, zone, now)
+        if schedule.retry_at is not None and now < schedule.retry_at:
+            return min(schedule.retry_at, upcoming.at)
+        slot = timing.current_slot(at, zone, now)
+
+        for run in await self._db(self.schedules.pending_runs, schedule.id):
+            live = run.local_date == slot.local_date and now - run.scheduled_for <= self.grace
+            await self._deliver(schedule, run, now, send=live, fresh=False)
+
+        if await self._db(self.schedules.run, schedule.id, slot.local_date) is None:
+            match timing.due(slot, now, active_since=schedule.active_since, grace=self.grace):
+                case Due.POST:
+                    run = await self._claim(schedule, slot, now)
+                    if run is not None:
+                        await self._deliver(schedule, run, now, send=True, fresh=True)
+                case Due.LATE:
+                    late = now - slot.at
+                    await self._write(
+                        self.schedules.skip,
+                        schedule.id,
+                        slot.local_date,
+                        scheduled_for=slot.at,
+                        reason=f"the bot was offline at {schedule.local_time}"
+                        f" ({_minutes(late)} late, grace {_minutes(self.grace)})",
+                        now=now,
+                    )
+                case Due.NOT_OWED:
+                    pass
+        return upcoming.at
+
+    async def _claim(self, schedule: ScheduleInfo, slot: Slot, now: datetime) -> RunInfo | None:
+        difficulty = Difficulty(schedule.difficulty) if schedule.difficulty else None
+        candidates = [t.id for t in self.service.catalog.select(schedule.topic, difficulty)]
+        if not candidates:
+            wanted = " ".join(x for x in (schedule.difficulty, schedule.topic) if x) or "any"
+            raise NoTasksError(f"no {wanted} task in the loaded banks")
+
+        def choose(history: Mapping[str, TaskPosts]) -> Sequence[str]:
+            return rotation.choose(
+                candidates, history, schedule.count, seed=str(schedule.guild_id)
+            )
+
+        closes = timing.following(slot, schedule.at, schedule.zone)
+        return await self._write(
+            self.schedules.claim,
+            schedule,
+            slot.local_date,
+            scheduled_for=slot.at,
+            closes_at=closes.at,
+            choose=choose,
+            now=now,
+        )
+
+    async def _deliver(
+        self, schedule: ScheduleInfo, run: RunInfo, now: datetime, *, send: bool, fresh: bool
+    ) -> None:
+        """Get every post of the run out exactly once, then finish the run.
+
+        `fresh`: claimed by this very call, so nothing can have been sent yet. Otherwise each
+        unrecorded post is looked up in the channel first. `send=False` gives the run up
+        (its day is over or beyond the grace window): recover what went out, send nothing.
+        """
+        total = len(run.post_ids)
+        out = 0
+        notes: list[str] = []
+        for n, post_id in enumerate(run.post_ids, 1):
+            posted = await self.service.posted(post_id)
+            message_id = posted.post.message_id
+            if message_id is None and not fresh:
+                try:
+                    message_id = await self.poster.find(posted, since=run.claimed_at)
+                except PosterError as exc:
+                    if send:
+                        raise  # retried with backoff while the day is still live
+                    # We cannot tell whether it went out: losing it beats posting it twice.
+                    notes.append(f"could not check post {n}: {exc}")
+                    continue
+                if message_id is not None:
+                    await self.service.attach_message(post_id, message_id)
+            if message_id is None and send:
+                extra = _intro(run, n, total)
+                message_id = await self.poster.post(posted, extra=extra)
+                await self.service.attach_message(post_id, message_id)
+            if message_id is None:
+                continue
+            out += 1
+            if schedule.open_thread:
+                await self._open_thread(posted, message_id, notes)
+
+        day = run.local_date
+        if out == total:
+            result = f"posted {day}: {_tasks(total)}"
+            status = "posted"
+        elif out:
+            result = f"posted {day}: {out} of {_tasks(total)}, the rest never went out"
+            status = "posted"
+        else:
+            result = f"{'failed' if notes else 'skipped'} {day}: the post was interrupted"
+            status = "failed" if notes else "skipped"
+        if notes:
+            result += " (" + "; ".join(notes) + ")"
+        await self._write(
+            self.schedules.finish,
+            run.id,
+            status,
+            result=result,
+            now=now,
+            error="; ".join(notes) or None,
+        )
+
+    async def _open_thread(self, posted: PostedTask, message_id: int, notes: list[str]) -> None:
+        # The quiz is out; a missing thread is worth a note, not a failed (and retried) day.
+        try:
+            await self.poster.open_thread(
+                posted,
+                message_id,
+                name=summary.discussion_name(posted.task),
+                text=summary.discussion_text(posted.task),
+            )
+        except PosterError as exc:
+            notes.append(f"no discussion thread: {exc}")
+
+    # -- closing -------------------------------------------------------------------------------
+
+    async def _close_due(self, now: datetime) -> None:
+        for run in await self._db(self.schedules.runs_to_close, now):
+            try:
+                await self._close_run(run, now)
+            except Exception:
+                # Left open in the database; the next tick tries again.
+                log.exception("closing run %s of schedule %s failed", run.id, run.schedule_id)
+
+    async def _close_run(self, run: RunInfo, now: datetime) -> None:
+        # Close for answers first, so the result cannot change under the summary.
+        for post_id in run.post_ids:
+            await self._write(self.service.store.close_post, post_id, now)
+        attempts = await self._db(self.schedules.attempts, run.post_ids)
+        for post_id in run.post_ids:
+            posted = await self.service.posted(post_id)
+            if posted.post.message_id is None:
+                continue
+            mine = [a for a in attempts if a.post_id == post_id]
+            try:
+                await self.poster.close(posted, summary.summarise(posted.task, mine))
+            except PosterError as exc:
+                log.warning("post %s closed, but its message could not be edited: %s", post_id, exc)
+        await self._write(self.schedules.mark_closed, run.id, now)
+
+    # -- database, off the event loop -----------------------------------------------------------
+
+    async def _db(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        return await self.service._db(fn, *args, **kwargs)
+
+    async def _write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        return await self.service._write(fn, *args, **kwargs)
+
+
+def _intro(run: RunInfo, n: int, total: int) -> str:
+    parts = [f"**Daily quiz** · {run.local_date:%a %d %b}"]
+    if total > 1:
+        parts.append(f"{n}/{total}")
+    if run.closes_at is not None:
+        parts.append(f"Closes {timing.discord_timestamp(run.closes_at, 'R')}")
+    return " · ".join(parts)
+
+
+def _tasks(n: int) -> str:
+    return "1 task" if n == 1 else f"{n} tasks"
+
+
+def _minutes(delta: timedelta) -> str:
+    minutes = int(delta.total_seconds() // 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, PosterError | NoTasksError) else f"{type(exc).__name__}: {text}"

@@ -1,0 +1,176 @@
+"""The result a daily post shows once it closes, computed from the stored attempts.
+
+Pure: the store hands over the attempts, this decides what they mean. Shares count members,
+not attempts: a member who picked B twice is one member who believed B.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from fractions import Fraction
+from typing import Protocol
+
+from bot import rendering
+from bot.quiz.engine import describe_answer
+from bot.quiz.tasks import Kind, Task
+
+MISCONCEPTION_SHARE = Fraction(1, 5)
+"""A wrong option is a misconception of the group when at least this share picked it."""
+TOP_ANSWERERS = 3
+
+
+class AttemptRecord(Protocol):
+    """One stored attempt, as the summary needs it (the store's `AttemptInfo` is one)."""
+
+    @property
+    def user_id(self) -> int: ...
+    @property
+    def attempt_no(self) -> int: ...
+    @property
+    def picks(self) -> tuple[str, ...]: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TopAnswerer:
+    user_id: int
+    tries: int
+    solved_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Misconception:
+    label: str
+    option_text: str
+    members: int
+    answered: int
+    notes: tuple[str, ...]
+    blank: int | None = None
+    """The blank of a multi-blank fill task; None for choice and single-blank tasks."""
+
+    @property
+    def percent(self) -> int:
+        return _percent(self.members, self.answered)
+
+    def line(self) -> str:
+        """E.g. "41% picked B — Using batch instead of split causes incorrect data division."."""
+        where = f"[{self.blank}] " if self.blank is not None else ""
+        why = " ".join(self.notes) if self.notes else f"({self.option_text})"
+        return f"{where}{self.percent}% picked {self.label} — {why}"
+
+
+@dataclass(frozen=True, slots=True)
+class CloseSummary:
+    answer: str
+    answered: int
+    solved: int
+    first_try: int
+    top: tuple[TopAnswerer, ...]
+    misconceptions: tuple[Misconception, ...]
+
+    def text(self) -> str:
+        """Markdown for the closed post (mentions render as names and ping nobody in edits)."""
+        lines = [f"**Answer:** {self.answer}"]
+        if not self.answered:
+            lines.append("Nobody answered this one.")
+            return "\n".join(lines)
+        lines.append(
+            f"**{self.answered}** answered · **{self.solved}** solved"
+            f" · **{self.first_try}** on the first try"
+        )
+        if self.top:
+            ranked = " ".join(
+                f"{n}. <@{t.user_id}> ({_tries(t.tries)})" for n, t in enumerate(self.top, 1)
+            )
+            lines.append(f"**Top answerers:** {ranked}")
+        if self.misconceptions:
+            lines.append("**Common mistakes:**")
+            lines += [f"• {m.line()}" for m in self.misconceptions]
+        return "\n".join(lines)
+
+
+def _percent(part: int, whole: int) -> int:
+    # Round half up, as the scores do; float rounding would turn 12.5 into 12.
+    return int(Fraction(100 * part, whole) + Fraction(1, 2)) if whole else 0
+
+
+def _tries(n: int) -> str:
+    return "first try" if n == 1 else f"{n} tries"
+
+
+def summarise(
+    task: Task, attempts: Iterable[AttemptRecord], *, top: int = TOP_ANSWERERS
+) -> CloseSummary:
+    records = sorted(attempts, key=lambda a: (a.created_at, a.user_id, a.attempt_no))
+    answered = {a.user_id for a in records}
+    solved: dict[int, AttemptRecord] = {}
+    for a in records:
+        if a.correct and a.user_id not in solved:
+            solved[a.user_id] = a
+    ranking = sorted(solved.values(), key=lambda a: (a.attempt_no, a.created_at, a.user_id))
+    return CloseSummary(
+        answer=describe_answer(task, task.answers),
+        answered=len(answered),
+        solved=len(solved),
+        first_try=sum(1 for a in solved.values() if a.attempt_no == 1),
+        top=tuple(TopAnswerer(a.user_id, a.attempt_no, a.created_at) for a in ranking[:top]),
+        misconceptions=misconceptions(task, records, len(answered)),
+    )
+
+
+def misconceptions(
+    task: Task, attempts: Sequence[AttemptRecord], answered: int
+) -> tuple[Misconception, ...]:
+    """Each wrong option (per blank for fill tasks) picked by ≥ 20% of those who answered,
+    most common first."""
+    pickers: dict[tuple[int, str], set[int]] = {}
+    for a in attempts:
+        for blank, (got, want) in enumerate(zip(a.picks, task.answers, strict=False), 1):
+            if got != want:
+                pickers.setdefault((blank, got), set()).add(a.user_id)
+    per_blank = task.kind is Kind.FILL and task.blanks > 1
+    found = [
+        Misconception(
+            label=label,
+            option_text=_option_text(task, label),
+            members=len(users),
+            answered=answered,
+            notes=task.notes_for(label),
+            blank=blank if per_blank else None,
+        )
+        for (blank, label), users in pickers.items()
+        if answered and Fraction(len(users), answered) >= MISCONCEPTION_SHARE
+    ]
+    found.sort(key=lambda m: (-m.members, m.blank or 0, m.label))
+    return tuple(found)
+
+
+def _option_text(task: Task, label: str) -> str:
+    try:
+        return task.option(label).text
+    except KeyError:  # a bank edit removed the option since the attempt was stored
+        return label
+
+
+THREAD_NAME = 100
+"""Discord's limit on a thread name."""
+
+
+def discussion_name(task: Task) -> str:
+    return rendering.truncate(f"Discuss · {rendering.task_title(task)}", THREAD_NAME)
+
+
+def discussion_text(task: Task) -> str:
+    """The first message of a discussion thread: the explanation behind a spoiler, so the
+    thread can open while the quiz is still running without giving the answer away."""
+    explanation = task.solution.explanation or task.final_answer()
+    # A "||" inside would end the spoiler early and show the rest.
+    hidden = explanation.replace("||", "| |")
+    head = "Talk it through here. The explanation (click to reveal): "
+    room = rendering.MESSAGE_CONTENT - rendering.discord_len(head) - 4
+    return f"{head}||{rendering.truncate(hidden, room)}||"

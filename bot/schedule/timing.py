@@ -1,0 +1,156 @@
+"""When a daily schedule is due: local wall-clock times to UTC instants, with DST.
+
+Pure functions. Instants are naive UTC (the store's form); a schedule's day is identified by
+its *local* date, which is what makes "once a day" mean once per calendar day where the
+members live, whatever the UTC offset does in between.
+
+DST, with zoneinfo:
+- a local time that does not exist on the spring-forward day (02:30 in Berlin on the last
+  Sunday of March) runs at the first valid instant after it, the end of the gap (03:00 CEST);
+- a local time that occurs twice on the fall-back day (02:30 in Berlin on the last Sunday of
+  October) runs once, at the first occurrence (fold=0, still summer time).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+_HHMM = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
+
+
+class InvalidTimeError(ValueError):
+    """A schedule time that is not HH:MM on the 24-hour clock."""
+
+
+def parse_local_time(text: str) -> time:
+    """"09:00", "9:00" or "18:30" → time; anything else raises InvalidTimeError."""
+    match = _HHMM.match(text)
+    if match is None:
+        raise InvalidTimeError(
+            f"{text!r} is not a time: use HH:MM on the 24-hour clock, e.g. 09:00 or 18:30"
+        )
+    hour, minute = int(match.group(1)), int(match.group(2))
+    if hour > 23 or minute > 59:
+        raise InvalidTimeError(
+            f"{text!r} is not a time of day: hours go 00-23 and minutes 00-59"
+        )
+    return time(hour, minute)
+
+
+def format_local_time(at: time) -> str:
+    return f"{at.hour:02d}:{at.minute:02d}"
+
+
+def _utc_naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def _exists(local: datetime) -> bool:
+    """Whether an aware local datetime reads the same after a round trip through UTC."""
+    back = local.astimezone(UTC).astimezone(local.tzinfo)
+    return back.replace(tzinfo=None) == local.replace(tzinfo=None)
+
+
+def run_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
+    """The naive UTC instant of the run for local date `day` at local time `at`."""
+    local = datetime.combine(day, at, tzinfo=zone)  # fold=0: the first of two readings
+    if _exists(local):
+        return _utc_naive(local)
+    # In a gap the two folds map to instants on either side of the transition (fold=1 uses
+    # the new offset, so it lands before it); the transition itself is the first instant
+    # whose reading is past `at`. Offsets change on whole seconds, so bisecting seconds is
+    # exact and takes a dozen steps for the usual one-hour gap.
+    lo = int(local.replace(fold=1).astimezone(UTC).timestamp())
+    hi = int(local.astimezone(UTC).timestamp())
+    after = datetime.fromtimestamp(hi, UTC).astimezone(zone).utcoffset()
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        reading = datetime.fromtimestamp(mid, UTC).astimezone(zone)
+        if reading.utcoffset() == after:
+            hi = mid
+        else:
+            lo = mid
+    return datetime.fromtimestamp(hi, UTC).replace(tzinfo=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One day's run of a schedule: the local date it belongs to and when it is due (UTC)."""
+
+    local_date: date
+    at: datetime
+
+
+def local_date_of(moment: datetime, zone: ZoneInfo) -> date:
+    return moment.replace(tzinfo=UTC).astimezone(zone).date()
+
+
+def current_slot(at: time, zone: ZoneInfo, now: datetime) -> Slot:
+    """The latest run due at or before `now` (naive UTC)."""
+    today = local_date_of(now, zone)
+    # A run's instant can fall on the next local date (a gap across midnight), so look at
+    # the neighbours rather than assume it is today or yesterday.
+    for offset in (1, 0, -1, -2):
+        day = today + timedelta(days=offset)
+        instant = run_instant(day, at, zone)
+        if instant <= now:
+            return Slot(day, instant)
+    raise AssertionError("unreachable: a run two days ago is always due")
+
+
+def next_slot(at: time, zone: ZoneInfo, now: datetime) -> Slot:
+    """The first run due strictly after `now` (naive UTC)."""
+    today = local_date_of(now, zone)
+    for offset in (-1, 0, 1, 2):
+        day = today + timedelta(days=offset)
+        instant = run_instant(day, at, zone)
+        if instant > now:
+            return Slot(day, instant)
+    raise AssertionError("unreachable: a run two days ahead is never due")
+
+
+def slot_for(day: date, at: time, zone: ZoneInfo) -> Slot:
+    return Slot(day, run_instant(day, at, zone))
+
+
+def following(slot: Slot, at: time, zone: ZoneInfo) -> Slot:
+    """The run of the next local date: when this run's posts close."""
+    return slot_for(slot.local_date + timedelta(days=1), at, zone)
+
+
+class Due(StrEnum):
+    NOT_OWED = "not_owed"
+    """The run was due before the schedule existed (or was resumed): nothing to do."""
+    POST = "post"
+    LATE = "late"
+    """Missed by more than the grace window: record it as skipped, do not post."""
+
+
+def due(slot: Slot, now: datetime, *, active_since: datetime, grace: timedelta) -> Due:
+    """What to do about a run nothing has been recorded for yet.
+
+    A schedule added (or resumed) at 09:05 with a 09:00 run owes nothing today: otherwise
+    every new schedule would post at once. A run missed while the bot was down is still
+    posted up to `grace` late, so a restart shortly after the time loses nothing; later than
+    that the day is skipped, because a "daily" quiz landing in the evening is worse than none.
+    """
+    if slot.at < active_since:
+        return Due.NOT_OWED
+    if now - slot.at <= grace:
+        return Due.POST
+    return Due.LATE
+
+
+def retry_delay(failures: int, *, base: float = 60.0, cap: float = 1800.0) -> timedelta:
+    """Exponential backoff after the n-th consecutive failure: 1, 2, 4 … minutes, ≤ 30."""
+    exponent = max(failures - 1, 0)
+    return timedelta(seconds=min(cap, base * 2 ** min(exponent, 20)))
+
+
+def discord_timestamp(moment: datetime, style: str = "f") -> str:
+    """Discord's <t:…> markup for a naive UTC instant: each reader sees it in their own zone."""
+    return f"<t:{int(moment.replace(tzinfo=UTC).timestamp())}:{style}>"

@@ -1,0 +1,314 @@
+"""The async façade the Discord layer (and the scheduler) call.
+
+It joins the pure rules (bot.quiz) with storage (bot.store) and keeps every database call off the
+event loop: reads go to a small thread pool, answers go through a group-commit writer that
+acknowledges each answer only after the transaction holding it has committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import Literal, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.quiz import engine
+from bot.quiz.engine import Outcome, Progress
+from bot.quiz.errors import PostClosedError, QuizError, UnknownPostError, UnknownTaskError
+from bot.quiz.tasks import Catalog, Difficulty, Task
+from bot.store import (
+    AnswerRequest,
+    GuildConfigInfo,
+    Leaderboard,
+    MemberStats,
+    PostCounts,
+    PostInfo,
+    Store,
+)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Period = Literal["today", "week", "all"]
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    """Naive UTC, the form the store keeps timestamps in."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+@dataclass(frozen=True, slots=True)
+class PostedTask:
+    post: PostInfo
+    task: Task
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReply:
+    posted: PostedTask
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class SolutionReply:
+    posted: PostedTask
+    progress: Progress
+    forfeited_now: bool
+
+
+@dataclass(slots=True)
+class _PendingAnswer:
+    request: AnswerRequest
+    task: Task
+    future: asyncio.Future[Outcome]
+
+
+class QuizService:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: Store,
+        *,
+        default_zone: ZoneInfo | None = None,
+        clock: Clock = utcnow,
+        batch_window: float = 0.002,
+        max_batch: int = 256,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.default_zone = default_zone or ZoneInfo("UTC")
+        self.clock = clock
+        self._batch_window = batch_window
+        self._max_batch = max_batch
+        self._rng = rng or random.Random()
+        # Reads may overlap; SQLite serialises the writers itself (BEGIN IMMEDIATE).
+        self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="quizbot-db")
+        self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-write")
+        self._queue: asyncio.Queue[_PendingAnswer] | None = None
+        self._writer: asyncio.Task[None] | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._writer is None:
+            self._queue = asyncio.Queue()
+            self._writer = asyncio.create_task(self._write_answers(), name="quizbot-writer")
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            self._writer = None
+        self._readers.shutdown(wait=True)
+        self._writer_pool.shutdown(wait=True)
+
+    async def _db(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._readers, partial(fn, *args, **kwargs))
+
+    async def _write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._writer_pool, partial(fn, *args, **kwargs))
+
+    # -- tasks and posts -----------------------------------------------------------------------
+
+    def task(self, task_id: str) -> Task:
+        task = self.catalog.get(task_id)
+        if task is None:
+            raise UnknownTaskError(f"task {task_id!r} is not in the loaded banks")
+        return task
+
+    def choose_task(
+        self,
+        topic: str | None = None,
+        difficulty: Difficulty | None = None,
+        task_id: str | None = None,
+    ) -> Task:
+        if task_id:
+            return self.task(task_id)
+        candidates = self.catalog.select(topic, difficulty)
+        if not candidates:
+            wanted = " ".join(x for x in (difficulty, topic) if x) or "any"
+            raise UnknownTaskError(f"no {wanted} task in the loaded banks")
+        return self._rng.choice(candidates)
+
+    async def create_post(
+        self,
+        guild_id: int,
+        channel_id: int,
+        task: Task,
+        posted_by: int | None,
+        *,
+        schedule_id: int | None = None,
+        closes_at: datetime | None = None,
+    ) -> PostedTask:
+        post = await self._write(
+            self.store.create_post,
+            guild_id,
+            channel_id,
+            task.id,
+            posted_by,
+            schedule_id=schedule_id,
+            closes_at=closes_at,
+            now=self.clock(),
+        )
+        return PostedTask(post, task)
+
+    async def attach_message(self, post_id: int, message_id: int) -> None:
+        await self._write(self.store.set_post_message, post_id, message_id)
+
+    async def posted(self, post_id: int, guild_id: int | None = None) -> PostedTask:
+        post = await self._db(self.store.get_post, post_id)
+        if post is None or (guild_id is not None and post.guild_id != guild_id):
+            raise UnknownPostError(f"no posted task {post_id} in this server")
+        return PostedTask(post, self.task(post.task_id))
+
+    async def latest_posted(self, guild_id: int, channel_id: int) -> PostedTask | None:
+        post = await self._db(self.store.latest_post, guild_id, channel_id)
+        return None if post is None else PostedTask(post, self.task(post.task_id))
+
+    async def search_posts(self, guild_id: int, text: str, limit: int = 25) -> list[PostedTask]:
+        posts = await self._db(self.store.search_posts, guild_id, text, limit)
+        return [PostedTask(p, t) for p in posts if (t := self.catalog.get(p.task_id))]
+
+    async def counts(self, post_id: int) -> PostCounts:
+        return await self._db(self.store.post_counts, post_id)
+
+    async def progress(self, post_id: int, user_id: int) -> Progress:
+        return await self._db(self.store.progress, post_id, user_id)
+
+    # -- answering -----------------------------------------------------------------------------
+
+    async def answer(
+        self, post_id: int, guild_id: int, user_id: int, name: str, picks: tuple[str, ...]
+    ) -> AnswerReply:
+        posted = await self.posted(post_id, guild_id)
+        if posted.post.closed_at is not None:
+            raise PostClosedError("this quiz has closed")
+        # Shape errors are the member's (or a forged custom_id's); refuse before queueing.
+        picks = engine.normalise_picks(posted.task, picks)
+        request = AnswerRequest(post_id, guild_id, user_id, name, picks)
+        if self._queue is None:
+            await self.start()
+        assert self._queue is not None
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        await self._queue.put(_PendingAnswer(request, posted.task, future))
+        return AnswerReply(posted, await future)
+
+    async def _write_answers(self) -> None:
+        """Group commit: one transaction for the answers that arrive within a few ms."""
+        assert self._queue is not None
+        queue = self._queue
+        while True:
+            batch = [await queue.get()]
+            deadline = asyncio.get_running_loop().time() + self._batch_window
+            while len(batch) < self._max_batch:
+                timeout = deadline - asyncio.get_running_loop().time()
+                if timeout <= 0 and queue.empty():
+                    break
+                try:
+                    batch.append(
+                        queue.get_nowait() if not queue.empty()
+                        else await asyncio.wait_for(queue.get(), timeout)
+                    )
+                except TimeoutError:
+                    break
+            await self._commit_batch(batch)
+
+    async def _commit_batch(self, batch: list[_PendingAnswer]) -> None:
+        tasks = {id(p.request): p.task for p in batch}
+
+        def grade(request: AnswerRequest, progress: Progress) -> Outcome:
+            return engine.grade(tasks[id(request)], progress, request.picks)
+
+        try:
+            results = await self._write(
+                self.store.answer_batch, [p.request for p in batch], grade, self.clock()
+            )
+        except Exception as exc:  # the whole transaction failed: nothing was stored
+            log.exception("answer batch of %d failed", len(batch))
+            results = [exc] * len(batch)
+        for pending, result in zip(batch, results, strict=True):
+            if pending.future.done():  # the member's interaction was cancelled meanwhile
+                continue
+            if isinstance(result, BaseException):
+                pending.future.set_exception(result)
+            else:
+                pending.future.set_result(result)
+
+    # -- hints and solutions -------------------------------------------------------------------
+
+    async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> PostedTask:
+        posted = await self.posted(post_id, guild_id)
+        await self._write(
+            self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock()
+        )
+        return posted
+
+    async def solution(
+        self, post_id: int, guild_id: int, user_id: int, name: str, *, confirmed: bool
+    ) -> SolutionReply | None:
+        """The worked solution; None when it would forfeit attempts and that is not confirmed.
+
+        After a daily quiz closes the solution is free: nothing is left to forfeit.
+        """
+        posted = await self.posted(post_id, guild_id)
+        before = await self.progress(post_id, user_id)
+        closed = posted.post.closed_at is not None
+        if not before.finished and not closed and not confirmed:
+            return None
+        if closed and not before.finished:
+            return SolutionReply(posted, before, forfeited_now=False)
+        after = await self._write(
+            self.store.reveal_solution, post_id, guild_id, user_id, name, self.clock()
+        )
+        return SolutionReply(posted, after, forfeited_now=not before.finished)
+
+    # -- standings -----------------------------------------------------------------------------
+
+    async def guild_config(self, guild_id: int) -> GuildConfigInfo:
+        return await self._db(self.store.guild_config, guild_id)
+
+    async def update_guild_config(self, guild_id: int, **changes: object) -> GuildConfigInfo:
+        return await self._write(self.store.update_guild_config, guild_id, **changes)
+
+    async def zone(self, guild_id: int) -> ZoneInfo:
+        config = await self.guild_config(guild_id)
+        if config.timezone:
+            try:
+                return ZoneInfo(config.timezone)
+            except (ZoneInfoNotFoundError, ValueError):
+                log.warning("guild %s has unknown time zone %r", guild_id, config.timezone)
+        return self.default_zone
+
+    async def leaderboard(
+        self, guild_id: int, period: Period, user_id: int | None, limit: int = 10
+    ) -> Leaderboard:
+        zone = await self.zone(guild_id)
+        return await self._db(
+            self.store.leaderboard, guild_id, period, zone, self.clock(), user_id, limit
+        )
+
+    async def stats(self, guild_id: int, user_id: int) -> MemberStats:
+        zone = await self.zone(guild_id)
+        return await self._db(self.store.member_stats, guild_id, user_id, zone, self.clock())
+
+
+__all__ = [
+    "AnswerReply",
+    "PostedTask",
+    "QuizError",
+    "QuizService",
+    "SolutionReply",
+    "utcnow",
+]

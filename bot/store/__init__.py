@@ -1,0 +1,35 @@
+"""Persistence: the only package that touches SQL. Sync; the service calls it from a thread."""
+
+from bot.store.db import DEFAULT_DATABASE_URL, make_engine, writer
+from bot.store.periods import Period, day_bounds, local_date, to_utc_naive, week_bounds
+from bot.store.store import (
+    AnswerRequest,
+    Grader,
+    GuildConfigInfo,
+    Leaderboard,
+    MemberStats,
+    PostCounts,
+    PostInfo,
+    Rank,
+    Store,
+)
+
+__all__ = [
+    "DEFAULT_DATABASE_URL",
+    "AnswerRequest",
+    "Grader",
+    "GuildConfigInfo",
+    "Leaderboard",
+    "MemberStats",
+    "Period",
+    "PostCounts",
+    "PostInfo",
+    "Rank",
+    "Store",
+    "day_bounds",
+    "local_date",
+    "make_engine",
+    "to_utc_naive",
+    "week_bounds",
+    "writer",
+]

@@ -1,0 +1,87 @@
+"""Engine creation: SQLite in WAL mode with real transactions.
+
+Python's sqlite3 module (before 3.12's `autocommit`) opens transactions lazily and only for
+DML, which breaks SAVEPOINT and repeatable reads. So the driver's own transaction handling is
+switched off (`isolation_level = None`) and BEGIN is emitted from SQLAlchemy's `begin` event,
+as the SQLAlchemy SQLite docs recommend. Writers need `BEGIN IMMEDIATE`: it takes the write
+lock up front (waiting up to `busy_timeout`), whereas a deferred transaction that reads and
+then writes fails at once with SQLITE_BUSY when another writer got in between.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.pool import StaticPool
+from sqlmodel import SQLModel
+
+from bot.store import tables as _tables  # noqa: F401  (registers the tables on the metadata)
+
+DEFAULT_DATABASE_URL = "sqlite:///data/quizbot.db"
+
+BEGIN_OPTION = "quizbot_sqlite_begin"
+"""Execution option naming the BEGIN flavour: "IMMEDIATE" for write units of work."""
+
+BUSY_TIMEOUT_MS = 5000
+
+_PRAGMAS = (
+    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+    "PRAGMA journal_mode = WAL",
+    # Safe in WAL mode (no corruption on power loss, at worst the last commits roll back),
+    # and it removes the fsync from every commit.
+    "PRAGMA synchronous = NORMAL",
+    "PRAGMA foreign_keys = ON",
+)
+
+
+def make_engine(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> Engine:
+    """The application's one engine; creates the data directory and the tables if missing.
+
+    `sqlite://` (in memory) shares one connection across threads (StaticPool), so it suits
+    tests; `Store` serialises its units of work on such an engine.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        engine = create_engine(url)
+    else:
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
+        if _is_memory(parsed.database):
+            kwargs["poolclass"] = StaticPool
+        else:
+            assert parsed.database is not None
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, **kwargs)
+        _install_sqlite_hooks(engine)
+    if create:
+        SQLModel.metadata.create_all(engine)
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine (same pool) whose transactions begin with `BEGIN IMMEDIATE`."""
+    return engine.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
+
+
+def _is_memory(database: str | None) -> bool:
+    return not database or database == ":memory:" or "mode=memory" in database
+
+
+def _install_sqlite_hooks(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            for pragma in _PRAGMAS:
+                cursor.execute(pragma)
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = connection.get_execution_options().get(BEGIN_OPTION)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")

@@ -1,0 +1,71 @@
+"""Day and week boundaries in a member's or server's time zone, as naive UTC datetimes.
+
+The database stores naive UTC, so every boundary is computed in local time (where "today"
+means something to people) and converted to UTC before it reaches a query. Pure functions.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+
+class Period(StrEnum):
+    TODAY = "today"
+    WEEK = "week"
+    """The ISO week: from Monday 00:00 local time."""
+    ALL = "all"
+
+
+def to_utc_naive(moment: datetime) -> datetime:
+    """The storage form of a timestamp. A naive input is taken to be UTC already."""
+    if moment.tzinfo is None:
+        return moment
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def from_utc_naive(moment: datetime) -> datetime:
+    """A stored timestamp as an aware UTC datetime, safe for `.timestamp()` and formatting."""
+    return moment.replace(tzinfo=UTC)
+
+
+def local_date(moment: datetime, tz: ZoneInfo) -> date:
+    """The calendar date in `tz` of a moment (naive means UTC)."""
+    return from_utc_naive(to_utc_naive(moment)).astimezone(tz).date()
+
+
+def day_start(day: date, tz: ZoneInfo) -> datetime:
+    """The first instant of a local day, in naive UTC.
+
+    Built from the date rather than by subtracting hours, so days of 23 or 25 hours (DST) are
+    right. zoneinfo's fold=0 picks the earlier reading of an ambiguous midnight and the
+    pre-transition offset for a skipped one; both give the true start of the day.
+    """
+    return to_utc_naive(datetime.combine(day, time(0), tzinfo=tz))
+
+
+def day_bounds(now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """[start, end) of the local day containing `now`, in naive UTC."""
+    today = local_date(now, tz)
+    return day_start(today, tz), day_start(today + timedelta(days=1), tz)
+
+
+def week_bounds(now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """[start, end) of the local ISO week (Monday 00:00) containing `now`, in naive UTC."""
+    today = local_date(now, tz)
+    monday = today - timedelta(days=today.weekday())
+    return day_start(monday, tz), day_start(monday + timedelta(days=7), tz)
+
+
+def period_bounds(
+    period: Period | str, tz: ZoneInfo, now: datetime
+) -> tuple[datetime | None, datetime | None]:
+    """[start, end) of a leaderboard period in naive UTC; (None, None) for all time."""
+    match Period(period):
+        case Period.TODAY:
+            return day_bounds(now, tz)
+        case Period.WEEK:
+            return week_bounds(now, tz)
+        case Period.ALL:
+            return None, None

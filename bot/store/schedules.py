@@ -1,0 +1,472 @@
+"""Units of work for the daily quizzes. Sync, like `Store`: the scheduler and the cog call
+them from a worker thread. Values returned are frozen dataclasses; timestamps are naive UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import date, datetime, time
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Engine, Row, Table, func, select, update
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from bot.store.periods import to_utc_naive
+from bot.store.schedule_tables import MAX_COUNT, Schedule, ScheduleRun
+from bot.store.store import Store
+from bot.store.tables import Attempt, Post
+
+_schedule = cast(Table, Schedule.__table__)
+_run = cast(Table, ScheduleRun.__table__)
+_post = cast(Table, Post.__table__)
+_attempt = cast(Table, Attempt.__table__)
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleInfo:
+    id: int
+    guild_id: int
+    channel_id: int
+    local_time: str
+    timezone: str
+    topic: str | None
+    difficulty: str | None
+    count: int
+    paused: bool
+    open_thread: bool
+    created_by: int
+    created_at: datetime
+    active_since: datetime
+    removed_at: datetime | None = None
+    last_run_local_date: date | None = None
+    last_result: str | None = None
+    last_error: str | None = None
+    last_error_at: datetime | None = None
+    failures: int = 0
+    retry_at: datetime | None = None
+
+    @property
+    def at(self) -> time:
+        return time.fromisoformat(self.local_time)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    id: int
+    schedule_id: int
+    local_date: date
+    status: str
+    scheduled_for: datetime
+    closes_at: datetime | None
+    post_ids: tuple[int, ...]
+    claimed_at: datetime
+    posted_at: datetime | None = None
+    closed_at: datetime | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPosts:
+    """How often, and when last, a task was posted in a server (rotation input)."""
+
+    times: int
+    last_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptInfo:
+    """One stored attempt (summary input)."""
+
+    post_id: int
+    user_id: int
+    attempt_no: int
+    picks: tuple[str, ...]
+    correct: bool
+    created_at: datetime
+
+
+class NoTasksError(ValueError):
+    """Nothing to post: the rotation returned no task for the run."""
+
+
+Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[str]]
+"""Picks the day's task ids given the server's posting history."""
+
+
+def _schedule_info(row: Row[Any]) -> ScheduleInfo:
+    return ScheduleInfo(**{f.name: getattr(row, f.name) for f in fields(ScheduleInfo)})
+
+
+def _run_info(row: Row[Any]) -> RunInfo:
+    return RunInfo(
+        id=row.id,
+        schedule_id=row.schedule_id,
+        local_date=row.local_date,
+        status=row.status,
+        scheduled_for=row.scheduled_for,
+        closes_at=row.closes_at,
+        post_ids=tuple(int(p) for p in row.post_ids.split(",") if p),
+        claimed_at=row.claimed_at,
+        posted_at=row.posted_at,
+        closed_at=row.closed_at,
+        error=row.error,
+    )
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    # Errors end up in a Discord embed line; a traceback-sized message would not fit.
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ScheduleStore:
+    """Schedules and their runs. Shares `Store`'s connections and, on an in-memory engine,
+    its lock, so the two never interleave transactions on the one shared connection."""
+
+    def __init__(self, store: Store | Engine) -> None:
+        self.store = store if isinstance(store, Store) else Store(store)
+
+    def _read(self) -> Any:
+        return self.store._read()
+
+    def _write(self) -> Any:
+        return self.store._write()
+
+    # -- schedules ----------------------------------------------------------------------------
+
+    def add(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        local_time: str,
+        timezone: str,
+        created_by: int,
+        now: datetime,
+        topic: str | None = None,
+        difficulty: str | None = None,
+        count: int = 1,
+        open_thread: bool = False,
+    ) -> ScheduleInfo:
+        if not 1 <= count <= MAX_COUNT:
+            raise ValueError(f"count must be between 1 and {MAX_COUNT}")
+        stamp = to_utc_naive(now)
+        values = {
+            "guild_id": guild_id,
+            "channel_id": channel_id,
+            "local_time": local_time,
+            "timezone": timezone,
+            "topic": topic,
+            "difficulty": difficulty,
+            "count": count,
+            "paused": False,
+            "open_thread": open_thread,
+            "created_by": created_by,
+            "created_at": stamp,
+            "active_since": stamp,
+            "failures": 0,
+        }
+        with self._write() as conn:
+            new_id = conn.execute(_schedule.insert(), values).inserted_primary_key[0]
+            row = conn.execute(select(_schedule).where(_schedule.c.id == new_id)).one()
+        return _schedule_info(row)
+
+    def get(self, schedule_id: int) -> ScheduleInfo | None:
+        with self._read() as conn:
+            row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).first()
+        return None if row is None else _schedule_info(row)
+
+    def list_guild(self, guild_id: int) -> list[ScheduleInfo]:
+        stmt = (
+            select(_schedule)
+            .where(_schedule.c.guild_id == guild_id, _schedule.c.removed_at.is_(None))
+            .order_by(_schedule.c.id)
+        )
+        with self._read() as conn:
+            return [_schedule_info(r) for r in conn.execute(stmt)]
+
+    def runnable(self) -> list[ScheduleInfo]:
+        """Every schedule the scheduler should look at: not removed, not paused."""
+        stmt = (
+            select(_schedule)
+            .where(_schedule.c.removed_at.is_(None), _schedule.c.paused.is_(False))
+            .order_by(_schedule.c.id)
+        )
+        with self._read() as conn:
+            return [_schedule_info(r) for r in conn.execute(stmt)]
+
+    def remove(self, guild_id: int, schedule_id: int, now: datetime) -> ScheduleInfo | None:
+        """Soft delete; None when the server has no such schedule (ids are global, so the
+        guild check keeps one server from removing another's)."""
+        return self._change(guild_id, schedule_id, removed_at=to_utc_naive(now))
+
+    def set_paused(
+        self, guild_id: int, schedule_id: int, paused: bool, now: datetime
+    ) -> ScheduleInfo | None:
+        changes: dict[str, Any] = {"paused": paused}
+        if not paused:
+            # Days missed while paused are not owed: resuming at 10:00 must not post the
+            # 09:00 quiz, and the backoff of an old failure no longer applies.
+            changes |= {"active_since": to_utc_naive(now), "retry_at": None, "failures": 0}
+        return self._change(guild_id, schedule_id, **changes)
+
+    def _change(self, guild_id: int, schedule_id: int, **values: Any) -> ScheduleInfo | None:
+        mine = (
+            _schedule.c.id == schedule_id,
+            _schedule.c.guild_id == guild_id,
+            _schedule.c.removed_at.is_(None),
+        )
+        with self._write() as conn:
+            if conn.execute(update(_schedule).where(*mine).values(**values)).rowcount != 1:
+                return None
+            row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).one()
+        return _schedule_info(row)
+
+    def record_error(
+        self, schedule_id: int, error: str, now: datetime, retry_at: datetime | None
+    ) -> None:
+        """A failed attempt: shown by /schedule list; no attempt before `retry_at`."""
+        stamp = to_utc_naive(now)
+        with self._write() as conn:
+            conn.execute(
+                update(_schedule)
+                .where(_schedule.c.id == schedule_id)
+                .values(
+                    last_error=_clip(error),
+                    last_error_at=stamp,
+                    failures=_schedule.c.failures + 1,
+                    retry_at=None if retry_at is None else to_utc_naive(retry_at),
+                )
+            )
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def run(self, schedule_id: int, local_date: date) -> RunInfo | None:
+        stmt = select(_run).where(
+            _run.c.schedule_id == schedule_id, _run.c.local_date == local_date
+        )
+        with self._read() as conn:
+            row = conn.execute(stmt).first()
+        return None if row is None else _run_info(row)
+
+    def get_run(self, run_id: int) -> RunInfo | None:
+        with self._read() as conn:
+            row = conn.execute(select(_run).where(_run.c.id == run_id)).first()
+        return None if row is None else _run_info(row)
+
+    def pending_runs(self, schedule_id: int) -> list[RunInfo]:
+        """Runs claimed but not finished: posting was interrupted or is being retried."""
+        stmt = (
+            select(_run)
+            .where(_run.c.schedule_id == schedule_id, _run.c.status == "claimed")
+            .order_by(_run.c.local_date)
+        )
+        with self._read() as conn:
+            return [_run_info(r) for r in conn.execute(stmt)]
+
+    def claim(
+        self,
+        schedule: ScheduleInfo,
+        local_date: date,
+        *,
+        scheduled_for: datetime,
+        closes_at: datetime | None,
+        choose: Chooser,
+        now: datetime,
+    ) -> RunInfo | None:
+        """Claim the day and create its posts, in one committed transaction; None when the day
+        was already claimed (by an earlier tick, or another process).
+
+        The posts exist (without message ids) before anything is sent: the buttons of a
+        message carry its post id, and reconciliation after a crash looks for exactly those.
+        """
+        stamp = to_utc_naive(now)
+        claim = (
+            sqlite_insert(_run)
+            .values(
+                schedule_id=schedule.id,
+                local_date=local_date,
+                status="claimed",
+                scheduled_for=to_utc_naive(scheduled_for),
+                closes_at=None if closes_at is None else to_utc_naive(closes_at),
+                post_ids="",
+                claimed_at=stamp,
+            )
+            .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
+        )
+        with self._write() as conn:
+            result = conn.execute(claim)
+            if result.rowcount != 1:
+                return None
+            run_id = result.inserted_primary_key[0]
+            task_ids = list(choose(self._history(conn, schedule.guild_id)))
+            if not task_ids:
+                raise NoTasksError("no task to post")  # rolls the claim back
+            post_ids = [
+                conn.execute(
+                    _post.insert(),
+                    {
+                        "guild_id": schedule.guild_id,
+                        "channel_id": schedule.channel_id,
+                        "message_id": None,
+                        "task_id": task_id,
+                        "posted_by": None,
+                        "posted_at": stamp,
+                        "schedule_id": schedule.id,
+                        "closes_at": None if closes_at is None else to_utc_naive(closes_at),
+                        "closed_at": None,
+                    },
+                ).inserted_primary_key[0]
+                for task_id in task_ids
+            ]
+            conn.execute(
+                update(_run)
+                .where(_run.c.id == run_id)
+                .values(post_ids=",".join(str(p) for p in post_ids))
+            )
+            row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
+        return _run_info(row)
+
+    def skip(
+        self,
+        schedule_id: int,
+        local_date: date,
+        *,
+        scheduled_for: datetime,
+        reason: str,
+        now: datetime,
+    ) -> RunInfo | None:
+        """Record a day that will not be posted (missed by more than the grace window)."""
+        stamp = to_utc_naive(now)
+        stmt = (
+            sqlite_insert(_run)
+            .values(
+                schedule_id=schedule_id,
+                local_date=local_date,
+                status="skipped",
+                scheduled_for=to_utc_naive(scheduled_for),
+                post_ids="",
+                claimed_at=stamp,
+                closed_at=stamp,
+                error=_clip(reason),
+            )
+            .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
+        )
+        with self._write() as conn:
+            result = conn.execute(stmt)
+            if result.rowcount != 1:
+                return None
+            run_id = result.inserted_primary_key[0]
+            self._set_result(conn, schedule_id, local_date, f"skipped {local_date}: {reason}")
+            row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
+        return _run_info(row)
+
+    def finish(
+        self, run_id: int, status: str, *, result: str, now: datetime, error: str | None = None
+    ) -> RunInfo:
+        """End a claimed run: posted (every message is out and recorded), or given up
+        (skipped/failed). A posted run clears the schedule's error and backoff."""
+        stamp = to_utc_naive(now)
+        with self._write() as conn:
+            values: dict[str, Any] = {
+                "status": status,
+                "error": None if error is None else _clip(error),
+            }
+            if status == "posted":
+                values["posted_at"] = stamp
+            conn.execute(update(_run).where(_run.c.id == run_id).values(**values))
+            row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
+            self._set_result(conn, row.schedule_id, row.local_date, result, ok=status == "posted")
+        return _run_info(row)
+
+    @staticmethod
+    def _set_result(
+        conn: Any, schedule_id: int, local_date: date, result: str, *, ok: bool = False
+    ) -> None:
+        values: dict[str, Any] = {"last_run_local_date": local_date, "last_result": _clip(result)}
+        if ok:
+            values |= {"last_error": None, "last_error_at": None, "failures": 0, "retry_at": None}
+        conn.execute(update(_schedule).where(_schedule.c.id == schedule_id).values(**values))
+
+    def runs_to_close(self, now: datetime) -> list[RunInfo]:
+        """Finished runs whose closing time has come and whose posts are not closed yet."""
+        stmt = (
+            select(_run)
+            .where(
+                _run.c.closed_at.is_(None),
+                _run.c.closes_at <= to_utc_naive(now),
+                _run.c.status != "claimed",
+            )
+            .order_by(_run.c.closes_at, _run.c.id)
+        )
+        with self._read() as conn:
+            return [_run_info(r) for r in conn.execute(stmt)]
+
+    def next_close(self, after: datetime) -> datetime | None:
+        """The earliest closing time still ahead. Overdue runs are left out on purpose: one
+        whose closing keeps failing must not make the scheduler wake in a tight loop."""
+        stmt = select(func.min(_run.c.closes_at)).where(
+            _run.c.closed_at.is_(None),
+            _run.c.status != "claimed",
+            _run.c.closes_at > to_utc_naive(after),
+        )
+        with self._read() as conn:
+            return conn.execute(stmt).scalar()
+
+    def mark_closed(self, run_id: int, now: datetime) -> None:
+        with self._write() as conn:
+            conn.execute(
+                update(_run).where(_run.c.id == run_id).values(closed_at=to_utc_naive(now))
+            )
+
+    # -- what the rotation and the summary read -----------------------------------------------
+
+    def task_history(self, guild_id: int) -> dict[str, TaskPosts]:
+        with self._read() as conn:
+            return self._history(conn, guild_id)
+
+    @staticmethod
+    def _history(conn: Any, guild_id: int) -> dict[str, TaskPosts]:
+        stmt = (
+            select(_post.c.task_id, func.count(), func.max(_post.c.posted_at))
+            .where(_post.c.guild_id == guild_id)
+            .group_by(_post.c.task_id)
+        )
+        return {task_id: TaskPosts(times, last) for task_id, times, last in conn.execute(stmt)}
+
+    def attempts(self, post_ids: Iterable[int]) -> list[AttemptInfo]:
+        ids = list(post_ids)
+        stmt = (
+            select(_attempt)
+            .where(_attempt.c.post_id.in_(ids))
+            .order_by(_attempt.c.created_at, _attempt.c.id)
+        )
+        with self._read() as conn:
+            return [
+                AttemptInfo(
+                    post_id=r.post_id,
+                    user_id=r.user_id,
+                    attempt_no=r.attempt_no,
+                    picks=tuple(r.picks.split(",")),
+                    correct=bool(r.correct),
+                    created_at=r.created_at,
+                )
+                for r in conn.execute(stmt)
+            ]
+
+
+__all__ = [
+    "AttemptInfo",
+    "Chooser",
+    "NoTasksError",
+    "RunInfo",
+    "ScheduleInfo",
+    "ScheduleStore",
+    "TaskPosts",
+]

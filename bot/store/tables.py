@@ -1,0 +1,125 @@
+"""The SQLModel tables. Timestamps are naive UTC; Discord snowflakes are BigInteger.
+
+Every table lives on the one shared `SQLModel.metadata`, so modules that add tables later
+(schedules) only need to be imported before `make_engine` runs `create_all`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, CheckConstraint, DateTime, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+POST_POLICIES = ("anyone", "mods")
+REVEAL_KINDS = ("hint", "solution")
+
+NAIVE_UTC = DateTime(timezone=False)
+"""Every timestamp column. Spelled out because recent SQLModel maps `datetime` to an aware
+type that rejects naive values, while older versions store naive: this is the same on all."""
+
+
+class Member(SQLModel, table=True):
+    """A member as last seen in a server; the name is refreshed on every interaction."""
+
+    __tablename__ = "member"
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    user_id: int = Field(sa_type=BigInteger, primary_key=True)
+    name: str
+    first_seen: datetime = Field(sa_type=NAIVE_UTC)
+
+
+class GuildConfig(SQLModel, table=True):
+    __tablename__ = "guild_config"
+    __table_args__ = (
+        CheckConstraint("post_policy IN ('anyone', 'mods')", name="ck_guild_config_policy"),
+        CheckConstraint("cooldown_seconds >= 0", name="ck_guild_config_cooldown"),
+    )
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    timezone: str | None = None
+    """An IANA zone name; None means UTC."""
+    mod_role_id: int | None = Field(default=None, sa_type=BigInteger)
+    post_policy: str = "anyone"
+    cooldown_seconds: int = 30
+
+
+class Post(SQLModel, table=True):
+    """One posted instance of a task: members answer posts, not tasks."""
+
+    __tablename__ = "post"
+    __table_args__ = (
+        Index("ix_post_channel_time", "guild_id", "channel_id", "posted_at"),
+        Index("ix_post_guild_time", "guild_id", "posted_at"),
+    )
+
+    # Plain INTEGER (not BigInteger) so SQLite makes it the rowid alias.
+    id: int | None = Field(default=None, primary_key=True)
+    guild_id: int = Field(sa_type=BigInteger)
+    channel_id: int = Field(sa_type=BigInteger)
+    message_id: int | None = Field(default=None, sa_type=BigInteger)
+    task_id: str
+    posted_by: int | None = Field(default=None, sa_type=BigInteger)
+    """None when a schedule posted it."""
+    posted_at: datetime = Field(sa_type=NAIVE_UTC)
+    # The foreign key to the schedule table is added by the schedules work.
+    schedule_id: int | None = Field(default=None, index=True)
+    closes_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    closed_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+
+
+class Attempt(SQLModel, table=True):
+    """One graded answer. The constraints make a fourth attempt impossible to store, whatever
+    the application code does, so simultaneous clicks cannot exceed the limit."""
+
+    __tablename__ = "attempt"
+    __table_args__ = (
+        CheckConstraint("attempt_no BETWEEN 1 AND 3", name="ck_attempt_no"),
+        UniqueConstraint("post_id", "user_id", "attempt_no", name="uq_attempt_member_no"),
+        Index("ix_attempt_member_time", "guild_id", "user_id", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    post_id: int = Field(foreign_key="post.id")
+    guild_id: int = Field(sa_type=BigInteger)
+    user_id: int = Field(sa_type=BigInteger)
+    attempt_no: int
+    picks: str
+    """Option labels joined by ","."""
+    correct: bool
+    created_at: datetime = Field(sa_type=NAIVE_UTC)
+
+
+class Reveal(SQLModel, table=True):
+    __tablename__ = "reveal"
+    __table_args__ = (CheckConstraint("kind IN ('hint', 'solution')", name="ck_reveal_kind"),)
+
+    post_id: int = Field(foreign_key="post.id", primary_key=True)
+    user_id: int = Field(sa_type=BigInteger, primary_key=True)
+    kind: str = Field(primary_key=True)
+    guild_id: int = Field(sa_type=BigInteger)
+    created_at: datetime = Field(sa_type=NAIVE_UTC)
+
+
+class Score(SQLModel, table=True):
+    """The result of a finished post: exactly one row per member and post (the primary key)."""
+
+    __tablename__ = "score"
+    __table_args__ = (
+        # Both indexes carry the aggregated columns so leaderboards are answered from the
+        # index alone (no table lookups): by period, and all-time grouped by member.
+        Index("ix_score_guild_time", "guild_id", "finished_at", "user_id", "points", "solved"),
+        Index("ix_score_guild_member", "guild_id", "user_id", "finished_at", "points", "solved"),
+    )
+
+    post_id: int = Field(foreign_key="post.id", primary_key=True)
+    user_id: int = Field(sa_type=BigInteger, primary_key=True)
+    guild_id: int = Field(sa_type=BigInteger)
+    points: int
+    solved: bool
+    first_try: bool
+    wrong_tries: int
+    hint_seen: bool
+    forfeited: bool
+    finished_at: datetime = Field(sa_type=NAIVE_UTC)

@@ -1,0 +1,1 @@
+"""End-to-end tests: real discord.py processes against the fakediscord emulator."""

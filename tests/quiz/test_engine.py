@@ -1,0 +1,136 @@
+import pytest
+
+from bot.quiz import engine
+from bot.quiz.engine import Progress, Status
+from bot.quiz.errors import InvalidAnswerError
+from bot.quiz.tasks import Difficulty
+from tests.quiz.factories import choice_task, fill_task
+
+
+def play(task, *answers, progress=None):
+    progress = progress or Progress()
+    outcomes = []
+    for picks in answers:
+        outcome = engine.grade(task, progress, picks)
+        outcomes.append(outcome)
+        progress = outcome.progress
+    return outcomes
+
+
+@pytest.mark.parametrize(
+    ("wrong_first", "points"), [(0, 10), (1, 7), (2, 3)], ids=["1st", "2nd", "3rd"]
+)
+def test_right_on_the_nth_try_scores_by_wrong_tries(wrong_first: int, points: int) -> None:
+    task = choice_task()
+    outcomes = play(task, *[("B",)] * wrong_first, ("A",))
+    last = outcomes[-1]
+    assert last.status is Status.CORRECT and last.correct
+    assert last.points == points == last.progress.points
+    assert last.solution_revealed
+    assert last.progress.first_try == (wrong_first == 0)
+    assert [o.status for o in outcomes[:-1]] == [Status.WRONG] * wrong_first
+
+
+def test_wrong_answer_gives_the_tied_note_and_attempts_left_but_never_the_answer() -> None:
+    task = choice_task()
+    (outcome,) = play(task, ("B",))
+    assert outcome.status is Status.WRONG
+    assert outcome.notes == ("Model parallelism splits the model, not the data.",)
+    assert outcome.attempts_left == 2
+    assert not outcome.solution_revealed
+    assert outcome.wrong_blanks == (1,)
+    assert outcome.points == 0
+
+
+def test_wrong_option_without_its_own_note_falls_back_to_general_notes() -> None:
+    (outcome,) = play(choice_task(), ("C",))
+    assert outcome.notes == ("Read the question twice.",)
+
+
+def test_three_misses_fail_and_reveal_the_solution_with_zero_points() -> None:
+    outcomes = play(choice_task(), ("B",), ("C",), ("B",))
+    assert [o.status for o in outcomes] == [Status.WRONG, Status.WRONG, Status.FAILED]
+    assert [o.attempts_left for o in outcomes] == [2, 1, 0]
+    assert [o.solution_revealed for o in outcomes] == [False, False, True]
+    assert outcomes[-1].progress.finished and outcomes[-1].points == 0
+
+
+@pytest.mark.parametrize("after", [("A",), ("B",)])
+def test_answering_after_finishing_changes_nothing(after: tuple[str, ...]) -> None:
+    task = choice_task()
+    for history in ([("A",)], [("B",), ("B",), ("C",)]):
+        *_, last = play(task, *history)
+        again = engine.grade(task, last.progress, after)
+        assert again.status is Status.ALREADY_FINISHED
+        assert again.progress == last.progress
+        assert again.points == last.progress.points
+
+
+def test_hint_seen_before_solving_halves_the_points() -> None:
+    task = choice_task(Difficulty.MEDIUM)
+    progress = engine.see_hint(Progress())
+    assert progress.hint_seen
+    (outcome,) = play(task, ("A",), progress=progress)
+    assert outcome.points == 10
+    assert engine.score(Difficulty.HARD, 1, hint_seen=True) == 10
+
+
+def test_hint_after_finishing_costs_nothing() -> None:
+    (outcome,) = play(choice_task(), ("A",))
+    assert engine.see_hint(outcome.progress) == outcome.progress
+
+
+def test_forfeit_before_finishing_ends_the_task_with_zero_points() -> None:
+    task = choice_task()
+    (wrong,) = play(task, ("B",))
+    forfeited = engine.forfeit(wrong.progress)
+    assert forfeited.finished and forfeited.forfeited and forfeited.points == 0
+    assert forfeited.attempts_left == 0
+    assert engine.grade(task, forfeited, ("A",)).status is Status.ALREADY_FINISHED
+
+
+def test_forfeit_after_solving_keeps_the_points() -> None:
+    (outcome,) = play(choice_task(), ("A",))
+    assert engine.forfeit(outcome.progress).points == 10
+
+
+@pytest.mark.parametrize(
+    ("picks", "wrong_blanks", "notes"),
+    [
+        (("D", "C", "C"), (1,), ("'/' gives a float.",)),
+        (("A", "B", "C"), (2,), ("'devices' is not defined here.",)),
+        (("A", "C", "B"), (3,), ("'devices' is not defined here.",)),
+        (("D", "B", "B"), (1, 2, 3), ("'/' gives a float.", "'devices' is not defined here.")),
+    ],
+)
+def test_each_wrong_blank_of_a_fill_task_is_named_with_its_note(picks, wrong_blanks, notes) -> None:
+    (outcome,) = play(fill_task(), picks)
+    assert outcome.status is Status.WRONG
+    assert outcome.wrong_blanks == wrong_blanks
+    assert outcome.notes == notes
+
+
+def test_one_option_may_fill_several_blanks() -> None:
+    (outcome,) = play(fill_task(), ("A", "C", "C"))
+    assert outcome.status is Status.CORRECT
+    assert outcome.points == 30
+
+
+@pytest.mark.parametrize("picks", [("A", "C"), ("A", "C", "Z"), ()])
+def test_answers_of_the_wrong_shape_are_refused(picks: tuple[str, ...]) -> None:
+    with pytest.raises(InvalidAnswerError):
+        engine.grade(fill_task(), Progress(), picks)
+
+
+def test_describe_answer_names_picks_in_words() -> None:
+    assert engine.describe_answer(choice_task(), ("B",)) == "B · model parallelism"
+    assert engine.describe_answer(fill_task(), ("A", "B", "C")) == (
+        "[1] //, [2] devices, [3] device_list"
+    )
+
+
+def test_fill_template_renders_picks_and_solution() -> None:
+    task = fill_task()
+    assert task.filled({1: "A"}) == "x = {d: total // len([2]) for d in [3]}"
+    assert task.solved_template() == "x = {d: total // len(device_list) for d in device_list}"
+    assert task.final_answer() == "[1] = //, [2] = device_list, [3] = device_list"

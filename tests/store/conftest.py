@@ -1,0 +1,75 @@
+"""Stores on a fresh database, a small task, and helpers to answer it at a given moment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.quiz.engine import Outcome, Progress, grade
+from bot.quiz.tasks import Difficulty, Kind, Option, Solution, Task
+from bot.store import AnswerRequest, PostInfo, Store, make_engine
+
+GUILD = 1
+CHANNEL = 10
+NOW = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
+"""A Wednesday, well away from any day or week boundary."""
+
+TASK = Task(
+    id="t-easy",
+    topic="Testing",
+    kind=Kind.CHOICE,
+    difficulty=Difficulty.EASY,
+    prompt="Which one?",
+    options=(Option("A", "right"), Option("B", "wrong"), Option("C", "also wrong")),
+    answers=("A",),
+    hint="It is the first.",
+    solution=Solution(final_answer="A"),
+)
+RIGHT, WRONG = ("A",), ("B",)
+
+
+def grade_task(request: AnswerRequest, progress: Progress) -> Outcome:
+    return grade(TASK, progress, request.picks)
+
+
+def request(post: PostInfo | int, user_id: int, picks: tuple[str, ...] = RIGHT) -> AnswerRequest:
+    post_id = post if isinstance(post, int) else post.id
+    return AnswerRequest(post_id, GUILD, user_id, f"user{user_id}", picks)
+
+
+def finish(store: Store, post: PostInfo, user_id: int, now: datetime, wrong: int = 0) -> Outcome:
+    """Answer wrongly `wrong` times, then rightly (unless that already failed the task)."""
+    outcome = None
+    for _ in range(wrong):
+        outcome = store.answer(request(post, user_id, WRONG), grade_task, now)
+    if wrong < 3:
+        outcome = store.answer(request(post, user_id, RIGHT), grade_task, now)
+    assert outcome is not None
+    return outcome
+
+
+def new_post(
+    store: Store,
+    now: datetime = NOW,
+    guild_id: int = GUILD,
+    task_id: str = TASK.id,
+    closes_at: datetime | None = None,
+) -> PostInfo:
+    return store.create_post(guild_id, CHANNEL, task_id, 99, closes_at=closes_at, now=now)
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    engine = make_engine("sqlite://")
+    yield Store(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def file_store(tmp_path: Path) -> Iterator[Store]:
+    engine = make_engine(f"sqlite:///{tmp_path}/data/quizbot.db")
+    yield Store(engine)
+    engine.dispose()

@@ -1,0 +1,91 @@
+"""Engine setup: WAL, pragmas, the data directory, and BEGIN IMMEDIATE for writers."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from bot.store import Store, make_engine
+
+
+def test_first_start_creates_the_data_directory_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "nested" / "quizbot.db"
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        assert path.is_file()
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+        assert {"member", "guild_config", "post", "attempt", "reveal", "score"} <= set(
+            inspect(engine).get_table_names()
+        )
+    finally:
+        engine.dispose()
+    # WAL is a property of the file: a plain connection sees it too.
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_restart_keeps_data(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/quizbot.db"
+    first = make_engine(url)
+    Store(first).upsert_member(1, 2, "ada")
+    first.dispose()
+    second = make_engine(url)
+    with second.connect() as conn:
+        assert conn.execute(text("SELECT name FROM member")).scalar() == "ada"
+    second.dispose()
+
+
+def test_write_units_of_work_hold_the_write_lock_from_begin(file_store: Store) -> None:
+    """BEGIN IMMEDIATE: the lock is taken before any statement runs, so a concurrent writer
+    waits (here: fails at once with a zero timeout) while readers carry on."""
+    database = file_store.engine.url.database
+    assert database is not None
+    other = sqlite3.connect(database, timeout=0, isolation_level=None)
+    try:
+        with file_store.write():
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("BEGIN IMMEDIATE")
+            assert other.execute("SELECT count(*) FROM post").fetchone() == (0,)
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+        # Reads take no write lock.
+        with file_store.read():
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+def test_a_failed_unit_of_work_writes_nothing(file_store: Store) -> None:
+    with pytest.raises(RuntimeError), file_store.write() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO member (guild_id, user_id, name, first_seen) "
+            "VALUES (1, 2, 'x', '2024-01-01 00:00:00.000000')"
+        )
+        raise RuntimeError("boom")
+    with file_store.read() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM member").scalar() == 0
+
+
+def test_memory_url_shares_one_database_across_threads() -> None:
+    import threading
+
+    engine = make_engine("sqlite://")
+    store = Store(engine)
+    threads = [
+        threading.Thread(target=store.upsert_member, args=(1, n, f"m{n}")) for n in range(8)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with store.read() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM member").scalar() == 8
+    engine.dispose()

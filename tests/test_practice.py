@@ -1,0 +1,70 @@
+"""`quizbot practice`, played through over stdin in a real subprocess."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "content" / "mlops" / "data-vs-model-parallelism.yaml"
+
+
+def practice(tmp_path: Path, stdin: str) -> tuple[str, Path]:
+    db = tmp_path / "practice.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("DISCORD_TOKEN", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "bot", "practice", "--db", str(db), "--content", str(SEED)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=True,
+    )
+    return out.stdout, db
+
+
+def test_a_full_practice_run_follows_the_engine_rules(tmp_path: Path) -> None:
+    script = "\n".join(
+        [
+            "A",  # task 1 (answer split = B): batch is wrong → its note
+            "h",  # hint
+            "B",  # right on the 2nd try after a hint: 10 × 2/3 / 2 = 3
+            "A", "B", "C",  # task 2 (gpu0 = D): three misses → the solution
+            "Z",  # task 3: not an option → asked again, no attempt spent
+            "A",  # right first try: 30
+            "s",  # task 4: solution before finishing forfeits
+            "A B",  # task 5: wrong number of blanks → asked again
+            "A C C",  # right: 30
+            "q",
+        ]
+    )
+    stdout, db = practice(tmp_path, script + "\n")
+
+    assert "Using batch instead of split causes incorrect data division." in stdout
+    assert "2 attempt(s) left" in stdout
+    assert "Correct! +3 point(s)." in stdout
+    assert "That was your last attempt" in stdout
+    assert "Assigning the model part to gpu0" in stdout  # task 2's explanation, after the 3rd miss
+    assert "Give 1 letter(s) from A, B, C, D" in stdout
+    assert "Correct! +30 point(s)." in stdout
+    assert "Solution shown: this task scores 0." in stdout
+    assert "Give 3 letter(s)" in stdout
+    assert "Done. You earned 63 point(s)." in stdout
+
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.connect() as conn:
+        attempts = conn.execute(sa.text("SELECT count(*) FROM attempt")).scalar_one()
+        points = conn.execute(sa.text("SELECT sum(points) FROM score")).scalar_one()
+    assert attempts == 2 + 3 + 1 + 1
+    assert points == 63
+
+
+def test_the_correct_answer_is_not_shown_while_attempts_remain(tmp_path: Path) -> None:
+    stdout, _ = practice(tmp_path, "A\nq\n")
+    assert "split method divides" not in stdout  # task 1's explanation names the answer
+    assert "Answer:" not in stdout

@@ -1,0 +1,211 @@
+"""Rendering: the exact strings the Discord layer shows, and their limits."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot import rendering
+from bot.quiz.tasks import (
+    Difficulty,
+    Kind,
+    MistakeNote,
+    Option,
+    Solution,
+    SolutionStep,
+    Task,
+)
+
+
+def options(*texts: str) -> tuple[Option, ...]:
+    return tuple(Option("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[i], t) for i, t in enumerate(texts))
+
+
+CHOICE = Task(
+    id="c-1",
+    topic="MLOps",
+    kind=Kind.CHOICE,
+    difficulty=Difficulty.EASY,
+    prompt="Which one splits the model?",
+    options=options("Data parallelism", "Model parallelism"),
+    answers=("B",),
+    hint="Not the data.",
+    solution=Solution(
+        steps=(SolutionStep("Read the names", "Model parallelism splits the model."),),
+        final_answer="Model parallelism -> Option B",
+        quick_check="Model split [OK]",
+    ),
+    mistakes=(MistakeNote("Confusing the two", ("A",)), MistakeNote("General")),
+)
+
+FILL = Task(
+    id="f-1",
+    topic="MLOps",
+    kind=Kind.FILL,
+    difficulty=Difficulty.HARD,
+    prompt="parts = {d: model.[1](d) for d in [2]}",
+    options=options("to_device", "devices", "device_list", "cpu"),
+    answers=("A", "C"),
+    hint="Move, then loop.",
+    solution=Solution(explanation="to_device moves parts to each device in device_list."),
+    instruction="Complete the comprehension.",
+)
+
+
+# -- truncate -------------------------------------------------------------------------------------
+
+
+def test_truncate_keeps_text_that_fits() -> None:
+    assert rendering.truncate("abc", 3) == "abc"
+
+
+def test_truncate_cuts_to_exactly_the_limit_with_an_ellipsis() -> None:
+    cut = rendering.truncate("abcdefghij", 5)
+    assert cut == "abcd…" and len(cut) == 5
+
+
+def test_truncate_counts_emoji_as_discord_does() -> None:
+    # 💡 is two UTF-16 code units: four of them are 8 units, over a limit of 6.
+    cut = rendering.truncate("💡💡💡💡", 6)
+    assert cut == "💡💡…" and rendering.discord_len(cut) == 5
+
+
+def test_truncate_rejects_a_useless_limit() -> None:
+    with pytest.raises(ValueError):
+        rendering.truncate("abc", 0)
+
+
+# -- labels ---------------------------------------------------------------------------------------
+
+
+def test_button_label_is_letter_and_text() -> None:
+    assert rendering.option_button_label(Option("B", "split")) == "B · split"
+
+
+def test_button_label_is_cut_at_the_limit() -> None:
+    label = rendering.option_button_label(Option("C", "x" * 200))
+    assert len(label) == rendering.BUTTON_LABEL == 80
+    assert label.startswith("C · xxx") and label.endswith("…")
+
+
+def test_button_label_that_just_fits_is_not_cut() -> None:
+    text = "y" * (80 - len("A · "))
+    assert rendering.option_button_label(Option("A", text)) == f"A · {text}"
+
+
+def test_select_label_has_the_larger_limit() -> None:
+    label = rendering.option_select_label(Option("D", "z" * 200))
+    assert len(label) == rendering.SELECT_OPTION_LABEL == 100 and label.endswith("…")
+
+
+def test_labels_are_one_line() -> None:
+    assert rendering.option_button_label(Option("A", "two\n  lines")) == "A · two lines"
+
+
+# -- task text ------------------------------------------------------------------------------------
+
+
+def test_titles_name_kind_and_topic() -> None:
+    assert rendering.task_title(CHOICE) == "Multiple choice · MLOps"
+    assert rendering.task_title(FILL) == "Fill in the blank · MLOps"
+
+
+def test_choice_description_is_question_then_every_option() -> None:
+    assert rendering.task_description(CHOICE) == (
+        "Which one splits the model?\n\n**A.** Data parallelism\n**B.** Model parallelism"
+    )
+
+
+def test_fill_description_is_instruction_code_block_and_options() -> None:
+    assert rendering.task_description(FILL) == (
+        "Complete the comprehension.\n"
+        "```python\nparts = {d: model.[1](d) for d in [2]}\n```\n\n"
+        "**A.** `to_device`\n**B.** `devices`\n**C.** `device_list`\n**D.** `cpu`"
+    )
+
+
+def test_option_with_a_backtick_stays_inline_code() -> None:
+    task = replace(FILL, options=options("a`b", "c"))
+    assert "**A.** `` a`b ``" in rendering.task_description(task)
+
+
+def test_filled_code_fills_picks_and_keeps_other_blanks() -> None:
+    assert rendering.filled_code(FILL, {2: "C"}) == (
+        "```python\nparts = {d: model.[1](d) for d in device_list}\n```"
+    )
+    assert rendering.filled_code(FILL, {}) == f"```python\n{FILL.prompt}\n```"
+
+
+def test_filled_code_is_only_for_fill_tasks() -> None:
+    with pytest.raises(ValueError):
+        rendering.filled_code(CHOICE, {1: "A"})
+
+
+def test_solution_lists_numbered_steps_final_answer_and_quick_check() -> None:
+    assert rendering.solution_text(CHOICE) == (
+        "**Step 1: Read the names**\nModel parallelism splits the model.\n\n"
+        "**Final answer:** Model parallelism -> Option B\n\n"
+        "**Quick check:** Model split [OK]"
+    )
+
+
+def test_fill_solution_shows_solved_code_and_falls_back_to_the_answers() -> None:
+    assert rendering.solution_text(FILL) == (
+        "```python\nparts = {d: model.to_device(d) for d in device_list}\n```\n\n"
+        "**Final answer:** [1] = to_device, [2] = device_list\n\n"
+        "to_device moves parts to each device in device_list."
+    )
+
+
+def test_hint_and_notes() -> None:
+    assert rendering.hint_text(CHOICE) == "Not the data."
+    assert rendering.notes_text(["one", "two"]) == "• one\n• two"
+
+
+# -- limits ---------------------------------------------------------------------------------------
+
+
+def test_clean_tasks_have_no_render_problems() -> None:
+    assert rendering.render_problems(CHOICE) == []
+    assert rendering.render_problems(FILL) == []
+
+
+def test_description_over_the_embed_limit() -> None:
+    task = replace(CHOICE, prompt="q" * 4096)
+    assert [field for field, _ in rendering.render_problems(task)] == ["question"]
+    task = replace(FILL, prompt="x = [1] + [2]  # " + "c" * 4096)
+    # The worked solution repeats the (solved) code, so it is too long as well.
+    assert {field for field, _ in rendering.render_problems(task)} == {"code", "solution"}
+
+
+def test_hint_notes_and_solution_limits() -> None:
+    task = replace(
+        CHOICE,
+        hint="h" * 1025,
+        mistakes=(MistakeNote("n" * 600, ("A",)), MistakeNote("m" * 600)),
+        solution=Solution(explanation="s" * 4100),
+    )
+    fields = [field for field, _ in rendering.render_problems(task)]
+    assert fields == ["hint", "mistakes", "solution"]
+
+
+def test_long_title_is_a_topic_problem() -> None:
+    task = replace(CHOICE, topic="T" * 250)
+    assert {field for field, _ in rendering.render_problems(task)} == {"topic"}
+
+
+def test_button_tasks_take_at_most_twenty_options() -> None:
+    many = options(*(f"o{n}" for n in range(21)))
+    assert rendering.render_problems(replace(CHOICE, options=many[:20])) == []
+    assert rendering.render_problems(replace(CHOICE, options=many)) == [
+        ("options", "21 options, but the bot shows one button per option: at most 20")
+    ]
+    single = replace(FILL, prompt="x = [1]", answers=("A",), options=many)
+    assert [f for f, _ in rendering.render_problems(single)] == ["options"]
+
+
+def test_select_tasks_take_at_most_twenty_five_options() -> None:
+    many = options(*(f"o{n}" for n in range(26)))
+    assert rendering.render_problems(replace(FILL, options=many[:25])) == []
+    assert [f for f, _ in rendering.render_problems(replace(FILL, options=many))] == ["options"]
