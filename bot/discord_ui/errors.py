@@ -53,6 +53,16 @@ class MissingChannelPermissions(app_commands.AppCommandError):
         )
 
 
+class NothingPostedError(QuizError):
+    """/hint or /solution without a task, in a channel that has had no quiz yet."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "No quiz has been posted in this channel yet. Choose one with the `task` option, "
+            "or post one with /quiz."
+        )
+
+
 class PostCooldownError(app_commands.AppCommandError):
     def __init__(self, retry_after: float) -> None:
         self.retry_after = retry_after
@@ -62,8 +72,13 @@ class PostCooldownError(app_commands.AppCommandError):
         )
 
 
-def missing_post_permissions(perms: discord.Permissions) -> list[str]:
-    return [name for attr, name in POST_PERMISSIONS.items() if not getattr(perms, attr)]
+def missing_post_permissions(perms: discord.Permissions, *, thread: bool = False) -> list[str]:
+    """The POST_PERMISSIONS the bot lacks; in a thread, posting needs Send Messages in Threads."""
+    needed = dict(POST_PERMISSIONS)
+    if thread:
+        del needed["send_messages"]
+        needed["send_messages_in_threads"] = "Send Messages in Threads"
+    return [name for attr, name in needed.items() if not getattr(perms, attr)]
 
 
 def unwrap(error: BaseException) -> BaseException:

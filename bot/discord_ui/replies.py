@@ -21,6 +21,8 @@ from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
 
 if TYPE_CHECKING:
+    from discord.ui.view import BaseView
+
     from bot.discord_ui.client import QuizBot
     from bot.service import PostedTask, SolutionReply
 
@@ -96,7 +98,9 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
     """The reply to one option button. `chosen` is the member's pick in words."""
     match outcome.status:
         case Status.CORRECT:
-            return Reply(f"✅ Right, **{chosen}** it is! {earned(outcome)}", (solution_embed(task),))
+            return Reply(
+                f"✅ Right, **{chosen}** it is! {earned(outcome)}", (solution_embed(task),)
+            )
         case Status.WRONG:
             hint = "" if outcome.progress.hint_seen else " Stuck? The 💡 Hint button can help."
             return Reply(
@@ -147,7 +151,7 @@ def solution_prompt(posted: PostedTask) -> str:
 # -- sending -----------------------------------------------------------------------------------
 
 
-V = TypeVar("V", bound=discord.ui.BaseView)
+V = TypeVar("V", bound="BaseView")
 
 
 def detached(view: V) -> V:
@@ -166,7 +170,7 @@ class Responder:
     Most handlers reply in milliseconds, but the database may be busy (SQLite waits for its
     write lock), so after `after` seconds a deferral goes out first and the reply becomes a
     follow-up (or an edit of the original). `update=True` is for components whose reply
-    replaces their own message (the picker).
+    replaces their own message (the picker); replies are private unless `ephemeral=False`.
     """
 
     def __init__(
@@ -174,10 +178,12 @@ class Responder:
         interaction: discord.Interaction[QuizBot],
         *,
         update: bool = False,
+        ephemeral: bool = True,
         after: float | None = None,
     ) -> None:
         self.interaction = interaction
         self.update = update
+        self.ephemeral = ephemeral
         self.after = interaction.client.ack_after if after is None else after
         self._lock = asyncio.Lock()
         self._timer: asyncio.Task[None] | None = None
@@ -207,12 +213,13 @@ class Responder:
                 if self.update:
                     await response.defer()
                 else:
-                    await response.defer(ephemeral=True, thinking=True)
+                    await response.defer(ephemeral=self.ephemeral, thinking=True)
             except discord.HTTPException:
                 log.warning("could not defer interaction %s", self.interaction.id, exc_info=True)
 
     async def send(self, reply: Reply | None = None, **kwargs: Any) -> None:
-        """A new private message: `reply`'s text and embeds, or send_message's own arguments."""
+        """A new message (private unless the Responder says otherwise): `reply`'s text and
+        embeds, or send_message's own arguments."""
         if reply is not None:
             kwargs.setdefault("embeds", list(reply.embeds))
             if reply.content is not None:
@@ -221,7 +228,7 @@ class Responder:
             kwargs["view"] = detached(kwargs["view"])
         else:
             kwargs.pop("view", None)
-        kwargs["ephemeral"] = True
+        kwargs["ephemeral"] = self.ephemeral
         async with self._lock:
             if self.interaction.response.is_done():
                 await self.interaction.followup.send(**kwargs)

@@ -32,11 +32,11 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from bot import rendering
 from bot.quiz.tasks import Difficulty
 from bot.schedule import rotation, summary, timing
-from bot.schedule.summary import CloseSummary
 from bot.schedule.timing import Due, Slot
 from bot.service import PostedTask, QuizService
 from bot.store.schedules import NoTasksError, RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
@@ -76,8 +76,9 @@ class Poster(Protocol):
         """Open a discussion thread on the message (nothing if it already has one)."""
         ...
 
-    async def close(self, posted: PostedTask, result: CloseSummary) -> None:
-        """Show the result on the closed post's message."""
+    async def close(self, posted: PostedTask, *, content: str) -> None:
+        """Show the result (`content`, the message text) on the closed post's message and
+        redraw it as closed; its buttons stay and answer that the quiz has closed."""
         ...
 
 
@@ -146,10 +147,40 @@ class Scheduler:
         sleeper = asyncio.ensure_future(self._sleep(seconds))
         waker = asyncio.ensure_future(self._woken.wait())
         try:
-            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+            if sleeper in done:
+                sleeper.result()  # an injected sleep may raise; that must reach the caller
         finally:
             for pending in (sleeper, waker):
                 pending.cancel()
+
+    # -- what /schedule does (each change wakes the loop, so it takes effect at once) -----------
+
+    async def add_schedule(self, **fields: Any) -> ScheduleInfo:
+        """`ScheduleStore.add`'s fields; `now` is the scheduler's clock."""
+        info = await self._write(self.schedules.add, now=self.clock(), **fields)
+        self.wake()
+        return info
+
+    async def schedules_of(self, guild_id: int) -> list[ScheduleInfo]:
+        return await self._db(self.schedules.list_guild, guild_id)
+
+    async def remove_schedule(self, guild_id: int, schedule_id: int) -> ScheduleInfo | None:
+        info = await self._write(self.schedules.remove, guild_id, schedule_id, self.clock())
+        self.wake()
+        return info
+
+    async def set_paused(
+        self, guild_id: int, schedule_id: int, paused: bool
+    ) -> ScheduleInfo | None:
+        info = await self._write(
+            self.schedules.set_paused, guild_id, schedule_id, paused, self.clock()
+        )
+        self.wake()
+        return info
+
+    def next_run(self, schedule: ScheduleInfo) -> Slot:
+        return timing.next_slot(schedule.at, schedule.zone, self.clock())
 
     # -- one pass ------------------------------------------------------------------------------
 
@@ -227,9 +258,7 @@ class Scheduler:
             raise NoTasksError(f"no {wanted} task in the loaded banks")
 
         def choose(history: Mapping[str, TaskPosts]) -> Sequence[str]:
-            return rotation.choose(
-                candidates, history, schedule.count, seed=str(schedule.guild_id)
-            )
+            return rotation.choose(candidates, history, schedule.count, seed=str(schedule.guild_id))
 
         closes = timing.following(slot, schedule.at, schedule.zone)
         return await self._write(
@@ -269,8 +298,7 @@ class Scheduler:
                 if message_id is not None:
                     await self.service.attach_message(post_id, message_id)
             if message_id is None and send:
-                extra = _intro(run, n, total)
-                message_id = await self.poster.post(posted, extra=extra)
+                message_id = await self.poster.post(posted, extra=_header(run, n, total))
                 await self.service.attach_message(post_id, message_id)
             if message_id is None:
                 continue
@@ -280,14 +308,14 @@ class Scheduler:
 
         day = run.local_date
         if out == total:
-            result = f"posted {day}: {_tasks(total)}"
-            status = "posted"
+            status, result = "posted", f"posted {day}: {_tasks(total)}"
         elif out:
-            result = f"posted {day}: {out} of {_tasks(total)}, the rest never went out"
-            status = "posted"
+            status, result = "posted", f"posted {day}: {out} of {_tasks(total)}"
+        elif notes:
+            status, result = "failed", f"failed {day}: nothing posted"
         else:
-            result = f"{'failed' if notes else 'skipped'} {day}: the post was interrupted"
-            status = "failed" if notes else "skipped"
+            # Never went out, and its day is over: the schedule's last_error says why.
+            status, result = "skipped", f"skipped {day}: not posted within the grace window"
         if notes:
             result += " (" + "; ".join(notes) + ")"
         await self._write(
@@ -326,13 +354,17 @@ class Scheduler:
         for post_id in run.post_ids:
             await self._write(self.service.store.close_post, post_id, now)
         attempts = await self._db(self.schedules.attempts, run.post_ids)
-        for post_id in run.post_ids:
+        total = len(run.post_ids)
+        for n, post_id in enumerate(run.post_ids, 1):
             posted = await self.service.posted(post_id)
             if posted.post.message_id is None:
                 continue
-            mine = [a for a in attempts if a.post_id == post_id]
+            result = summary.summarise(posted.task, [a for a in attempts if a.post_id == post_id])
+            content = f"{_header(run, n, total)} · closed\n{result.text()}"
             try:
-                await self.poster.close(posted, summary.summarise(posted.task, mine))
+                await self.poster.close(
+                    posted, content=rendering.truncate(content, rendering.MESSAGE_CONTENT)
+                )
             except PosterError as exc:
                 log.warning("post %s closed, but its message could not be edited: %s", post_id, exc)
         await self._write(self.schedules.mark_closed, run.id, now)
@@ -346,13 +378,10 @@ class Scheduler:
         return await self.service._write(fn, *args, **kwargs)
 
 
-def _intro(run: RunInfo, n: int, total: int) -> str:
-    parts = [f"**Daily quiz** · {run.local_date:%a %d %b}"]
-    if total > 1:
-        parts.append(f"{n}/{total}")
-    if run.closes_at is not None:
-        parts.append(f"Closes {timing.discord_timestamp(run.closes_at, 'R')}")
-    return " · ".join(parts)
+def _header(run: RunInfo, n: int, total: int) -> str:
+    # The closing time is on the post already: its embed shows the post's `closes_at`.
+    head = f"📅 **Daily quiz** · {run.local_date:%a %d %b %Y}"
+    return f"{head} · {n}/{total}" if total > 1 else head
 
 
 def _tasks(n: int) -> str:

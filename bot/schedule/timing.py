@@ -27,7 +27,7 @@ class InvalidTimeError(ValueError):
 
 
 def parse_local_time(text: str) -> time:
-    """"09:00", "9:00" or "18:30" → time; anything else raises InvalidTimeError."""
+    """ "09:00", "9:00" or "18:30" → time; anything else raises InvalidTimeError."""
     match = _HHMM.match(text)
     if match is None:
         raise InvalidTimeError(
@@ -35,9 +35,7 @@ def parse_local_time(text: str) -> time:
         )
     hour, minute = int(match.group(1)), int(match.group(2))
     if hour > 23 or minute > 59:
-        raise InvalidTimeError(
-            f"{text!r} is not a time of day: hours go 00-23 and minutes 00-59"
-        )
+        raise InvalidTimeError(f"{text!r} is not a time of day: hours go 00-23 and minutes 00-59")
     return time(hour, minute)
 
 

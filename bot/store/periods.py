@@ -51,10 +51,14 @@ def day_bounds(now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
     return day_start(today, tz), day_start(today + timedelta(days=1), tz)
 
 
+def week_start(day: date) -> date:
+    """The Monday of the ISO week containing `day`."""
+    return day - timedelta(days=day.weekday())
+
+
 def week_bounds(now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
     """[start, end) of the local ISO week (Monday 00:00) containing `now`, in naive UTC."""
-    today = local_date(now, tz)
-    monday = today - timedelta(days=today.weekday())
+    monday = week_start(local_date(now, tz))
     return day_start(monday, tz), day_start(monday + timedelta(days=7), tz)
 
 
@@ -69,3 +73,16 @@ def period_bounds(
             return week_bounds(now, tz)
         case Period.ALL:
             return None, None
+
+
+def period_key(period: Period | str, tz: ZoneInfo, now: datetime) -> tuple[str, date] | None:
+    """The stored bucket of a leaderboard period: ("day", local date) or ("week", local
+    Monday); None for all time. Agrees with `period_bounds`: a moment is in the bucket of
+    `now` exactly when it is within `period_bounds(period, tz, now)`."""
+    match Period(period):
+        case Period.TODAY:
+            return "day", local_date(now, tz)
+        case Period.WEEK:
+            return "week", week_start(local_date(now, tz))
+        case Period.ALL:
+            return None

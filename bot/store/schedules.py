@@ -4,13 +4,14 @@ them from a worker thread. Values returned are frozen dataclasses; timestamps ar
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime, time
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Engine, Row, Table, func, select, update
+from sqlalchemy import Connection, Engine, Row, Table, func, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.store.periods import to_utc_naive
@@ -132,11 +133,11 @@ class ScheduleStore:
     def __init__(self, store: Store | Engine) -> None:
         self.store = store if isinstance(store, Store) else Store(store)
 
-    def _read(self) -> Any:
-        return self.store._read()
+    def _read(self) -> contextlib.AbstractContextManager[Connection]:
+        return self.store.read()
 
-    def _write(self) -> Any:
-        return self.store._write()
+    def _write(self) -> contextlib.AbstractContextManager[Connection]:
+        return self.store.write()
 
     # -- schedules ----------------------------------------------------------------------------
 
@@ -387,7 +388,7 @@ class ScheduleStore:
 
     @staticmethod
     def _set_result(
-        conn: Any, schedule_id: int, local_date: date, result: str, *, ok: bool = False
+        conn: Connection, schedule_id: int, local_date: date, result: str, *, ok: bool = False
     ) -> None:
         values: dict[str, Any] = {"last_run_local_date": local_date, "last_result": _clip(result)}
         if ok:
@@ -432,7 +433,7 @@ class ScheduleStore:
             return self._history(conn, guild_id)
 
     @staticmethod
-    def _history(conn: Any, guild_id: int) -> dict[str, TaskPosts]:
+    def _history(conn: Connection, guild_id: int) -> dict[str, TaskPosts]:
         stmt = (
             select(_post.c.task_id, func.count(), func.max(_post.c.posted_at))
             .where(_post.c.guild_id == guild_id)

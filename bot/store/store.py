@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -49,11 +49,14 @@ from bot.store.periods import (
     from_utc_naive,
     local_date,
     period_bounds,
+    period_key,
     to_utc_naive,
+    week_start,
 )
 from bot.store.tables import (
     POST_POLICIES,
     Attempt,
+    BoardState,
     GuildConfig,
     Member,
     Post,
@@ -67,6 +70,7 @@ _post = cast(Table, Post.__table__)
 _attempt = cast(Table, Attempt.__table__)
 _reveal = cast(Table, Reveal.__table__)
 _score = cast(Table, Score.__table__)
+_board = cast(Table, BoardState.__table__)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,6 +221,35 @@ INSERT INTO reveal (post_id, user_id, kind, guild_id, created_at) VALUES (?, ?, 
 ON CONFLICT DO NOTHING
 """
 
+# Adding one score to a member's totals. Unqualified names are the stored row's values; SQLite's
+# max() of several arguments is NULL if any is, hence the coalesce (reached_at is NULL for a
+# score without points, and on a row that has none yet).
+_ADD_TO_TOTALS = """
+DO UPDATE SET points = points + excluded.points,
+              solved = solved + excluded.solved,
+              reached_at = coalesce(max(reached_at, excluded.reached_at),
+                                    reached_at, excluded.reached_at)
+"""
+
+_ADD_TOTAL_SQL = (
+    """
+INSERT INTO member_total (guild_id, user_id, points, solved, reached_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (guild_id, user_id)
+"""
+    + _ADD_TO_TOTALS
+)
+
+_ADD_PERIODS_SQL = (
+    """
+INSERT INTO member_period (guild_id, kind, period_start, user_id, points, solved, reached_at)
+VALUES (?, 'day', ?, ?, ?, ?, ?), (?, 'week', ?, ?, ?, ?, ?)
+ON CONFLICT (guild_id, kind, period_start, user_id)
+"""
+    + _ADD_TO_TOTALS
+)
+
+_BOARD_ZONE_SQL = "SELECT timezone FROM board_state WHERE guild_id = ?"
+
 StateRow = tuple[int, int, int, int, int, int, int | None]
 
 
@@ -234,13 +267,20 @@ def _progress_of(row: StateRow | None) -> Progress:
 
 
 class _Writes:
-    """The write statements of answers and reveals, on a write unit of work's own cursor.
+    """The write statements of answers and reveals, on a write unit of work's own cursor,
+    all stamped with the unit of work's `now`.
 
     Values are bound as the DBAPI gets them: timestamps as `_sql_time` text, flags as 0/1.
     """
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, now: datetime) -> None:
         self._cursor = conn.connection.cursor()
+        self.moment = to_utc_naive(now)
+        self.stamp = _sql_time(self.moment)
+        self._zones: dict[int, str | None] = {}
+        """guild -> board_state.timezone (None: totals not maintained), read once per unit."""
+        self._buckets: dict[str, tuple[str, str]] = {}
+        """zone -> (local day, local Monday) of `moment`, as stored."""
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -264,12 +304,10 @@ class _Writes:
             raise UnknownPostError(f"no post {post_id} in this server")
         return _progress_of(row)
 
-    def upsert_member(self, guild_id: int, user_id: int, name: str, now: str) -> None:
-        self._cursor.execute(_UPSERT_MEMBER_SQL, (guild_id, user_id, name, now))
+    def upsert_member(self, guild_id: int, user_id: int, name: str) -> None:
+        self._cursor.execute(_UPSERT_MEMBER_SQL, (guild_id, user_id, name, self.stamp))
 
-    def insert_attempt(
-        self, request: AnswerRequest, attempt_no: int, correct: bool, now: str
-    ) -> None:
+    def insert_attempt(self, request: AnswerRequest, attempt_no: int, correct: bool) -> None:
         self._cursor.execute(
             _INSERT_ATTEMPT_SQL,
             (
@@ -279,13 +317,12 @@ class _Writes:
                 attempt_no,
                 ",".join(request.picks),
                 int(correct),
-                now,
+                self.stamp,
             ),
         )
 
-    def insert_score(
-        self, post_id: int, guild_id: int, user_id: int, progress: Progress, now: str
-    ) -> None:
+    def insert_score(self, post_id: int, guild_id: int, user_id: int, progress: Progress) -> None:
+        """The member finished the post: their score, and its share of their totals."""
         self._cursor.execute(
             _INSERT_SCORE_SQL,
             (
@@ -298,12 +335,32 @@ class _Writes:
                 progress.wrong_tries,
                 int(progress.hint_seen),
                 int(progress.forfeited),
-                now,
+                self.stamp,
             ),
         )
+        # A score without points or a solve changes no total (fails and forfeits).
+        if progress.points or progress.solved:
+            self._add_to_totals(guild_id, user_id, progress.points, int(progress.solved))
 
-    def insert_reveal(self, post_id: int, guild_id: int, user_id: int, kind: str, now: str) -> None:
-        self._cursor.execute(_INSERT_REVEAL_SQL, (post_id, user_id, kind, guild_id, now))
+    def _add_to_totals(self, guild_id: int, user_id: int, points: int, solved: int) -> None:
+        zone = self._zones.get(guild_id, "")
+        if zone == "":
+            row = self._cursor.execute(_BOARD_ZONE_SQL, (guild_id,)).fetchone()
+            zone = self._zones[guild_id] = None if row is None else row[0]
+        if zone is None:
+            return  # not maintained: leaderboards aggregate scores until the first rebuild
+        reached = self.stamp if points > 0 else None
+        self._cursor.execute(_ADD_TOTAL_SQL, (guild_id, user_id, points, solved, reached))
+        buckets = self._buckets.get(zone)
+        if buckets is None:
+            day = local_date(self.moment, ZoneInfo(zone))
+            buckets = self._buckets[zone] = (day.isoformat(), week_start(day).isoformat())
+        day_key, week_key = buckets
+        day = (guild_id, day_key, user_id, points, solved, reached)
+        self._cursor.execute(_ADD_PERIODS_SQL, (*day, guild_id, week_key, *day[2:]))
+
+    def insert_reveal(self, post_id: int, guild_id: int, user_id: int, kind: str) -> None:
+        self._cursor.execute(_INSERT_REVEAL_SQL, (post_id, user_id, kind, guild_id, self.stamp))
 
 
 _POST_COUNTS = select(
@@ -326,11 +383,65 @@ _LAST_ANSWER_BEFORE = select(func.max(_attempt.c.created_at)).where(
 
 _FAR_FUTURE = datetime(9999, 1, 1)
 
-# Aggregation is the floor (~70 ms per 500k scores); a ROW_NUMBER() over every member doubled
-# it. So only the top `limit` are sorted (a bounded sort), and the asking member's rank is a
+# A member's counts, each from the member's own index range (attempts and scores by member).
+_mine_a = and_(_attempt.c.guild_id == bindparam("guild_id"), _attempt.c.user_id == _p_user)
+_mine_s = and_(_score.c.guild_id == bindparam("guild_id"), _score.c.user_id == _p_user)
+_tried = union(
+    select(_attempt.c.post_id).where(_mine_a), select(_score.c.post_id).where(_mine_s)
+).subquery()
+_STATS_SUMMARY = select(
+    select(func.count()).select_from(_tried).scalar_subquery(),
+    select(func.count()).where(_mine_s, _score.c.solved == true()).scalar_subquery(),
+    select(func.count()).where(_mine_s, _score.c.first_try == true()).scalar_subquery(),
+    select(func.coalesce(func.sum(_score.c.points), 0)).where(_mine_s).scalar_subquery(),
+    select(func.max(_score.c.finished_at)).where(_mine_s).scalar_subquery(),
+)
+
+# Leaderboards are read from the maintained totals (`member_total`, `member_period`): the top
+# `limit` are the first entries of the rank index, and the asking member's rank is the number
+# of entries before theirs, counted as three index ranges (more points; as many points and
+# more solves; both equal and reached earlier, or at the same time with a lower id). The
+# `{key}` selects the server, and for a period the bucket.
+_BOARD_SQL = """
+WITH top AS (
+    SELECT user_id, points, solved, reached_at FROM {table}
+     WHERE {key} AND points > 0
+     ORDER BY points DESC, solved DESC, reached_at, user_id
+     LIMIT :limit
+),
+me AS (
+    SELECT user_id, points, solved, reached_at FROM {table}
+     WHERE {key} AND user_id = :me AND points > 0
+),
+picked AS (
+    SELECT top.*, NULL AS better FROM top
+    UNION ALL
+    SELECT me.*,
+           (SELECT count(*) FROM {table} WHERE {key} AND points > me.points)
+         + (SELECT count(*) FROM {table}
+             WHERE {key} AND points = me.points AND solved > me.solved)
+         + (SELECT count(*) FROM {table}
+             WHERE {key} AND points = me.points AND solved = me.solved
+               AND reached_at <= me.reached_at
+               AND (reached_at < me.reached_at OR user_id < me.user_id))
+      FROM me
+)
+SELECT picked.user_id, picked.points, picked.solved, picked.reached_at, picked.better,
+       member.name
+  FROM picked
+  LEFT JOIN member ON member.guild_id = :guild_id AND member.user_id = picked.user_id
+"""
+_TOTAL_BOARD_SQL = _BOARD_SQL.format(table="member_total", key="guild_id = :guild_id")
+_PERIOD_BOARD_SQL = _BOARD_SQL.format(
+    table="member_period",
+    key="guild_id = :guild_id AND kind = :kind AND period_start = :start",
+)
+
+# The reference, and the fallback when the totals are not kept in the asked zone: aggregate the
+# scores. Only the top `limit` are sorted (a bounded sort), and the asking member's rank is a
 # count of members ahead of them, read from the same materialised totals. The row value
 # (-points, -solved, reached_at, user_id) orders members exactly as the ORDER BY does.
-_LEADERBOARD_SQL = """
+_EXACT_LEADERBOARD_SQL = """
 WITH totals AS (
     SELECT user_id, sum(points) AS points, sum(solved) AS solved,
            max(CASE WHEN points > 0 THEN finished_at END) AS reached_at
@@ -356,7 +467,158 @@ SELECT picked.user_id, picked.points, picked.solved, picked.reached_at, picked.b
   FROM picked
   LEFT JOIN member ON member.guild_id = :guild_id AND member.user_id = picked.user_id
 """
-_LEADERBOARD_PERIOD_FILTER = "AND finished_at >= :start AND finished_at < :end"
+_EXACT_PERIOD_FILTER = "AND finished_at >= :start AND finished_at < :end"
+
+# Rebuilding a server's totals from its scores. Kept rows are those the write path creates: a
+# member with points or a solve (in the period).
+_BUILD_TOTALS_SQL = """
+INSERT INTO member_total (guild_id, user_id, points, solved, reached_at)
+SELECT :guild_id, user_id, sum(points), sum(solved),
+       max(CASE WHEN points > 0 THEN finished_at END)
+  FROM score
+ WHERE guild_id = :guild_id
+ GROUP BY user_id
+HAVING sum(points) > 0 OR sum(solved) > 0
+"""
+_BUILD_PERIOD_SQL = """
+INSERT INTO member_period (guild_id, kind, period_start, user_id, points, solved, reached_at)
+SELECT :guild_id, :kind, :start, user_id, sum(points), sum(solved),
+       max(CASE WHEN points > 0 THEN finished_at END)
+  FROM score
+ WHERE guild_id = :guild_id AND finished_at >= :lo AND finished_at < :hi
+ GROUP BY user_id
+HAVING sum(points) > 0 OR sum(solved) > 0
+"""
+_SCORE_SPAN_SQL = "SELECT min(finished_at), max(finished_at) FROM score WHERE guild_id = ?"
+_SET_BOARD_SQL = """
+INSERT INTO board_state (guild_id, timezone, built_at) VALUES (?, ?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET timezone = excluded.timezone, built_at = excluded.built_at
+"""
+
+REZONE_AFTER = timedelta(minutes=10)
+"""A reader asking an unconfigured server's leaderboard in another zone than its totals are
+kept in re-zones them (the service's default zone is not known here), but at most this often:
+two readers with different default zones must not rebuild on every call."""
+
+
+@dataclass(frozen=True, slots=True)
+class _BoardState:
+    zone: str | None
+    """The zone the server's period totals are kept in; None: totals not kept."""
+    built_at: datetime | None
+    configured: str | None
+    """The server's configured zone (GuildConfig.timezone)."""
+
+    def serves(self, key: tuple[str, date] | None, zone: str | None) -> bool:
+        """The totals answer this period (all time: in any zone)."""
+        return self.zone is not None and (key is None or self.zone == zone)
+
+    def rebuild_in(self, zone: str | None, wall: datetime) -> str | None:
+        """The zone to (re)build the totals in before a reader asking in `zone` can use them;
+        None when that reader should aggregate scores instead."""
+        if self.zone is None:
+            return self.configured or zone or "UTC"
+        if self.configured is not None:
+            return self.configured if self.zone != self.configured else None
+        stale = self.built_at is None or self.built_at <= wall - REZONE_AFTER
+        return zone if zone is not None and zone != self.zone and stale else None
+
+
+_BOARD_STATE = select(
+    select(_board.c.timezone).where(_board.c.guild_id == bindparam("guild_id")).scalar_subquery(),
+    select(_board.c.built_at).where(_board.c.guild_id == bindparam("guild_id")).scalar_subquery(),
+    select(_config.c.timezone).where(_config.c.guild_id == bindparam("guild_id")).scalar_subquery(),
+)
+
+
+def _board_state(conn: Connection, guild_id: int) -> _BoardState:
+    zone, built_at, configured = conn.execute(_BOARD_STATE, {"guild_id": guild_id}).one()
+    return _BoardState(zone, built_at, configured)
+
+
+def _build_board(conn: Connection, guild_id: int, zone: str, *, totals: bool) -> None:
+    """Recompute the server's period totals in `zone` (and its all-time totals if `totals`)
+    from its scores, and record the zone. Cost: one grouped index range per local day."""
+    tz = ZoneInfo(zone)
+    cursor = conn.connection.cursor()
+    if totals:
+        cursor.execute("DELETE FROM member_total WHERE guild_id = ?", (guild_id,))
+        cursor.execute(_BUILD_TOTALS_SQL, {"guild_id": guild_id})
+    cursor.execute("DELETE FROM member_period WHERE guild_id = ?", (guild_id,))
+    first, last = cursor.execute(_SCORE_SPAN_SQL, (guild_id,)).fetchone()
+    if first is not None:
+        day, end = (local_date(datetime.fromisoformat(t), tz) for t in (first, last))
+        buckets: list[dict[str, Any]] = []
+        monday = week_start(day)
+        while monday <= end:
+            buckets.append(_bucket(guild_id, "week", monday, monday + timedelta(days=7), tz))
+            monday += timedelta(days=7)
+        while day <= end:
+            buckets.append(_bucket(guild_id, "day", day, day + timedelta(days=1), tz))
+            day += timedelta(days=1)
+        cursor.executemany(_BUILD_PERIOD_SQL, buckets)
+    wall = _sql_time(to_utc_naive(datetime.now(UTC)))
+    cursor.execute(_SET_BOARD_SQL, (guild_id, zone, wall))
+
+
+def _bucket(guild_id: int, kind: str, start: date, end: date, tz: ZoneInfo) -> dict[str, Any]:
+    lo, hi = _sql_time(day_start(start, tz)), _sql_time(day_start(end, tz))
+    return {"guild_id": guild_id, "kind": kind, "start": start.isoformat(), "lo": lo, "hi": hi}
+
+
+def _ranked(found: Sequence[Row[Any]], user_id: int | None) -> Leaderboard:
+    """The rows of a leaderboard statement (top rows, and the asker's with `better`) ranked."""
+    found = sorted(found, key=lambda r: (-r.points, -r.solved, r.reached_at, r.user_id))
+    rows = [
+        Rank(n, r.user_id, r.name or str(r.user_id), r.points, r.solved)
+        for n, r in enumerate((r for r in found if r.better is None), 1)
+    ]
+    me = next((r for r in rows if r.user_id == user_id), None)
+    if me is None:
+        me = next(
+            (
+                Rank(r.better + 1, r.user_id, r.name or str(r.user_id), r.points, r.solved)
+                for r in found
+                if r.better is not None
+            ),
+            None,
+        )
+    return Leaderboard(rows, me)
+
+
+def _board_rows(
+    conn: Connection,
+    guild_id: int,
+    key: tuple[str, date] | None,
+    user_id: int | None,
+    limit: int,
+) -> Sequence[Row[Any]]:
+    params: dict[str, Any] = {"guild_id": guild_id, "me": user_id, "limit": limit}
+    if key is None:
+        return conn.exec_driver_sql(_TOTAL_BOARD_SQL, params).all()
+    params["kind"], params["start"] = key[0], key[1].isoformat()
+    return conn.exec_driver_sql(_PERIOD_BOARD_SQL, params).all()
+
+
+def _exact_rows(
+    conn: Connection,
+    guild_id: int,
+    period: Period | str,
+    tz: ZoneInfo,
+    now: datetime,
+    user_id: int | None,
+    limit: int,
+) -> Sequence[Row[Any]]:
+    start, end = period_bounds(period, tz, now)
+    sql = _EXACT_LEADERBOARD_SQL.format(period="" if start is None else _EXACT_PERIOD_FILTER)
+    params = {
+        "guild_id": guild_id,
+        "me": user_id,
+        "limit": limit,
+        "start": None if start is None else _sql_time(start),
+        "end": None if end is None else _sql_time(end),
+    }
+    return conn.exec_driver_sql(sql, params).all()
 
 
 def _aware(moment: datetime | None) -> datetime | None:
@@ -388,8 +650,8 @@ def _config_info(row: Row[Any]) -> GuildConfigInfo:
     )
 
 
-def _answer_one(writes: _Writes, request: AnswerRequest, grade: Grader, now: str) -> Outcome:
-    row = writes.state(request.post_id, request.user_id, now)
+def _answer_one(writes: _Writes, request: AnswerRequest, grade: Grader) -> Outcome:
+    row = writes.state(request.post_id, request.user_id, writes.stamp)
     if row is None or row[0] != request.guild_id:
         raise UnknownPostError(f"no post {request.post_id} in this server")
     progress = _progress_of(row)
@@ -401,10 +663,10 @@ def _answer_one(writes: _Writes, request: AnswerRequest, grade: Grader, now: str
         return outcome
     attempt_no = progress.attempts_used + 1
     try:
-        writes.insert_attempt(request, attempt_no, outcome.status is Status.CORRECT, now)
+        writes.insert_attempt(request, attempt_no, outcome.status is Status.CORRECT)
         if outcome.progress.finished:
             writes.insert_score(
-                request.post_id, request.guild_id, request.user_id, outcome.progress, now
+                request.post_id, request.guild_id, request.user_id, outcome.progress
             )
     except sqlite3.IntegrityError as exc:
         raise AttemptLimitError(
@@ -460,9 +722,8 @@ class Store:
         self, guild_id: int, user_id: int, name: str, now: datetime | None = None
     ) -> None:
         """Remember a member's current display name (answers and reveals do this too)."""
-        stamp = _sql_time(to_utc_naive(now or datetime.now(UTC)))
         with self.write() as conn:
-            _Writes(conn).upsert_member(guild_id, user_id, name, stamp)
+            _Writes(conn, now or datetime.now(UTC)).upsert_member(guild_id, user_id, name)
 
     def create_post(
         self,
@@ -575,20 +836,19 @@ class Store:
         the attempt or the score: only possible if a writer bypassed the write lock), or
         whatever `grade` raises (e.g. InvalidAnswerError).
         """
-        stamp = _sql_time(to_utc_naive(now))
         results: list[Outcome | Exception] = []
         if not requests:
             return results
         upserted: set[tuple[int, int, str]] = set()
         with self.write() as conn:
-            writes = _Writes(conn)
+            writes = _Writes(conn, now)
             for request in requests:
                 member = (request.guild_id, request.user_id, request.member_name)
                 try:
                     with writes.savepoint():
                         if member not in upserted:
-                            writes.upsert_member(*member, stamp)
-                        outcome = _answer_one(writes, request, grade, stamp)
+                            writes.upsert_member(*member)
+                        outcome = _answer_one(writes, request, grade)
                 except Exception as exc:
                     # Only this request's savepoint rolled back; the batch carries on.
                     results.append(exc)
@@ -602,14 +862,13 @@ class Store:
     ) -> Progress:
         """Record that the member saw the hint (halves the points of a later solve).
         After finishing it costs nothing and is not recorded. Raises UnknownPostError."""
-        stamp = _sql_time(to_utc_naive(now))
         with self.write() as conn:
-            writes = _Writes(conn)
+            writes = _Writes(conn, now)
             progress = writes.progress(post_id, guild_id, user_id)
-            writes.upsert_member(guild_id, user_id, name, stamp)
+            writes.upsert_member(guild_id, user_id, name)
             after = see_hint(progress)
             if after != progress:
-                writes.insert_reveal(post_id, guild_id, user_id, "hint", stamp)
+                writes.insert_reveal(post_id, guild_id, user_id, "hint")
         return after
 
     def reveal_solution(
@@ -617,15 +876,14 @@ class Store:
     ) -> Progress:
         """Record that the member saw the solution. Before finishing this forfeits: the member
         finishes with 0 points. Idempotent. Raises UnknownPostError."""
-        stamp = _sql_time(to_utc_naive(now))
         with self.write() as conn:
-            writes = _Writes(conn)
+            writes = _Writes(conn, now)
             progress = writes.progress(post_id, guild_id, user_id)
-            writes.upsert_member(guild_id, user_id, name, stamp)
-            writes.insert_reveal(post_id, guild_id, user_id, "solution", stamp)
+            writes.upsert_member(guild_id, user_id, name)
+            writes.insert_reveal(post_id, guild_id, user_id, "solution")
             after = forfeit(progress)
             if after.finished and not progress.finished:
-                writes.insert_score(post_id, guild_id, user_id, after, stamp)
+                writes.insert_score(post_id, guild_id, user_id, after)
         return after
 
     def post_counts(self, post_id: int) -> PostCounts:
@@ -650,50 +908,74 @@ class Store:
         earlier time of their latest point-earning finish in the period), then user id, so
         every rank is distinct. Members without points in the period are not ranked. Day and
         week boundaries are local to `tz`. `me` is `user_id`'s rank, even outside the top.
+
+        Read from the maintained totals when they are kept in `tz` (all time: in any zone).
+        The first leaderboard of a server builds them (in its configured zone, else in `tz`);
+        an unconfigured server asked in another zone is re-zoned (at most every
+        REZONE_AFTER); otherwise the scores are aggregated as `leaderboard_exact` does.
         """
-        start, end = period_bounds(period, tz, now)
-        sql = _LEADERBOARD_SQL.format(period="" if start is None else _LEADERBOARD_PERIOD_FILTER)
-        params = {
-            "guild_id": guild_id,
-            "me": user_id,
-            "limit": limit,
-            "start": None if start is None else _sql_time(start),
-            "end": None if end is None else _sql_time(end),
-        }
+        key = period_key(period, tz, now)
+        for attempt in range(2):
+            with self.read() as conn:
+                state = _board_state(conn, guild_id)
+                if state.serves(key, tz.key):
+                    return _ranked(_board_rows(conn, guild_id, key, user_id, limit), user_id)
+                zone = None
+                if attempt == 0:
+                    zone = state.rebuild_in(tz.key, to_utc_naive(datetime.now(UTC)))
+                if zone is None:
+                    return _ranked(
+                        _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id
+                    )
+            with self.write() as conn:
+                state = _board_state(conn, guild_id)  # again, now under the write lock
+                if not state.serves(key, tz.key) and state.zone != zone:
+                    _build_board(conn, guild_id, zone, totals=state.zone is None)
+        raise AssertionError("unreachable: the second attempt returns")
+
+    def leaderboard_exact(
+        self,
+        guild_id: int,
+        period: Period | str,
+        tz: ZoneInfo,
+        now: datetime,
+        user_id: int | None = None,
+        limit: int = 10,
+    ) -> Leaderboard:
+        """`leaderboard` by aggregating the scores, ignoring the maintained totals: the
+        reference they are tested against (and ~10x slower on a large server)."""
         with self.read() as conn:
-            found = conn.exec_driver_sql(sql, params).all()
-        found.sort(key=lambda r: (-r.points, -r.solved, r.reached_at, r.user_id))
-        rows = [
-            Rank(n, r.user_id, r.name or str(r.user_id), r.points, r.solved)
-            for n, r in enumerate((r for r in found if r.better is None), 1)
-        ]
-        me = next((r for r in rows if r.user_id == user_id), None)
-        if me is None:
-            me = next(
-                (
-                    Rank(r.better + 1, r.user_id, r.name or str(r.user_id), r.points, r.solved)
-                    for r in found
-                    if r.better is not None
-                ),
-                None,
-            )
-        return Leaderboard(rows, me)
+            return _ranked(_exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id)
+
+    def rebuild_totals(self, guild_id: int | None = None, tz: ZoneInfo | None = None) -> int:
+        """Recompute the leaderboard totals of one server (or of every server with scores or
+        totals) from the scores, in `tz`, else the configured zone, else the zone they were
+        kept in, else UTC. For databases written around the store (imports, benchmarks);
+        the store's own writes keep the totals current. Returns the number of servers."""
+        if tz is not None and tz.key is None:
+            raise ValueError("rebuild_totals needs a zone with an IANA key")
+        with self.write() as conn:
+            if guild_id is None:
+                guilds = list(
+                    conn.exec_driver_sql(
+                        "SELECT guild_id FROM score GROUP BY guild_id"
+                        " UNION SELECT guild_id FROM board_state"
+                    ).scalars()
+                )
+            else:
+                guilds = [guild_id]
+            for guild in guilds:
+                state = _board_state(conn, guild)
+                zone = (tz and tz.key) or state.configured or state.zone or "UTC"
+                _build_board(conn, guild, zone, totals=True)
+        return len(guilds)
 
     def member_stats(self, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime) -> MemberStats:
-        mine_a = and_(_attempt.c.guild_id == guild_id, _attempt.c.user_id == user_id)
-        mine_s = and_(_score.c.guild_id == guild_id, _score.c.user_id == user_id)
-        posts = union(
-            select(_attempt.c.post_id).where(mine_a), select(_score.c.post_id).where(mine_s)
-        ).subquery()
-        summary = select(
-            select(func.count()).select_from(posts).scalar_subquery(),
-            select(func.count()).where(mine_s, _score.c.solved == true()).scalar_subquery(),
-            select(func.count()).where(mine_s, _score.c.first_try == true()).scalar_subquery(),
-            select(func.coalesce(func.sum(_score.c.points), 0)).where(mine_s).scalar_subquery(),
-            select(func.max(_score.c.finished_at)).where(mine_s).scalar_subquery(),
-        )
+        params = {"guild_id": guild_id, "user_id": user_id}
         with self.read() as conn:
-            tried, solved, first_try, points, last_finish = conn.execute(summary).one()
+            tried, solved, first_try, points, last_finish = conn.execute(
+                _STATS_SUMMARY, params
+            ).one()
             last_answer, streak = self._streak(conn, guild_id, user_id, tz, now)
         last = max((t for t in (last_answer, last_finish) if t is not None), default=None)
         return MemberStats(
@@ -760,6 +1042,12 @@ class Store:
             conn.execute(
                 stmt.on_conflict_do_update(index_elements=[_config.c.guild_id], set_=values)
             )
+            if info.timezone is not None:
+                # Days and weeks follow the new zone from this commit on. Reset to None,
+                # they stay as they are until a reader asks in another zone.
+                state = _board_state(conn, guild_id)
+                if state.zone != info.timezone:
+                    _build_board(conn, guild_id, info.timezone, totals=state.zone is None)
         return info
 
 

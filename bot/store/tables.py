@@ -6,13 +6,15 @@ Every table lives on the one shared `SQLModel.metadata`, so modules that add tab
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
+from typing import cast
 
-from sqlalchemy import BigInteger, CheckConstraint, DateTime, Index, UniqueConstraint
+from sqlalchemy import BigInteger, CheckConstraint, DateTime, Index, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 POST_POLICIES = ("anyone", "mods")
 REVEAL_KINDS = ("hint", "solution")
+PERIOD_KINDS = ("day", "week")
 
 NAIVE_UTC = DateTime(timezone=False)
 """Every timestamp column. Spelled out because recent SQLModel maps `datetime` to an aware
@@ -123,3 +125,85 @@ class Score(SQLModel, table=True):
     hint_seen: bool
     forfeited: bool
     finished_at: datetime = Field(sa_type=NAIVE_UTC)
+
+
+# ---------------------------------------------------------------------------------------------
+# Leaderboard totals: `score` summed per member, kept up to date by the writes that insert
+# scores (in the same transaction), so a leaderboard reads ten index entries instead of
+# aggregating every score. `score` stays the truth: the store can rebuild these from it.
+# ---------------------------------------------------------------------------------------------
+
+
+class BoardState(SQLModel, table=True):
+    """A server whose totals are maintained, and the zone its days and weeks are local to.
+
+    No row: the server's totals are not maintained (yet) and leaderboards aggregate `score`.
+    With a row, `member_total` and `member_period` hold exactly the sums of its scores.
+    """
+
+    __tablename__ = "board_state"
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    timezone: str
+    """The IANA zone of `member_period.period_start` (not None: "UTC" is spelled out)."""
+    built_at: datetime = Field(sa_type=NAIVE_UTC)
+    """Wall-clock time of the last rebuild; bounds how often a reader may re-zone."""
+
+
+class MemberTotal(SQLModel, table=True):
+    """A member's all-time sums. Members whose scores are all 0 points and unsolved have no
+    row; members with 0 points (a row may exist) are not ranked."""
+
+    __tablename__ = "member_total"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    user_id: int = Field(sa_type=BigInteger, primary_key=True)
+    points: int
+    solved: int
+    reached_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    """The latest finish that earned points; None while `points` is 0."""
+
+
+class MemberPeriod(SQLModel, table=True):
+    """A member's sums over one local day or ISO week (in `board_state.timezone`)."""
+
+    __tablename__ = "member_period"
+    __table_args__ = (
+        CheckConstraint("kind IN ('day', 'week')", name="ck_member_period_kind"),
+        {"sqlite_with_rowid": False},
+    )
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    kind: str = Field(primary_key=True)
+    period_start: date = Field(primary_key=True)
+    """The local date of the day, or of the week's Monday."""
+    user_id: int = Field(sa_type=BigInteger, primary_key=True)
+    points: int
+    solved: int
+    reached_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+
+
+# The leaderboard order (points desc, solved desc, reached_at, user_id) as an index, so the
+# top N is the first N entries and a member's rank is a range count. Declared here because
+# DESC columns need the Column objects.
+_total = cast(Table, MemberTotal.__table__)
+_period = cast(Table, MemberPeriod.__table__)
+Index(
+    "ix_member_total_rank",
+    _total.c.guild_id,
+    _total.c.points.desc(),
+    _total.c.solved.desc(),
+    _total.c.reached_at,
+    _total.c.user_id,
+)
+Index(
+    "ix_member_period_rank",
+    _period.c.guild_id,
+    _period.c.kind,
+    _period.c.period_start,
+    _period.c.points.desc(),
+    _period.c.solved.desc(),
+    _period.c.reached_at,
+    _period.c.user_id,
+)

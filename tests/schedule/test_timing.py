@@ -1,3 +1,4 @@
+import itertools
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -20,7 +21,7 @@ def test_parse_local_time(text: str, expected: time) -> None:
 
 @pytest.mark.parametrize("text", ["24:00", "12:60", "9", "9am", "09:00:00", "", "ab:cd", "-1:00"])
 def test_parse_local_time_refuses_with_a_clear_message(text: str) -> None:
-    with pytest.raises(InvalidTimeError, match="HH:MM|hours go 00-23"):
+    with pytest.raises(InvalidTimeError, match=r"HH:MM|hours go 00-23"):
         timing.parse_local_time(text)
 
 
@@ -47,7 +48,9 @@ def test_parse_local_time_refuses_with_a_clear_message(text: str) -> None:
         (date(2025, 11, 3), time(1, 30), NEW_YORK, datetime(2025, 11, 3, 6, 30)),
     ],
 )
-def test_run_instant_on_both_sides_of_dst(day: date, at: time, zone: ZoneInfo, utc: datetime) -> None:
+def test_run_instant_on_both_sides_of_dst(
+    day: date, at: time, zone: ZoneInfo, utc: datetime
+) -> None:
     assert timing.run_instant(day, at, zone) == utc
 
 
@@ -75,14 +78,16 @@ def test_walking_minute_by_minute_gives_one_run_per_local_day(
         now += timedelta(minutes=10)
     days = [s.local_date for s in seen]
     assert days == sorted(set(days))
-    assert all(b - a == timedelta(days=1) for a, b in zip(days, days[1:], strict=False))
+    assert all(b - a == timedelta(days=1) for a, b in itertools.pairwise(days))
 
 
 def test_next_and_current_slot_on_the_repeated_hour() -> None:
     at = time(2, 30)
     first = datetime(2025, 10, 26, 0, 30)  # 02:30 CEST
     second = datetime(2025, 10, 26, 1, 30)  # 02:30 CET, the same wall time again
-    assert timing.next_slot(at, BERLIN, first - timedelta(seconds=1)) == Slot(date(2025, 10, 26), first)
+    assert timing.next_slot(at, BERLIN, first - timedelta(seconds=1)) == Slot(
+        date(2025, 10, 26), first
+    )
     assert timing.current_slot(at, BERLIN, second) == Slot(date(2025, 10, 26), first)
     assert timing.next_slot(at, BERLIN, second).local_date == date(2025, 10, 27)
 
@@ -98,14 +103,23 @@ def test_due_respects_active_since_and_the_grace_window() -> None:
     slot = Slot(date(2025, 3, 1), datetime(2025, 3, 1, 8))
     grace = timedelta(hours=2)
     created_before = datetime(2025, 2, 1)
-    assert timing.due(slot, datetime(2025, 3, 1, 8), active_since=created_before, grace=grace) is Due.POST
-    assert timing.due(slot, datetime(2025, 3, 1, 10), active_since=created_before, grace=grace) is Due.POST
+    assert (
+        timing.due(slot, datetime(2025, 3, 1, 8), active_since=created_before, grace=grace)
+        is Due.POST
+    )
+    assert (
+        timing.due(slot, datetime(2025, 3, 1, 10), active_since=created_before, grace=grace)
+        is Due.POST
+    )
     assert (
         timing.due(slot, datetime(2025, 3, 1, 10, 0, 1), active_since=created_before, grace=grace)
         is Due.LATE
     )
     added_after = datetime(2025, 3, 1, 8, 5)
-    assert timing.due(slot, datetime(2025, 3, 1, 8, 6), active_since=added_after, grace=grace) is Due.NOT_OWED
+    assert (
+        timing.due(slot, datetime(2025, 3, 1, 8, 6), active_since=added_after, grace=grace)
+        is Due.NOT_OWED
+    )
 
 
 def test_retry_delay_backs_off_and_caps() -> None:

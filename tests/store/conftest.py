@@ -36,8 +36,10 @@ def grade_task(request: AnswerRequest, progress: Progress) -> Outcome:
 
 
 def request(post: PostInfo | int, user_id: int, picks: tuple[str, ...] = RIGHT) -> AnswerRequest:
-    post_id = post if isinstance(post, int) else post.id
-    return AnswerRequest(post_id, GUILD, user_id, f"user{user_id}", picks)
+    """An answer by member `user_id` (named "user<id>") in the post's server."""
+    if isinstance(post, int):
+        return AnswerRequest(post, GUILD, user_id, f"user{user_id}", picks)
+    return AnswerRequest(post.id, post.guild_id, user_id, f"user{user_id}", picks)
 
 
 def finish(store: Store, post: PostInfo, user_id: int, now: datetime, wrong: int = 0) -> Outcome:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
 
-from bot.store import Store, make_engine
+from bot.store import DEFAULT_DATABASE_URL, Store, make_engine
 
 
 def test_first_start_creates_the_data_directory_in_wal_mode(tmp_path: Path) -> None:
@@ -75,13 +76,9 @@ def test_a_failed_unit_of_work_writes_nothing(file_store: Store) -> None:
 
 
 def test_memory_url_shares_one_database_across_threads() -> None:
-    import threading
-
     engine = make_engine("sqlite://")
     store = Store(engine)
-    threads = [
-        threading.Thread(target=store.upsert_member, args=(1, n, f"m{n}")) for n in range(8)
-    ]
+    threads = [threading.Thread(target=store.upsert_member, args=(1, n, f"m{n}")) for n in range(8)]
     for t in threads:
         t.start()
     for t in threads:
@@ -89,3 +86,16 @@ def test_memory_url_shares_one_database_across_threads() -> None:
     with store.read() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM member").scalar() == 8
     engine.dispose()
+
+
+def test_default_url_creates_data_dir_relative_to_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert DEFAULT_DATABASE_URL == "sqlite:///data/quizbot.db"
+    engine = make_engine()
+    try:
+        assert (tmp_path / "data" / "quizbot.db").is_file()
+        assert (tmp_path / "data" / "quizbot.db-wal").exists()
+    finally:
+        engine.dispose()

@@ -18,12 +18,12 @@ class CommandStore:
         self.scopes: dict[int | None, dict[int, JSON]] = {}
         self.put_count = 0
 
-    def list(self, guild_id: int | None = None) -> list[JSON]:
+    def in_scope(self, guild_id: int | None = None) -> list[JSON]:
         return list(self.scopes.get(guild_id, {}).values())
 
     def replace(self, guild_id: int | None, commands: list[JSON]) -> list[JSON]:
         """Bulk overwrite (PUT): same name+type keeps its id, like Discord."""
-        old = {(c["name"], c["type"]): c for c in self.list(guild_id)}
+        old = {(c["name"], c["type"]): c for c in self.in_scope(guild_id)}
         scope: dict[int, JSON] = {}
         for raw in commands:
             previous = old.get((raw["name"], int(raw.get("type") or 1)))

@@ -31,7 +31,7 @@ def _zstd_encoder() -> Encoder:
     # discord.py asks for zstd-stream when `zstandard` (or 3.14's compression.zstd) is
     # importable, so the emulator uses whichever of the two this interpreter has.
     try:
-        import zstandard  # type: ignore[import-not-found]  # noqa: PLC0415
+        import zstandard  # type: ignore[import-not-found]
     except ImportError:
         pass
     else:
@@ -43,7 +43,7 @@ def _zstd_encoder() -> Encoder:
 
         return encode_zstandard
     try:
-        from compression import zstd  # type: ignore[import-not-found]  # noqa: PLC0415
+        from compression import zstd  # type: ignore[import-not-found]
     except ImportError as exc:
         raise ValueError(
             "client asked for zstd-stream but neither zstandard nor compression.zstd is "

@@ -16,6 +16,7 @@ from aiohttp import WSMsgType, web
 from . import payloads
 from .compression import SUPPORTED, Encoder, make_encoder
 from .intents import GUILD_MEMBERS, MESSAGE_CONTENT, PRIVILEGED
+from .jsonutil import dumps
 from .notify import Notifier
 from .state import World
 
@@ -32,10 +33,6 @@ _RECONNECT = '{"t":null,"s":null,"op":7,"d":null}'
 _CLOSE = -1
 # Enough for several seconds of a full-speed benchmark; older sessions must re-identify.
 REPLAY_LIMIT = 20_000
-
-
-def _dumps(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
 class Connection:
@@ -141,6 +138,8 @@ class Gateway:
         self.identify_count = 0
         self.resume_count = 0
         self.close_codes: list[int] = []
+        # Path of every websocket opened: "/" for fresh connects, "/resume" after READY.
+        self.connect_paths: list[str] = []
         self.changed: Notifier = world.changed
 
     # ---- dispatch -------------------------------------------------------------------------
@@ -150,14 +149,14 @@ class Gateway:
     ) -> None:
         if not self.active:
             return
-        text = _dumps(data)
+        text = dumps(data)
         redacted_text: str | None = None
         for session in self.active:
             if intent and not session.intents & intent:
                 continue
             if redacted is not None and not session.intents & MESSAGE_CONTENT:
                 if redacted_text is None:
-                    redacted_text = _dumps(redacted)
+                    redacted_text = dumps(redacted)
                 session.dispatch(event, redacted_text)
             else:
                 session.dispatch(event, text)
@@ -169,7 +168,7 @@ class Gateway:
         return len(self.active)
 
     def dispatch_guild(self, guild_id: int, event: str, data: JSON, intent: int = 0) -> None:
-        text = _dumps(data)
+        text = dumps(data)
         for session in self.active:
             if session.owns_guild(guild_id) and (not intent or session.intents & intent):
                 session.dispatch(event, text)
@@ -224,6 +223,7 @@ class Gateway:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         query = request.query
+        self.connect_paths.append(request.path)
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
         compress = query.get("compress")
@@ -320,10 +320,12 @@ class Gateway:
             allowed_intents=self.allowed_intents,
             shard=shard,
         )
-        session.dispatch("READY", _dumps(ready))
+        session.dispatch("READY", dumps(ready))
         for guild in world.guilds.values():
             if session.owns_guild(guild.id):
-                session.dispatch("GUILD_CREATE", _dumps(payloads.guild_create(guild, world, intents=intents)))
+                session.dispatch(
+                    "GUILD_CREATE", dumps(payloads.guild_create(guild, world, intents=intents))
+                )
         session.ready_seq = session.seq
         self.identify_count += 1
         self.changed.notify()
@@ -380,7 +382,7 @@ class Gateway:
             "not_found": [],
             "nonce": data.get("nonce"),
         }
-        session.dispatch("GUILD_MEMBERS_CHUNK", _dumps(chunk))
+        session.dispatch("GUILD_MEMBERS_CHUNK", dumps(chunk))
 
     def _end_session(self, session: Session) -> None:
         session.valid = False
@@ -389,4 +391,4 @@ class Gateway:
 
 
 def _op(op: int, data: Any) -> str:
-    return _dumps({"t": None, "s": None, "op": op, "d": data})
+    return dumps({"t": None, "s": None, "op": op, "d": data})

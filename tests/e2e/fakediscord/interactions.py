@@ -29,8 +29,8 @@ class InteractionRecord:
 
     __slots__ = (
         "_response_future",
-        "channel_id",
         "changed",
+        "channel_id",
         "command_name",
         "dispatched_at",
         "followups",
@@ -101,14 +101,18 @@ class InteractionRecord:
             fut.set_result(body)
         self.changed.notify()
 
-    async def wait_response(self, timeout: float = 5.0) -> JSON:
+    async def wait_response(self, timeout: float = 5.0) -> JSON:  # noqa: ASYNC109
         """The callback body ({"type": ..., "data": ...}) once the bot has POSTed it."""
         if self.response is not None:
             return self.response
-        if self._response_future is None:
-            self._response_future = asyncio.get_running_loop().create_future()
+        fut = self._response_future
+        if fut is None:
+            fut = self._response_future = asyncio.get_running_loop().create_future()
         try:
-            return await asyncio.wait_for(asyncio.shield(self._response_future), timeout)
+            # shield: one waiter timing out must not cancel the future under another waiter.
+            # asyncio.timeout() rather than wait_for(): no extra waiter future per click.
+            async with asyncio.timeout(timeout):
+                return await asyncio.shield(fut)
         except TimeoutError:
             late = " (a callback arrived after the 3 s deadline)" if self.late_callback_at else ""
             raise TimeoutError(
@@ -116,7 +120,7 @@ class InteractionRecord:
                 f"within {timeout}s{late}"
             ) from None
 
-    async def wait_followups(self, count: int = 1, timeout: float = 5.0) -> list[Message]:
+    async def wait_followups(self, count: int = 1, timeout: float = 5.0) -> list[Message]:  # noqa: ASYNC109
         return await self.changed.wait_for(
             lambda: self.followups if len(self.followups) >= count else None,
             timeout,
@@ -124,7 +128,9 @@ class InteractionRecord:
         )
 
     async def wait_original(
-        self, predicate: Callable[[Message], bool] | None = None, timeout: float = 5.0
+        self,
+        predicate: Callable[[Message], bool] | None = None,
+        timeout: float = 5.0,  # noqa: ASYNC109
     ) -> Message:
         """The original response message once it exists (and satisfies `predicate`)."""
 

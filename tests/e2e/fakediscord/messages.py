@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from . import payloads
 from .errors import invalid_form
 from .intents import DIRECT_MESSAGES, GUILD_MESSAGES
+from .jsonutil import dumps
 from .snowflake import iso_now
 from .state import DM, Attachment, Channel, Message, User, World
 
@@ -40,6 +41,24 @@ class Messages:
         self.attachment_base = ""  # set by the server once its port is known
         # One shared author dict: every bot message references it instead of copying it.
         self._bot_author = payloads.user(world.bot)
+        # Serialized messages for interaction payloads, valid while the revision matches.
+        self._revisions: dict[int, int] = {}
+        self._json: dict[int, tuple[int, str]] = {}
+
+    def touched(self, msg: Message) -> None:
+        """Record that `msg` changed, so cached serializations of it are not reused."""
+        mid = int(msg["id"])
+        self._revisions[mid] = self._revisions.get(mid, 0) + 1
+
+    def json_of(self, msg: Message) -> str:
+        mid = int(msg["id"])
+        revision = self._revisions.get(mid, 0)
+        cached = self._json.get(mid)
+        if cached is not None and cached[0] == revision:
+            return cached[1]
+        text = dumps(msg)
+        self._json[mid] = (revision, text)
+        return text
 
     def author_payload(self, author: User) -> JSON:
         return self._bot_author if author is self.world.bot else payloads.user(author)
@@ -134,6 +153,7 @@ class Messages:
                 int(msg["channel_id"]), fields, files or [], existing=msg["attachments"]
             )
         msg["edited_timestamp"] = iso_now()
+        self.touched(msg)
         self.world.changed.notify()
         if int(msg["id"]) in self.world.messages:
             channel = self.world.channels.get(int(msg["channel_id"]))
@@ -155,6 +175,7 @@ class Messages:
         else:
             self.world.ephemeral.pop(mid, None)
         self.world.deleted_messages.add(mid)
+        self._json.pop(mid, None)
         self.world.changed.notify()
 
     def _announce(self, event: str, channel: Channel, msg: Message) -> None:
@@ -235,7 +256,9 @@ class Messages:
 
     def _store_upload(self, channel_id: int, upload: UploadedFile, description: str | None) -> JSON:
         aid = self.world.ids.next()
-        self.world.attachments[aid] = Attachment(aid, upload.filename, upload.content_type, upload.data)
+        self.world.attachments[aid] = Attachment(
+            aid, upload.filename, upload.content_type, upload.data
+        )
         url = f"{self.attachment_base}/attachments/{channel_id}/{aid}/{upload.filename}"
         data: JSON = {
             "id": str(aid),

@@ -13,6 +13,8 @@ class Notifier:
     """Level-triggered waiting: waiters re-check a predicate after every change.
 
     Waiters are only woken if any exist, so notify() on a hot path costs one truthiness check.
+    Every wait in the emulator takes a `timeout` (hence the ASYNC109 waivers): a silent bot
+    must fail a test fast, with a message naming what was awaited, never hang the suite.
     """
 
     __slots__ = ("_waiters",)
@@ -28,7 +30,7 @@ class Notifier:
             if not fut.done():
                 fut.set_result(None)
 
-    async def wait_for(self, predicate: Callable[[], T | None], timeout: float, what: str) -> T:
+    async def wait_for(self, predicate: Callable[[], T | None], timeout: float, what: str) -> T:  # noqa: ASYNC109
         """Return the first non-None, non-False predicate result; TimeoutError names `what`."""
         loop = asyncio.get_running_loop()
         try:

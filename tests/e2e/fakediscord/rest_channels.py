@@ -118,10 +118,9 @@ class ChannelRoutes:
         channel = self._channel(request)
         msg = self._message(request, channel)
         body, files = await read_message_body(request)
-        if msg["author"]["id"] != str(self.s.world.bot.id):
-            # Only the suppress-embeds flag may be changed on someone else's message.
-            if set(body) - {"flags"}:
-                raise cannot_edit_others()
+        # Only the suppress-embeds flag may be changed on someone else's message.
+        if msg["author"]["id"] != str(self.s.world.bot.id) and set(body) - {"flags"}:
+            raise cannot_edit_others()
         if body.get("embeds") and not self.s.world.bot_permissions(channel) & perm.EMBED_LINKS:
             raise missing_permissions()
         fields = validation.message_fields(
@@ -154,6 +153,7 @@ class ChannelRoutes:
         thread = self._new_thread(channel, int(msg["id"]), body, PUBLIC_THREAD)
         msg["thread"] = payloads.channel(thread, self.s.world)
         msg["flags"] = msg["flags"] | HAS_THREAD
+        self.s.messages.touched(msg)
         return json_response(payloads.channel(thread, self.s.world), status=201)
 
     async def thread_without_message(self, request: web.Request) -> web.Response:
@@ -161,7 +161,11 @@ class ChannelRoutes:
         thread_type = int(body.get("type") or PRIVATE_THREAD)
         if thread_type not in (PUBLIC_THREAD, PRIVATE_THREAD):
             raise invalid_form({"type": "Must be 11 (public) or 12 (private)."})
-        need = perm.CREATE_PUBLIC_THREADS if thread_type == PUBLIC_THREAD else perm.CREATE_PRIVATE_THREADS
+        need = (
+            perm.CREATE_PUBLIC_THREADS
+            if thread_type == PUBLIC_THREAD
+            else perm.CREATE_PRIVATE_THREADS
+        )
         channel = self._channel(request, need)
         thread = self._new_thread(channel, self.s.world.ids.next(), body, thread_type)
         thread.invitable = bool(body.get("invitable", True))

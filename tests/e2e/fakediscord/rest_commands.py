@@ -41,7 +41,7 @@ class CommandRoutes:
         return guild_id
 
     async def list_commands(self, request: web.Request) -> web.Response:
-        return json_response(self.s.commands.list(self._scope(request)))
+        return json_response(self.s.commands.in_scope(self._scope(request)))
 
     async def bulk_overwrite(self, request: web.Request) -> web.Response:
         scope = self._scope(request)
@@ -50,7 +50,9 @@ class CommandRoutes:
 
     async def create_command(self, request: web.Request) -> web.Response:
         scope = self._scope(request)
-        stored, created = self.s.commands.upsert(scope, validation.command(await read_json(request)))
+        stored, created = self.s.commands.upsert(
+            scope, validation.command(await read_json(request))
+        )
         return json_response(stored, status=201 if created else 200)
 
     async def get_command(self, request: web.Request) -> web.Response:

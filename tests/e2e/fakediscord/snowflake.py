@@ -31,15 +31,5 @@ class SnowflakeGenerator:
         return candidate
 
 
-def snowflake_time_ms(snowflake: int) -> int:
-    return (snowflake >> 22) + DISCORD_EPOCH_MS
-
-
 def iso_now() -> str:
     return datetime.now(UTC).isoformat()
-
-
-def iso_from_snowflake(snowflake: int) -> str:
-    return datetime.fromtimestamp(snowflake_time_ms(snowflake) / 1000, UTC).isoformat()
-
-

@@ -268,7 +268,7 @@ def _check_options(options: list[JSON], path: str, errors: dict[str, str], depth
         names.add(name)
         _check_description(opt, f"{opath}.description", errors)
         if otype in (1, 2):
-            if otype == 2 and depth > 0 or otype == 1 and depth > 1:
+            if (otype == 2 and depth > 0) or (otype == 1 and depth > 1):
                 errors[f"{opath}.type"] = "Subcommands cannot be nested this deeply."
             _check_options(opt.get("options") or [], f"{opath}.options", errors, depth + 1)
             continue
@@ -276,7 +276,9 @@ def _check_options(options: list[JSON], path: str, errors: dict[str, str], depth
             errors[f"{opath}.type"] = f"Invalid option type {otype!r}."
         if opt.get("required"):
             if optional_seen:
-                errors[f"{opath}.required"] = "Required options must be placed before non-required options"
+                errors[f"{opath}.required"] = (
+                    "Required options must be placed before non-required options"
+                )
         else:
             optional_seen = True
         choices = opt.get("choices") or []
@@ -294,4 +296,3 @@ def _check_description(obj: JSON, path: str, errors: dict[str, str]) -> None:
 
 def _valid_slash_name(name: str) -> bool:
     return name == name.lower() and all(ch.isalnum() or ch in _COMMAND_NAME_EXTRA for ch in name)
-

@@ -1,0 +1,1 @@
+"""Load benchmarks and their reference bots (run from the repo root with `python -m`)."""

@@ -1,0 +1,203 @@
+"""/quiz, /hint and /solution."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import rendering
+from bot.discord_ui import replies
+from bot.discord_ui.checks import NotModeratorError, is_moderator
+from bot.discord_ui.components import confirm_view
+from bot.discord_ui.errors import (
+    MissingChannelPermissions,
+    NothingPostedError,
+    PostCooldownError,
+    guild_id_of,
+    member_name,
+    missing_post_permissions,
+)
+from bot.discord_ui.posting import post_task
+from bot.discord_ui.replies import Reply, Responder
+from bot.quiz.errors import UnknownPostError
+from bot.quiz.tasks import Difficulty, Task
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+    from bot.service import PostedTask
+
+Interaction = discord.Interaction["QuizBot"]
+DifficultyChoice = Literal["easy", "medium", "hard"]
+MAX_CHOICES = 25
+CHOICE_NAME = 100
+
+
+def task_choice_name(task: Task) -> str:
+    return rendering.truncate(
+        f"{task.id} · {task.difficulty.value} · {rendering.task_title(task)}", CHOICE_NAME
+    )
+
+
+def posted_choice_name(posted: PostedTask) -> str:
+    return rendering.truncate(
+        f"#{posted.post.id} · {posted.task.id} · {rendering.task_title(posted.task)}",
+        CHOICE_NAME,
+    )
+
+
+class QuizCog(commands.Cog):
+    def __init__(self, bot: QuizBot) -> None:
+        self.bot = bot
+
+    # -- /quiz ---------------------------------------------------------------------------------
+
+    @app_commands.command(name="quiz", description="Post a practice task in this channel.")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        topic="Only tasks of this topic",
+        difficulty="Only tasks of this difficulty",
+        task="A specific task (by id)",
+    )
+    async def quiz(
+        self,
+        interaction: Interaction,
+        topic: str | None = None,
+        difficulty: DifficultyChoice | None = None,
+        task: str | None = None,
+    ) -> None:
+        guild_id = guild_id_of(interaction)
+        channel = interaction.channel
+        channel_id = interaction.channel_id or 0
+        # Checked before anything else: a post that Discord refuses would leave a dead row.
+        missing = missing_post_permissions(
+            interaction.app_permissions, thread=isinstance(channel, discord.Thread)
+        )
+        if missing:
+            raise MissingChannelPermissions(missing)
+        # Posting takes several database and Discord round trips: acknowledge first.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+
+        service = self.bot.service
+        config = await service.guild_config(guild_id)
+        if config.post_policy == "mods" and not await is_moderator(interaction):
+            raise NotModeratorError()
+        chosen = service.choose_task(topic, Difficulty(difficulty) if difficulty else None, task)
+        wait = self.bot.cooldowns.claim(channel_id, config.cooldown_seconds)
+        if wait:
+            raise PostCooldownError(wait)
+        try:
+            posted = await service.create_post(guild_id, channel_id, chosen, interaction.user.id)
+            target = (
+                channel
+                if isinstance(channel, discord.abc.Messageable)
+                else self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+            )
+            message = await post_task(self.bot, target, posted)
+        except BaseException:
+            self.bot.cooldowns.release(channel_id)
+            raise
+        await interaction.followup.send(
+            f"Posted **{rendering.task_title(chosen)}** ({chosen.difficulty.value}): "
+            f"{message.jump_url}",
+            ephemeral=True,
+        )
+
+    @quiz.autocomplete("topic")
+    async def topic_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        needle = current.casefold()
+        return [
+            app_commands.Choice(name=rendering.truncate(topic, CHOICE_NAME), value=topic)
+            for topic in self.bot.service.catalog.topics()
+            if needle in topic.casefold()
+        ][:MAX_CHOICES]
+
+    @quiz.autocomplete("task")
+    async def task_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        namespace = interaction.namespace
+        topic = namespace.topic or None
+        difficulty = namespace.difficulty
+        level = Difficulty(difficulty) if difficulty in set(Difficulty) else None
+        needle = current.casefold()
+        return [
+            app_commands.Choice(name=task_choice_name(t), value=t.id)
+            for t in self.bot.service.catalog.select(topic, level)
+            if needle in t.id.casefold()
+        ][:MAX_CHOICES]
+
+    # -- /hint and /solution ---------------------------------------------------------------------
+
+    async def resolve(self, interaction: Interaction, task: str | None) -> PostedTask:
+        """The chosen post (an autocomplete value is its id), or this channel's latest."""
+        service = self.bot.service
+        guild_id = guild_id_of(interaction)
+        if not task:
+            latest = await service.latest_posted(guild_id, interaction.channel_id or 0)
+            if latest is None:
+                raise NothingPostedError()
+            return latest
+        if task.strip().isdigit():
+            return await service.posted(int(task), guild_id)
+        # Typed text instead of a picked suggestion: take the best match, as the list would.
+        found = await service.search_posts(guild_id, task.strip(), 1)
+        if not found:
+            raise UnknownPostError(f"no posted task matches {task!r}")
+        return found[0]
+
+    async def posted_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        found = await self.bot.service.search_posts(interaction.guild_id, current, MAX_CHOICES)
+        return [
+            app_commands.Choice(name=posted_choice_name(p), value=str(p.post.id)) for p in found
+        ]
+
+    @app_commands.command(name="hint", description="A private hint (it halves the points).")
+    @app_commands.guild_only()
+    @app_commands.describe(task="A task posted in this server; default: the latest here")
+    async def hint(self, interaction: Interaction, task: str | None = None) -> None:
+        service = self.bot.service
+        user_id = interaction.user.id
+        async with Responder(interaction) as responder:
+            posted = await self.resolve(interaction, task)
+            post_id = posted.post.id
+            await service.hint(post_id, guild_id_of(interaction), user_id, member_name(interaction))
+            progress = await service.progress(post_id, user_id)
+            await responder.send(replies.hint_reply(posted.task, progress))
+
+    @app_commands.command(name="solution", description="The worked solution, privately.")
+    @app_commands.guild_only()
+    @app_commands.describe(task="A task posted in this server; default: the latest here")
+    async def solution(self, interaction: Interaction, task: str | None = None) -> None:
+        service = self.bot.service
+        async with Responder(interaction) as responder:
+            posted = await self.resolve(interaction, task)
+            post_id = posted.post.id
+            result = await service.solution(
+                post_id,
+                guild_id_of(interaction),
+                interaction.user.id,
+                member_name(interaction),
+                confirmed=False,
+            )
+            if result is None:
+                await responder.send(
+                    Reply(replies.solution_prompt(posted)), view=confirm_view(post_id)
+                )
+            else:
+                await responder.send(replies.solution_reply(result))
+
+    hint.autocomplete("task")(posted_autocomplete)
+    solution.autocomplete("task")(posted_autocomplete)
+
+
+async def setup(bot: QuizBot) -> None:
+    await bot.add_cog(QuizCog(bot))

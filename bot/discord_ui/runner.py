@@ -1,0 +1,117 @@
+"""`quizbot run` and `quizbot sync`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from typing import TextIO
+
+import discord
+
+from bot.content import load_banks
+from bot.discord_ui.api_base import point_discord_at
+from bot.discord_ui.client import QuizBot
+from bot.quiz.tasks import Catalog
+from bot.service import QuizService
+from bot.settings import Settings
+from bot.store import Store, make_engine
+
+log = logging.getLogger(__name__)
+
+REDACTED = "[token redacted]"
+LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+
+
+class RedactingFormatter(logging.Formatter):
+    """Never let the token reach a log line, whoever logs it and however (message, argument
+    or traceback). discord.py itself does not log it; this guards our code and the future."""
+
+    def __init__(self, secrets: list[str], fmt: str = LOG_FORMAT) -> None:
+        super().__init__(fmt)
+        self._secrets = [s for s in secrets if s]
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+
+def configure_logging(settings: Settings, stream: TextIO | None = None) -> logging.Handler:
+    handler = logging.StreamHandler(stream or sys.stderr)
+    secret = settings.discord_token.get_secret_value().strip() if settings.discord_token else ""
+    handler.setFormatter(RedactingFormatter([secret]))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level)
+    # The webhook adapter logs interaction callback URLs, which hold interaction tokens.
+    logging.getLogger("discord.webhook.async_").setLevel(max(root.level, logging.INFO))
+    return handler
+
+
+def _prepare(settings: Settings) -> None:
+    configure_logging(settings)
+    if settings.discord_api_base:
+        point_discord_at(settings.discord_api_base)
+        log.info("using the Discord API at %s", settings.discord_api_base)
+
+
+def build_bot(settings: Settings, catalog: Catalog, store: Store) -> QuizBot:
+    service = QuizService(catalog, store, default_zone=settings.zone)
+    return QuizBot(settings, service)
+
+
+async def run_bot(settings: Settings) -> None:
+    _prepare(settings)
+    token = settings.token()
+    catalog = load_banks(settings.content_dir)
+    log.info("loaded %d tasks from %s", len(catalog), settings.content_dir)
+    store = Store(make_engine(settings.database_url))
+    bot = build_bot(settings, catalog, store)
+
+    loop = asyncio.get_running_loop()
+    closing: set[asyncio.Task[None]] = set()
+
+    def stop(signame: str) -> None:
+        log.info("%s received, closing", signame)
+        task = loop.create_task(bot.close())
+        closing.add(task)
+        task.add_done_callback(closing.discard)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        # Windows event loops have no signal handlers; Ctrl-C still works there.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop, sig.name)
+    try:
+        async with bot:
+            await bot.start(token)
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+        if closing:
+            await asyncio.gather(*closing, return_exceptions=True)
+    log.info("closed")
+
+
+async def sync_commands(settings: Settings, guild_id: int | None) -> None:
+    """Register the slash commands over HTTP only (no gateway), then close."""
+    _prepare(settings)
+    token = settings.token()
+    # Syncing needs the command definitions, not the banks or the real database.
+    bot = build_bot(settings, Catalog(), Store(make_engine("sqlite://")))
+    async with bot:
+        await bot.login(token)
+        if guild_id is not None:
+            guild = discord.Object(guild_id)
+            bot.tree.copy_global_to(guild=guild)
+            synced = await bot.tree.sync(guild=guild)
+            where = f"server {guild_id}"
+        else:
+            synced = await bot.tree.sync()
+            where = "every server (global commands can take up to an hour to appear)"
+        names = ", ".join(f"/{command.name}" for command in synced) or "none"
+        print(f"Synced {len(synced)} commands to {where}: {names}")

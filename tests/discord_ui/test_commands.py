@@ -1,0 +1,285 @@
+"""Slash commands through the real command tree: /quiz, /hint, /solution and the standings."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.discord_ui.client import QuizBot
+from bot.discord_ui.replies import FORFEIT_LABEL
+from tests.discord_ui.conftest import Driver
+from tests.discord_ui.fakes import (
+    ALICE,
+    BOB,
+    MOD,
+    OTHER_CHANNEL_ID,
+    POST_PERMISSIONS,
+    FakeDiscord,
+    Member,
+    find_component,
+)
+
+# -- /quiz -------------------------------------------------------------------------------------
+
+
+async def test_quiz_posts_and_confirms_privately(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("quiz", task="mc-split")
+    deferred, *_ = fake.callbacks()
+    assert deferred.callback_type == 5 and deferred.ephemeral  # acknowledged first
+    (post,) = fake.posts()
+    assert post.data["embeds"][0]["title"] == "Multiple choice · MLOps"
+    assert post.data["allowed_mentions"] == {"parse": []}
+    confirmation = fake.last_reply()
+    assert confirmation.ephemeral
+    assert "Posted" in confirmation.text
+    posted = await driver.bot.service.posted(1)
+    assert posted.post.message_id == fake.channel_posts[-1]
+
+
+async def test_quiz_filters_by_topic_and_difficulty(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("quiz", topic="python", difficulty="hard")
+    title = fake.posts()[-1].data["embeds"][0]["title"]
+    assert title == "Fill in the blank · Python"
+
+
+async def test_quiz_with_no_matching_task_says_so(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("quiz", topic="Astrology")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "couldn't find a matching task" in reply.text
+    assert fake.posts() == []
+
+
+async def test_quiz_names_the_missing_permission(driver: Driver, fake: FakeDiscord) -> None:
+    perms = discord.Permissions(POST_PERMISSIONS.value)
+    perms.embed_links = False
+    await driver.command("quiz", task="mc-split", app_permissions=perms)
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "**Embed Links**" in reply.text
+    assert "Send Messages" not in reply.text
+    assert fake.posts() == []
+
+
+async def test_quiz_reports_a_refused_post(driver: Driver, fake: FakeDiscord) -> None:
+    fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
+        _response(403), {"code": 50013, "message": "Missing Permissions"}
+    )
+    await driver.command("quiz", task="mc-split")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "missing a permission" in reply.text
+    # The refused post does not hold the channel's cooldown.
+    del fake.fail["/channels/{channel_id}/messages"]
+    await driver.command("quiz", task="mc-split")
+    assert "Posted" in fake.last_reply().text
+
+
+async def test_quiz_cooldown_is_per_channel(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("quiz", task="mc-split")
+    await driver.command("quiz", task="mc-split", member=BOB)
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "moments ago" in reply.text
+    assert len(fake.posts()) == 1
+    await driver.command("quiz", task="mc-split", member=BOB, channel_id=OTHER_CHANNEL_ID)
+    assert len(fake.posts()) == 2
+
+
+async def test_quiz_cooldown_follows_guild_config(
+    driver: Driver, fake: FakeDiscord, bot: QuizBot
+) -> None:
+    await bot.service.update_guild_config(800000000000000001, cooldown_seconds=0)
+    await driver.command("quiz", task="mc-split")
+    await driver.command("quiz", task="fill-one")
+    assert len(fake.posts()) == 2
+
+
+async def test_mods_only_policy(driver: Driver, fake: FakeDiscord, bot: QuizBot) -> None:
+    await bot.service.update_guild_config(800000000000000001, post_policy="mods")
+    await driver.command("quiz", task="mc-split", member=ALICE)
+    refused = fake.last_reply()
+    assert refused.ephemeral
+    assert "Only moderators" in refused.text
+    assert fake.posts() == []
+    await driver.command("quiz", task="mc-split", member=MOD)
+    assert len(fake.posts()) == 1
+
+
+async def test_mod_role_counts_as_moderator(
+    driver: Driver, fake: FakeDiscord, bot: QuizBot
+) -> None:
+    await bot.service.update_guild_config(
+        800000000000000001, post_policy="mods", mod_role_id=555
+    )
+    # Roles resolve through the guild cache, which the gateway fills on GUILD_CREATE.
+    bot._connection._add_guild_from_data({  # type: ignore[arg-type]
+        "id": "800000000000000001", "name": "Study group", "owner_id": "1", "features": [],
+        "emojis": [], "stickers": [],
+        "roles": [_role(800000000000000001, "@everyone"), _role(555, "tutors")],
+    })
+    tutor = Member(444, "tutor", roles=(555,))
+    await driver.command("quiz", task="mc-split", member=tutor)
+    assert len(fake.posts()) == 1
+
+
+async def test_quiz_in_a_dm_is_refused(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("quiz", task="mc-split", guild=False)
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "only works in a server" in reply.text
+
+
+async def test_topic_and_task_autocomplete(driver: Driver) -> None:
+    topics = await driver.autocomplete("quiz", "topic", topic="ml")
+    assert [c["value"] for c in topics] == ["MLOps"]
+    tasks = await driver.autocomplete("quiz", "task", topic="Python", task="")
+    assert [c["value"] for c in tasks] == ["fill-two", "fill-five"]
+    typed = await driver.autocomplete("quiz", "task", task="FIVE")
+    assert [c["value"] for c in typed] == ["fill-five"]
+    assert all(len(c["name"]) <= 100 for c in tasks)
+
+
+# -- /hint and /solution -----------------------------------------------------------------------
+
+
+async def test_hint_defaults_to_the_latest_post_here(
+    driver: Driver, fake: FakeDiscord, bot: QuizBot
+) -> None:
+    await driver.post("mc-split")
+    await driver.post("fill-one")
+    await driver.command("hint")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "device-moving method" in reply.text
+    assert (await bot.service.progress(2, ALICE.id)).hint_seen
+    assert not (await bot.service.progress(1, ALICE.id)).hint_seen
+
+
+async def test_hint_and_solution_autocomplete_posts_of_this_server(
+    driver: Driver, bot: QuizBot
+) -> None:
+    await driver.post("mc-split")
+    await driver.post("fill-one")
+    await bot.service.create_post(1, 2, bot.service.task("fill-two"), 3)  # another server
+    choices = await driver.autocomplete("hint", "task", task="")
+    assert [c["value"] for c in choices] == ["2", "1"]
+    assert "fill-one" in choices[0]["name"]
+    assert await driver.autocomplete("solution", "task", task="mc") == [choices[1]]
+
+
+async def test_hint_for_a_chosen_post(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.post("mc-split")
+    await driver.post("fill-one")
+    await driver.command("hint", task="1")
+    assert "what gets copied" in fake.last_reply().text
+    await driver.command("hint", task="mc-split")  # typed, not picked from the list
+    assert "what gets copied" in fake.last_reply().text
+
+
+async def test_hint_with_nothing_posted(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("hint")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "No quiz has been posted in this channel yet" in reply.text
+
+
+async def test_solution_asks_before_forfeiting(
+    driver: Driver, fake: FakeDiscord, bot: QuizBot
+) -> None:
+    post = await driver.post("mc-split")
+    command = await driver.command("solution")
+    prompt = fake.last_reply()
+    assert prompt.ephemeral
+    assert "haven't finished" in prompt.text
+    assert "Data parallelism copies" not in prompt.text
+    button = find_component(fake.response_to(command), r"quiz:reveal:1")
+    assert button["label"] == FORFEIT_LABEL
+    assert not (await bot.service.progress(1, ALICE.id)).finished
+
+    await driver.click(fake.response_to(command), r"quiz:reveal:\d+")
+    shown = fake.last_reply()
+    assert shown.callback_type == 7
+    assert "Data parallelism copies the model" in shown.text
+    assert shown.data["components"] == []
+    assert (await bot.service.progress(1, ALICE.id)).forfeited
+
+    await driver.click(post, r"quiz:ans:\d+:B")
+    assert "opened the solution" in fake.last_reply().text
+
+
+async def test_solution_after_finishing_needs_no_confirmation(
+    driver: Driver, fake: FakeDiscord
+) -> None:
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:B")
+    await driver.command("solution", task="1")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "Data parallelism copies the model" in reply.text
+    assert reply.custom_ids() == []
+
+
+# -- standings ---------------------------------------------------------------------------------
+
+
+async def test_leaderboard_shows_top_ten_and_my_rank(
+    driver: Driver, fake: FakeDiscord
+) -> None:
+    post = await driver.post("mc-split")
+    for n in range(11):
+        await driver.click(post, r"quiz:ans:\d+:B", member=Member(1000 + n, f"student{n}"))
+    await driver.click(post, r"quiz:ans:\d+:A", member=ALICE)
+    await driver.click(post, r"quiz:ans:\d+:B", member=ALICE)
+
+    await driver.command("leaderboard", period="all")
+    board = fake.last_reply()
+    assert not board.ephemeral  # the board is public
+    text = board.text
+    assert "Leaderboard · all time" in text
+    assert text.count("Student") == 10
+    assert "**12.** you · **7** pts" in text
+
+
+async def test_leaderboard_when_empty(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("leaderboard")
+    assert "No points yet" in fake.last_reply().text
+
+
+async def test_stats_for_me_and_for_a_member(driver: Driver, fake: FakeDiscord) -> None:
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:B", member=BOB)
+    await driver.command("stats", member=BOB)
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "Stats · Bob" in reply.text
+    assert "1 of 1 tried" in reply.text
+    assert "100%" in reply.text
+
+    await driver.command("stats")
+    assert "No quizzes tried yet" in fake.last_reply().text
+
+
+async def test_topics_lists_banks_with_counts(driver: Driver, fake: FakeDiscord) -> None:
+    await driver.command("topics")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "**MLOps**" in reply.text and "**Python**" in reply.text
+    assert "1 easy · 1 medium" in reply.text
+    assert "2 hard" in reply.text
+    assert "4 tasks" in reply.text
+
+
+def _role(role_id: int, name: str) -> dict[str, object]:
+    return {
+        "id": str(role_id), "name": name, "color": 0, "hoist": False, "position": 0,
+        "permissions": "0", "managed": False, "mentionable": False, "flags": 0,
+    }
+
+
+def _response(status: int) -> object:
+    class Response:
+        reason = "Forbidden"
+
+    response = Response()
+    response.status = status  # type: ignore[attr-defined]
+    return response

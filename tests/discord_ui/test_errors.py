@@ -1,0 +1,186 @@
+"""Failures end as private replies and logged tracebacks; slow work is deferred in time."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+from bot.discord_ui.client import QuizBot
+from bot.discord_ui.errors import SOMETHING_WENT_WRONG
+from tests.discord_ui.conftest import TOKEN, BotFactory, Driver
+from tests.discord_ui.fakes import (
+    DEFERRED_CHANNEL_MESSAGE,
+    DEFERRED_UPDATE,
+    FakeDiscord,
+)
+
+CONTEXT = ("guild=800000000000000001", "channel=700000000000000001", "user=111")
+
+
+def boom(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("boom")
+
+
+async def aboom(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("boom")
+
+
+def logged_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.levelno >= logging.ERROR and r.exc_info]
+
+
+async def test_a_failing_command_answers_privately_and_logs_the_traceback(
+    driver: Driver, fake: FakeDiscord, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bot.service, "leaderboard", aboom)
+    await driver.command("leaderboard")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert reply.text == SOMETHING_WENT_WRONG
+    (record,) = logged_errors(caplog)
+    assert record.exc_info and isinstance(record.exc_info[1], RuntimeError)
+    message = record.getMessage()
+    assert "/leaderboard" in message
+    assert all(part in message for part in CONTEXT)
+    assert "aboom" in caplog.text  # the traceback itself
+
+
+async def test_a_failing_button_answers_privately_and_logs_its_custom_id(
+    driver: Driver, fake: FakeDiscord, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    message = await driver.post("mc-split")
+    monkeypatch.setattr(bot.service, "answer", aboom)
+    await driver.click(message, r"quiz:ans:\d+:A")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert reply.text == SOMETHING_WENT_WRONG
+    (record,) = logged_errors(caplog)
+    assert "component 'quiz:ans:1:A'" in record.getMessage()
+    assert all(part in record.getMessage() for part in CONTEXT)
+
+
+async def test_a_failing_picker_select_answers_privately(
+    driver: Driver, fake: FakeDiscord, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    post = await driver.post("fill-two")
+    opened = await driver.click(post, r"quiz:open:\d+")
+    monkeypatch.setattr(bot.service, "posted", aboom)
+    await driver.select(fake.response_to(opened), r"quiz:pick:\d+:1:--", "A")
+    assert fake.last_reply().text == SOMETHING_WENT_WRONG
+    assert fake.last_reply().ephemeral
+    assert "quiz:pick:1:1:--" in logged_errors(caplog)[0].getMessage()
+
+
+async def test_domain_errors_are_not_logged_as_bugs(
+    driver: Driver, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    await driver.command("quiz", task="no-such-task")
+    assert "couldn't find a matching task" in fake.last_reply().text
+    assert logged_errors(caplog) == []
+
+
+async def test_a_failed_discord_call_is_logged_and_reported(
+    driver: Driver, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    import discord
+
+    class Response:
+        status = 500
+        reason = "Server Error"
+
+    fake.fail["/channels/{channel_id}/messages"] = discord.DiscordServerError(
+        Response(), {"message": "oops", "code": 0}  # type: ignore[arg-type]
+    )
+    await driver.command("quiz", task="mc-split")
+    assert fake.last_reply().text == SOMETHING_WENT_WRONG
+    assert fake.last_reply().ephemeral
+    assert logged_errors(caplog)
+
+
+async def test_slow_work_is_deferred_then_answered_privately(
+    make_bot: BotFactory, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = await make_bot()
+    driver = Driver(bot, fake)
+    message = await driver.post("mc-split")
+    hint = bot.service.hint
+
+    async def slow_hint(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.1)
+        return await hint(*args, **kwargs)
+
+    monkeypatch.setattr(bot.service, "hint", slow_hint)
+    bot.ack_after = 0.02
+    fake.clear()
+    await driver.click(message, r"quiz:hint:\d+")
+    deferral, reply = fake.calls[0], fake.calls[-1]
+    assert deferral.callback_type == DEFERRED_CHANNEL_MESSAGE and deferral.ephemeral
+    assert reply.path == "/webhooks/{webhook_id}/{webhook_token}"
+    assert reply.ephemeral
+    assert "what gets copied" in reply.text
+
+
+async def test_slow_picker_updates_are_deferred_then_edit_the_picker(
+    make_bot: BotFactory, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = await make_bot()
+    driver = Driver(bot, fake)
+    post = await driver.post("fill-two")
+    opened = await driver.click(post, r"quiz:open:\d+")
+    posted = bot.service.posted
+
+    async def slow_posted(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.1)
+        return await posted(*args, **kwargs)
+
+    monkeypatch.setattr(bot.service, "posted", slow_posted)
+    bot.ack_after = 0.02
+    fake.clear()
+    picker = fake.response_to(opened)
+    await driver.select(picker, r"quiz:pick:\d+:1:--", "A")
+    assert fake.calls[0].callback_type == DEFERRED_UPDATE
+    assert fake.calls[-1].path.endswith("/messages/@original")
+    assert "to_device" in fake.calls[-1].text
+
+
+async def test_an_error_after_deferring_still_reaches_the_member(
+    make_bot: BotFactory, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = await make_bot()
+    driver = Driver(bot, fake)
+
+    async def slow_boom(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.1)
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(bot.service, "stats", slow_boom)
+    bot.ack_after = 0.02
+    await driver.command("stats")
+    assert fake.callbacks()[0].callback_type == DEFERRED_CHANNEL_MESSAGE
+    assert fake.last_reply().text == SOMETHING_WENT_WRONG
+    assert fake.last_reply().ephemeral
+
+
+async def test_the_token_never_reaches_the_logs(
+    make_bot: BotFactory, fake: FakeDiscord, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    bot = await make_bot()
+    driver = Driver(bot, fake)
+    message = await driver.post("mc-split")
+    await driver.click(message, r"quiz:ans:\d+:B")
+    monkeypatch.setattr(bot.service, "leaderboard", aboom)
+    await driver.command("leaderboard")
+    await bot.close()
+    assert caplog.records
+    assert TOKEN not in caplog.text
+    for record in caplog.records:
+        assert TOKEN not in record.getMessage()
+        assert TOKEN not in repr(record.__dict__)

@@ -1,0 +1,134 @@
+"""`quizbot run` / `quizbot sync` plumbing: API base, logging without the token, SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import discord.http
+import discord.webhook.async_
+import pytest
+
+from bot.discord_ui import runner
+from bot.discord_ui.api_base import point_discord_at
+from bot.discord_ui.client import EXTENSIONS, QuizBot
+from bot.settings import Settings
+from tests.discord_ui.conftest import TOKEN
+from tests.discord_ui.fakes import FakeDiscord
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+
+
+@pytest.fixture
+def root_logging() -> Iterator[None]:
+    """configure_logging replaces the root handlers, as a process entry point should."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def make_settings(tmp_path: Path, **extra: str) -> Settings:
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        DISCORD_TOKEN=TOKEN,
+        DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
+        CONTENT_DIR=str(CONTENT),
+        **extra,
+    )
+
+
+def test_point_discord_at_moves_rest_and_interaction_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
+    monkeypatch.setattr(
+        discord.webhook.async_.Route, "BASE", discord.webhook.async_.Route.BASE
+    )
+    point_discord_at("http://127.0.0.1:9999/api/v10/")
+    rest = discord.http.Route("GET", "/users/@me")
+    callback = discord.webhook.async_.Route(
+        "POST", "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=1, webhook_token="t",
+    )
+    assert rest.url == "http://127.0.0.1:9999/api/v10/users/@me"
+    assert callback.url == "http://127.0.0.1:9999/api/v10/interactions/1/t/callback"
+
+
+def test_redacting_formatter_hides_the_token_anywhere_in_a_record(
+    tmp_path: Path, root_logging: None
+) -> None:
+    stream = io.StringIO()
+    runner.configure_logging(make_settings(tmp_path), stream)
+    log = logging.getLogger("quizbot.test")
+    log.error("token is %s", TOKEN)
+    try:
+        raise ValueError(f"bad header Bot {TOKEN}")
+    except ValueError:
+        log.exception("request failed")
+    text = stream.getvalue()
+    assert TOKEN not in text
+    assert text.count(runner.REDACTED) == 2  # the message and the exception's text
+    assert "request failed" in text
+
+
+async def test_sync_commands_to_a_guild_over_http_only(
+    fake: FakeDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str], root_logging: None
+) -> None:
+    await runner.sync_commands(make_settings(tmp_path), 1234)
+    (put,) = [c for c in fake.calls if c.method == "PUT"]
+    assert put.path == "/applications/{application_id}/guilds/{guild_id}/commands"
+    assert "/1234/" in put.url
+    names = sorted(command["name"] for command in put.json)
+    assert names == ["hint", "leaderboard", "quiz", "solution", "stats", "topics"]
+    out = capsys.readouterr().out
+    assert "Synced 6 commands to server 1234" in out
+    assert not any("gateway" in c.path for c in fake.calls)
+    assert TOKEN not in out
+
+
+async def test_sync_commands_globally(
+    fake: FakeDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str], root_logging: None
+) -> None:
+    await runner.sync_commands(make_settings(tmp_path), None)
+    (put,) = [c for c in fake.calls if c.method == "PUT"]
+    assert put.path == "/applications/{application_id}/commands"
+    assert "Synced 6 commands to every server" in capsys.readouterr().out
+
+
+async def test_run_bot_closes_cleanly_on_sigterm(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str], root_logging: None,
+) -> None:
+    started: list[QuizBot] = []
+    loaded: set[str] = set()
+    closed = asyncio.Event()
+    close = QuizBot.close
+
+    async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
+        # Stands in for the gateway session: runs until the bot is closed.
+        started.append(self)
+        loaded.update(self.extensions)  # setup_hook ran (the bot unloads them on close)
+        asyncio.get_running_loop().call_later(0.05, signal.raise_signal, signal.SIGTERM)
+        await closed.wait()
+
+    async def closing(self: QuizBot) -> None:
+        await close(self)
+        closed.set()
+
+    monkeypatch.setattr(QuizBot, "connect", connect)
+    monkeypatch.setattr(QuizBot, "close", closing)
+    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path, LOG_LEVEL="DEBUG")), 5)
+    (bot,) = started
+    assert bot.is_closed()
+    assert set(EXTENSIONS) <= loaded
+    assert bot.service._writer is None  # the service was closed with the bot
+    err = capfd.readouterr().err
+    assert "SIGTERM received, closing" in err
+    assert TOKEN not in err
+    assert (tmp_path / "bot.db").exists()

@@ -1,0 +1,711 @@
+"""The scheduler against a controllable clock, a fake Discord and a real database file.
+
+A "process" is a QuizService + Scheduler on its own engine; restarting means closing one and
+opening another on the same file, while the fake Discord (the channels' messages) carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.quiz.engine import grade
+from bot.quiz.errors import PostClosedError
+from bot.quiz.tasks import Catalog, Task
+from bot.schedule.runner import PosterError, Scheduler
+from bot.service import PostedTask, QuizService
+from bot.store import AnswerRequest, Store, make_engine
+from bot.store.schedules import ScheduleInfo, ScheduleStore
+from tests.quiz.factories import choice_task
+
+GUILD = 1
+CHANNEL = 10
+OTHER_CHANNEL = 20
+BANK = [dataclasses.replace(choice_task(), id=f"t{n}") for n in range(5)]
+
+
+class Crash(BaseException):
+    """The process dies here: nothing after it runs, no handler catches it."""
+
+
+class StopSimulation(Exception):
+    pass
+
+
+class FakeClock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        self.now += timedelta(**kwargs)
+
+
+@dataclass
+class Message:
+    id: int
+    channel_id: int
+    post_id: int
+    content: str
+    sent_at: datetime
+    closed_content: str | None = None
+    thread: tuple[str, str] | None = None
+
+
+@dataclass
+class FakeDiscord:
+    """Channels and their messages; survives "restarts" of the bot."""
+
+    clock: FakeClock
+    messages: list[Message] = field(default_factory=list)
+    broken: dict[int, str] = field(default_factory=dict)
+    crash: str | None = None
+    """"before_send" or "after_send": die while posting."""
+    unreadable: set[int] = field(default_factory=set)
+    raise_unexpected: set[int] = field(default_factory=set)
+    _next_id: int = 1000
+
+    def _check(self, channel_id: int) -> None:
+        if channel_id in self.broken:
+            raise PosterError(self.broken[channel_id])
+        if channel_id in self.raise_unexpected:
+            raise RuntimeError("something nobody expected")
+
+    async def post(self, posted: PostedTask, *, extra: str) -> int:
+        if self.crash == "before_send":
+            raise Crash
+        self._check(posted.post.channel_id)
+        self._next_id += 1
+        self.messages.append(
+            Message(self._next_id, posted.post.channel_id, posted.post.id, extra, self.clock())
+        )
+        if self.crash == "after_send":
+            raise Crash
+        return self._next_id
+
+    async def find(self, posted: PostedTask, *, since: datetime) -> int | None:
+        if posted.post.channel_id in self.unreadable:
+            raise PosterError("missing Read Message History")
+        self._check(posted.post.channel_id)
+        found = [m.id for m in self.messages if m.post_id == posted.post.id and m.sent_at >= since]
+        return found[0] if found else None
+
+    async def open_thread(
+        self, posted: PostedTask, message_id: int, *, name: str, text: str
+    ) -> None:
+        self._check(posted.post.channel_id)
+        self.by_id(message_id).thread = (name, text)
+
+    async def close(self, posted: PostedTask, *, content: str) -> None:
+        assert posted.post.closed_at is not None, "closed in the database before the edit"
+        assert posted.post.message_id is not None
+        self.by_id(posted.post.message_id).closed_content = content
+
+    def by_id(self, message_id: int) -> Message:
+        (message,) = [m for m in self.messages if m.id == message_id]
+        return message
+
+    def in_channel(self, channel_id: int = CHANNEL) -> list[Message]:
+        return [m for m in self.messages if m.channel_id == channel_id]
+
+
+class Process:
+    """One run of the bot: its own engine, service and scheduler on the shared file."""
+
+    def __init__(
+        self,
+        url: str,
+        clock: FakeClock,
+        discord: FakeDiscord,
+        *,
+        grace: timedelta = timedelta(hours=2),
+        bank: list[Task] = BANK,
+        max_sleep: float = 6 * 3600,
+    ) -> None:
+        self.engine = make_engine(url)
+        self.store = Store(self.engine)
+        self.service = QuizService(Catalog.of(bank), self.store, clock=clock)
+        self.schedules = ScheduleStore(self.store)
+        self.clock = clock
+        self.scheduler = Scheduler(
+            self.service,
+            self.schedules,
+            discord,
+            grace=grace,
+            clock=clock,
+            sleep=self._sleep,
+            max_sleep=max_sleep,
+        )
+        self.until: datetime | None = None
+        self.sleeps: list[float] = []
+
+    async def _sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        assert self.until is not None
+        if self.clock.now >= self.until:
+            raise StopSimulation
+        self.clock.now = min(self.clock.now + timedelta(seconds=seconds), self.until)
+
+    async def run_until(self, moment: datetime) -> None:
+        """Run the real loop, sleeping on the fake clock, until `moment` (then stop)."""
+        self.until = moment
+        with pytest.raises(StopSimulation):
+            await self.scheduler.run_forever()
+
+    def add(
+        self,
+        *,
+        local_time: str = "09:00",
+        timezone: str = "Europe/Berlin",
+        channel_id: int = CHANNEL,
+        **kwargs: object,
+    ) -> ScheduleInfo:
+        return self.schedules.add(
+            guild_id=GUILD,
+            channel_id=channel_id,
+            local_time=local_time,
+            timezone=timezone,
+            created_by=5,
+            now=self.clock(),
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+    def schedule(self, schedule_id: int) -> ScheduleInfo:
+        info = self.schedules.get(schedule_id)
+        assert info is not None
+        return info
+
+    async def close(self) -> None:
+        await self.service.close()
+        self.engine.dispose()
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path}/quizbot.db"
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(datetime(2025, 3, 1, 12, 0))
+
+
+@pytest.fixture
+def discord(clock: FakeClock) -> FakeDiscord:
+    return FakeDiscord(clock)
+
+
+@pytest.fixture
+async def start(
+    url: str, clock: FakeClock, discord: FakeDiscord
+) -> AsyncIterator[Callable[..., Process]]:
+    opened: list[Process] = []
+
+    def open_process(**kwargs: object) -> Process:
+        process = Process(url, clock, discord, **kwargs)  # type: ignore[arg-type]
+        opened.append(process)
+        return process
+
+    yield open_process
+    for process in opened:
+        await process.close()
+
+
+# -- DST: the local time on both sides, exactly once per local day --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("zone", "local_time", "first_day", "expected_utc"),
+    [
+        pytest.param(
+            "Europe/Berlin",
+            "09:00",
+            date(2025, 3, 28),
+            ["03-28 08:00", "03-29 08:00", "03-30 07:00", "03-31 07:00", "04-01 07:00"],
+            id="berlin-spring-0900",
+        ),
+        pytest.param(
+            "Europe/Berlin",
+            "02:30",
+            date(2025, 3, 28),
+            # 30 March: 02:30 does not exist; posted at 03:00 CEST (01:00 UTC).
+            ["03-28 01:30", "03-29 01:30", "03-30 01:00", "03-31 00:30", "04-01 00:30"],
+            id="berlin-spring-skipped-hour",
+        ),
+        pytest.param(
+            "Europe/Berlin",
+            "02:30",
+            date(2025, 10, 24),
+            # 26 October: 02:30 happens twice; posted once, at the first (00:30 UTC).
+            ["10-24 00:30", "10-25 00:30", "10-26 00:30", "10-27 01:30", "10-28 01:30"],
+            id="berlin-autumn-repeated-hour",
+        ),
+        pytest.param(
+            "Europe/Berlin",
+            "09:00",
+            date(2025, 10, 24),
+            ["10-24 07:00", "10-25 07:00", "10-26 08:00", "10-27 08:00", "10-28 08:00"],
+            id="berlin-autumn-0900",
+        ),
+        pytest.param(
+            "America/New_York",
+            "02:30",
+            date(2025, 3, 7),
+            ["03-07 07:30", "03-08 07:30", "03-09 07:00", "03-10 06:30", "03-11 06:30"],
+            id="new-york-spring-skipped-hour",
+        ),
+        pytest.param(
+            "America/New_York",
+            "01:30",
+            date(2025, 10, 31),
+            ["10-31 05:30", "11-01 05:30", "11-02 05:30", "11-03 06:30", "11-04 06:30"],
+            id="new-york-autumn-repeated-hour",
+        ),
+    ],
+)
+async def test_posts_at_the_local_time_once_per_day_across_dst(
+    start: Callable[..., Process],
+    clock: FakeClock,
+    discord: FakeDiscord,
+    zone: str,
+    local_time: str,
+    first_day: date,
+    expected_utc: list[str],
+) -> None:
+    clock.now = datetime.combine(first_day - timedelta(days=1), datetime.min.time()) + timedelta(
+        hours=12
+    )
+    bot = start()
+    schedule = bot.add(local_time=local_time, timezone=zone)
+
+    await bot.run_until(datetime.combine(first_day + timedelta(days=5), datetime.min.time()))
+
+    sent = discord.in_channel()
+    assert [m.sent_at.strftime("%m-%d %H:%M") for m in sent] == expected_utc
+    # Each day's post closes when the next is made, with the result on it.
+    assert all(m.closed_content is not None for m in sent[:-1])
+    assert sent[-1].closed_content is None
+    posts = [bot.service.store.get_post(m.post_id) for m in sent]
+    for post, following in zip(posts, sent[1:], strict=False):
+        assert post is not None and post.closes_at is not None
+        assert post.closes_at.replace(tzinfo=None) == following.sent_at
+    assert bot.schedule(schedule.id).last_error is None
+    # The loop only ever slept as long as it had to: no busy waiting, nothing over the cap.
+    assert all(1.0 <= s <= 6 * 3600 for s in bot.sleeps)
+    assert len(bot.sleeps) < 40
+
+
+# -- restarts and crashes -------------------------------------------------------------------------
+
+
+async def test_restart_just_before_the_time_loses_nothing(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    first = start()
+    first.add()  # 09:00 Berlin = 08:00 UTC in March
+    await first.run_until(datetime(2025, 3, 2, 7, 59, 30))
+    await first.close()
+    assert discord.messages == []
+
+    clock.advance(seconds=20)  # back up at 08:59:50 local
+    second = start()
+    await second.run_until(datetime(2025, 3, 2, 12))
+    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 2, 8)]
+
+
+async def test_restart_just_after_the_time_posts_late_once(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    first = start()
+    first.add()
+    await first.run_until(datetime(2025, 3, 2, 7, 59))
+    await first.close()
+
+    clock.now = datetime(2025, 3, 2, 8, 3)  # down over 09:00, back at 09:03
+    second = start()
+    await second.run_until(datetime(2025, 3, 2, 12))
+    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 2, 8, 3)]
+
+
+async def test_restart_after_posting_does_not_post_again(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    first = start()
+    first.add()
+    await first.run_until(datetime(2025, 3, 2, 8, 1))
+    await first.close()
+    assert len(discord.messages) == 1
+
+    for _ in range(3):  # restart a few times within the day
+        clock.advance(minutes=5)
+        again = start()
+        await again.scheduler.tick()
+        await again.close()
+    assert len(discord.messages) == 1
+
+
+async def test_crash_between_sending_and_recording_does_not_post_twice(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    first = start()
+    schedule = first.add()
+    clock.now = datetime(2025, 3, 2, 8)
+    discord.crash = "after_send"
+    with pytest.raises(Crash):
+        await first.scheduler.tick()
+    await first.close()
+    (message,) = discord.messages
+    assert first.service.store.get_post(message.post_id).message_id is None  # type: ignore[union-attr]
+
+    discord.crash = None
+    clock.advance(minutes=1)
+    second = start()
+    await second.run_until(datetime(2025, 3, 3, 7))
+
+    assert discord.messages == [message]
+    post = second.service.store.get_post(message.post_id)
+    assert post is not None and post.message_id == message.id  # reconciled from the channel
+    run = second.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None and run.status == "posted"
+
+
+async def test_crash_after_claiming_but_before_sending_posts_on_restart(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    first = start()
+    first.add()
+    clock.now = datetime(2025, 3, 2, 8)
+    discord.crash = "before_send"
+    with pytest.raises(Crash):
+        await first.scheduler.tick()
+    await first.close()
+    assert discord.messages == []
+
+    discord.crash = None
+    clock.advance(minutes=2)
+    second = start()
+    await second.scheduler.tick()
+    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 2, 8, 2)]
+
+
+async def test_crash_when_the_channel_cannot_be_checked_never_reposts(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    """The trade-off: unable to tell whether it went out, the day is given up, not re-sent."""
+    first = start()
+    schedule = first.add()
+    clock.now = datetime(2025, 3, 2, 8)
+    discord.crash = "after_send"
+    with pytest.raises(Crash):
+        await first.scheduler.tick()
+    await first.close()
+
+    discord.crash = None
+    discord.unreadable.add(CHANNEL)
+    clock.advance(minutes=1)
+    second = start()
+    await second.run_until(datetime(2025, 3, 2, 11))  # past the two-hour grace window
+    assert len(discord.messages) == 1
+    run = second.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None and run.status == "failed"
+    assert "could not check" in (second.schedule(schedule.id).last_result or "")
+
+    discord.unreadable.clear()
+    await second.run_until(datetime(2025, 3, 3, 9))
+    assert [m.sent_at for m in discord.messages][1:] == [datetime(2025, 3, 3, 8)]
+
+
+# -- the grace window -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("back_at", "posted"),
+    [(datetime(2025, 3, 2, 9, 59), True), (datetime(2025, 3, 2, 10, 1), False)],
+    ids=["within-grace", "beyond-grace"],
+)
+async def test_grace_window_on_start(
+    start: Callable[..., Process],
+    clock: FakeClock,
+    discord: FakeDiscord,
+    back_at: datetime,
+    posted: bool,
+) -> None:
+    first = start()
+    schedule = first.add()
+    await first.close()
+
+    clock.now = back_at
+    second = start()
+    await second.scheduler.tick()
+    run = second.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None
+    if posted:
+        assert [m.sent_at for m in discord.messages] == [back_at]
+        assert run.status == "posted"
+    else:
+        assert discord.messages == []
+        assert run.status == "skipped"
+        result = second.schedule(schedule.id).last_result or ""
+        assert result.startswith(
+            "skipped 2025-03-02: the bot was offline at 09:00 (2 h 01 min late"
+        )
+    # Either way the next day is posted as usual.
+    await second.run_until(datetime(2025, 3, 3, 12))
+    assert discord.messages[-1].sent_at == datetime(2025, 3, 3, 8)
+
+
+async def test_a_new_schedule_does_not_post_a_time_already_past_today(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    clock.now = datetime(2025, 3, 2, 8, 30)  # 09:30 in Berlin
+    bot = start()
+    bot.add()
+    await bot.run_until(datetime(2025, 3, 3, 7, 59))
+    assert discord.messages == []
+    await bot.run_until(datetime(2025, 3, 3, 8, 1))
+    assert len(discord.messages) == 1
+
+
+async def test_paused_days_are_not_owed_and_resume_picks_up(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    bot = start()
+    schedule = bot.add()
+    bot.schedules.set_paused(GUILD, schedule.id, True, clock())
+    await bot.run_until(datetime(2025, 3, 2, 8, 30))
+    assert discord.messages == []
+    bot.schedules.set_paused(GUILD, schedule.id, False, clock())  # resumed 09:30: today not owed
+    await bot.run_until(datetime(2025, 3, 3, 8, 30))
+    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 3, 8)]
+
+
+# -- rotation, sets, threads ----------------------------------------------------------------------
+
+
+async def test_rotates_through_the_whole_bank_before_repeating(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    bot = start()
+    bot.add()
+    await bot.run_until(datetime(2025, 3, 11, 9))  # ten posts: 2 to 11 March
+    tasks = [bot.service.store.get_post(m.post_id).task_id for m in discord.messages]  # type: ignore[union-attr]
+    assert len(tasks) == 10
+    assert sorted(tasks[:5]) == sorted(tasks[5:]) == [t.id for t in BANK]
+
+
+async def test_a_daily_set_posts_each_task_with_its_own_message_and_thread(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    bot = start()
+    bot.add(count=3, open_thread=True)
+    await bot.run_until(datetime(2025, 3, 2, 9))
+    sent = discord.messages
+    assert [m.content for m in sent] == [
+        f"📅 **Daily quiz** · Sun 02 Mar 2025 · {n}/3" for n in (1, 2, 3)
+    ]
+    assert len({m.post_id for m in sent}) == 3
+    assert all(m.thread is not None and m.thread[1].endswith("||Data is split.||") for m in sent)
+
+
+async def test_a_thread_that_cannot_be_opened_does_not_fail_the_day(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    bot = start()
+    schedule = bot.add(open_thread=True)
+
+    async def no_threads(*args: object, **kwargs: object) -> None:
+        raise PosterError("missing Create Public Threads")
+
+    discord.open_thread = no_threads  # type: ignore[method-assign]
+    await bot.run_until(datetime(2025, 3, 2, 9))
+    assert len(discord.messages) == 1
+    info = bot.schedule(schedule.id)
+    assert info.last_result is not None and "no discussion thread" in info.last_result
+    run = bot.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None and run.status == "posted"
+
+
+# -- closing --------------------------------------------------------------------------------------
+
+
+async def test_closing_shows_the_result_and_stops_answers(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    bot = start()
+    bot.add()
+    await bot.run_until(datetime(2025, 3, 2, 9))
+    (first,) = discord.messages
+    posted = await bot.service.posted(first.post_id)
+    task = posted.task
+
+    def answer(user: int, pick: str) -> None:
+        request = AnswerRequest(first.post_id, GUILD, user, f"m{user}", (pick,))
+        bot.store.answer(request, lambda r, p: grade(task, p, r.picks), clock())
+
+    for user in (1, 2, 3):
+        answer(user, "A")
+    answer(4, "B")
+    answer(4, "A")
+    answer(5, "B")
+
+    await bot.run_until(datetime(2025, 3, 3, 9))
+    closed = first.closed_content or ""
+    assert closed.startswith("📅 **Daily quiz** · Sun 02 Mar 2025 · closed\n**Answer:** A")
+    assert "**5** answered · **4** solved · **3** on the first try" in closed
+    assert "40% picked B — Model parallelism splits the model, not the data." in closed
+    assert "1. <@1> (first try)" in closed
+
+    with pytest.raises(PostClosedError):
+        await bot.service.answer(first.post_id, GUILD, 6, "m6", ("A",))
+    reply = await bot.service.solution(first.post_id, GUILD, 6, "m6", confirmed=False)
+    assert reply is not None and not reply.forfeited_now  # free after closing
+
+
+async def test_closing_is_retried_when_the_edit_fails(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    bot = start()
+    bot.add()
+    await bot.run_until(datetime(2025, 3, 3, 7, 59))
+    bot.scheduler.max_sleep = 60.0  # as in production: overdue closings retry on the next tick
+    real_close = discord.close
+    failures = 0
+
+    async def flaky_close(posted: PostedTask, *, content: str) -> None:
+        nonlocal failures
+        if failures < 2:
+            failures += 1
+            raise ConnectionError("Discord hiccup")
+        await real_close(posted, content=content)
+
+    discord.close = flaky_close  # type: ignore[method-assign]
+    await bot.run_until(datetime(2025, 3, 3, 8, 5))
+    assert discord.messages[0].closed_content is not None
+    assert failures == 2
+
+
+# -- failures -------------------------------------------------------------------------------------
+
+
+async def test_a_failing_schedule_does_not_block_another(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    clock.now = datetime(2025, 3, 2, 7, 50)
+    bot = start(max_sleep=60.0)
+    broken = bot.add(channel_id=CHANNEL)
+    working = bot.add(channel_id=OTHER_CHANNEL)
+    unexpected = bot.add(channel_id=30)
+    discord.broken[CHANNEL] = "I may not post in <#10>: Missing Permissions"
+    discord.raise_unexpected.add(30)
+
+    await bot.run_until(datetime(2025, 3, 2, 8, 0, 30))
+    assert [m.channel_id for m in discord.messages] == [OTHER_CHANNEL]
+    info = bot.schedule(broken.id)
+    assert info.last_error == "I may not post in <#10>: Missing Permissions"
+    assert info.retry_at == datetime(2025, 3, 2, 8, 1)  # backoff, not a tight retry
+    assert "RuntimeError" in (bot.schedule(unexpected.id).last_error or "")
+    assert bot.schedule(working.id).last_error is None
+
+    # Retries back off (1, 2, 4 … minutes) rather than spin, and succeed once it is fixed.
+    await bot.run_until(datetime(2025, 3, 2, 8, 10))
+    assert bot.schedule(broken.id).failures == 4  # 08:00, 08:01, 08:03, 08:07
+    del discord.broken[CHANNEL]
+    await bot.run_until(datetime(2025, 3, 2, 8, 30))
+    assert sorted(m.channel_id for m in discord.messages) == [CHANNEL, OTHER_CHANNEL]
+    fixed = bot.schedule(broken.id)
+    assert fixed.last_error is None and fixed.failures == 0
+    assert [m.sent_at for m in discord.in_channel(CHANNEL)] == [datetime(2025, 3, 2, 8, 15)]
+
+
+async def test_failures_beyond_grace_give_up_until_the_next_day(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    clock.now = datetime(2025, 3, 2, 7, 50)
+    bot = start(max_sleep=60.0)
+    schedule = bot.add()
+    discord.broken[CHANNEL] = "channel <#10> is gone"
+    await bot.run_until(datetime(2025, 3, 2, 11))
+    run = bot.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None and run.status == "failed"  # nothing went out, nothing re-sent
+    info = bot.schedule(schedule.id)
+    assert info.last_error == "channel <#10> is gone"
+    assert info.last_result == (
+        "failed 2025-03-02: nothing posted (could not check post 1: channel <#10> is gone)"
+    )
+    assert discord.messages == []
+
+    del discord.broken[CHANNEL]
+    bot.scheduler.max_sleep = 6 * 3600
+    await bot.run_until(datetime(2025, 3, 3, 9))
+    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 3, 8)]
+
+
+async def test_no_matching_task_is_an_error_not_a_crash(
+    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+) -> None:
+    bot = start()
+    schedule = bot.add(topic="Astrology")
+    await bot.run_until(datetime(2025, 3, 2, 8, 30))
+    assert discord.messages == []
+    assert bot.schedule(schedule.id).last_error == "no Astrology task in the loaded banks"
+
+
+async def test_the_loop_survives_any_exception(
+    start: Callable[..., Process],
+    clock: FakeClock,
+    discord: FakeDiscord,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bot = start(max_sleep=60.0)
+    bot.add()
+    real = bot.schedules.runnable
+    calls = 0
+
+    def flaky() -> list[ScheduleInfo]:
+        nonlocal calls
+        calls += 1
+        if calls <= 3:
+            raise OSError("database is locked")
+        return real()
+
+    bot.schedules.runnable = flaky  # type: ignore[method-assign]
+    clock.now = datetime(2025, 3, 2, 7, 59)
+    with caplog.at_level(logging.ERROR, logger="bot.schedule.runner"):
+        await bot.run_until(datetime(2025, 3, 2, 8, 10))
+    assert "scheduler tick failed" in caplog.text
+    assert len(discord.messages) == 1
+
+
+async def test_wake_interrupts_the_sleep(start: Callable[..., Process], clock: FakeClock) -> None:
+    bot = start()
+    woke = asyncio.Event()
+    ticks = 0
+    real_tick = bot.scheduler.tick
+
+    async def counting_tick() -> datetime:
+        nonlocal ticks
+        ticks += 1
+        if ticks == 2:
+            woke.set()
+        return await real_tick()
+
+    async def long_sleep(seconds: float) -> None:
+        await asyncio.sleep(3600)
+
+    bot.scheduler.tick = counting_tick  # type: ignore[method-assign]
+    bot.scheduler._sleep = long_sleep
+    bot.scheduler.start()
+    await asyncio.sleep(0.05)
+    assert ticks == 1
+    bot.scheduler.wake()
+    await asyncio.wait_for(woke.wait(), timeout=2)
+    await bot.scheduler.stop()

@@ -1,0 +1,263 @@
+"""Answering: grading inside the write transaction, group commit, and the attempt limit."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from bot.quiz.engine import Outcome, Progress, Status
+from bot.quiz.errors import (
+    AttemptLimitError,
+    InvalidAnswerError,
+    PostClosedError,
+    UnknownPostError,
+)
+from bot.store import AnswerRequest, Store
+from tests.store.conftest import (
+    GUILD,
+    NOW,
+    RIGHT,
+    WRONG,
+    finish,
+    grade_task,
+    new_post,
+    request,
+)
+
+
+def run_threads(count: int, work: Callable[[int], None]) -> None:
+    """Start `work(n)` in `count` threads at once; re-raise the first error any of them hit."""
+    start = threading.Barrier(count)
+    errors: list[BaseException] = []
+
+    def run(n: int) -> None:
+        try:
+            start.wait()
+            work(n)
+        except BaseException as exc:
+            errors.append(exc)
+
+    workers = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
+
+
+def table_count(store: Store, table: str, where: str = "1") -> int:
+    with store.read() as conn:
+        return conn.execute(text(f"SELECT count(*) FROM {table} WHERE {where}")).scalar_one()
+
+
+def test_first_try_solve_scores_full_points(store: Store) -> None:
+    post = new_post(store)
+    outcome = store.answer(request(post, 7), grade_task, NOW)
+    assert outcome.status is Status.CORRECT
+    assert outcome.points == 10
+    assert store.progress(post.id, 7) == Progress(solved=True, points=10)
+    with store.read() as conn:
+        score = conn.execute(text("SELECT * FROM score")).one()
+    assert (score.points, score.solved, score.first_try, score.wrong_tries) == (10, 1, 1, 0)
+
+
+def test_three_misses_fail_with_zero_points_and_one_score(store: Store) -> None:
+    post = new_post(store)
+    statuses = [store.answer(request(post, 7, WRONG), grade_task, NOW).status for _ in range(4)]
+    assert statuses == [Status.WRONG, Status.WRONG, Status.FAILED, Status.ALREADY_FINISHED]
+    assert store.progress(post.id, 7) == Progress(wrong_tries=3)
+    assert table_count(store, "attempt") == 3
+    assert table_count(store, "score", "points = 0 AND solved = 0 AND wrong_tries = 3") == 1
+
+
+def test_progress_counts_wrong_tries_before_a_solve(store: Store) -> None:
+    post = new_post(store)
+    outcome = finish(store, post, 7, NOW, wrong=2)
+    assert (outcome.status, outcome.points) == (Status.CORRECT, 3)
+    assert store.progress(post.id, 7) == Progress(wrong_tries=2, solved=True, points=3)
+    with store.read() as conn:
+        picks = conn.execute(text("SELECT picks FROM attempt ORDER BY attempt_no")).scalars()
+        assert list(picks) == ["B", "B", "A"]
+
+
+def test_batch_isolates_a_failing_request(store: Store) -> None:
+    """The bad request leaves no trace (not even its member row); the others commit."""
+    post = new_post(store)
+
+    def grade_or_explode(req: AnswerRequest, progress: Progress) -> Outcome:
+        if req.user_id == 2:
+            raise RuntimeError("grader bug")
+        return grade_task(req, progress)
+
+    batch = [
+        request(post, 1),
+        request(post, 2),
+        request(post, 3, ("Z",)),  # the real grader rejects an unknown option
+        request(post, 4, WRONG),
+        request(999, 5),  # no such post
+    ]
+    results = store.answer_batch(batch, grade_or_explode, NOW)
+
+    assert isinstance(results[0], Outcome) and results[0].status is Status.CORRECT
+    assert isinstance(results[1], RuntimeError)
+    assert isinstance(results[2], InvalidAnswerError)
+    assert isinstance(results[3], Outcome) and results[3].status is Status.WRONG
+    assert isinstance(results[4], UnknownPostError)
+    with store.read() as conn:
+        members = conn.execute(text("SELECT user_id FROM member ORDER BY user_id")).scalars()
+        assert list(members) == [1, 4]
+        attempts = conn.execute(text("SELECT user_id FROM attempt ORDER BY user_id")).scalars()
+        assert list(attempts) == [1, 4]
+    assert table_count(store, "score") == 1
+
+
+def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> None:
+    post = new_post(store)
+    results = store.answer_batch(
+        [request(post, 1, WRONG), request(post, 1, RIGHT), request(post, 1, RIGHT)],
+        grade_task,
+        NOW,
+    )
+    statuses = [r.status for r in results if isinstance(r, Outcome)]
+    assert statuses == [Status.WRONG, Status.CORRECT, Status.ALREADY_FINISHED]
+    with store.read() as conn:
+        rows = conn.execute(text("SELECT attempt_no, correct FROM attempt ORDER BY id")).all()
+    assert [tuple(r) for r in rows] == [(1, 0), (2, 1)]
+    assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7)
+
+
+def test_a_batch_failure_of_the_transaction_itself_raises(store: Store) -> None:
+    post = new_post(store)
+
+    def interrupt(req: AnswerRequest, progress: Progress) -> Outcome:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        store.answer_batch([request(post, 1), request(post, 2)], interrupt, NOW)
+    assert table_count(store, "member") == 0
+
+
+def test_answer_reraises_the_slot_error(store: Store) -> None:
+    post = new_post(store)
+    with pytest.raises(InvalidAnswerError):
+        store.answer(request(post, 1, ("A", "B")), grade_task, NOW)
+    with pytest.raises(UnknownPostError):
+        store.answer(replace(request(post, 1), guild_id=GUILD + 1), grade_task, NOW)
+
+
+def test_closed_posts_refuse_answers_but_report_finished_members(store: Store) -> None:
+    post = new_post(store, closes_at=NOW + timedelta(hours=1))
+    store.answer(request(post, 1), grade_task, NOW)
+    later = NOW + timedelta(hours=1)
+    with pytest.raises(PostClosedError):
+        store.answer(request(post, 2), grade_task, later)
+    assert store.answer(request(post, 1), grade_task, later).status is Status.ALREADY_FINISHED
+
+    other = new_post(store)
+    assert store.close_post(other.id, NOW) is True
+    assert store.close_post(other.id, later) is False
+    with pytest.raises(PostClosedError):
+        store.answer(request(other, 2), grade_task, NOW)
+
+
+def test_member_name_follows_the_latest_interaction(store: Store) -> None:
+    post = new_post(store)
+    store.answer(AnswerRequest(post.id, GUILD, 1, "old", WRONG), grade_task, NOW)
+    store.answer(AnswerRequest(post.id, GUILD, 1, "new", RIGHT), grade_task, NOW)
+    with store.read() as conn:
+        assert conn.execute(text("SELECT name FROM member")).scalar_one() == "new"
+
+
+def test_database_rejects_a_fourth_attempt_without_the_store(file_store: Store) -> None:
+    post = new_post(file_store)
+    for _ in range(3):
+        file_store.answer(request(post, 1, WRONG), grade_task, NOW)
+    insert = text(
+        "INSERT INTO attempt (post_id, guild_id, user_id, attempt_no, picks, correct, created_at)"
+        " VALUES (:post, :guild, 1, :no, 'B', 0, '2024-05-08 12:00:00.000000')"
+    )
+    for attempt_no in (4, 3, 0):  # past the limit, a duplicate, and nonsense
+        with pytest.raises(IntegrityError), file_store.write() as conn:
+            conn.execute(insert, {"post": post.id, "guild": GUILD, "no": attempt_no})
+    assert table_count(file_store, "attempt") == 3
+
+
+def test_database_limit_holds_even_if_grading_ignores_it(store: Store) -> None:
+    """A grader that never says "finished" still cannot get a fourth attempt stored."""
+    post = new_post(store)
+
+    def stubborn(req: AnswerRequest, progress: Progress) -> Outcome:
+        after = replace(progress, wrong_tries=progress.wrong_tries + 1)
+        return Outcome(Status.WRONG, replace(after, wrong_tries=min(after.wrong_tries, 2)))
+
+    results = store.answer_batch([request(post, 1, WRONG)] * 4, stubborn, NOW)
+    assert [type(r) for r in results] == [Outcome, Outcome, Outcome, AttemptLimitError]
+    assert table_count(store, "attempt") == 3
+
+
+def test_concurrent_clicks_store_at_most_three_attempts(file_store: Store) -> None:
+    """Many threads, each with its own connection from the pool, hammer wrong answers for
+    one member on one post. The write lock serialises grading, and the database constraint
+    backs it up: three attempts, one score, every other click told it is finished."""
+    post = new_post(file_store)
+    threads, rounds = 16, 4
+    results: list[Outcome | Exception] = []
+
+    def click(_: int) -> None:
+        for _ in range(rounds):
+            # list.extend is atomic under the GIL
+            results.extend(file_store.answer_batch([request(post, 1, WRONG)], grade_task, NOW))
+
+    run_threads(threads, click)
+
+    assert all(isinstance(r, Outcome) for r in results), results
+    statuses = sorted(r.status for r in results if isinstance(r, Outcome))
+    assert statuses.count(Status.WRONG) == 2
+    assert statuses.count(Status.FAILED) == 1
+    assert statuses.count(Status.ALREADY_FINISHED) == threads * rounds - 3
+    assert table_count(file_store, "attempt") == 3
+    assert table_count(file_store, "score") == 1
+    assert file_store.progress(post.id, 1) == Progress(wrong_tries=3)
+
+
+def test_concurrent_batches_of_many_members_all_commit(file_store: Store) -> None:
+    post = new_post(file_store)
+    threads = 16
+
+    def answer_for(n: int) -> None:
+        users = range(n * 100, n * 100 + 10)
+        for picks in (WRONG, RIGHT):
+            batch = [request(post, u, picks) for u in users]
+            for result in file_store.answer_batch(batch, grade_task, NOW):
+                if isinstance(result, Exception):
+                    raise result
+
+    run_threads(threads, answer_for)
+    assert table_count(file_store, "attempt") == threads * 10 * 2
+    assert table_count(file_store, "score", "points = 7") == threads * 10
+    assert file_store.post_counts(post.id).solved == threads * 10
+
+
+def test_concurrent_reveals_and_answers_finish_a_member_once(file_store: Store) -> None:
+    """Reveals read progress before writing; BEGIN IMMEDIATE makes that safe under load
+    (a deferred transaction would fail with SQLITE_BUSY on its first write)."""
+    post = new_post(file_store)
+
+    def act(n: int) -> None:
+        for _ in range(5):
+            if n % 2:
+                file_store.reveal_solution(post.id, GUILD, 1, "ada", NOW)
+            else:
+                file_store.answer(request(post, 1, WRONG), grade_task, NOW)
+
+    run_threads(16, act)
+    assert table_count(file_store, "score") == 1
+    assert table_count(file_store, "reveal", "kind = 'solution'") == 1
+    assert file_store.progress(post.id, 1).finished

@@ -1,0 +1,81 @@
+"""Posts and server settings."""
+
+from __future__ import annotations
+
+from datetime import UTC, timedelta
+
+import pytest
+
+from bot.store import GuildConfigInfo, Store
+from tests.store.conftest import CHANNEL, GUILD, NOW, new_post
+
+
+def test_create_get_and_attach_the_message(store: Store) -> None:
+    post = store.create_post(
+        GUILD, CHANNEL, "gpu-1", 42, schedule_id=3, closes_at=NOW + timedelta(days=1), now=NOW
+    )
+    assert (post.guild_id, post.channel_id, post.task_id, post.posted_by) == (
+        GUILD,
+        CHANNEL,
+        "gpu-1",
+        42,
+    )
+    assert post.posted_at == NOW and post.posted_at.tzinfo is UTC
+    assert post.schedule_id == 3 and post.message_id is None
+    store.set_post_message(post.id, 123456789012345678)
+    fetched = store.get_post(post.id)
+    assert fetched is not None and fetched.message_id == 123456789012345678
+    assert not fetched.is_closed(NOW)
+    assert fetched.is_closed(NOW + timedelta(days=1))
+    assert store.get_post(post.id + 1) is None
+
+
+def test_latest_post_per_channel(store: Store) -> None:
+    assert store.latest_post(GUILD, CHANNEL) is None
+    new_post(store, NOW - timedelta(hours=1), task_id="older")
+    latest = new_post(store, NOW, task_id="newer")
+    store.create_post(GUILD, CHANNEL + 1, "elsewhere", None, now=NOW + timedelta(hours=1))
+    found = store.latest_post(GUILD, CHANNEL)
+    assert found is not None and found.id == latest.id
+
+
+def test_search_posts_most_recent_first(store: Store) -> None:
+    a = new_post(store, NOW - timedelta(hours=2), task_id="gpu-memory")
+    b = new_post(store, NOW - timedelta(hours=1), task_id="cpu-cache")
+    c = new_post(store, NOW, task_id="GPU-streams")
+    new_post(store, NOW, guild_id=GUILD + 1, task_id="gpu-other-server")
+    d = new_post(store, NOW, task_id="gpu_under")
+    assert [p.id for p in store.search_posts(GUILD, "gpu-")] == [c.id, a.id]
+    assert [p.id for p in store.search_posts(GUILD, "")] == [d.id, c.id, b.id, a.id]
+    assert [p.id for p in store.search_posts(GUILD, "", limit=2)] == [d.id, c.id]
+    # LIKE wildcards in the text are literal characters.
+    assert [p.id for p in store.search_posts(GUILD, "gpu_")] == [d.id]
+    assert store.search_posts(GUILD, "%") == []
+    assert [p.id for p in store.search_posts(GUILD, f"#{b.id}")] == [b.id]
+
+
+def test_guild_config_defaults_and_updates(store: Store) -> None:
+    assert store.guild_config(GUILD) == GuildConfigInfo(GUILD)
+    assert store.guild_config(GUILD).tz.key == "UTC"
+    updated = store.update_guild_config(GUILD, timezone="Europe/Berlin", cooldown_seconds=5)
+    assert updated == GuildConfigInfo(GUILD, timezone="Europe/Berlin", cooldown_seconds=5)
+    again = store.update_guild_config(GUILD, post_policy="mods", mod_role_id=77)
+    assert again == GuildConfigInfo(GUILD, "Europe/Berlin", 77, "mods", 5)
+    assert store.guild_config(GUILD) == again
+    assert store.guild_config(GUILD + 1) == GuildConfigInfo(GUILD + 1)
+    assert store.update_guild_config(GUILD, timezone=None).timezone is None
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"timezone": "Mars/Olympus"}, {"post_policy": "admins"}, {"cooldown_seconds": -1}],
+)
+def test_guild_config_rejects_bad_values(store: Store, changes: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        store.update_guild_config(GUILD, **changes)
+    assert store.guild_config(GUILD) == GuildConfigInfo(GUILD)
+
+
+def test_guild_config_rejects_unknown_settings(store: Store) -> None:
+    with pytest.raises(TypeError):
+        store.update_guild_config(GUILD, colour="blue")

@@ -1,0 +1,216 @@
+"""ScheduleStore: schedules, the once-a-day run claim, and what rotation and summary read."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect
+
+from bot.store import Store, make_engine
+from bot.store.schedules import NoTasksError, RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
+
+GUILD = 1
+NOW = datetime(2025, 3, 2, 7, 0)
+DAY = date(2025, 3, 2)
+DUE = datetime(2025, 3, 2, 8, 0)
+CLOSES = datetime(2025, 3, 3, 8, 0)
+
+
+@pytest.fixture
+def schedules(store: Store) -> ScheduleStore:
+    return ScheduleStore(store)
+
+
+def add(schedules: ScheduleStore, guild_id: int = GUILD, **kwargs: object) -> ScheduleInfo:
+    values: dict[str, object] = {
+        "guild_id": guild_id,
+        "channel_id": 10,
+        "local_time": "09:00",
+        "timezone": "Europe/Berlin",
+        "created_by": 5,
+        "now": NOW,
+    }
+    return schedules.add(**(values | kwargs))  # type: ignore[arg-type]
+
+
+def pick(*task_ids: str) -> Callable[[Mapping[str, TaskPosts]], Sequence[str]]:
+    return lambda history: list(task_ids)
+
+
+def claim(
+    schedules: ScheduleStore, schedule: ScheduleInfo, *task_ids: str, day: date = DAY
+) -> RunInfo | None:
+    return schedules.claim(
+        schedule,
+        day,
+        scheduled_for=DUE,
+        closes_at=CLOSES,
+        choose=pick(*(task_ids or ("t1",))),
+        now=DUE,
+    )
+
+
+def test_tables_are_created_with_the_others(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path}/q.db")
+    tables = set(inspect(engine).get_table_names())
+    assert {"schedule", "schedule_run", "post"} <= tables
+    uniques = inspect(engine).get_unique_constraints("schedule_run")
+    assert [u["column_names"] for u in uniques] == [["schedule_id", "local_date"]]
+    engine.dispose()
+
+
+def test_add_list_and_soft_remove(schedules: ScheduleStore) -> None:
+    first = add(schedules, topic="MLOps", difficulty="easy", count=2, open_thread=True)
+    second = add(schedules)
+    add(schedules, guild_id=2)
+    assert first.at.hour == 9 and first.zone.key == "Europe/Berlin"
+    assert [s.id for s in schedules.list_guild(GUILD)] == [first.id, second.id]
+
+    assert schedules.remove(2, first.id, NOW) is None  # another server's id: refused
+    removed = schedules.remove(GUILD, first.id, NOW)
+    assert removed is not None and removed.removed_at == NOW
+    assert [s.id for s in schedules.list_guild(GUILD)] == [second.id]
+    assert first.id not in [s.id for s in schedules.runnable()]
+    assert schedules.remove(GUILD, first.id, NOW) is None  # already gone
+    assert schedules.get(first.id) is not None  # kept for its runs and posts
+
+
+@pytest.mark.parametrize("count", [0, 6])
+def test_count_is_bounded(schedules: ScheduleStore, count: int) -> None:
+    with pytest.raises(ValueError, match="count"):
+        add(schedules, count=count)
+
+
+def test_pause_and_resume(schedules: ScheduleStore) -> None:
+    schedule = add(schedules)
+    schedules.record_error(schedule.id, "boom", NOW, NOW + timedelta(minutes=1))
+    paused = schedules.set_paused(GUILD, schedule.id, True, NOW)
+    assert paused is not None and paused.paused
+    assert schedules.runnable() == []
+    later = NOW + timedelta(days=2)
+    resumed = schedules.set_paused(GUILD, schedule.id, False, later)
+    assert resumed is not None and not resumed.paused
+    assert resumed.active_since == later  # days missed while paused are not owed
+    assert resumed.retry_at is None and resumed.failures == 0
+    assert schedules.set_paused(2, schedule.id, True, NOW) is None
+
+
+def test_claim_is_once_per_day_and_creates_the_posts(
+    schedules: ScheduleStore, store: Store
+) -> None:
+    schedule = add(schedules, count=2)
+    run = claim(schedules, schedule, "t1", "t2")
+    assert run is not None and run.status == "claimed" and len(run.post_ids) == 2
+    posts = [store.get_post(p) for p in run.post_ids]
+    assert [p.task_id for p in posts if p] == ["t1", "t2"]
+    for post in posts:
+        assert post is not None and post.message_id is None and post.posted_by is None
+        assert post.schedule_id == schedule.id
+        assert post.closes_at is not None and post.closes_at.replace(tzinfo=None) == CLOSES
+
+    assert claim(schedules, schedule, "t3") is None  # the day is taken
+    assert schedules.task_history(GUILD).keys() == {"t1", "t2"}
+    assert claim(schedules, schedule, "t3", day=DAY + timedelta(days=1)) is not None
+
+
+def test_a_claim_without_tasks_leaves_nothing(schedules: ScheduleStore) -> None:
+    schedule = add(schedules)
+    with pytest.raises(NoTasksError):
+        schedules.claim(schedule, DAY, scheduled_for=DUE, closes_at=CLOSES, choose=pick(), now=DUE)
+    assert schedules.run(schedule.id, DAY) is None
+    assert schedules.task_history(GUILD) == {}
+    assert claim(schedules, schedule, "t1") is not None
+
+
+def test_two_processes_claiming_at_once_get_one_claim(tmp_path: Path) -> None:
+    """Separate engines on one file, racing: the UNIQUE key lets exactly one through."""
+    url = f"sqlite:///{tmp_path}/race.db"
+    setup = make_engine(url)
+    schedule = add(ScheduleStore(Store(setup)))
+    engines = [make_engine(url) for _ in range(8)]
+    barrier = threading.Barrier(len(engines))
+    results: list[object] = []
+
+    def race(engine: object) -> None:
+        mine = ScheduleStore(Store(engine))  # type: ignore[arg-type]
+        barrier.wait()
+        results.append(claim(mine, schedule, "t1"))
+
+    threads = [threading.Thread(target=race, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(r is not None for r in results) == 1
+    assert ScheduleStore(Store(setup)).task_history(GUILD)["t1"].times == 1
+    for engine in [setup, *engines]:
+        engine.dispose()
+
+
+def test_skip_records_the_day_and_the_reason(schedules: ScheduleStore) -> None:
+    schedule = add(schedules)
+    run = schedules.skip(schedule.id, DAY, scheduled_for=DUE, reason="the bot was offline", now=DUE)
+    assert run is not None and run.status == "skipped" and run.closed_at == DUE
+    assert schedules.skip(schedule.id, DAY, scheduled_for=DUE, reason="again", now=DUE) is None
+    info = schedules.get(schedule.id)
+    assert info is not None
+    assert info.last_result == "skipped 2025-03-02: the bot was offline"
+    assert info.last_run_local_date == DAY
+    assert claim(schedules, schedule) is None  # a skipped day is never posted later
+
+
+def test_errors_back_off_and_a_posted_run_clears_them(schedules: ScheduleStore) -> None:
+    schedule = add(schedules)
+    retry = NOW + timedelta(minutes=2)
+    schedules.record_error(schedule.id, "x" * 1000, NOW, retry)
+    schedules.record_error(schedule.id, "Missing Permissions\n in <#10>", NOW, retry)
+    info = schedules.get(schedule.id)
+    assert info is not None
+    assert (info.failures, info.retry_at, info.last_error_at) == (2, retry, NOW)
+    assert info.last_error == "Missing Permissions in <#10>"
+    schedules.record_error(schedule.id, "x" * 1000, NOW, retry)
+    long = schedules.get(schedule.id)
+    assert long is not None and long.last_error is not None and len(long.last_error) == 300
+
+    run = claim(schedules, schedule)
+    assert run is not None
+    done = schedules.finish(run.id, "posted", result="posted 2025-03-02: 1 task", now=DUE)
+    assert done.status == "posted" and done.posted_at == DUE
+    cleared = schedules.get(schedule.id)
+    assert cleared is not None
+    assert (cleared.last_error, cleared.failures, cleared.retry_at) == (None, 0, None)
+    assert cleared.last_result == "posted 2025-03-02: 1 task"
+    assert schedules.pending_runs(schedule.id) == []
+
+
+def test_runs_to_close(schedules: ScheduleStore) -> None:
+    schedule = add(schedules)
+    run = claim(schedules, schedule)
+    assert run is not None
+    assert schedules.runs_to_close(CLOSES) == []  # still claimed: not finished yet
+    assert [r.id for r in schedules.pending_runs(schedule.id)] == [run.id]
+    schedules.finish(run.id, "posted", result="posted", now=DUE)
+    assert schedules.next_close(DUE) == CLOSES
+    assert schedules.runs_to_close(CLOSES - timedelta(seconds=1)) == []
+    assert [r.id for r in schedules.runs_to_close(CLOSES)] == [run.id]
+    assert schedules.next_close(CLOSES) is None  # overdue ones are not "next"
+    schedules.mark_closed(run.id, CLOSES)
+    assert schedules.runs_to_close(CLOSES + timedelta(days=1)) == []
+
+
+def test_task_history_counts_every_post_in_the_server(
+    schedules: ScheduleStore, store: Store
+) -> None:
+    store.create_post(GUILD, 10, "t1", 7, now=NOW)
+    store.create_post(GUILD, 10, "t1", 7, now=NOW + timedelta(hours=1))
+    store.create_post(2, 10, "t2", 7, now=NOW)
+    assert schedules.task_history(GUILD) == {"t1": TaskPosts(2, NOW + timedelta(hours=1))}
+
+
+def test_store_or_engine(store: Store) -> None:
+    assert ScheduleStore(store).store is store
+    assert isinstance(ScheduleStore(store.engine).store, Store)

@@ -1,0 +1,78 @@
+"""A member's stats: first-try rate, points and the streak of local days."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from bot.store import MemberStats, Store
+from tests.store.conftest import GUILD, WRONG, finish, grade_task, new_post, request
+
+BERLIN = ZoneInfo("Europe/Berlin")
+LOS_ANGELES = ZoneInfo("America/Los_Angeles")
+
+
+def answer_wrong_at(store: Store, user_id: int, at: datetime) -> None:
+    store.answer(request(new_post(store, at), user_id, WRONG), grade_task, at)
+
+
+def test_no_activity(store: Store) -> None:
+    now = datetime(2024, 5, 8, tzinfo=UTC)
+    assert store.member_stats(GUILD, 1, BERLIN, now) == MemberStats(0, 0, 0, 0.0, 0, 0, None)
+
+
+def test_first_try_rate_counts_every_post_tried(store: Store) -> None:
+    at = datetime(2024, 5, 8, 9, tzinfo=UTC)
+    finish(store, new_post(store, at), 1, at)  # first try: 10
+    finish(store, new_post(store, at), 1, at, wrong=1)  # 7
+    finish(store, new_post(store, at), 1, at, wrong=3)  # failed: 0
+    answer_wrong_at(store, 1, at)  # still open
+    forfeited = new_post(store, at)
+    store.reveal_solution(forfeited.id, GUILD, 1, "user1", at)  # finished without answering
+    last = at + timedelta(minutes=5)
+    finish(store, new_post(store, last), 2, last)  # someone else
+    stats = store.member_stats(GUILD, 1, BERLIN, at + timedelta(hours=1))
+    assert (stats.tried, stats.solved, stats.first_try, stats.points) == (5, 2, 1, 17)
+    assert stats.first_try_rate == 1 / 5
+    assert stats.last_active == at
+
+
+def test_streak_follows_local_days_across_midnight(store: Store) -> None:
+    # Berlin is UTC+2, so the answer at 00:30 on the 7th is on the 6th in UTC: counted in
+    # UTC days the 7th would be empty and the streak broken.
+    for at in [
+        datetime(2024, 5, 5, 23, 30, tzinfo=BERLIN),  # UTC: the 5th, 21:30
+        datetime(2024, 5, 6, 23, 50, tzinfo=BERLIN),  # UTC: the 6th, 21:50
+        datetime(2024, 5, 7, 0, 30, tzinfo=BERLIN),  # UTC: the 6th, 22:30
+        datetime(2024, 5, 8, 8, 0, tzinfo=BERLIN),
+    ]:
+        answer_wrong_at(store, 1, at)
+    today = datetime(2024, 5, 8, 20, 0, tzinfo=BERLIN)
+    assert store.member_stats(GUILD, 1, BERLIN, today).streak_days == 4
+    assert store.member_stats(GUILD, 1, ZoneInfo("UTC"), today).streak_days == 1
+    # In Los Angeles the same answers fall on the 5th, 6th, 6th and 7th (UTC-7).
+    la_evening = datetime(2024, 5, 7, 20, 0, tzinfo=LOS_ANGELES)
+    assert store.member_stats(GUILD, 1, LOS_ANGELES, la_evening).streak_days == 3
+
+
+def test_streak_may_end_yesterday_but_not_before(store: Store) -> None:
+    for day in (3, 4, 6, 7):
+        answer_wrong_at(store, 1, datetime(2024, 5, day, 18, tzinfo=UTC))
+    utc = ZoneInfo("UTC")
+
+    def streak(day: int) -> int:
+        return store.member_stats(GUILD, 1, utc, datetime(2024, 5, day, 12, tzinfo=UTC)).streak_days
+
+    assert streak(7) == 2  # the 6th and 7th; the 5th is missing
+    assert streak(8) == 2  # nothing yet today: the streak still stands
+    assert streak(9) == 0
+    assert store.member_stats(GUILD, 1, utc, datetime(2024, 5, 9, tzinfo=UTC)).last_active == (
+        datetime(2024, 5, 7, 18, tzinfo=UTC)
+    )
+
+
+def test_stats_are_per_server(store: Store) -> None:
+    at = datetime(2024, 5, 8, 9, tzinfo=UTC)
+    finish(store, new_post(store, at, guild_id=GUILD + 1), 1, at)
+    assert store.member_stats(GUILD, 1, BERLIN, at).tried == 0
+    assert store.member_stats(GUILD + 1, 1, BERLIN, at).streak_days == 1

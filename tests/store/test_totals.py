@@ -1,0 +1,255 @@
+"""The maintained leaderboard totals: they must rank exactly as aggregating the scores does.
+
+`Store.leaderboard_exact` is the reference (the score aggregation); `leaderboard` reads the
+totals kept by the write path. `fast` refuses the aggregation, so a fast answer really came
+from the totals.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import TZPATH, ZoneInfo
+
+import pytest
+from sqlalchemy import text
+
+from bot.store import Leaderboard, Store
+from bot.store import store as store_module
+from bot.store.periods import day_start
+from tests.store.conftest import GUILD, RIGHT, WRONG, finish, grade_task, new_post, request
+
+BERLIN = ZoneInfo("Europe/Berlin")
+LOS_ANGELES = ZoneInfo("America/Los_Angeles")
+UTC_ZONE = ZoneInfo("UTC")
+PERIODS = ("today", "week", "all")
+
+
+def _refuse(*_args: Any, **_kwargs: Any) -> Any:
+    raise AssertionError("the leaderboard aggregated scores instead of reading the totals")
+
+
+def fast(
+    store: Store, guild_id: int, period: str, tz: ZoneInfo, now: datetime, **kw: Any
+) -> Leaderboard:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_module, "_exact_rows", _refuse)
+        return store.leaderboard(guild_id, period, tz, now, **kw)
+
+
+def board_state(store: Store, guild_id: int) -> str | None:
+    with store.read() as conn:
+        return conn.execute(
+            text("SELECT timezone FROM board_state WHERE guild_id = :g"), {"g": guild_id}
+        ).scalar()
+
+
+def totals(store: Store) -> tuple[list[Any], list[Any]]:
+    with store.read() as conn:
+        return (
+            [tuple(r) for r in conn.execute(text("SELECT * FROM member_total ORDER BY 1, 2"))],
+            [
+                tuple(r)
+                for r in conn.execute(text("SELECT * FROM member_period ORDER BY 1, 2, 3, 4"))
+            ],
+        )
+
+
+def play(store: Store, rng: random.Random, guild_id: int, at: datetime, members: int) -> None:
+    """One post at `at`, finished (or not) by a few members in ONE batch: equal timestamps."""
+    post = new_post(store, at, guild_id=guild_id)
+    batch = []
+    for user in rng.sample(range(1, members + 1), rng.randint(1, 4)):
+        roll = rng.random()
+        if roll < 0.1:
+            store.reveal_solution(post.id, guild_id, user, f"user{user}", at)  # forfeit: 0
+            continue
+        if roll < 0.3:
+            store.reveal_hint(post.id, guild_id, user, f"user{user}", at)  # halves the points
+        wrong = rng.choice((0, 0, 1, 1, 2, 3))
+        batch += [request(post, user, WRONG)] * wrong
+        if wrong < 3:
+            batch.append(request(post, user, RIGHT))
+        elif rng.random() < 0.2:
+            batch.append(request(post, user, WRONG))  # already finished: nothing recorded
+    batch.append(request(10**9, 1))  # an unknown post: its savepoint rolls back, others commit
+    store.answer_batch(batch, grade_task, at)
+
+
+def near_midnight(rng: random.Random, first: datetime, days: int) -> datetime:
+    """A moment within ±90 minutes (or ±1 s) of a local midnight in one of the zones."""
+    day = (first + timedelta(days=rng.randrange(days))).date()
+    midnight = day_start(day, rng.choice((BERLIN, LOS_ANGELES, UTC_ZONE)))
+    offset = rng.choice((-1, 0, 1, rng.randint(-90 * 60, 90 * 60)))
+    return (midnight + timedelta(seconds=offset)).replace(tzinfo=UTC)
+
+
+def assert_same(store: Store, guild_id: int, period: str, tz: ZoneInfo, now: datetime) -> None:
+    full = store.leaderboard_exact(guild_id, period, tz, now, limit=1000)
+    assert fast(store, guild_id, period, tz, now, limit=1000) == full
+    users = [r.user_id for r in full.rows]
+    # Nobody, a non-member, the first, the last and someone in between.
+    askers = {None, 999, *users[:1], *users[-1:], *users[len(users) // 2 :][:1]}
+    for user_id in askers:
+        for limit in (10, 3, 1):
+            want = store.leaderboard_exact(guild_id, period, tz, now, user_id, limit)
+            got = fast(store, guild_id, period, tz, now, user_id=user_id, limit=limit)
+            assert got == want, (guild_id, period, tz, now, user_id, limit)
+            if user_id in users:
+                assert got.me is not None and got.me.rank == users.index(user_id) + 1
+
+
+def test_the_totals_rank_exactly_as_the_scores_across_zones_periods_and_ties(
+    store: Store,
+) -> None:
+    rng = random.Random(20240331)
+    zones = {GUILD: BERLIN, GUILD + 1: LOS_ANGELES, GUILD + 2: UTC_ZONE}
+    store.update_guild_config(GUILD, timezone="Europe/Berlin")  # builds: totals kept from now
+    store.update_guild_config(GUILD + 1, timezone="America/Los_Angeles")
+    store.leaderboard(GUILD + 2, "week", UTC_ZONE, datetime(2024, 3, 1, tzinfo=UTC))  # builds
+    # Five weeks over both spring DST changes (LA on 10 March, Berlin on 31 March), with
+    # moments crowding local midnights and members few enough to tie on points and solves.
+    first = datetime(2024, 3, 4, tzinfo=UTC)
+    for _ in range(150):
+        for guild_id in zones:
+            play(store, rng, guild_id, near_midnight(rng, first, 35), members=12)
+    assert {g: board_state(store, g) for g in zones} == {
+        GUILD: "Europe/Berlin",
+        GUILD + 1: "America/Los_Angeles",
+        GUILD + 2: "UTC",
+    }
+    for guild_id, tz in zones.items():
+        for _ in range(25):
+            now = near_midnight(rng, first - timedelta(days=1), 37)
+            for period in PERIODS:
+                assert_same(store, guild_id, period, tz, now)
+
+    # What the write path kept equals what a rebuild from the scores computes.
+    kept = totals(store)
+    assert kept[0] and kept[1]
+    assert store.rebuild_totals() == 3
+    assert totals(store) == kept
+    assert {g: board_state(store, g) for g in zones}[GUILD + 2] == "UTC"
+
+
+def seed_week(store: Store, at: datetime) -> None:
+    for user, wrong in ((1, 0), (2, 1), (3, 0), (4, 3)):
+        finish(store, new_post(store, at), user, at, wrong)
+    late = at + timedelta(hours=1)  # Wednesday 00:30 in Berlin, Tuesday 15:30 in LA
+    finish(store, new_post(store, late), 2, late, 2)
+
+
+def test_changing_the_zone_rebuilds_the_days_in_the_same_transaction(store: Store) -> None:
+    store.update_guild_config(GUILD, timezone="Europe/Berlin")
+    at = datetime(2024, 5, 7, 21, 30, tzinfo=UTC)  # Tuesday 23:30 Berlin, 14:30 LA
+    seed_week(store, at)
+    now = datetime(2024, 5, 8, 6, tzinfo=UTC)  # Wednesday in Berlin, still Tuesday in LA
+    berlin_today = fast(store, GUILD, "today", BERLIN, now)
+    assert berlin_today == store.leaderboard_exact(GUILD, "today", BERLIN, now)
+    store.update_guild_config(GUILD, timezone="America/Los_Angeles")
+    assert board_state(store, GUILD) == "America/Los_Angeles"
+    for period in PERIODS:
+        la = fast(store, GUILD, period, LOS_ANGELES, now, user_id=4)
+        assert la == store.leaderboard_exact(GUILD, period, LOS_ANGELES, now, user_id=4)
+    # Tuesday in LA: all of them, user 2 first on two solves; Wednesday in Berlin: only 2.
+    assert [r.user_id for r in fast(store, GUILD, "today", LOS_ANGELES, now).rows] == [2, 1, 3]
+    assert [r.user_id for r in berlin_today.rows] == [2]
+    assert fast(store, GUILD, "today", LOS_ANGELES, now) != berlin_today
+    # Resetting the zone keeps the totals until a reader asks in another zone.
+    store.update_guild_config(GUILD, timezone=None)
+    assert board_state(store, GUILD) == "America/Los_Angeles"
+
+
+def test_another_zone_than_the_configured_one_aggregates_the_scores(store: Store) -> None:
+    store.update_guild_config(GUILD, timezone="Europe/Berlin")
+    at = datetime(2024, 5, 7, 21, 30, tzinfo=UTC)
+    seed_week(store, at)
+    now = datetime(2024, 5, 8, 6, tzinfo=UTC)
+    for period in ("today", "week"):
+        got = store.leaderboard(GUILD, period, LOS_ANGELES, now, user_id=1)
+        assert got == store.leaderboard_exact(GUILD, period, LOS_ANGELES, now, user_id=1)
+        with pytest.raises(AssertionError, match="aggregated scores"):
+            fast(store, GUILD, period, LOS_ANGELES, now)
+    assert board_state(store, GUILD) == "Europe/Berlin"  # the configured zone stays
+    # All-time totals do not depend on the zone.
+    assert fast(store, GUILD, "all", LOS_ANGELES, now, user_id=4) == store.leaderboard_exact(
+        GUILD, "all", LOS_ANGELES, now, user_id=4
+    )
+
+
+def test_an_unconfigured_server_follows_its_readers_zone_at_most_every_few_minutes(
+    store: Store,
+) -> None:
+    at = datetime(2024, 5, 7, 21, 30, tzinfo=UTC)
+    seed_week(store, at)
+    now = datetime(2024, 5, 8, 6, tzinfo=UTC)
+    # The first leaderboard builds the totals in the reader's zone (the service's default).
+    assert board_state(store, GUILD) is None
+    store.leaderboard(GUILD, "today", BERLIN, now)
+    assert board_state(store, GUILD) == "Europe/Berlin"
+    # Another zone soon after: answered from the scores, not rebuilt back and forth.
+    want = store.leaderboard_exact(GUILD, "today", LOS_ANGELES, now)
+    assert store.leaderboard(GUILD, "today", LOS_ANGELES, now) == want
+    assert board_state(store, GUILD) == "Europe/Berlin"
+    with store.write() as conn:
+        conn.execute(text("UPDATE board_state SET built_at = '2000-01-01 00:00:00.000000'"))
+    assert store.leaderboard(GUILD, "today", LOS_ANGELES, now) == want
+    assert board_state(store, GUILD) == "America/Los_Angeles"
+    assert fast(store, GUILD, "today", LOS_ANGELES, now) == want
+
+
+def test_scores_before_the_first_leaderboard_are_counted_once_it_builds(store: Store) -> None:
+    at = datetime(2024, 5, 8, 9, tzinfo=UTC)
+    finish(store, new_post(store, at), 1, at)
+    assert totals(store) == ([], [])  # not maintained yet: the answer path skips them
+    board = store.leaderboard(GUILD, "all", UTC_ZONE, at, user_id=1)
+    assert [(r.user_id, r.points) for r in board.rows] == [(1, 10)]
+    later = at + timedelta(minutes=1)
+    finish(store, new_post(store, later), 2, later)
+    finish(store, new_post(store, later), 1, later, wrong=3)  # 0 points: no change, no row
+    finish(store, new_post(store, later), 3, later, wrong=3)
+    for period in PERIODS:
+        got = fast(store, GUILD, period, UTC_ZONE, later, user_id=2)
+        assert got == store.leaderboard_exact(GUILD, period, UTC_ZONE, later, user_id=2)
+        assert [(r.user_id, r.points) for r in got.rows] == [(1, 10), (2, 10)]
+    assert {row[1] for row in totals(store)[0]} == {1, 2}
+
+
+def test_rebuild_totals_repairs_totals_from_the_scores(store: Store) -> None:
+    store.update_guild_config(GUILD, timezone="Europe/Berlin")
+    at = datetime(2024, 5, 7, 21, 30, tzinfo=UTC)
+    seed_week(store, at)
+    kept = totals(store)
+    with store.write() as conn:
+        conn.execute(text("UPDATE member_total SET points = points + 100 WHERE user_id = 3"))
+        conn.execute(text("DELETE FROM member_period WHERE user_id = 1"))
+    assert store.rebuild_totals(GUILD) == 1
+    assert totals(store) == kept
+    assert board_state(store, GUILD) == "Europe/Berlin"
+    assert store.rebuild_totals(tz=LOS_ANGELES) == 1
+    assert board_state(store, GUILD) == "America/Los_Angeles"
+    assert totals(store)[0] == kept[0]
+
+
+def test_a_zone_without_a_name_is_answered_from_the_scores(store: Store) -> None:
+    files = [Path(root) / "UTC" for root in TZPATH if (Path(root) / "UTC").is_file()]
+    if not files:
+        pytest.skip("no tz database file for UTC")
+    with files[0].open("rb") as handle:
+        nameless = ZoneInfo.from_file(handle)  # key None: cannot be recorded
+    at = datetime(2024, 5, 8, 9, tzinfo=UTC)
+    finish(store, new_post(store, at), 1, at)
+    want = store.leaderboard_exact(GUILD, "today", UTC_ZONE, at)
+    assert store.leaderboard(GUILD, "today", nameless, at) == want
+    assert board_state(store, GUILD) == "UTC"  # built for later readers, in UTC
+    with pytest.raises(ValueError, match="IANA"):
+        store.rebuild_totals(tz=nameless)
+
+
+def test_an_empty_server(store: Store) -> None:
+    now = datetime(2024, 5, 8, tzinfo=UTC)
+    store.rebuild_totals(GUILD, BERLIN)
+    assert fast(store, GUILD, "week", BERLIN, now, user_id=1) == Leaderboard([], None)
+    assert fast(store, GUILD, "all", BERLIN, now, user_id=1) == Leaderboard([], None)
