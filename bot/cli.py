@@ -25,14 +25,18 @@ def build_parser() -> argparse.ArgumentParser:
     content = sub.add_parser("content", help="check or list the task banks")
     content_sub = content.add_subparsers(dest="content_command", required=True)
     check = content_sub.add_parser("check", help="validate banks; exit 1 on any problem")
-    check.add_argument("path", nargs="?", type=Path, help="a bank file or folder (default: content/)")
+    check.add_argument(
+        "path", nargs="?", type=Path, help="a bank file or folder (default: content/)"
+    )
     listing = content_sub.add_parser("list", help="print every task")
     listing.add_argument("path", nargs="?", type=Path, help="a bank file or folder")
     listing.add_argument("--json", action="store_true", help="the stable JSON export")
 
     practice = sub.add_parser("practice", help="play the banks in the terminal, no Discord needed")
     practice.add_argument("--topic", help="only tasks of this topic")
-    practice.add_argument("--db", type=Path, help="SQLite file to record to (default: DATABASE_URL)")
+    practice.add_argument(
+        "--db", type=Path, help="SQLite file to record to (default: DATABASE_URL)"
+    )
     practice.add_argument("--content", type=Path, help="bank file or folder (default: CONTENT_DIR)")
     return parser
 
@@ -86,7 +90,10 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     tasks = catalog.select(topic=args.topic)
     if not tasks:
-        print(f"quizbot: no tasks for topic {args.topic!r}; topics: {catalog.topics()}", file=sys.stderr)
+        print(
+            f"quizbot: no tasks for topic {args.topic!r}; topics: {catalog.topics()}",
+            file=sys.stderr,
+        )
         return 1
     url = f"sqlite:///{args.db}" if args.db else settings.database_url
     store = Store(make_engine(url))

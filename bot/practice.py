@@ -22,7 +22,9 @@ from bot.store import AnswerRequest, Store
 
 PRACTICE_GUILD = 0
 PRACTICE_CHANNEL = 0
-HELP = "letters answer (one per blank, e.g. 'B' or 'A C'), h = hint, s = solution, n = next, q = quit"
+HELP = (
+    "letters answer (one per blank, e.g. 'B' or 'A C'), h = hint, s = solution, n = next, q = quit"
+)
 
 
 def _now() -> datetime:

@@ -20,7 +20,7 @@ from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.quiz import engine
-from bot.quiz.engine import Outcome, Progress
+from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.errors import PostClosedError, QuizError, UnknownPostError, UnknownTaskError
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.store import (
@@ -36,6 +36,8 @@ from bot.store import (
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+ANSWER_POST_CACHE = 4096
+"""Posts whose task the answer path keeps in memory (a few hundred bytes each)."""
 Period = Literal["today", "week", "all"]
 Clock = Callable[[], datetime]
 
@@ -95,6 +97,9 @@ class QuizService:
         self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-write")
         self._queue: asyncio.Queue[_PendingAnswer] | None = None
         self._writer: asyncio.Task[None] | None = None
+        # post id -> post and task for the answer path. A post's guild and task never change;
+        # whether it is closed is re-checked inside the answer's write transaction.
+        self._answer_posts: dict[int, PostedTask] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -192,9 +197,15 @@ class QuizService:
     async def answer(
         self, post_id: int, guild_id: int, user_id: int, name: str, picks: tuple[str, ...]
     ) -> AnswerReply:
-        posted = await self.posted(post_id, guild_id)
-        if posted.post.closed_at is not None:
-            raise PostClosedError("this quiz has closed")
+        posted = self._answer_posts.get(post_id)
+        cached = posted is not None
+        if posted is None:
+            posted = await self.posted(post_id, guild_id)
+            if posted.post.closed_at is not None:
+                raise PostClosedError("this quiz has closed")
+            self._remember_post(posted)
+        elif posted.post.guild_id != guild_id:
+            raise UnknownPostError(f"no posted task {post_id} in this server")
         # Shape errors are the member's (or a forged custom_id's); refuse before queueing.
         picks = engine.normalise_picks(posted.task, picks)
         request = AnswerRequest(post_id, guild_id, user_id, name, picks)
@@ -203,7 +214,21 @@ class QuizService:
         assert self._queue is not None
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         await self._queue.put(_PendingAnswer(request, posted.task, future))
-        return AnswerReply(posted, await future)
+        outcome = await future
+        if cached and outcome.status is Status.ALREADY_FINISHED:
+            # The transaction refuses new attempts on a closed post, but lets a finished
+            # member through (nothing is written); that member is told the quiz closed, as
+            # a fresh read of the post would have said before queueing.
+            posted = await self.posted(post_id, guild_id)
+            if posted.post.closed_at is not None:
+                raise PostClosedError("this quiz has closed")
+        return AnswerReply(posted, outcome)
+
+    def _remember_post(self, posted: PostedTask) -> None:
+        cache = self._answer_posts
+        if len(cache) >= ANSWER_POST_CACHE:
+            del cache[next(iter(cache))]  # the oldest entry
+        cache[posted.post.id] = posted
 
     async def _write_answers(self) -> None:
         """Group commit: one transaction for the answers that arrive within a few ms."""
@@ -218,7 +243,8 @@ class QuizService:
                     break
                 try:
                     batch.append(
-                        queue.get_nowait() if not queue.empty()
+                        queue.get_nowait()
+                        if not queue.empty()
                         else await asyncio.wait_for(queue.get(), timeout)
                     )
                 except TimeoutError:
@@ -250,9 +276,7 @@ class QuizService:
 
     async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> PostedTask:
         posted = await self.posted(post_id, guild_id)
-        await self._write(
-            self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock()
-        )
+        await self._write(self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock())
         return posted
 
     async def solution(

@@ -27,9 +27,7 @@ class Settings(BaseSettings):
 
     # SecretStr keeps the token out of repr(), logs and tracebacks of the settings object.
     discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
-    database_url: str = Field(
-        default="sqlite:///data/quizbot.db", validation_alias="DATABASE_URL"
-    )
+    database_url: str = Field(default="sqlite:///data/quizbot.db", validation_alias="DATABASE_URL")
     content_dir: Path = Field(default=Path("content"), validation_alias="CONTENT_DIR")
     timezone: str = Field(default="UTC", validation_alias="QUIZBOT_TIMEZONE")
     log_level: str = Field(default="INFO", validation_alias="LOG_LEVEL")

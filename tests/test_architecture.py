@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE = ["bot/quiz", "bot/store", "bot/content", "bot/schedule", "bot/rendering.py", "bot/service.py"]
+PURE = [
+    "bot/quiz",
+    "bot/store",
+    "bot/content",
+    "bot/schedule",
+    "bot/rendering.py",
+    "bot/service.py",
+]
 FORBIDDEN = ("discord",)
 
 

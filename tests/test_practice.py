@@ -34,7 +34,9 @@ def test_a_full_practice_run_follows_the_engine_rules(tmp_path: Path) -> None:
             "A",  # task 1 (answer split = B): batch is wrong → its note
             "h",  # hint
             "B",  # right on the 2nd try after a hint: 10 × 2/3 / 2 = 3
-            "A", "B", "C",  # task 2 (gpu0 = D): three misses → the solution
+            "A",
+            "B",
+            "C",  # task 2 (gpu0 = D): three misses → the solution
             "Z",  # task 3: not an option → asked again, no attempt spent
             "A",  # right first try: 30
             "s",  # task 4: solution before finishing forfeits

@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.quiz",
     "bot.discord_ui.cogs.standings",
+    "bot.discord_ui.cogs.schedule",
 )
 
 ACK_AFTER = 2.0

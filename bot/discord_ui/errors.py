@@ -7,6 +7,7 @@ logged, and the traceback goes to the log with enough context to find the intera
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,10 @@ from bot.quiz.errors import (
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
+
+PUBLIC_DEFERRAL = "quizbot_public_deferral"
+"""Set in Interaction.extras when a public reply was deferred: its first follow-up would
+replace the public "thinking…" message, so an error reply must not use it."""
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +149,10 @@ async def send_private(interaction: discord.Interaction[Any], content: str) -> N
     """Best effort: the interaction may have expired, and a failure here must not cascade."""
     try:
         if interaction.response.is_done():
+            if interaction.extras.get(PUBLIC_DEFERRAL):
+                # The first follow-up would take over the public "thinking…" message.
+                with contextlib.suppress(discord.HTTPException):
+                    await interaction.delete_original_response()
             await interaction.followup.send(content, ephemeral=True)
         else:
             await interaction.response.send_message(content, ephemeral=True)

@@ -42,7 +42,7 @@ class LiveCounts:
         self._running: dict[int, asyncio.Task[None]] = {}
         self._dirty: set[int] = set()
         self.edits = 0
-        """Edits sent so far (for tests and the loop-lag probe)."""
+        """Edits sent so far (tests and diagnostics read it)."""
 
     def bump(self, post_id: int) -> None:
         """Note that a post's counts changed; cheap, never waits."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 
 from bot import rendering
+from bot.discord_ui.errors import PUBLIC_DEFERRAL
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
 
@@ -154,6 +155,7 @@ def solution_prompt(posted: PostedTask) -> str:
 V = TypeVar("V", bound="BaseView")
 
 
+
 def detached(view: V) -> V:
     """Mark a view as not needing the library's view store.
 
@@ -187,6 +189,7 @@ class Responder:
         self.after = interaction.client.ack_after if after is None else after
         self._lock = asyncio.Lock()
         self._timer: asyncio.Task[None] | None = None
+        self._deferring = False
 
     async def __aenter__(self) -> Responder:
         self._timer = asyncio.create_task(self._defer_later(), name="quizbot-ack")
@@ -198,13 +201,20 @@ class Responder:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._timer
+        if self._timer is None:
+            return
+        if self._deferring:
+            # Cancelling a deferral in flight would leave us unsure whether Discord got it,
+            # and the error reply that may follow depends on knowing.
+            await self._timer
+            return
+        self._timer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._timer
 
     async def _defer_later(self) -> None:
         await asyncio.sleep(self.after)
+        self._deferring = True
         async with self._lock:
             response = self.interaction.response
             if response.is_done():
@@ -214,6 +224,8 @@ class Responder:
                     await response.defer()
                 else:
                     await response.defer(ephemeral=self.ephemeral, thinking=True)
+                    if not self.ephemeral:
+                        self.interaction.extras[PUBLIC_DEFERRAL] = True
             except discord.HTTPException:
                 log.warning("could not defer interaction %s", self.interaction.id, exc_info=True)
 

@@ -11,7 +11,7 @@ from typing import TextIO
 
 import discord
 
-from bot.content import load_banks
+from bot.content import ContentError, load_banks
 from bot.discord_ui.api_base import point_discord_at
 from bot.discord_ui.client import QuizBot
 from bot.quiz.tasks import Catalog
@@ -67,7 +67,11 @@ def build_bot(settings: Settings, catalog: Catalog, store: Store) -> QuizBot:
 async def run_bot(settings: Settings) -> None:
     _prepare(settings)
     token = settings.token()
-    catalog = load_banks(settings.content_dir)
+    try:
+        catalog = load_banks(settings.content_dir)
+    except ContentError as exc:
+        log.error("not starting: %s", exc)
+        raise SystemExit(1) from None
     log.info("loaded %d tasks from %s", len(catalog), settings.content_dir)
     store = Store(make_engine(settings.database_url))
     bot = build_bot(settings, catalog, store)

@@ -102,7 +102,8 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
     if progress.finished:
         return Outcome(Status.ALREADY_FINISHED, progress, points=progress.points)
 
-    wrong = tuple(i for i, (got, want) in enumerate(zip(picks, task.answers), 1) if got != want)
+    pairs = enumerate(zip(picks, task.answers, strict=True), start=1)
+    wrong = tuple(blank for blank, (got, want) in pairs if got != want)
     if not wrong:
         points = score(task.difficulty, progress.wrong_tries, progress.hint_seen)
         done = replace(progress, solved=True, points=points)

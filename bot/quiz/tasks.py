@@ -154,9 +154,7 @@ class Catalog:
     def topics(self) -> list[str]:
         return sorted({t.topic for t in self})
 
-    def select(
-        self, topic: str | None = None, difficulty: Difficulty | None = None
-    ) -> list[Task]:
+    def select(self, topic: str | None = None, difficulty: Difficulty | None = None) -> list[Task]:
         return [
             t
             for t in self

@@ -338,6 +338,9 @@ class Scheduler:
             )
         except PosterError as exc:
             notes.append(f"no discussion thread: {exc}")
+        except Exception as exc:
+            log.exception("opening a thread on post %s failed", posted.post.id)
+            notes.append(f"no discussion thread: {_describe(exc)}")
 
     # -- closing -------------------------------------------------------------------------------
 

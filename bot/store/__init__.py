@@ -2,6 +2,7 @@
 
 from bot.store.db import DEFAULT_DATABASE_URL, make_engine, writer
 from bot.store.periods import Period, day_bounds, local_date, to_utc_naive, week_bounds
+from bot.store.schedules import ScheduleStore
 from bot.store.store import (
     AnswerRequest,
     Grader,
@@ -25,6 +26,7 @@ __all__ = [
     "PostCounts",
     "PostInfo",
     "Rank",
+    "ScheduleStore",
     "Store",
     "day_bounds",
     "local_date",

@@ -7,6 +7,12 @@ Reads are SQLAlchemy Core. The write path of answers and reveals (`_Writes`) run
 fixed SQL statements straight on the unit of work's DBAPI cursor: measured, SQLAlchemy's
 per-statement overhead (~35 µs, plus compiling a SAVEPOINT each time) was 90% of an answer's
 cost, and the group-committed answer path is the one that must keep up with bursts.
+
+Leaderboards read per-member totals (`member_total`, and `member_period` per local day and
+ISO week) that the same write units add each new score to, so a leaderboard is an index
+read, whatever the number of scores. `score` stays the truth: `leaderboard_exact` aggregates
+it (the reference the totals are tested against, and the fallback for a zone or period the
+totals are not kept for), and `rebuild_totals` recomputes the totals from it.
 """
 
 from __future__ import annotations
@@ -248,7 +254,7 @@ ON CONFLICT (guild_id, kind, period_start, user_id)
     + _ADD_TO_TOTALS
 )
 
-_BOARD_ZONE_SQL = "SELECT timezone FROM board_state WHERE guild_id = ?"
+_BOARD_ZONE_SQL = "SELECT timezone, periods_from FROM board_state WHERE guild_id = ?"
 
 StateRow = tuple[int, int, int, int, int, int, int | None]
 
@@ -277,8 +283,8 @@ class _Writes:
         self._cursor = conn.connection.cursor()
         self.moment = to_utc_naive(now)
         self.stamp = _sql_time(self.moment)
-        self._zones: dict[int, str | None] = {}
-        """guild -> board_state.timezone (None: totals not maintained), read once per unit."""
+        self._boards: dict[int, tuple[str, str | None] | None] = {}
+        """guild -> board_state (timezone, periods_from), None: totals not kept. Read once."""
         self._buckets: dict[str, tuple[str, str]] = {}
         """zone -> (local day, local Monday) of `moment`, as stored."""
 
@@ -343,12 +349,15 @@ class _Writes:
             self._add_to_totals(guild_id, user_id, progress.points, int(progress.solved))
 
     def _add_to_totals(self, guild_id: int, user_id: int, points: int, solved: int) -> None:
-        zone = self._zones.get(guild_id, "")
-        if zone == "":
-            row = self._cursor.execute(_BOARD_ZONE_SQL, (guild_id,)).fetchone()
-            zone = self._zones[guild_id] = None if row is None else row[0]
-        if zone is None:
-            return  # not maintained: leaderboards aggregate scores until the first rebuild
+        if guild_id in self._boards:
+            board = self._boards[guild_id]
+        else:
+            board = self._boards[guild_id] = self._cursor.execute(
+                _BOARD_ZONE_SQL, (guild_id,)
+            ).fetchone()
+        if board is None:
+            return  # not kept: leaderboards aggregate scores until the first build
+        zone, periods_from = board
         reached = self.stamp if points > 0 else None
         self._cursor.execute(_ADD_TOTAL_SQL, (guild_id, user_id, points, solved, reached))
         buckets = self._buckets.get(zone)
@@ -356,6 +365,8 @@ class _Writes:
             day = local_date(self.moment, ZoneInfo(zone))
             buckets = self._buckets[zone] = (day.isoformat(), week_start(day).isoformat())
         day_key, week_key = buckets
+        if periods_from is not None and day_key < periods_from:
+            return  # a day before the kept ones (a clock running behind): never read
         day = (guild_id, day_key, user_id, points, solved, reached)
         self._cursor.execute(_ADD_PERIODS_SQL, (*day, guild_id, week_key, *day[2:]))
 
@@ -491,9 +502,15 @@ HAVING sum(points) > 0 OR sum(solved) > 0
 """
 _SCORE_SPAN_SQL = "SELECT min(finished_at), max(finished_at) FROM score WHERE guild_id = ?"
 _SET_BOARD_SQL = """
-INSERT INTO board_state (guild_id, timezone, built_at) VALUES (?, ?, ?)
-ON CONFLICT (guild_id) DO UPDATE SET timezone = excluded.timezone, built_at = excluded.built_at
+INSERT INTO board_state (guild_id, timezone, periods_from, built_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET timezone = excluded.timezone,
+                                     periods_from = excluded.periods_from,
+                                     built_at = excluded.built_at
 """
+
+KEPT_WEEKS = 2
+"""Weeks of day and week totals an automatic (re)build computes: the latest score's and the
+one before. Older periods are answered from the scores; `rebuild_totals` does all."""
 
 REZONE_AFTER = timedelta(minutes=10)
 """A reader asking an unconfigured server's leaderboard in another zone than its totals are
@@ -505,13 +522,16 @@ two readers with different default zones must not rebuild on every call."""
 class _BoardState:
     zone: str | None
     """The zone the server's period totals are kept in; None: totals not kept."""
+    periods_from: date | None
     built_at: datetime | None
     configured: str | None
-    """The server's configured zone (GuildConfig.timezone)."""
+    """The server's configured zone (GuildConfig.timezone), if it is a known one."""
 
     def serves(self, key: tuple[str, date] | None, zone: str | None) -> bool:
         """The totals answer this period (all time: in any zone)."""
-        return self.zone is not None and (key is None or self.zone == zone)
+        if self.zone is None or key is None:
+            return self.zone is not None
+        return self.zone == zone and (self.periods_from is None or key[1] >= self.periods_from)
 
     def rebuild_in(self, zone: str | None, wall: datetime) -> str | None:
         """The zone to (re)build the totals in before a reader asking in `zone` can use them;
@@ -524,30 +544,61 @@ class _BoardState:
         return zone if zone is not None and zone != self.zone and stale else None
 
 
+_board_of = _board.c.guild_id == bindparam("guild_id")
 _BOARD_STATE = select(
-    select(_board.c.timezone).where(_board.c.guild_id == bindparam("guild_id")).scalar_subquery(),
-    select(_board.c.built_at).where(_board.c.guild_id == bindparam("guild_id")).scalar_subquery(),
+    select(_board.c.timezone).where(_board_of).scalar_subquery(),
+    select(_board.c.periods_from).where(_board_of).scalar_subquery(),
+    select(_board.c.built_at).where(_board_of).scalar_subquery(),
     select(_config.c.timezone).where(_config.c.guild_id == bindparam("guild_id")).scalar_subquery(),
 )
 
 
 def _board_state(conn: Connection, guild_id: int) -> _BoardState:
-    zone, built_at, configured = conn.execute(_BOARD_STATE, {"guild_id": guild_id}).one()
-    return _BoardState(zone, built_at, configured)
+    zone, periods_from, built_at, configured = conn.execute(
+        _BOARD_STATE, {"guild_id": guild_id}
+    ).one()
+    return _BoardState(zone, periods_from, built_at, _known_zone(configured))
 
 
-def _build_board(conn: Connection, guild_id: int, zone: str, *, totals: bool) -> None:
-    """Recompute the server's period totals in `zone` (and its all-time totals if `totals`)
-    from its scores, and record the zone. Cost: one grouped index range per local day."""
+def _known_zone(name: str | None) -> str | None:
+    """A zone name that loads; None otherwise (the service then uses its default, too)."""
+    if name is None:
+        return None
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
+
+
+def _build_board(
+    conn: Connection, guild_id: int, zone: str, *, totals: bool, full: bool = False
+) -> None:
+    """Recompute the server's day and week totals in `zone` (the latest KEPT_WEEKS weeks, or
+    all if `full`) and, if `totals`, its all-time totals, from its scores; record the zone.
+    Cost: one grouped index range per local day and week rebuilt, plus a scan of the
+    server's scores for `totals`."""
     tz = ZoneInfo(zone)
     cursor = conn.connection.cursor()
     if totals:
         cursor.execute("DELETE FROM member_total WHERE guild_id = ?", (guild_id,))
         cursor.execute(_BUILD_TOTALS_SQL, {"guild_id": guild_id})
-    cursor.execute("DELETE FROM member_period WHERE guild_id = ?", (guild_id,))
     first, last = cursor.execute(_SCORE_SPAN_SQL, (guild_id,)).fetchone()
+    since: date | None = None
+    if full or first is None:
+        cursor.execute("DELETE FROM member_period WHERE guild_id = ?", (guild_id,))
+    else:
+        # Older rows stay, in whatever zone they were, below `periods_from`: never read.
+        latest = local_date(datetime.fromisoformat(last), tz)
+        since = week_start(latest) - timedelta(weeks=KEPT_WEEKS - 1)
+        cursor.execute(
+            "DELETE FROM member_period WHERE guild_id = ? AND kind IN ('day', 'week')"
+            " AND period_start >= ?",
+            (guild_id, since.isoformat()),
+        )
     if first is not None:
-        day, end = (local_date(datetime.fromisoformat(t), tz) for t in (first, last))
+        day = since or local_date(datetime.fromisoformat(first), tz)
+        end = local_date(datetime.fromisoformat(last), tz)
         buckets: list[dict[str, Any]] = []
         monday = week_start(day)
         while monday <= end:
@@ -558,7 +609,8 @@ def _build_board(conn: Connection, guild_id: int, zone: str, *, totals: bool) ->
             day += timedelta(days=1)
         cursor.executemany(_BUILD_PERIOD_SQL, buckets)
     wall = _sql_time(to_utc_naive(datetime.now(UTC)))
-    cursor.execute(_SET_BOARD_SQL, (guild_id, zone, wall))
+    periods_from = None if since is None else since.isoformat()
+    cursor.execute(_SET_BOARD_SQL, (guild_id, zone, periods_from, wall))
 
 
 def _bucket(guild_id: int, kind: str, start: date, end: date, tz: ZoneInfo) -> dict[str, Any]:
@@ -949,9 +1001,11 @@ class Store:
 
     def rebuild_totals(self, guild_id: int | None = None, tz: ZoneInfo | None = None) -> int:
         """Recompute the leaderboard totals of one server (or of every server with scores or
-        totals) from the scores, in `tz`, else the configured zone, else the zone they were
-        kept in, else UTC. For databases written around the store (imports, benchmarks);
-        the store's own writes keep the totals current. Returns the number of servers."""
+        totals) from the scores, all days and weeks included, in `tz`, else the configured
+        zone, else the zone they were kept in, else UTC. For databases written around the
+        store (imports, benchmarks) or repairs: the store's own writes keep the totals
+        current. Holds the write lock throughout (seconds per million scores). Returns the
+        number of servers."""
         if tz is not None and tz.key is None:
             raise ValueError("rebuild_totals needs a zone with an IANA key")
         with self.write() as conn:
@@ -967,7 +1021,7 @@ class Store:
             for guild in guilds:
                 state = _board_state(conn, guild)
                 zone = (tz and tz.key) or state.configured or state.zone or "UTC"
-                _build_board(conn, guild, zone, totals=True)
+                _build_board(conn, guild, zone, totals=True, full=True)
         return len(guilds)
 
     def member_stats(self, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime) -> MemberStats:

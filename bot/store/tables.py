@@ -146,6 +146,10 @@ class BoardState(SQLModel, table=True):
     guild_id: int = Field(sa_type=BigInteger, primary_key=True)
     timezone: str
     """The IANA zone of `member_period.period_start` (not None: "UTC" is spelled out)."""
+    periods_from: date | None = None
+    """`member_period` is complete for days and weeks starting on or after this local date
+    (a Monday); None: for all of them. Re-zoning rebuilds only recent weeks (the ones
+    leaderboards show), so it holds the write lock briefly however long the history."""
     built_at: datetime = Field(sa_type=NAIVE_UTC)
     """Wall-clock time of the last rebuild; bounds how often a reader may re-zone."""
 

@@ -137,7 +137,7 @@ class FakeDiscord:
             for c in self.calls
             if (c.path.endswith("/callback") and c.callback_type in (4, 7))
             or c.path == "/webhooks/{webhook_id}/{webhook_token}"
-            or c.path.endswith("/messages/@original")
+            or (c.path.endswith("/messages/@original") and c.method == "PATCH")
         ]
 
     def last_reply(self) -> Call:
@@ -234,7 +234,11 @@ class FakeDiscord:
             return self.message_payload(body, channel_id=CHANNEL_ID)
         if path.endswith("/messages/@original"):
             interaction_id = int(str(route.webhook_token).removeprefix("itoken-"))
-            return self._update(self.interaction_message[interaction_id], body)
+            message_id = self.interaction_message[interaction_id]
+            if route.method == "DELETE":
+                del self.messages[message_id]
+                return None
+            return self._update(message_id, body)
         if path.startswith("/applications/") and route.method == "PUT":
             # Bulk overwrite of the commands: Discord answers with them, ids assigned.
             return [

@@ -283,3 +283,15 @@ def _response(status: int) -> object:
     response = Response()
     response.status = status  # type: ignore[attr-defined]
     return response
+
+
+def test_threads_need_send_messages_in_threads() -> None:
+    from bot.discord_ui.errors import missing_post_permissions
+
+    perms = discord.Permissions(POST_PERMISSIONS.value)
+    assert missing_post_permissions(perms) == []
+    assert missing_post_permissions(perms, thread=True) == ["Send Messages in Threads"]
+    perms.send_messages_in_threads = True
+    perms.send_messages = False
+    assert missing_post_permissions(perms, thread=True) == []
+    assert missing_post_permissions(perms) == ["Send Messages"]

@@ -184,3 +184,22 @@ async def test_the_token_never_reaches_the_logs(
     for record in caplog.records:
         assert TOKEN not in record.getMessage()
         assert TOKEN not in repr(record.__dict__)
+
+
+async def test_an_error_after_a_public_deferral_stays_private(
+    bot: QuizBot, driver: Driver, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def slow_boom(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.1)
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(bot.service, "leaderboard", slow_boom)
+    bot.ack_after = 0.02
+    await driver.command("leaderboard")
+    deferral = fake.callbacks()[0]
+    assert deferral.callback_type == DEFERRED_CHANNEL_MESSAGE
+    assert not deferral.ephemeral  # the board itself would have been public
+    # The public "thinking…" message goes; the error comes as a new private message.
+    assert [c.method for c in fake.calls if c.path.endswith("/messages/@original")] == ["DELETE"]
+    assert fake.last_reply().ephemeral
+    assert fake.last_reply().text == SOMETHING_WENT_WRONG

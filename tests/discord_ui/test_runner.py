@@ -9,6 +9,7 @@ import signal
 from collections.abc import Iterator
 from pathlib import Path
 
+import discord.gateway
 import discord.http
 import discord.webhook.async_
 import pytest
@@ -47,17 +48,20 @@ def test_point_discord_at_moves_rest_and_interaction_calls(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
-    monkeypatch.setattr(
-        discord.webhook.async_.Route, "BASE", discord.webhook.async_.Route.BASE
-    )
+    monkeypatch.setattr(discord.webhook.async_.Route, "BASE", discord.webhook.async_.Route.BASE)
+    gateway = discord.gateway.DiscordWebSocket
+    monkeypatch.setattr(gateway, "DEFAULT_GATEWAY", gateway.DEFAULT_GATEWAY)
     point_discord_at("http://127.0.0.1:9999/api/v10/")
     rest = discord.http.Route("GET", "/users/@me")
     callback = discord.webhook.async_.Route(
-        "POST", "/interactions/{webhook_id}/{webhook_token}/callback",
-        webhook_id=1, webhook_token="t",
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=1,
+        webhook_token="t",
     )
     assert rest.url == "http://127.0.0.1:9999/api/v10/users/@me"
     assert callback.url == "http://127.0.0.1:9999/api/v10/interactions/1/t/callback"
+    assert str(gateway.DEFAULT_GATEWAY) == "ws://127.0.0.1:9999/"
 
 
 def test_redacting_formatter_hides_the_token_anywhere_in_a_record(
@@ -85,9 +89,18 @@ async def test_sync_commands_to_a_guild_over_http_only(
     assert put.path == "/applications/{application_id}/guilds/{guild_id}/commands"
     assert "/1234/" in put.url
     names = sorted(command["name"] for command in put.json)
-    assert names == ["hint", "leaderboard", "quiz", "solution", "stats", "topics"]
+    assert names == [
+        "config",
+        "hint",
+        "leaderboard",
+        "quiz",
+        "schedule",
+        "solution",
+        "stats",
+        "topics",
+    ]
     out = capsys.readouterr().out
-    assert "Synced 6 commands to server 1234" in out
+    assert "Synced 8 commands to server 1234" in out
     assert not any("gateway" in c.path for c in fake.calls)
     assert TOKEN not in out
 
@@ -98,12 +111,15 @@ async def test_sync_commands_globally(
     await runner.sync_commands(make_settings(tmp_path), None)
     (put,) = [c for c in fake.calls if c.method == "PUT"]
     assert put.path == "/applications/{application_id}/commands"
-    assert "Synced 6 commands to every server" in capsys.readouterr().out
+    assert "Synced 8 commands to every server" in capsys.readouterr().out
 
 
 async def test_run_bot_closes_cleanly_on_sigterm(
-    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str], root_logging: None,
+    fake: FakeDiscord,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
 ) -> None:
     started: list[QuizBot] = []
     loaded: set[str] = set()
@@ -132,3 +148,25 @@ async def test_run_bot_closes_cleanly_on_sigterm(
     assert "SIGTERM received, closing" in err
     assert TOKEN not in err
     assert (tmp_path / "bot.db").exists()
+
+
+async def test_run_bot_refuses_broken_banks_without_connecting(
+    fake: FakeDiscord,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
+) -> None:
+    banks = tmp_path / "content"
+    banks.mkdir()
+    (banks / "broken.yaml").write_text("bank: Broken\ntasks: [\n")
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        DISCORD_TOKEN=TOKEN,
+        CONTENT_DIR=str(banks),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
+    )
+    with pytest.raises(SystemExit) as exit_info:
+        await runner.run_bot(settings)
+    assert exit_info.value.code == 1
+    assert "broken.yaml" in capfd.readouterr().err
+    assert fake.calls == []

@@ -17,7 +17,9 @@ def choice_task(difficulty: Difficulty = Difficulty.EASY) -> Task:
         ),
         answers=("A",),
         hint="Think about what gets copied.",
-        solution=Solution(final_answer="data parallelism -> Option A", explanation="Data is split."),
+        solution=Solution(
+            final_answer="data parallelism -> Option A", explanation="Data is split."
+        ),
         mistakes=(
             MistakeNote("Model parallelism splits the model, not the data.", ("B",)),
             MistakeNote("Read the question twice."),

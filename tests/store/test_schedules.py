@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timedelta
@@ -61,6 +63,20 @@ def test_tables_are_created_with_the_others(tmp_path: Path) -> None:
     uniques = inspect(engine).get_unique_constraints("schedule_run")
     assert [u["column_names"] for u in uniques] == [["schedule_id", "local_date"]]
     engine.dispose()
+
+
+def test_make_engine_alone_creates_the_schedule_tables() -> None:
+    """`quizbot run` makes the engine before the schedule cog is imported: the store package
+    itself must register the schedule tables, or production starts without them."""
+    code = (
+        "from sqlalchemy import inspect; from bot.store import make_engine;"
+        "print(sorted(inspect(make_engine('sqlite://')).get_table_names()))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert "'schedule'" in out.stdout and "'schedule_run'" in out.stdout
 
 
 def test_add_list_and_soft_remove(schedules: ScheduleStore) -> None:

@@ -253,3 +253,44 @@ def test_an_empty_server(store: Store) -> None:
     store.rebuild_totals(GUILD, BERLIN)
     assert fast(store, GUILD, "week", BERLIN, now, user_id=1) == Leaderboard([], None)
     assert fast(store, GUILD, "all", BERLIN, now, user_id=1) == Leaderboard([], None)
+
+
+def test_rezoning_rebuilds_recent_weeks_only_and_older_ones_come_from_the_scores(
+    store: Store,
+) -> None:
+    store.update_guild_config(GUILD, timezone="Europe/Berlin")
+    first = datetime(2024, 3, 4, 21, 30, tzinfo=UTC)  # a Monday
+    for week in range(8):
+        at = first + timedelta(weeks=week, days=week % 7)
+        finish(store, new_post(store, at), 1 + week % 3, at, wrong=week % 2)
+    store.update_guild_config(GUILD, timezone="America/Los_Angeles")
+    with store.read() as conn:
+        since = conn.execute(text("SELECT periods_from FROM board_state")).scalar()
+    # The latest score is on Monday 22 April (LA): its week and the one before are rebuilt.
+    assert since == "2024-04-15"
+    recent = datetime(2024, 4, 24, 6, tzinfo=UTC)
+    old = datetime(2024, 3, 20, 12, tzinfo=UTC)
+    for period in PERIODS:
+        assert fast(store, GUILD, period, LOS_ANGELES, recent, user_id=2) == (
+            store.leaderboard_exact(GUILD, period, LOS_ANGELES, recent, user_id=2)
+        )
+    for period in ("today", "week"):
+        want = store.leaderboard_exact(GUILD, period, LOS_ANGELES, old, user_id=2)
+        assert store.leaderboard(GUILD, period, LOS_ANGELES, old, user_id=2) == want
+        with pytest.raises(AssertionError, match="aggregated scores"):
+            fast(store, GUILD, period, LOS_ANGELES, old)
+    # A late write for a day before the kept ones updates the all-time totals only.
+    stale = totals(store)[1]
+    finish(store, new_post(store, old), 3, old)
+    assert [r for r in totals(store)[1] if r[2] < since] == [r for r in stale if r[2] < since]
+    assert fast(store, GUILD, "all", LOS_ANGELES, recent) == (
+        store.leaderboard_exact(GUILD, "all", LOS_ANGELES, recent)
+    )
+    assert store.leaderboard(GUILD, "week", LOS_ANGELES, old) == (
+        store.leaderboard_exact(GUILD, "week", LOS_ANGELES, old)
+    )
+    # A full rebuild keeps every period again.
+    store.rebuild_totals(GUILD)
+    assert fast(store, GUILD, "week", LOS_ANGELES, old) == (
+        store.leaderboard_exact(GUILD, "week", LOS_ANGELES, old)
+    )

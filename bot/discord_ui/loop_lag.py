@@ -1,0 +1,137 @@
+"""Event-loop lag probe (QUIZBOT_LOOP_LAG_PROBE=1): how late the loop runs a due callback.
+
+A task sleeps `interval` seconds in a loop; how much later than asked it wakes is the lag
+every other coroutine saw at that moment (a blocking call, a long synchronous stretch, a
+starved CPU). Every `report_every` seconds, and once more when stopped, it logs one line that
+benchmarks/load.py parses:
+
+    loop-lag max_ms=3.1 p99_ms=1.2 samples=97 total_max_ms=12.4
+    loop-lag final max_ms=12.4 p99_ms=1.5 samples=4210
+
+The periodic line covers the last window (`total_max_ms` is the maximum since the start);
+the final line covers the whole run (its p99 from a 0.1 ms histogram). Lines go to INFO.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+from collections import Counter
+
+log = logging.getLogger(__name__)
+
+_BUCKET_MS = 0.1
+
+
+class LoopLagStats:
+    """Lag samples in seconds: the current window's, and a histogram of all of them."""
+
+    def __init__(self) -> None:
+        self.window: list[float] = []
+        self.total_max = 0.0
+        self.total_samples = 0
+        self._histogram: Counter[int] = Counter()
+
+    def add(self, lag: float) -> None:
+        self.window.append(lag)
+        self.total_samples += 1
+        self.total_max = max(self.total_max, lag)
+        self._histogram[int(lag * 1000 / _BUCKET_MS)] += 1
+
+    def take_window(self) -> list[float]:
+        window, self.window = self.window, []
+        return window
+
+    def total_p99(self) -> float:
+        """Seconds; the upper edge of the histogram bucket holding the 99th percentile."""
+        if not self.total_samples:
+            return 0.0
+        rank = math.ceil(0.99 * self.total_samples)
+        seen = 0
+        for bucket in sorted(self._histogram):
+            seen += self._histogram[bucket]
+            if seen >= rank:
+                return min((bucket + 1) * _BUCKET_MS / 1000, self.total_max)
+        return self.total_max
+
+
+def p99(samples: list[float]) -> float:
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+def _line(prefix: str, max_s: float, p99_s: float, samples: int, extra: str = "") -> str:
+    return f"{prefix}max_ms={max_s * 1000:.1f} p99_ms={p99_s * 1000:.1f} samples={samples}{extra}"
+
+
+async def _probe(stats: LoopLagStats, interval: float, report_every: float) -> None:
+    loop = asyncio.get_running_loop()
+    next_report = loop.time() + report_every
+    try:
+        while True:
+            asked = loop.time()
+            await asyncio.sleep(interval)
+            now = loop.time()
+            stats.add(max(0.0, now - asked - interval))
+            if now >= next_report:
+                next_report = now + report_every
+                window = stats.take_window()
+                log.info(
+                    "loop-lag %s",
+                    _line(
+                        "",
+                        max(window, default=0.0),
+                        p99(window),
+                        len(window),
+                        f" total_max_ms={stats.total_max * 1000:.1f}",
+                    ),
+                )
+    finally:
+        log.info(
+            "loop-lag %s",
+            _line("final ", stats.total_max, stats.total_p99(), stats.total_samples),
+        )
+
+
+_running: tuple[asyncio.Task[None], LoopLagStats] | None = None
+
+
+def start_loop_lag_probe(interval: float = 0.01, report_every: float = 1.0) -> asyncio.Task[None]:
+    """Start the probe on the running loop; if one is already running, return it."""
+    global _running
+    loop = asyncio.get_running_loop()
+    if _running is not None and not _running[0].done() and _running[0].get_loop() is loop:
+        return _running[0]
+    stats = LoopLagStats()
+    task = loop.create_task(
+        _probe(stats, interval, report_every), name="quizbot-loop-lag"
+    )
+    _running = (task, stats)
+    return task
+
+
+start_probe = start_loop_lag_probe
+
+
+def probe_stats() -> LoopLagStats | None:
+    """The running (or last) probe's figures, for tests."""
+    return None if _running is None else _running[1]
+
+
+async def stop_loop_lag_probe() -> None:
+    """Stop the probe; it logs its final line. A no-op when none is running."""
+    if _running is None:
+        return
+    task = _running[0]
+    if task.done() or task.get_loop() is not asyncio.get_running_loop():
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+stop_probe = stop_loop_lag_probe

@@ -1,0 +1,661 @@
+"""/schedule and /config through the real command tree, and the scheduler's Discord side.
+
+Interactions are raw payloads dispatched through discord.py's ConnectionState (the shared
+`Driver`); the server is in the guild cache as the gateway would have put it there, so role
+and channel options resolve as in production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import discord
+import pytest
+from discord.http import Route
+
+from bot.discord_ui.client import QuizBot
+from bot.discord_ui.cogs.schedule import (
+    DiscordPoster,
+    ScheduleCog,
+    post_ids_of,
+    resolve_zone,
+    zone_choices,
+)
+from bot.schedule.runner import PosterError
+from bot.store.schedules import ScheduleInfo
+from tests.discord_ui.conftest import AUTOCOMPLETE, COMMAND, Driver
+from tests.discord_ui.fakes import (
+    ALICE,
+    BOT_ID,
+    CHANNEL_ID,
+    GUILD_ID,
+    MOD,
+    OTHER_CHANNEL_ID,
+    Call,
+    FakeDiscord,
+    Member,
+    interaction_payload,
+    user_payload,
+)
+
+TUTORS = 555
+TUTOR = Member(444, "tutor", roles=(TUTORS,))
+NO_EMBEDS_CHANNEL_ID = 700000000000000003
+BOT_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    embed_links=True,
+    read_message_history=True,
+    create_public_threads=True,
+    send_messages_in_threads=True,
+)
+STRING, INTEGER, BOOLEAN, CHANNEL, ROLE = 3, 4, 5, 7, 8
+SUB_COMMAND = 1
+REFUSED = "Only moderators can do that"
+
+
+@dataclass(frozen=True)
+class Channel:
+    id: int
+
+
+@dataclass(frozen=True)
+class Role:
+    id: int
+
+
+def _role(role_id: int, name: str, permissions: discord.Permissions) -> dict[str, Any]:
+    return {
+        "id": str(role_id),
+        "name": name,
+        "color": 0,
+        "hoist": False,
+        "position": 0 if role_id == GUILD_ID else 1,
+        "permissions": str(permissions.value),
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
+
+
+def _channel(channel_id: int, name: str, overwrites: list[dict[str, Any]] | None = None) -> dict:
+    return {
+        "id": str(channel_id),
+        "type": 0,
+        "guild_id": str(GUILD_ID),
+        "name": name,
+        "position": 0,
+        "permission_overwrites": overwrites or [],
+        "nsfw": False,
+        "parent_id": None,
+    }
+
+
+NO_EMBEDS = discord.Permissions(embed_links=True)
+
+
+def cache_guild(bot: QuizBot) -> None:
+    """The server as GUILD_CREATE delivers it: channels, roles and the bot's own member."""
+    deny_embeds = [{"id": str(GUILD_ID), "type": 0, "allow": "0", "deny": str(NO_EMBEDS.value)}]
+    bot._connection._add_guild_from_data(  # type: ignore[arg-type]
+        {
+            "id": str(GUILD_ID),
+            "name": "Study group",
+            "owner_id": "1",
+            "features": [],
+            "emojis": [],
+            "stickers": [],
+            "roles": [
+                _role(GUILD_ID, "@everyone", BOT_PERMISSIONS),
+                _role(TUTORS, "tutors", discord.Permissions.none()),
+            ],
+            "channels": [
+                _channel(CHANNEL_ID, "study-room"),
+                _channel(OTHER_CHANNEL_ID, "daily"),
+                _channel(NO_EMBEDS_CHANNEL_ID, "plain", deny_embeds),
+            ],
+            "members": [
+                {
+                    "user": {**user_payload(BOT_ID, "quizbot"), "bot": True},
+                    "roles": [],
+                    "joined_at": "2024-01-01T00:00:00+00:00",
+                    "deaf": False,
+                    "mute": False,
+                    "flags": 0,
+                }
+            ],
+            "member_count": 1,
+        }
+    )
+
+
+def option(name: str, value: Any, resolved: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(value, Channel):
+        resolved.setdefault("channels", {})[str(value.id)] = {
+            **_channel(value.id, "daily"),
+            "permissions": str(discord.Permissions.all().value),
+        }
+        return {"name": name, "type": CHANNEL, "value": str(value.id)}
+    if isinstance(value, Role):
+        resolved.setdefault("roles", {})[str(value.id)] = _role(
+            value.id, "tutors", discord.Permissions.none()
+        )
+        return {"name": name, "type": ROLE, "value": str(value.id)}
+    if isinstance(value, bool):
+        return {"name": name, "type": BOOLEAN, "value": value}
+    if isinstance(value, int):
+        return {"name": name, "type": INTEGER, "value": value}
+    return {"name": name, "type": STRING, "value": value}
+
+
+def subcommand_data(
+    group: str, sub: str, *, focused: str | None = None, **options: Any
+) -> dict[str, Any]:
+    resolved: dict[str, Any] = {}
+    opts = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        opt = option(key, value, resolved)
+        if key == focused:
+            opt["focused"] = True
+        opts.append(opt)
+    data: dict[str, Any] = {
+        "id": "1",
+        "name": group,
+        "type": 1,
+        "options": [{"name": sub, "type": SUB_COMMAND, "options": opts}],
+    }
+    if resolved:
+        data["resolved"] = resolved
+    return data
+
+
+class ScheduleDriver:
+    def __init__(self, driver: Driver, fake: FakeDiscord, cog: ScheduleCog) -> None:
+        self.driver = driver
+        self.fake = fake
+        self.cog = cog
+
+    async def run(self, command: str, *, member: Member = MOD, **options: Any) -> Call:
+        group, sub = command.split()
+        payload = interaction_payload(
+            self.fake, kind=COMMAND, data=subcommand_data(group, sub, **options), member=member
+        )
+        before = len(self.fake.replies())
+        await self.driver.dispatch(payload)
+        replies = self.fake.replies()
+        assert len(replies) > before, f"/{command} gave no reply"
+        return replies[-1]
+
+    async def autocomplete(
+        self, command: str, focused: str, *, member: Member = MOD, **options: Any
+    ) -> list[Any]:
+        group, sub = command.split()
+        data = subcommand_data(group, sub, focused=focused, **options)
+        payload = interaction_payload(self.fake, kind=AUTOCOMPLETE, data=data, member=member)
+        await self.driver.dispatch(payload)
+        call = self.fake.callbacks()[-1]
+        assert call.callback_type == 8
+        return [c["value"] for c in call.json["data"]["choices"]]
+
+    async def schedules(self) -> list[ScheduleInfo]:
+        return await self.cog.scheduler.schedules_of(GUILD_ID)
+
+
+@pytest.fixture
+async def cog(bot: QuizBot) -> ScheduleCog:
+    cache_guild(bot)
+    loaded = bot.get_cog("ScheduleCog")
+    if loaded is not None:
+        # Loaded as an extension (a fresh copy of the module, so not an instance of the
+        # class imported here): stop its loop; the tests drive the scheduler themselves.
+        await loaded.cog_unload()
+        return loaded  # type: ignore[return-value]
+    cog = ScheduleCog(bot, autostart=False)
+    await bot.add_cog(cog)
+    return cog
+
+
+@pytest.fixture
+def sd(driver: Driver, fake: FakeDiscord, cog: ScheduleCog) -> ScheduleDriver:
+    return ScheduleDriver(driver, fake, cog)
+
+
+ADD = {"channel": Channel(OTHER_CHANNEL_ID), "time": "09:00", "timezone": "Europe/Berlin"}
+
+
+# -- who may use the commands ------------------------------------------------------------------
+
+MODERATOR_COMMANDS: list[tuple[str, dict[str, Any]]] = [
+    ("schedule add", ADD),
+    ("schedule list", {}),
+    ("schedule remove", {"id": 1}),
+    ("schedule pause", {"id": 1}),
+    ("schedule resume", {"id": 1}),
+    ("config timezone", {"zone": "Asia/Tokyo"}),
+    ("config modrole", {"role": Role(TUTORS)}),
+    ("config posting", {"policy": "mods"}),
+]
+
+
+@pytest.mark.parametrize(("command", "options"), MODERATOR_COMMANDS, ids=lambda v: str(v))
+async def test_a_member_without_manage_server_is_refused_whatever_the_client_shows(
+    sd: ScheduleDriver, bot: QuizBot, command: str, options: dict[str, Any]
+) -> None:
+    """The payload says ALICE lacks Manage Server; nothing in the client hid the command."""
+    await sd.cog.scheduler.add_schedule(
+        guild_id=GUILD_ID,
+        channel_id=CHANNEL_ID,
+        local_time="08:00",
+        timezone="UTC",
+        created_by=MOD.id,
+    )
+    before = (await sd.schedules(), await bot.service.guild_config(GUILD_ID))
+    reply = await sd.run(command, member=ALICE, **options)
+    assert reply.ephemeral
+    assert REFUSED in reply.text
+    assert (await sd.schedules(), await bot.service.guild_config(GUILD_ID)) == before
+    assert sd.fake.posts() == []
+
+
+@pytest.mark.parametrize(("command", "options"), MODERATOR_COMMANDS, ids=lambda v: str(v))
+async def test_a_member_with_the_mod_role_is_allowed(
+    sd: ScheduleDriver, bot: QuizBot, command: str, options: dict[str, Any]
+) -> None:
+    await bot.service.update_guild_config(GUILD_ID, mod_role_id=TUTORS)
+    await sd.cog.scheduler.add_schedule(
+        guild_id=GUILD_ID,
+        channel_id=CHANNEL_ID,
+        local_time="08:00",
+        timezone="UTC",
+        created_by=MOD.id,
+    )
+    reply = await sd.run(command, member=TUTOR, **options)
+    assert reply.ephemeral
+    assert REFUSED not in reply.text
+    assert "went wrong" not in reply.text
+
+
+async def test_the_role_counts_only_once_configured(sd: ScheduleDriver) -> None:
+    reply = await sd.run("schedule list", member=TUTOR)
+    assert REFUSED in reply.text
+
+
+async def test_commands_hint_manage_server_and_stay_out_of_dms(cog: ScheduleCog) -> None:
+    for group in (cog.schedule, cog.config):
+        assert group.default_permissions == discord.Permissions(manage_guild=True)
+        assert group.guild_only
+
+
+# -- /schedule add -----------------------------------------------------------------------------
+
+
+async def test_add_creates_a_schedule_and_says_when_it_first_posts(sd: ScheduleDriver) -> None:
+    reply = await sd.run(
+        "schedule add", **ADD, topic="mlops", difficulty="easy", count=2, thread=True
+    )
+    (info,) = await sd.schedules()
+    assert (info.channel_id, info.local_time, info.timezone) == (
+        OTHER_CHANNEL_ID,
+        "09:00",
+        "Europe/Berlin",
+    )
+    assert (info.topic, info.difficulty, info.count, info.open_thread) == ("MLOps", "easy", 2, True)
+    assert info.created_by == MOD.id
+    assert reply.ephemeral
+    assert f"Scheduled **#{info.id}**" in reply.text
+    assert "<t:" in reply.text and f"<#{OTHER_CHANNEL_ID}>" in reply.text
+
+
+@pytest.mark.parametrize("time", ["9am", "24:00", "12:75", "noon"])
+async def test_add_refuses_a_bad_time_clearly(sd: ScheduleDriver, time: str) -> None:
+    reply = await sd.run("schedule add", **{**ADD, "time": time})
+    assert reply.ephemeral
+    assert "HH:MM" in reply.text or "hours go 00-23" in reply.text
+    assert await sd.schedules() == []
+
+
+async def test_add_refuses_an_unknown_zone(sd: ScheduleDriver) -> None:
+    reply = await sd.run("schedule add", **{**ADD, "timezone": "Mars/Olympus"})
+    assert "not a time zone I know" in reply.text
+    assert await sd.schedules() == []
+
+
+async def test_add_defaults_to_the_server_zone(sd: ScheduleDriver, bot: QuizBot) -> None:
+    await sd.run("config timezone", zone="america/new_york")
+    assert (await bot.service.guild_config(GUILD_ID)).timezone == "America/New_York"
+    await sd.run("schedule add", channel=Channel(OTHER_CHANNEL_ID), time="7:30")
+    (info,) = await sd.schedules()
+    assert (info.local_time, info.timezone) == ("07:30", "America/New_York")
+
+
+async def test_add_refuses_a_topic_without_tasks(sd: ScheduleDriver) -> None:
+    reply = await sd.run("schedule add", **ADD, topic="Python", difficulty="easy")
+    assert "no easy Python task" in reply.text
+    reply = await sd.run("schedule add", **ADD, topic="Astrology")
+    assert "no topic 'Astrology'" in reply.text and "MLOps" in reply.text
+    assert await sd.schedules() == []
+
+
+async def test_add_refuses_a_channel_the_bot_cannot_post_in(sd: ScheduleDriver) -> None:
+    reply = await sd.run("schedule add", **{**ADD, "channel": Channel(NO_EMBEDS_CHANNEL_ID)})
+    assert "**Embed Links**" in reply.text and "Send Messages" not in reply.text
+    assert await sd.schedules() == []
+
+
+# -- list, remove, pause, resume -----------------------------------------------------------------
+
+
+async def test_list_shows_next_run_local_time_and_last_error(sd: ScheduleDriver) -> None:
+    empty = await sd.run("schedule list")
+    assert "No daily quizzes yet" in empty.text
+    await sd.run("schedule add", **ADD)
+    (info,) = await sd.schedules()
+    now = sd.cog.scheduler.clock()
+    await sd.cog.scheduler._write(
+        sd.cog.scheduler.schedules.record_error,
+        info.id,
+        "Discord refused in <#1> (Missing Permissions)",
+        now,
+        now + timedelta(minutes=2),
+    )
+    reply = await sd.run("schedule list")
+    assert reply.ephemeral
+    text = reply.text
+    next_run = sd.cog.scheduler.next_run(info).at
+    stamp = int(next_run.replace(tzinfo=UTC).timestamp())
+    assert f"Next: <t:{stamp}:f>" in text
+    local = next_run.replace(tzinfo=UTC).astimezone(info.zone)
+    assert f"{local:%H:%M} Europe/Berlin" in text
+    assert "⚠️ Error <t:" in text and "Missing Permissions" in text and "Retrying <t:" in text
+
+
+async def test_pause_resume_remove(sd: ScheduleDriver) -> None:
+    await sd.run("schedule add", **ADD)
+    (info,) = await sd.schedules()
+    assert "Paused" in (await sd.run("schedule pause", id=info.id)).text
+    assert (await sd.schedules())[0].paused
+    assert "⏸️ Paused" in (await sd.run("schedule list")).text
+    assert "Resumed" in (await sd.run("schedule resume", id=info.id)).text
+    assert not (await sd.schedules())[0].paused
+    assert "Removed" in (await sd.run("schedule remove", id=info.id)).text
+    assert await sd.schedules() == []
+    assert "no daily quiz #" in (await sd.run("schedule remove", id=info.id)).text
+
+
+async def test_another_servers_schedule_cannot_be_touched(sd: ScheduleDriver) -> None:
+    other = await sd.cog.scheduler.add_schedule(
+        guild_id=1234, channel_id=1, local_time="08:00", timezone="UTC", created_by=1
+    )
+    for command in ("schedule pause", "schedule resume", "schedule remove"):
+        reply = await sd.run(command, id=other.id)
+        assert f"no daily quiz #{other.id}" in reply.text
+    assert await sd.cog.scheduler.schedules_of(1234) == [other]
+
+
+async def test_changes_wake_the_scheduler(sd: ScheduleDriver) -> None:
+    woken = sd.cog.scheduler._woken
+    await sd.run("schedule add", **ADD)
+    assert woken.is_set()
+
+
+# -- /config -------------------------------------------------------------------------------------
+
+
+async def test_config_modrole_and_posting(sd: ScheduleDriver, bot: QuizBot) -> None:
+    reply = await sd.run("config modrole", role=Role(TUTORS))
+    assert f"<@&{TUTORS}>" in reply.text
+    assert (await bot.service.guild_config(GUILD_ID)).mod_role_id == TUTORS
+    await sd.run("config modrole")
+    assert (await bot.service.guild_config(GUILD_ID)).mod_role_id is None
+    await sd.run("config posting", policy="mods")
+    assert (await bot.service.guild_config(GUILD_ID)).post_policy == "mods"
+
+
+# -- autocomplete --------------------------------------------------------------------------------
+
+
+async def test_zone_autocomplete(sd: ScheduleDriver, bot: QuizBot) -> None:
+    assert await sd.autocomplete("config timezone", "zone", zone="berl") == ["Europe/Berlin"]
+    assert "America/New_York" in await sd.autocomplete("schedule add", "timezone", timezone="york")
+    await bot.service.update_guild_config(GUILD_ID, timezone="Asia/Tokyo")
+    suggestions = await sd.autocomplete("schedule add", "timezone", timezone="")
+    assert suggestions[0] == "Asia/Tokyo" and len(suggestions) <= 25
+    assert len(await sd.autocomplete("config timezone", "zone", zone="a")) == 25
+
+
+async def test_schedule_id_autocomplete_is_for_moderators_only(sd: ScheduleDriver) -> None:
+    await sd.run("schedule add", **ADD)
+    (info,) = await sd.schedules()
+    assert await sd.autocomplete("schedule pause", "id", id="") == [info.id]
+    assert await sd.autocomplete("schedule pause", "id", member=ALICE, id="") == []
+
+
+def test_zone_helpers() -> None:
+    assert resolve_zone(" europe/BERLIN ") == "Europe/Berlin"
+    assert resolve_zone("america/new york") == "America/New_York"
+    assert zone_choices("tokyo") == ["Asia/Tokyo"]
+    assert all(len(zone_choices(c)) <= 25 for c in ("", "a", "e", "/"))
+
+
+# -- the scheduler, posting through discord.py ---------------------------------------------------
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def serve_threads_and_history(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+    """What the shared fake does not answer: channel history and threads on messages.
+    Returns message id → thread id, filled as threads are opened."""
+    handle = fake.handle
+    threads: dict[int, int] = {}
+
+    async def more(route: Route, json: Any, params: dict[str, Any] | None) -> Any:
+        if route.method == "GET" and route.path == "/channels/{channel_id}/messages":
+            fake.calls.append(Call(route.method, route.path, route.url, json, params))
+            params = params or {}
+            after, limit = int(params.get("after", 0)), int(params.get("limit", 50))
+            newer = sorted(
+                (m for m in fake.messages.values() if int(m["channel_id"]) == route.channel_id),
+                key=lambda m: int(m["id"]),
+            )
+            oldest = [m for m in newer if int(m["id"]) > after][:limit]
+            return list(reversed(oldest))  # Discord answers newest first
+        if route.path == "/channels/{channel_id}/messages/{message_id}/threads":
+            fake.calls.append(Call(route.method, route.path, route.url, json, params))
+            message_id = int(route.url.rsplit("/", 2)[-2])
+            if message_id in threads:
+                raise discord.HTTPException(_Response(400), {"code": 160004, "message": "exists"})
+            thread_id = threads[message_id] = fake.next_id()
+            return {
+                "id": str(thread_id),
+                "type": 11,
+                "guild_id": str(GUILD_ID),
+                "parent_id": str(route.channel_id),
+                "owner_id": str(BOT_ID),
+                "name": json["name"],
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": json["auto_archive_duration"],
+                    "archive_timestamp": "2025-01-01T00:00:00+00:00",
+                    "locked": False,
+                },
+                "message_count": 0,
+                "member_count": 1,
+                "rate_limit_per_user": 0,
+            }
+        return await handle(route, json, params)
+
+    monkeypatch.setattr(fake, "handle", more)
+    return threads
+
+
+class _Response:
+    def __init__(self, status: int) -> None:
+        self.status = status
+        self.reason = "error"
+
+
+@pytest.fixture
+def threads(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+    return serve_threads_and_history(fake, monkeypatch)
+
+
+@pytest.fixture
+def clock(cog: ScheduleCog, threads: dict[int, int]) -> Clock:
+    clock = Clock(datetime(2025, 3, 2, 7, 0))
+    cog.scheduler.clock = clock
+    cog.bot.service.clock = clock
+    return clock
+
+
+def channel_messages(fake: FakeDiscord, channel_id: int) -> list[dict[str, Any]]:
+    return [m for m in fake.messages.values() if int(m["channel_id"]) == channel_id]
+
+
+async def test_a_daily_quiz_posts_closes_with_its_result_and_refuses_late_answers(
+    sd: ScheduleDriver, fake: FakeDiscord, clock: Clock, driver: Driver, threads: dict[int, int]
+) -> None:
+    await sd.run("schedule add", **ADD, topic="MLOps", difficulty="easy", thread=True)
+    clock.now = datetime(2025, 3, 2, 8, 0)  # 09:00 in Berlin
+    await sd.cog.scheduler.tick()
+
+    (post,) = channel_messages(fake, OTHER_CHANNEL_ID)
+    assert post["content"] == "📅 **Daily quiz** · Sun 02 Mar 2025"
+    embed = post["embeds"][0]
+    assert embed["title"] == "Multiple choice · MLOps"
+    closes = int(datetime(2025, 3, 3, 8, 0, tzinfo=UTC).timestamp())
+    assert {"name": "Closes", "value": f"<t:{closes}:R>", "inline": False} in embed["fields"]
+    # The discussion thread: the explanation, behind a spoiler.
+    (thread_message,) = [
+        m for m in fake.messages.values() if m["channel_id"] == str(threads[int(post["id"])])
+    ]
+    assert thread_message["content"].endswith(
+        "||Data parallelism copies the model and splits the data.||"
+    )
+
+    for member, pick in ((ALICE, "A"), (ALICE, "B"), (MOD, "B"), (TUTOR, "C"), (TUTOR, "B")):
+        await driver.click(post, rf"quiz:ans:\d+:{pick}", member=member)
+
+    clock.now = datetime(2025, 3, 3, 8, 0)
+    await sd.cog.scheduler.tick()
+    await driver.bot.live_counts.drain()
+    closed = fake.messages[int(post["id"])]
+    assert closed["content"].startswith("📅 **Daily quiz** · Sun 02 Mar 2025 · closed\n")
+    assert "**3** answered · **3** solved · **1** on the first try" in closed["content"]
+    assert "33% picked A — Model parallelism splits the model itself." in closed["content"]
+    assert "33% picked C — Flushing is about pipeline bubbles." in closed["content"]
+    assert closed["embeds"][0]["footer"]["text"].startswith("3 answered · 3 solved · closed")
+    assert post_ids_of_payload(closed)  # the buttons stay
+    assert len(channel_messages(fake, OTHER_CHANNEL_ID)) == 2  # and today's quiz is out
+
+    await driver.click(closed, r"quiz:ans:\d+:B", member=Member(999, "late"))
+    assert "This quiz has closed" in fake.last_reply().text
+
+
+def post_ids_of_payload(message: dict[str, Any]) -> set[int]:
+    return {
+        int(c["custom_id"].split(":")[2])
+        for row in message["components"]
+        for c in row.get("components", [])
+        if c.get("custom_id", "").startswith("quiz:")
+    }
+
+
+async def test_a_crash_after_discord_accepted_the_post_is_reconciled_from_history(
+    sd: ScheduleDriver,
+    fake: FakeDiscord,
+    clock: Clock,
+    bot: QuizBot,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The fake's message ids are snowflakes of one moment in 2015: post at that moment, so
+    # that "after the claim" in the channel history means what it does on Discord.
+    moment = discord.utils.snowflake_time(fake.next_id()).replace(tzinfo=None)
+    due = moment.replace(second=0, microsecond=0)
+    clock.now = due - timedelta(minutes=10)
+    await sd.run("schedule add", **{**ADD, "time": f"{due:%H:%M}", "timezone": "UTC"})
+    clock.now = due
+
+    class Crash(BaseException):
+        pass
+
+    real_attach = bot.service.attach_message
+
+    async def crash(post_id: int, message_id: int) -> None:
+        raise Crash
+
+    monkeypatch.setattr(bot.service, "attach_message", crash)
+    with pytest.raises(Crash):
+        await sd.cog.scheduler.tick()
+    (sent,) = channel_messages(fake, OTHER_CHANNEL_ID)
+    monkeypatch.setattr(bot.service, "attach_message", real_attach)
+
+    (run,) = sd.cog.scheduler.schedules.pending_runs((await sd.schedules())[0].id)
+    clock.now += timedelta(minutes=1)
+    await sd.cog.scheduler.tick()
+    assert channel_messages(fake, OTHER_CHANNEL_ID) == [sent]  # not posted twice
+    posted = await bot.service.posted(run.post_ids[0])
+    assert posted.post.message_id == int(sent["id"])
+    history = [c for c in fake.calls if c.method == "GET" and c.path.endswith("/messages")]
+    assert len(history) == 1
+
+
+async def test_a_refused_channel_is_recorded_and_shown(
+    sd: ScheduleDriver, fake: FakeDiscord, clock: Clock
+) -> None:
+    await sd.run("schedule add", **ADD)
+    fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
+        _Response(403), {"code": 50013, "message": "Missing Permissions"}
+    )
+    clock.now = datetime(2025, 3, 2, 8, 0)
+    await sd.cog.scheduler.tick()
+    (info,) = await sd.schedules()
+    assert info.last_error is not None
+    assert "Missing Permissions" in info.last_error and f"<#{OTHER_CHANNEL_ID}>" in info.last_error
+    assert "Missing Permissions" in (await sd.run("schedule list")).text
+
+
+async def test_poster_maps_a_deleted_channel_to_a_poster_error(
+    cog: ScheduleCog, fake: FakeDiscord, bot: QuizBot
+) -> None:
+    fake.fail["/channels/{channel_id}/messages"] = discord.NotFound(
+        _Response(404), {"code": 10003, "message": "Unknown Channel"}
+    )
+    posted = await bot.service.create_post(GUILD_ID, 424242, bot.service.task("mc-split"), None)
+    with pytest.raises(PosterError, match="Unknown Channel"):
+        await DiscordPoster(bot).post(posted, extra="x")
+
+
+async def test_post_ids_of_reads_the_buttons(
+    cog: ScheduleCog, fake: FakeDiscord, bot: QuizBot, driver: Driver
+) -> None:
+    message = await driver.post("mc-split")
+    channel = bot.get_channel(CHANNEL_ID)
+    parsed = discord.Message(state=bot._connection, channel=channel, data=message)  # type: ignore[arg-type]
+    assert post_ids_of(parsed) == {1}
+
+
+async def test_the_loop_starts_when_ready_and_stops_on_unload(bot: QuizBot) -> None:
+    cog = ScheduleCog(bot)
+    await bot.add_cog(cog, override=True)
+    await asyncio.sleep(0.01)
+    assert cog.scheduler._task is None  # not before the gateway is ready
+    bot._ready.set()  # type: ignore[union-attr]
+    for _ in range(100):
+        if cog.scheduler._task is not None:
+            break
+        await asyncio.sleep(0.01)
+    task = cog.scheduler._task
+    assert task is not None and not task.done()
+    await bot.remove_cog(cog.qualified_name)
+    assert task.done() and cog.scheduler._task is None
