@@ -64,7 +64,65 @@ from tests.e2e.fakediscord.state import Channel, Member, Message
 TASK_ID = "mlops-parallelism-mc-1"
 CLICKS = ("B", "C", "A")  # wrong, wrong, right: three graded attempts per post
 QUIZ_BOT = "bot"
-LAUNCHER = "benchmarks.load"
+
+# The launcher both bots run under: `python -c LAUNCHER` with QUIZBOT_BENCH_CHILD=bot|floor.
+# A -c snippet rather than a module of this package, so the bot process imports nothing of the
+# benchmark (its RSS is the bot's own). For the quiz bot it is `quizbot run` plus the loop-lag
+# probe started from setup_hook (a no-op when the bot already starts it itself) and, with
+# QUIZBOT_BENCH_PROFILE=<file>, cProfile around the run; for the floor it is
+# benchmarks/floor_bot.py with the same probe.
+LAUNCHER = """
+import asyncio, logging, os, sys
+from bot.discord_ui import loop_lag
+
+def with_probe(cls):
+    setup_hook, close = cls.setup_hook, cls.close
+    async def setup_with_probe(self):
+        await setup_hook(self)
+        loop_lag.start_loop_lag_probe()
+        if os.environ.get("QUIZBOT_BENCH_GC_FREEZE"):
+            import gc
+            gc.freeze()
+    async def close_with_probe(self):
+        await loop_lag.stop_loop_lag_probe()
+        await close(self)
+    cls.setup_hook, cls.close = setup_with_probe, close_with_probe
+
+if os.environ.get("QUIZBOT_BENCH_GC_LOG"):
+    import gc, time
+    gc_log, gc_started = logging.getLogger("benchmarks.gc"), [0.0]
+    def on_gc(phase, info):
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        elif (ms := (time.perf_counter() - gc_started[0]) * 1000) >= 5:
+            gc_log.warning("gc-pause gen=%d ms=%.1f collected=%d", info["generation"], ms,
+                           info["collected"])
+    gc.callbacks.append(on_gc)
+
+if os.environ["QUIZBOT_BENCH_CHILD"] == "floor":
+    import discord
+    from benchmarks import floor_bot
+    with_probe(floor_bot.FloorBot)
+    discord.utils.setup_logging(level=logging.INFO)
+    asyncio.run(floor_bot.main())
+    sys.exit(0)
+
+from bot.cli import main
+from bot.discord_ui.client import QuizBot
+from bot.settings import Settings
+if Settings().loop_lag_probe:
+    with_probe(QuizBot)
+profile_to = os.environ.get("QUIZBOT_BENCH_PROFILE")
+if not profile_to:
+    sys.exit(main(["run"]))
+import cProfile
+profiler = cProfile.Profile()
+try:
+    code = profiler.runcall(main, ["run"])
+finally:
+    profiler.dump_stats(profile_to)
+sys.exit(code)
+"""
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 """discord.utils.setup_logging (the floor bot's) colours its output whenever it can."""
 LAG_LINE = re.compile(
@@ -112,12 +170,22 @@ def quiz_bot_env(db_path: Path, content_dir: Path, *, probe: bool = True) -> dic
 def quiz_bot_process(
     emulator: FakeDiscord, env: dict[str, str], log_path: Path, *, plain: bool = False
 ) -> BotProcess:
-    """The quiz bot: `python -m bot run`, or through this module's launcher (the default)."""
+    """The quiz bot: through LAUNCHER (the default), or plainly as `python -m bot run`."""
     if plain:
-        return BotProcess.for_emulator(emulator, QUIZ_BOT, log_path=log_path, extra_env=env, args=["run"])
-    return BotProcess.for_emulator(
-        emulator, LAUNCHER, log_path=log_path, extra_env=env, args=["--child-bot"]
+        return BotProcess.for_emulator(
+            emulator, QUIZ_BOT, log_path=log_path, extra_env=env, args=["run"]
+        )
+    return launched(emulator, "bot", env, log_path)
+
+
+def launched(
+    emulator: FakeDiscord, which: str, env: dict[str, str], log_path: Path
+) -> BotProcess:
+    proc = BotProcess.for_emulator(
+        emulator, which, log_path=log_path, extra_env={**env, "QUIZBOT_BENCH_CHILD": which}
     )
+    proc.argv = [sys.executable, "-c", LAUNCHER]
+    return proc
 
 
 class RssSampler:
@@ -415,6 +483,8 @@ class Options:
     plain_bot: bool
     profile: Path | None
     py_spy: Path | None
+    gc_log: bool
+    gc_freeze: bool
     workdir: Path
 
 
@@ -553,6 +623,10 @@ async def run_benchmark(opts: Options) -> tuple[BotRun, BotRun | None, dict[str,
         env = quiz_bot_env(db_path, REPO_ROOT / "content")
         if opts.profile is not None:
             env["QUIZBOT_BENCH_PROFILE"] = str(opts.profile)
+        if opts.gc_log:
+            env["QUIZBOT_BENCH_GC_LOG"] = "1"
+        if opts.gc_freeze:
+            env["QUIZBOT_BENCH_GC_FREEZE"] = "1"
         await sync_commands(emulator, env, guild.id, opts.workdir / "sync.log")
 
         n_posts = posts_needed(opts)
@@ -572,9 +646,8 @@ async def run_benchmark(opts: Options) -> tuple[BotRun, BotRun | None, dict[str,
         info["wrapped"] = holder["load"].wrapped
         floor = None
         if not opts.skip_floor:
-            floor_proc = BotProcess.for_emulator(
-                emulator, LAUNCHER, log_path=opts.workdir / "floor.log", args=["--child-floor"]
-            )
+            floor_env = {k: v for k, v in env.items() if k.startswith("QUIZBOT_BENCH_GC")}
+            floor_proc = launched(emulator, "floor", floor_env, opts.workdir / "floor.log")
             floor = await measure_bot("floor", floor_proc, d, holder["load"], opts)
         info["late_callbacks"] = d.late_callbacks
         info["unknown_routes"] = [str(r) for r in emulator.unknown_routes]
@@ -692,19 +765,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--py-spy", type=Path, help="py-spy (pip install py-spy) the quiz bot into this raw file"
     )
+    parser.add_argument(
+        "--gc-log", action="store_true", help="log the quiz bot's garbage-collector pauses >= 5 ms"
+    )
+    parser.add_argument(
+        "--gc-freeze", action="store_true", help="experiment: gc.freeze() after setup_hook"
+    )
     parser.add_argument("--markdown", type=Path, help="also write the report to this file")
     parser.add_argument("--keep", type=Path, help="keep the DB and logs in this directory")
-    parser.add_argument("--child-bot", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--child-floor", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.child_bot:
-        return child_bot()
-    if args.child_floor:
-        return child_floor()
     print(f"machine: {machine_info()} load average {loadavg()}", flush=True)
     with contextlib.ExitStack() as stack:
         if args.keep is not None:
@@ -724,6 +797,8 @@ def main(argv: list[str] | None = None) -> int:
             plain_bot=args.plain_bot,
             profile=args.profile.resolve() if args.profile else None,
             py_spy=args.py_spy.resolve() if args.py_spy else None,
+            gc_log=args.gc_log,
+            gc_freeze=args.gc_freeze,
             workdir=workdir,
         )
         ours, floor, info = asyncio.run(run_benchmark(opts))
@@ -731,68 +806,6 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.markdown is not None:
         args.markdown.write_text(text + "\n")
-    return 0
-
-
-# ---------------------------------------------------------------------------------------------
-# The bot launcher (python -m benchmarks.load --child-bot)
-# ---------------------------------------------------------------------------------------------
-
-
-def child_bot() -> int:
-    from bot.cli import main as quizbot
-    from bot.discord_ui import loop_lag
-    from bot.discord_ui.client import QuizBot
-    from bot.settings import Settings
-
-    if Settings().loop_lag_probe:
-        setup_hook, close = QuizBot.setup_hook, QuizBot.close
-
-        async def setup_with_probe(self: QuizBot) -> None:
-            await setup_hook(self)
-            loop_lag.start_loop_lag_probe()  # returns the running probe if the bot started one
-
-        async def close_with_probe(self: QuizBot) -> None:
-            await loop_lag.stop_loop_lag_probe()
-            await close(self)
-
-        QuizBot.setup_hook = setup_with_probe  # type: ignore[method-assign]
-        QuizBot.close = close_with_probe  # type: ignore[method-assign]
-
-    profile_to = os.environ.get("QUIZBOT_BENCH_PROFILE")
-    if not profile_to:
-        return quizbot(["run"])
-    import cProfile
-
-    profiler = cProfile.Profile()
-    try:
-        return profiler.runcall(quizbot, ["run"])
-    finally:
-        profiler.dump_stats(profile_to)
-
-
-def child_floor() -> int:
-    """benchmarks/floor_bot.py as it is, plus the same loop-lag probe as the quiz bot."""
-    import logging
-
-    import discord
-
-    from benchmarks import floor_bot
-    from bot.discord_ui import loop_lag
-
-    async def setup_hook(self: discord.Client) -> None:
-        loop_lag.start_loop_lag_probe()
-
-    close = floor_bot.FloorBot.close
-
-    async def close_with_probe(self: discord.Client) -> None:
-        await loop_lag.stop_loop_lag_probe()
-        await close(self)
-
-    floor_bot.FloorBot.setup_hook = setup_hook  # type: ignore[method-assign]
-    floor_bot.FloorBot.close = close_with_probe  # type: ignore[method-assign]
-    discord.utils.setup_logging(level=logging.INFO)
-    asyncio.run(floor_bot.main())
     return 0
 
 

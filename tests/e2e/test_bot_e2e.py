@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import signal
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -46,37 +46,28 @@ MC1_HINT = "Data parallelism splits data; model parallelism splits model [OK]"
 IS_COMPONENTS_V2 = 1 << 15
 
 
-@dataclass
 class World:
-    guild: Guild
-    owner: Member
-    channels: dict[str, Channel]
-    members: dict[str, Member]
+    """A study group: the owner (all permissions), six members without Manage Server, and
+    one channel per post (/quiz has a per-channel cooldown, 30 s by default)."""
 
-    def __getattr__(self, name: str) -> Member:
-        try:
-            return self.members[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    def __init__(self, driver: Driver) -> None:
+        self.guild: Guild = driver.create_guild("Study Group")
+        self.owner: Member = self.guild.members[self.guild.owner_id]
+        self.channels: dict[str, Channel] = {
+            name: driver.create_text_channel(self.guild, name) for name in ("quiz", "fill", "daily")
+        }
+        add = driver.add_member
+        self.alice, self.bob, self.carol = (add(self.guild, n) for n in ("alice", "bob", "carol"))
+        self.dave, self.erin, self.frank = (add(self.guild, n) for n in ("dave", "erin", "frank"))
 
 
 @pytest.fixture
 def world(driver: Driver) -> World:
-    guild = driver.create_guild("Study Group")
-    # One channel per post: /quiz has a per-channel cooldown (30 s by default).
-    channels = {
-        name: driver.create_text_channel(guild, name)
-        for name in ("quiz", "quiz-2", "fill", "fill-5", "daily")
-    }
-    members = {
-        name: driver.add_member(guild, name)
-        for name in ("alice", "bob", "carol", "dave", "erin", "frank")
-    }
-    return World(guild, guild.members[guild.owner_id], channels, members)
+    return World(driver)
 
 
 @pytest_asyncio.fixture
-async def quizbot(emulator: FakeDiscord, tmp_path) -> AsyncIterator[QuizBotRunner]:  # type: ignore[no-untyped-def]
+async def quizbot(emulator: FakeDiscord, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
     runner = QuizBotRunner(emulator, tmp_path)
     try:
         yield runner
@@ -207,10 +198,11 @@ async def test_quiz_post_answers_and_standings(
     assert scores == {world.alice.id: 10, world.bob.id: 7, world.carol.id: 0}
 
     # The post's live counts follow (members, not attempts).
-    await driver.wait_for_edit(
-        post,
-        lambda m: m["embeds"][0]["footer"]["text"].startswith("3 answered · 2 solved"),
-        timeout=STEP,
+    # (The live message dict is edited in place; the last redraw may already be there.)
+    await driver.world.changed.wait_for(
+        lambda: post["embeds"][0]["footer"]["text"].startswith("3 answered · 2 solved"),
+        STEP,
+        "the post's counts to show 3 answered, 2 solved",
     )
 
     # Standings: the public leaderboard and private stats.
