@@ -37,6 +37,20 @@ HINT_ROW = 4
 """Option buttons take rows 0-3 (rendering.MAX_BUTTON_OPTIONS); Hint and Answer sit below."""
 
 
+class PostIdOnly:
+    """For items whose custom_id carries nothing but the post id: everything else is loaded."""
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["post"]))  # type: ignore[call-arg]
+
+
 class AnswerButton(
     Guarded,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -90,6 +104,7 @@ class AnswerButton(
 
 class HintButton(
     Guarded,
+    PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:hint:{_POST}",
 ):
@@ -105,16 +120,6 @@ class HintButton(
         )
         self.post_id = post_id
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["post"]))
-
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         service = interaction.client.service
         user = interaction.user
@@ -128,6 +133,7 @@ class HintButton(
 
 class OpenPickerButton(
     Guarded,
+    PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:open:{_POST}",
 ):
@@ -143,22 +149,13 @@ class OpenPickerButton(
         )
         self.post_id = post_id
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["post"]))
-
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         await picker.open_picker(interaction, self.post_id)
 
 
 class ConfirmSolutionButton(
     Guarded,
+    PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:reveal:{_POST}",
 ):
@@ -171,16 +168,6 @@ class ConfirmSolutionButton(
             )
         )
         self.post_id = post_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["post"]))
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         service = interaction.client.service
