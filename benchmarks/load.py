@@ -80,9 +80,11 @@ def with_probe(cls):
     async def setup_with_probe(self):
         await setup_hook(self)
         loop_lag.start_loop_lag_probe()
-        if os.environ.get("QUIZBOT_BENCH_GC_FREEZE"):
+        if os.environ.get("QUIZBOT_BENCH_GC_FREEZE") and os.environ["QUIZBOT_BENCH_CHILD"] == "bot":
             import gc
             gc.freeze()
+            if threshold := os.environ["QUIZBOT_BENCH_GC_FREEZE"].partition(":")[2]:
+                gc.set_threshold(*map(int, threshold.split(",")))
     async def close_with_probe(self):
         await loop_lag.stop_loop_lag_probe()
         await close(self)
@@ -98,6 +100,16 @@ if os.environ.get("QUIZBOT_BENCH_GC_LOG"):
             gc_log.warning("gc-pause gen=%d ms=%.1f collected=%d", info["generation"], ms,
                            info["collected"])
     gc.callbacks.append(on_gc)
+    if os.environ.get("QUIZBOT_BENCH_GC_LOG") == "types":
+        # Keep what the collector frees, and name the commonest types at exit: what makes the
+        # cyclic garbage. Memory grows for the whole run: for short diagnostic runs only.
+        import atexit, collections
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        def garbage_types():
+            gc.collect()
+            counts = collections.Counter(type(o).__qualname__ for o in gc.garbage)
+            print("gc-garbage", len(gc.garbage), counts.most_common(40), file=sys.stderr)
+        atexit.register(garbage_types)
 
 if os.environ["QUIZBOT_BENCH_CHILD"] == "floor":
     import discord
@@ -110,6 +122,9 @@ if os.environ["QUIZBOT_BENCH_CHILD"] == "floor":
 from bot.cli import main
 from bot.discord_ui.client import QuizBot
 from bot.settings import Settings
+if window := os.environ.get("QUIZBOT_BENCH_BATCH_WINDOW"):
+    from bot.service import QuizService
+    QuizService.__init__.__kwdefaults__["batch_window"] = float(window)
 if Settings().loop_lag_probe:
     with_probe(QuizBot)
 profile_to = os.environ.get("QUIZBOT_BENCH_PROFILE")
@@ -483,8 +498,8 @@ class Options:
     plain_bot: bool
     profile: Path | None
     py_spy: Path | None
-    gc_log: bool
-    gc_freeze: bool
+    gc_log: str
+    gc_freeze: str
     workdir: Path
 
 
@@ -624,9 +639,9 @@ async def run_benchmark(opts: Options) -> tuple[BotRun, BotRun | None, dict[str,
         if opts.profile is not None:
             env["QUIZBOT_BENCH_PROFILE"] = str(opts.profile)
         if opts.gc_log:
-            env["QUIZBOT_BENCH_GC_LOG"] = "1"
+            env["QUIZBOT_BENCH_GC_LOG"] = opts.gc_log
         if opts.gc_freeze:
-            env["QUIZBOT_BENCH_GC_FREEZE"] = "1"
+            env["QUIZBOT_BENCH_GC_FREEZE"] = opts.gc_freeze
         await sync_commands(emulator, env, guild.id, opts.workdir / "sync.log")
 
         n_posts = posts_needed(opts)
@@ -766,10 +781,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--py-spy", type=Path, help="py-spy (pip install py-spy) the quiz bot into this raw file"
     )
     parser.add_argument(
-        "--gc-log", action="store_true", help="log the quiz bot's garbage-collector pauses >= 5 ms"
+        "--gc-log",
+        nargs="?",
+        const="1",
+        default="",
+        help="log the bots' garbage-collector pauses >= 5 ms (=types: also what the cyclic "
+        "garbage is made of, at exit; memory grows, short runs only)",
     )
     parser.add_argument(
-        "--gc-freeze", action="store_true", help="experiment: gc.freeze() after setup_hook"
+        "--gc-freeze",
+        nargs="?",
+        const="1",
+        default="",
+        help="experiment: gc.freeze() in the quiz bot after setup_hook (=1:G0,G1,G2 also sets "
+        "gc.set_threshold(G0, G1, G2))",
     )
     parser.add_argument("--markdown", type=Path, help="also write the report to this file")
     parser.add_argument("--keep", type=Path, help="keep the DB and logs in this directory")

@@ -234,6 +234,8 @@ async def test_quiz_post_answers_and_standings(
     fields = {f["name"]: f["value"] for f in stats["embeds"][0]["fields"]}
     assert "bob" in stats["embeds"][0]["title"]
     assert fields["Points"] == "7" and fields["Solved"] == "1 of 1 tried"
+    topics = await reply_of(driver.slash("topics", user=world.erin, channel=world.channels["quiz"]))
+    assert is_ephemeral(topics) and "MLOps" in text_of(topics) and "10 tasks" in text_of(topics)
     mine = await reply_of(driver.slash("stats", user=world.alice, channel=world.channels["quiz"]))
     mine_fields = {f["name"]: f["value"] for f in mine["embeds"][0]["fields"]}
     assert mine_fields["Points"] == "10" and mine_fields["First try"].startswith("1 ")

@@ -228,7 +228,7 @@ async def test_sigkill_under_load_loses_no_acknowledged_answer(
         in_flight = len(before) - len(acked)
         for c, text in acked:
             assert is_ephemeral(c.record.original_message or {}), text
-        outcomes = [(c, parse_outcome(c.task, text)) for c, text in acked]
+        outcomes = [(c, parse_outcome(c.task, text), text) for c, text in acked]
         assert in_flight > 0 or len(before) < planned, "the kill did not land mid-load"
 
         # A fresh process on the same database.
@@ -236,7 +236,7 @@ async def test_sigkill_under_load_loses_no_acknowledged_answer(
         restarted_at = time.monotonic()
 
         # Old buttons answer: whoever finished is told so, latecomers are graded.
-        finished = [c for c, o in outcomes if o.status in ("correct", "failed")]
+        finished = [c for c, o, _ in outcomes if o.status in ("correct", "failed")]
         for c in rng.sample(finished, min(5, len(finished))):
             text = await click_again(driver, c, rng)
             assert "already finished" in text, text
@@ -277,8 +277,8 @@ async def test_sigkill_under_load_loses_no_acknowledged_answer(
             if o.status in ("correct", "failed"):
                 assert key in scores and bool(scores[key]["solved"]) == (o.status == "correct")
 
-        for c, o in outcomes:
-            check(c, o, "")
+        for c, o, text in outcomes:
+            check(c, o, text)
         after = [(c, acknowledged(c.record)) for c in clicks if c.after_restart]
         for c, text in after:
             assert text is not None, f"no answer after the restart for {c.option}"
@@ -307,11 +307,11 @@ async def test_sigkill_under_load_loses_no_acknowledged_answer(
             "in_flight_at_kill": in_flight,
             "acked_found_in_db": sum(
                 1
-                for c, o in outcomes
+                for c, o, _ in outcomes
                 if o.status == "finished" or (c.post_id, c.member.id, o.attempt_no) in stored
             ),
             "stored_without_ack": len(rows)
-            - sum(1 for _, o in outcomes if o.attempt_no)
+            - sum(1 for _, o, _ in outcomes if o.attempt_no)
             - sum(1 for c, t in after if parse_outcome(c.task, t).attempt_no),
             "clicks_after_restart": len(after),
             "max_attempts_per_member": max_attempts,
