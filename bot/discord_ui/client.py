@@ -7,6 +7,7 @@ import logging
 import discord
 from discord.ext import commands
 
+from bot.discord_ui import loop_lag
 from bot.discord_ui.components import DYNAMIC_ITEMS
 from bot.discord_ui.errors import QuizTree
 from bot.discord_ui.live_counts import DEFAULT_INTERVAL, LiveCounts
@@ -57,12 +58,15 @@ class QuizBot(commands.Bot):
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        if self.settings.loop_lag_probe:
+            loop_lag.start_loop_lag_probe()
 
     async def on_ready(self) -> None:
         user = self.user
         log.info("logged in as %s (id %s) in %d servers", user, user and user.id, len(self.guilds))
 
     async def close(self) -> None:
+        await loop_lag.stop_loop_lag_probe()
         await self.live_counts.close()
         try:
             await super().close()

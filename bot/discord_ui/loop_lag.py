@@ -107,9 +107,7 @@ def start_loop_lag_probe(interval: float = 0.01, report_every: float = 1.0) -> a
     if _running is not None and not _running[0].done() and _running[0].get_loop() is loop:
         return _running[0]
     stats = LoopLagStats()
-    task = loop.create_task(
-        _probe(stats, interval, report_every), name="quizbot-loop-lag"
-    )
+    task = loop.create_task(_probe(stats, interval, report_every), name="quizbot-loop-lag")
     _running = (task, stats)
     return task
 
