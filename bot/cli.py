@@ -55,6 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `quizbot content list | head`: the reader left; that is not an error of ours.
+        sys.stderr.close()
+        return 0
 
 
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:

@@ -117,11 +117,14 @@ class QuizService:
         self._readers.shutdown(wait=True)
         self._writer_pool.shutdown(wait=True)
 
-    async def _db(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    async def run_read(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """Run a store read in the reader threads, off the event loop."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._readers, partial(fn, *args, **kwargs))
 
-    async def _write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    async def run_write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """Run a store write in the single writer thread: SQLite has one writer anyway, and one
+        thread keeps writers from queueing on the lock's busy timeout."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._writer_pool, partial(fn, *args, **kwargs))
 
@@ -157,7 +160,7 @@ class QuizService:
         schedule_id: int | None = None,
         closes_at: datetime | None = None,
     ) -> PostedTask:
-        post = await self._write(
+        post = await self.run_write(
             self.store.create_post,
             guild_id,
             channel_id,
@@ -170,27 +173,27 @@ class QuizService:
         return PostedTask(post, task)
 
     async def attach_message(self, post_id: int, message_id: int) -> None:
-        await self._write(self.store.set_post_message, post_id, message_id)
+        await self.run_write(self.store.set_post_message, post_id, message_id)
 
     async def posted(self, post_id: int, guild_id: int | None = None) -> PostedTask:
-        post = await self._db(self.store.get_post, post_id)
+        post = await self.run_read(self.store.get_post, post_id)
         if post is None or (guild_id is not None and post.guild_id != guild_id):
             raise UnknownPostError(f"no posted task {post_id} in this server")
         return PostedTask(post, self.task(post.task_id))
 
     async def latest_posted(self, guild_id: int, channel_id: int) -> PostedTask | None:
-        post = await self._db(self.store.latest_post, guild_id, channel_id)
+        post = await self.run_read(self.store.latest_post, guild_id, channel_id)
         return None if post is None else PostedTask(post, self.task(post.task_id))
 
     async def search_posts(self, guild_id: int, text: str, limit: int = 25) -> list[PostedTask]:
-        posts = await self._db(self.store.search_posts, guild_id, text, limit)
+        posts = await self.run_read(self.store.search_posts, guild_id, text, limit)
         return [PostedTask(p, t) for p in posts if (t := self.catalog.get(p.task_id))]
 
     async def counts(self, post_id: int) -> PostCounts:
-        return await self._db(self.store.post_counts, post_id)
+        return await self.run_read(self.store.post_counts, post_id)
 
     async def progress(self, post_id: int, user_id: int) -> Progress:
-        return await self._db(self.store.progress, post_id, user_id)
+        return await self.run_read(self.store.progress, post_id, user_id)
 
     # -- answering -----------------------------------------------------------------------------
 
@@ -258,7 +261,7 @@ class QuizService:
             return engine.grade(tasks[id(request)], progress, request.picks)
 
         try:
-            results = await self._write(
+            results = await self.run_write(
                 self.store.answer_batch, [p.request for p in batch], grade, self.clock()
             )
         except Exception as exc:  # the whole transaction failed: nothing was stored
@@ -276,7 +279,7 @@ class QuizService:
 
     async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> PostedTask:
         posted = await self.posted(post_id, guild_id)
-        await self._write(self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock())
+        await self.run_write(self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock())
         return posted
 
     async def solution(
@@ -293,7 +296,7 @@ class QuizService:
             return None
         if closed and not before.finished:
             return SolutionReply(posted, before, forfeited_now=False)
-        after = await self._write(
+        after = await self.run_write(
             self.store.reveal_solution, post_id, guild_id, user_id, name, self.clock()
         )
         return SolutionReply(posted, after, forfeited_now=not before.finished)
@@ -301,10 +304,10 @@ class QuizService:
     # -- standings -----------------------------------------------------------------------------
 
     async def guild_config(self, guild_id: int) -> GuildConfigInfo:
-        return await self._db(self.store.guild_config, guild_id)
+        return await self.run_read(self.store.guild_config, guild_id)
 
     async def update_guild_config(self, guild_id: int, **changes: object) -> GuildConfigInfo:
-        return await self._write(self.store.update_guild_config, guild_id, **changes)
+        return await self.run_write(self.store.update_guild_config, guild_id, **changes)
 
     async def zone(self, guild_id: int) -> ZoneInfo:
         config = await self.guild_config(guild_id)
@@ -319,13 +322,13 @@ class QuizService:
         self, guild_id: int, period: Period, user_id: int | None, limit: int = 10
     ) -> Leaderboard:
         zone = await self.zone(guild_id)
-        return await self._db(
+        return await self.run_read(
             self.store.leaderboard, guild_id, period, zone, self.clock(), user_id, limit
         )
 
     async def stats(self, guild_id: int, user_id: int) -> MemberStats:
         zone = await self.zone(guild_id)
-        return await self._db(self.store.member_stats, guild_id, user_id, zone, self.clock())
+        return await self.run_read(self.store.member_stats, guild_id, user_id, zone, self.clock())
 
 
 __all__ = [

@@ -375,10 +375,10 @@ class Scheduler:
     # -- database, off the event loop -----------------------------------------------------------
 
     async def _db(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        return await self.service._db(fn, *args, **kwargs)
+        return await self.service.run_read(fn, *args, **kwargs)
 
     async def _write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        return await self.service._write(fn, *args, **kwargs)
+        return await self.service.run_write(fn, *args, **kwargs)
 
 
 def _header(run: RunInfo, n: int, total: int) -> str:
