@@ -1,35 +1,38 @@
 """Load benchmark: the real bot answering button clicks, against the floor bot, same emulator.
 
-    python -m benchmarks.load                      # defaults: 200 members, 10 s each phase
+    python -m benchmarks.load                       # 200 members, 10 s closed + 10 s open loop
     python -m benchmarks.load --members 200 --closed-seconds 10 --rate 300 --open-seconds 10
-    python -m benchmarks.load --markdown results.md   # also write the results table there
+    python -m benchmarks.load --rounds 2 --markdown out.md   # alternate the bots twice, pooled
 
-What one run does:
+One run:
 
-1. Starts fakediscord in this process, with a guild, a channel and N members.
-2. Starts the bot (`python -m bot run`, through a thin launcher, see `--child-bot` below) as a
-   subprocess: a fresh SQLite file in a temp dir, the shipped content/, LOG_LEVEL=INFO and
-   QUIZBOT_LOOP_LAG_PROBE=1. Registers the slash commands with `python -m bot sync --guild`,
-   sets the channel's posting cooldown to 0 and posts `--posts` quizzes of task
-   mlops-parallelism-mc-1 (answer A) with /quiz.
-3. Closed loop: N members click concurrently; each clicks again as soon as its previous
-   answer came back. A member answers B, C, then A on a post (3 graded attempts: wrong,
-   wrong, right) and moves on to the next post. Measured after a warm-up.
+1. Starts fakediscord in this process: a guild, a channel, N members and a poster.
+2. Starts the quiz bot as a subprocess (`quizbot run` through LAUNCHER below; `--plain-bot`
+   for a bare `python -m bot run`): a fresh SQLite file in a temp dir, the shipped content/,
+   LOG_LEVEL=INFO and QUIZBOT_LOOP_LAG_PROBE=1. The slash commands are registered with
+   `python -m bot sync --guild`, the guild's posting cooldown is set to 0, and enough quizzes
+   of task mlops-parallelism-mc-1 (answer A) are posted with /quiz that no member runs out.
+3. Closed loop: the N members click concurrently, each again as soon as its previous answer
+   came back. A member answers B, C, then A on a post (three graded attempts: wrong, wrong,
+   right) and moves on to the next post. Measured after a warm-up.
 4. Open loop: Poisson arrivals at `--rate` answers/s for `--open-seconds`, spread over the
-   members (a member with an answer in flight is skipped), same click sequence.
-5. Stops the bot (SIGTERM), starts benchmarks/floor_bot.py (bare discord.py, a constant
-   ephemeral reply) under the same emulator, and repeats 3 and 4 on the same posts.
+   members (one with an answer in flight is skipped), the same click sequence.
+5. Stops the bot (SIGTERM) and does 3 and 4 again with benchmarks/floor_bot.py (bare
+   discord.py, a constant ephemeral reply) under the same emulator, on the same posts.
 
-Reported per bot and phase: answers/s, latency p50/p95/p99 (INTERACTION_CREATE dispatched ->
-callback received, as fakediscord's InteractionRecord.latency), CPU per answer of the bot
-process, the bot's peak RSS (psutil, sampled every 50 ms), and for the quiz bot the maximum
-event-loop lag (parsed from bot.discord_ui.loop_lag's log lines) and how the answers were
-graded. Then the ratios to the floor. Each phase is bounded; every subprocess is stopped at
-the end (SIGTERM, then SIGKILL).
+Reported per bot and phase: answers/s; latency p50/p95/p99 from dispatching INTERACTION_CREATE
+to receiving the callback (fakediscord's InteractionRecord.latency); the bot process's CPU per
+answer (a figure that survives a noisy machine) and the harness's; the maximum event-loop lag
+inside the bot (parsed from bot.discord_ui.loop_lag's lines; the floor runs the same probe);
+the bot's peak RSS (psutil, sampled every 50 ms). Then throughput and p99 as ratios to the
+floor's. The harness's own garbage collector is off while a phase is measured.
 
-`--child-bot` is the launcher the benchmark runs the bot with: `bot.cli.main(["run"])`, plus
-the loop-lag probe started from setup_hook when QUIZBOT_LOOP_LAG_PROBE is set (a no-op if the
-bot already starts it) and, with QUIZBOT_BENCH_PROFILE=<file>, cProfile around the whole run.
+Experiments (extra quiz bot variants in the same run): `--without-post-cache` (A/B of the
+answer path's post cache), `--gc-freeze` (gc.freeze() after setup), `--fast-answers` (answer
+buttons dispatched without discord.py rebuilding the View). Diagnostics: `--gc-log[=types]`,
+`--profile FILE` (cProfile), `--py-spy PATH` (py-spy on the thread holding the GIL).
+
+Every phase is bounded in time; every subprocess is stopped at the end (SIGTERM, then SIGKILL).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import math
 import os
 import platform
@@ -48,6 +52,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -67,10 +72,10 @@ QUIZ_BOT = "bot"
 
 # The launcher both bots run under: `python -c LAUNCHER` with QUIZBOT_BENCH_CHILD=bot|floor.
 # A -c snippet rather than a module of this package, so the bot process imports nothing of the
-# benchmark (its RSS is the bot's own). For the quiz bot it is `quizbot run` plus the loop-lag
-# probe started from setup_hook (a no-op when the bot already starts it itself) and, with
-# QUIZBOT_BENCH_PROFILE=<file>, cProfile around the run; for the floor it is
-# benchmarks/floor_bot.py with the same probe.
+# benchmark (its RSS is the bot's own). For the quiz bot it is `quizbot run` (QuizBot starts
+# the loop-lag probe itself; starting it again here is a no-op) plus the experiments and
+# diagnostics switched on by QUIZBOT_BENCH_* variables; for the floor it is
+# benchmarks/floor_bot.py with the same loop-lag probe.
 LAUNCHER = """
 import asyncio, logging, os, sys
 from bot.discord_ui import loop_lag
@@ -122,9 +127,21 @@ if os.environ["QUIZBOT_BENCH_CHILD"] == "floor":
 from bot.cli import main
 from bot.discord_ui.client import QuizBot
 from bot.settings import Settings
-if window := os.environ.get("QUIZBOT_BENCH_BATCH_WINDOW"):
+if os.environ.get("QUIZBOT_BENCH_NO_POST_CACHE"):
+    # A/B: the answer path without its post cache (a database read per click, as before).
     from bot.service import QuizService
-    QuizService.__init__.__kwdefaults__["batch_window"] = float(window)
+    QuizService._remember_post = lambda self, posted: None
+if os.environ.get("QUIZBOT_BENCH_FAST_ANSWERS"):
+    # Experiment: answer buttons dispatched without discord.py rebuilding the message's View
+    # (what a fast path in the Discord layer would save).
+    from discord.ui.view import ViewStore
+    from bot.discord_ui.components import AnswerButton
+    dynamic_call = ViewStore.schedule_dynamic_item_call
+    async def fast_dynamic_call(self, component_type, factory, interaction, custom_id, match):
+        if factory is not AnswerButton or interaction.message is None:
+            return await dynamic_call(self, component_type, factory, interaction, custom_id, match)
+        await AnswerButton(int(match["post"]), match["opt"]).callback(interaction)
+    ViewStore.schedule_dynamic_item_call = fast_dynamic_call
 if Settings().loop_lag_probe:
     with_probe(QuizBot)
 profile_to = os.environ.get("QUIZBOT_BENCH_PROFILE")
@@ -193,9 +210,7 @@ def quiz_bot_process(
     return launched(emulator, "bot", env, log_path)
 
 
-def launched(
-    emulator: FakeDiscord, which: str, env: dict[str, str], log_path: Path
-) -> BotProcess:
+def launched(emulator: FakeDiscord, which: str, env: dict[str, str], log_path: Path) -> BotProcess:
     proc = BotProcess.for_emulator(
         emulator, which, log_path=log_path, extra_env={**env, "QUIZBOT_BENCH_CHILD": which}
     )
@@ -305,6 +320,7 @@ class PhaseResult:
     load_after: str = ""
     started_wall: float = 0.0
     ended_wall: float = 0.0
+    rounds: int = 1
 
     @property
     def rate(self) -> float:
@@ -477,53 +493,115 @@ def post_id_of(message: Message) -> int:
 
 
 @dataclass
+class Variant:
+    name: str
+    child: str  # "bot" or "floor"
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class BotRun:
     name: str
-    phases: list[PhaseResult] = field(default_factory=list)
+    phases: dict[str, PhaseResult] = field(default_factory=dict)
     peak_rss: int = 0
     lag_final: LagLine | None = None
-    log_path: Path | None = None
+
+    def merge(self, other: BotRun) -> None:
+        """Pool another round of the same variant into this one."""
+        self.peak_rss = max(self.peak_rss, other.peak_rss)
+        if other.lag_final is not None and (
+            self.lag_final is None or other.lag_final.max_ms > self.lag_final.max_ms
+        ):
+            self.lag_final = other.lag_final
+        for key, ph in other.phases.items():
+            mine = self.phases.get(key)
+            if mine is None:
+                self.phases[key] = ph
+                continue
+            mine.seconds += ph.seconds
+            mine.ok += ph.ok
+            mine.failed += ph.failed
+            mine.latencies += ph.latencies
+            mine.replies.update(ph.replies)
+            mine.bot_cpu += ph.bot_cpu
+            mine.loadgen_cpu += ph.loadgen_cpu
+            mine.lag_max_ms = _max_opt(mine.lag_max_ms, ph.lag_max_ms)
+            mine.lag_typical_ms = _max_opt(mine.lag_typical_ms, ph.lag_typical_ms)
+            mine.dispatch_late_ms = max(mine.dispatch_late_ms, ph.dispatch_late_ms)
+            mine.load_before += " · " + ph.load_before
+            mine.rounds += 1
+
+
+def _max_opt(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else max(a, b)
 
 
 @dataclass
 class Options:
-    members: int
-    closed_seconds: float
-    warmup: float
-    rate: float
-    open_seconds: float
-    posts: int
-    seed: int
-    skip_floor: bool
-    plain_bot: bool
-    profile: Path | None
-    py_spy: Path | None
-    gc_log: str
-    gc_freeze: str
-    workdir: Path
+    members: int = 200
+    closed_seconds: float = 10.0
+    warmup: float = 2.0
+    rate: float = 300.0
+    open_seconds: float = 10.0
+    posts: int = 0
+    seed: int = 1
+    rounds: int = 1
+    skip_floor: bool = False
+    plain_bot: bool = False
+    gc_freeze: str = ""
+    fast_answers: bool = False
+    without_post_cache: bool = False
+    gc_log: str = ""
+    profile: Path | None = None
+    py_spy: Path | None = None
+    workdir: Path = Path()
+
+    def variants(self) -> list[Variant]:
+        found = [Variant("quizbot", "bot")]
+        if self.without_post_cache:
+            nocache = {"QUIZBOT_BENCH_NO_POST_CACHE": "1"}
+            found.append(Variant("quizbot without post cache", "bot", nocache))
+        freeze = {"QUIZBOT_BENCH_GC_FREEZE": self.gc_freeze or "1"}
+        if self.gc_freeze:
+            found.append(Variant("quizbot + gc.freeze", "bot", freeze))
+        if self.fast_answers:
+            fast = {**freeze, "QUIZBOT_BENCH_FAST_ANSWERS": "1"}
+            found.append(Variant("quizbot + gc.freeze + fast answers", "bot", fast))
+        if not self.skip_floor:
+            found.append(Variant("floor", "floor"))
+        return found
 
 
 def posts_needed(opts: Options) -> int:
     if opts.posts:
         return opts.posts
-    # Enough for 2,500 answers/s in the closed loop plus the open loop: members should always
-    # have attempts left. Members that run out anyway wrap around (counted in the report).
-    clicks = 2500 * (opts.closed_seconds + opts.warmup + 1) + opts.rate * opts.open_seconds
-    return max(10, math.ceil(clicks / opts.members / len(CLICKS)) + 2)
+    # Enough for 2,500 answers/s in every closed loop plus the open loops, so members always
+    # have attempts left (the floor's clicks move members along too); one that runs out anyway
+    # wraps around to posts it finished (counted in the report).
+    runs = opts.rounds * len(opts.variants())
+    per_run = 2500 * (opts.closed_seconds + opts.warmup + 1) + opts.rate * opts.open_seconds
+    return max(10, math.ceil(runs * per_run / opts.members / len(CLICKS)) + 2)
 
 
-async def sync_commands(emulator: FakeDiscord, env: dict[str, str], guild_id: int, log: Path) -> None:
-    proc = BotProcess.for_emulator(
+async def sync_commands(
+    emulator: FakeDiscord, env: dict[str, str], guild_id: int, log: Path
+) -> None:
+    """`quizbot sync --guild` against the emulator, as an operator would run it."""
+    spec = BotProcess.for_emulator(
         emulator, QUIZ_BOT, log_path=log, extra_env=env, args=["sync", "--guild", str(guild_id)]
-    ).start()
+    )
+    with log.open("wb") as out:
+        proc = await asyncio.create_subprocess_exec(
+            *spec.argv, cwd=spec.cwd, env=spec.env, stdout=out, stderr=subprocess.STDOUT
+        )
     try:
-        deadline = time.monotonic() + 60
-        while proc.returncode is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        if proc.returncode != 0:
-            raise RuntimeError(f"quizbot sync failed ({proc.returncode}):\n{proc.log_tail()}")
+        code = await asyncio.wait_for(proc.wait(), 60)
     finally:
-        await proc.stop()
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    if code != 0:
+        raise RuntimeError(f"quizbot sync failed ({code}):\n{spec.log_tail()}")
 
 
 def prepare_db(db_path: Path, guild_id: int) -> None:
@@ -537,9 +615,19 @@ def prepare_db(db_path: Path, guild_id: int) -> None:
         engine.dispose()
 
 
+def _is_post(message: Message) -> bool:
+    return any(
+        "quiz:ans:" in (c.get("custom_id") or "")
+        for row in message.get("components") or []
+        for c in row.get("components") or []
+    )
+
+
 async def create_posts(
     d: Driver, channel: Channel, poster: Member, count: int, batch: int = 8
 ) -> list[Message]:
+    """`count` quizzes posted with /quiz (a few at a time); their messages, by post id."""
+
     async def one() -> None:
         ix = d.slash("quiz", user=poster, channel=channel, options={"task": TASK_ID})
         await ix.wait_followups(1, timeout=30)
@@ -549,54 +637,91 @@ async def create_posts(
 
     for start in range(0, count, batch):
         await asyncio.gather(*(one() for _ in range(min(batch, count - start))))
-    posts = [
-        m
-        for m in d.channel_messages(channel)
-        if any("quiz:ans:" in (c.get("custom_id") or "") for r in m.get("components") or [] for c in r.get("components") or [])
-    ]
+    posts = [m for m in d.channel_messages(channel) if _is_post(m)]
     if len(posts) != count:
         raise RuntimeError(f"expected {count} posts, found {len(posts)}")
     return sorted(posts, key=post_id_of)
 
 
+class GcWatch:
+    """The harness's own garbage-collector pauses (they delay dispatches and callbacks)."""
+
+    def __init__(self) -> None:
+        self.max_ms = 0.0
+        self.total_ms = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        ms = (time.perf_counter() - self._started) * 1000
+        self.max_ms = max(self.max_ms, ms)
+        self.total_ms += ms
+
+
+@contextlib.contextmanager
+def harness_gc_paused() -> Iterator[None]:
+    """No garbage collection in the harness while a phase is measured: its pauses (hundreds
+    of ms on the emulator's heap) would otherwise show up as the bot's latency. The garbage
+    is collected right after the phase (a few hundred MB at most)."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
+
+
+class _Setup:
+    """What the first quiz bot run creates (the posts) and later runs reuse."""
+
+    def __init__(self) -> None:
+        self.load: Load | None = None
+        self.posts = 0
+        self.posting_seconds = 0.0
+
+
 async def measure_bot(
-    name: str,
+    variant: Variant,
     proc: BotProcess,
     d: Driver,
-    load: Load,
+    setup: _Setup,
     opts: Options,
-    *,
-    before_load: Any = None,
+    make_load: Any = None,
 ) -> BotRun:
-    run = BotRun(name, log_path=proc.log_path)
+    run = BotRun(variant.name)
     proc.start()
     assert proc.pid is not None
     rss = RssSampler(proc.pid).start()
     spy = None
-    if opts.py_spy is not None and name == "quizbot":
-        # Sampling stops the process briefly (ptrace): figures are slower while it runs.
-        spy = subprocess.Popen(
-            ["py-spy", "record", "--pid", str(proc.pid), "--rate", "100", "--format", "raw",
-             "--output", str(opts.py_spy), "--nonblocking", "--threads"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    if opts.py_spy is not None and variant.child == "bot":
+        # Samples of the thread holding the GIL (the bot's bottleneck), one file per variant.
+        # Sampling stops the process briefly (ptrace): figures are worse while it runs.
+        out = opts.py_spy.with_name(f"{opts.py_spy.name}.{variant.name.replace(' ', '')}.txt")
+        spy = await asyncio.create_subprocess_exec(
+            *("py-spy", "record", "--pid", str(proc.pid), "--rate", "100", "--format", "raw"),
+            *("--output", str(out), "--nonblocking", "--threads", "--gil"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
     try:
         await proc.wait_until_ready(d, timeout=60)
-        if before_load is not None:
-            await before_load()
+        if setup.load is None:
+            await make_load()
+        load = setup.load
+        assert load is not None
         if opts.closed_seconds > 0:
-            run.phases.append(
-                await load.closed(
-                    PhaseResult(name, "closed"), proc.pid, opts.closed_seconds, opts.warmup
-                )
-            )
+            result = PhaseResult(variant.name, "closed")
+            with harness_gc_paused():
+                await load.closed(result, proc.pid, opts.closed_seconds, opts.warmup)
+            run.phases["closed"] = result
             await asyncio.sleep(1.2)  # drain (live counts); a loop-lag report after the phase
         if opts.open_seconds > 0:
-            run.phases.append(
-                await load.open(
-                    PhaseResult(name, "open"), proc.pid, opts.rate, opts.open_seconds, opts.seed
-                )
-            )
+            result = PhaseResult(variant.name, "open")
+            with harness_gc_paused():
+                await load.open(result, proc.pid, opts.rate, opts.open_seconds, opts.seed)
+            run.phases["open"] = result
             await asyncio.sleep(1.2)
     finally:
         rss.sample()
@@ -604,17 +729,19 @@ async def measure_bot(
         run.peak_rss = rss.peak
         code = await proc.stop(grace=10)
         if code not in (0, -15, None):
-            print(f"warning: {name} exited with {code}:\n{proc.log_tail()}", file=sys.stderr)
-        if spy is not None:
+            print(
+                f"warning: {variant.name} exited with {code}:\n{proc.log_tail()}", file=sys.stderr
+            )
+        if spy is not None:  # it ends by itself with the process it samples
             try:
-                spy.wait(timeout=30)
-            except subprocess.TimeoutExpired:
+                await asyncio.wait_for(spy.wait(), 30)
+            except TimeoutError:
                 spy.kill()
-                spy.wait()
+                await spy.wait()
     lines = parse_lag_lines(proc.log_path.read_text(errors="replace"))
     finals = [line for line in lines if line.final]
     run.lag_final = finals[-1] if finals else None
-    for phase in run.phases:
+    for phase in run.phases.values():
         start = datetime.fromtimestamp(phase.started_wall)
         end = datetime.fromtimestamp(phase.ended_wall + 1.1)
         window = [line for line in lines if not line.final and start < line.at <= end]
@@ -624,9 +751,13 @@ async def measure_bot(
     return run
 
 
-async def run_benchmark(opts: Options) -> tuple[BotRun, BotRun | None, dict[str, Any]]:
+async def run_benchmark(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
     info: dict[str, Any] = {"load_start": loadavg()}
-    async with FakeDiscord() as emulator:
+    # Bounded retention keeps the harness's heap (and its GC pauses) small over a long run.
+    emulator = FakeDiscord(max_retained_interactions=20_000, ephemeral_per_user=20)
+    gc_watch = GcWatch()
+    gc.callbacks.append(gc_watch)
+    async with emulator:
         d = emulator.driver
         guild = d.create_guild("Load")
         channel = d.create_text_channel(guild, "quiz")
@@ -635,48 +766,49 @@ async def run_benchmark(opts: Options) -> tuple[BotRun, BotRun | None, dict[str,
 
         db_path = opts.workdir / "quizbot.db"
         prepare_db(db_path, guild.id)
-        env = quiz_bot_env(db_path, REPO_ROOT / "content")
-        if opts.profile is not None:
-            env["QUIZBOT_BENCH_PROFILE"] = str(opts.profile)
+        base_env = quiz_bot_env(db_path, REPO_ROOT / "content")
         if opts.gc_log:
-            env["QUIZBOT_BENCH_GC_LOG"] = opts.gc_log
-        if opts.gc_freeze:
-            env["QUIZBOT_BENCH_GC_FREEZE"] = opts.gc_freeze
-        await sync_commands(emulator, env, guild.id, opts.workdir / "sync.log")
+            base_env["QUIZBOT_BENCH_GC_LOG"] = opts.gc_log
+        await sync_commands(emulator, base_env, guild.id, opts.workdir / "sync.log")
 
-        n_posts = posts_needed(opts)
-        holder: dict[str, Load] = {}
+        setup = _Setup()
+        gc.collect()
+        gc.freeze()  # the harness's own long-lived objects: out of every later collection
 
-        async def post_quizzes() -> None:
+        async def make_load() -> None:
             t0 = time.monotonic()
-            posts = await create_posts(d, channel, poster, n_posts)
-            info["posts"] = len(posts)
-            info["posting_seconds"] = time.monotonic() - t0
-            holder["load"] = Load(d, posts, members)
+            posts = await create_posts(d, channel, poster, posts_needed(opts))
+            setup.posting_seconds = time.monotonic() - t0
+            setup.posts = len(posts)
+            setup.load = Load(d, posts, members)
 
-        quiz_proc = quiz_bot_process(emulator, env, opts.workdir / "quizbot.log", plain=opts.plain_bot)
-        # The Load object exists only after posting; measure_bot takes it lazily.
-        lazy = _LazyLoad(holder)
-        ours = await measure_bot("quizbot", quiz_proc, d, lazy, opts, before_load=post_quizzes)  # type: ignore[arg-type]
-        info["wrapped"] = holder["load"].wrapped
-        floor = None
-        if not opts.skip_floor:
-            floor_env = {k: v for k, v in env.items() if k.startswith("QUIZBOT_BENCH_GC")}
-            floor_proc = launched(emulator, "floor", floor_env, opts.workdir / "floor.log")
-            floor = await measure_bot("floor", floor_proc, d, holder["load"], opts)
+        runs: dict[str, BotRun] = {}
+        for round_no in range(opts.rounds):
+            for variant in opts.variants():
+                log = opts.workdir / f"{variant.name.replace(' ', '')}-{round_no}.log"
+                env = {**base_env, **variant.env}
+                if variant.child == "bot":
+                    if opts.profile is not None and variant.name == "quizbot" and round_no == 0:
+                        env["QUIZBOT_BENCH_PROFILE"] = str(opts.profile)
+                    proc = quiz_bot_process(emulator, env, log, plain=opts.plain_bot)
+                else:
+                    gc_env = {k: v for k, v in env.items() if k == "QUIZBOT_BENCH_GC_LOG"}
+                    proc = launched(emulator, "floor", gc_env, log)
+                print(f"round {round_no + 1}: {variant.name} (load {loadavg()})", flush=True)
+                run = await measure_bot(variant, proc, d, setup, opts, make_load)
+                if variant.name in runs:
+                    runs[variant.name].merge(run)
+                else:
+                    runs[variant.name] = run
+        info["posts"] = setup.posts
+        info["posting_seconds"] = setup.posting_seconds
+        info["wrapped"] = setup.load.wrapped if setup.load else 0
         info["late_callbacks"] = d.late_callbacks
         info["unknown_routes"] = [str(r) for r in emulator.unknown_routes]
-        info["db_bytes"] = db_path.stat().st_size if db_path.exists() else 0
+    gc.callbacks.remove(gc_watch)
+    info["harness_gc"] = gc_watch
     info["load_end"] = loadavg()
-    return ours, floor, info
-
-
-class _LazyLoad:
-    def __init__(self, holder: dict[str, Load]) -> None:
-        self._holder = holder
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._holder["load"], name)
+    return list(runs.values()), info
 
 
 # ---------------------------------------------------------------------------------------------
@@ -685,20 +817,21 @@ class _LazyLoad:
 
 
 def _fmt(value: float | None, spec: str = ".1f") -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, spec)
+    if value is None or math.isnan(value):
+        return "n/a"
+    return format(value, spec)
 
 
-def phase_table(ours: BotRun, floor: BotRun | None) -> list[str]:
+def phase_table(runs: list[BotRun]) -> list[str]:
     rows = [
-        "| bot | phase | answers/s | p50 ms | p95 ms | p99 ms | failed | bot CPU/answer µs "
-        "| emulator CPU/answer µs | loop lag ms: max (median of 1-s maxima) | peak RSS MB | load avg 1/5/15 |",
+        "| bot | phase | answers/s | p50 ms | p95 ms | p99 ms | failed | bot CPU µs/answer "
+        "| emulator+loadgen CPU µs/answer | loop lag ms: max (median 1-s max) | peak RSS MB "
+        "| load avg 1/5/15 at start |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for run in (ours, floor):
-        if run is None:
-            continue
-        for ph in run.phases:
-            label = "closed loop" if ph.phase == "closed" else f"open loop {ph.offered_rate:.0f}/s"
+    for run in runs:
+        for ph in run.phases.values():
+            label = "closed loop" if ph.phase == "closed" else f"open {ph.offered_rate:.0f}/s"
             rows.append(
                 f"| {run.name} | {label} | {ph.rate:.0f} | {ph.latency_ms(0.5):.1f} "
                 f"| {ph.latency_ms(0.95):.1f} | {ph.latency_ms(0.99):.1f} | {ph.failed} "
@@ -709,125 +842,155 @@ def phase_table(ours: BotRun, floor: BotRun | None) -> list[str]:
     return rows
 
 
-def ratio_lines(ours: BotRun, floor: BotRun | None) -> list[str]:
-    if floor is None or len(ours.phases) != 2 or len(floor.phases) != 2:
-        return []
-    oc, oo = ours.phases
-    fc, fo = floor.phases
-    thr = oc.rate / fc.rate if fc.rate else math.nan
-    p99 = oo.latency_ms(0.99) / fo.latency_ms(0.99) if fo.latencies else math.nan
-    cpu = oc.cpu_per_answer_us / fc.cpu_per_answer_us if fc.ok else math.nan
-    lag = max((p.lag_max_ms or 0.0) for p in ours.phases)
-    return [
-        f"- closed-loop throughput vs floor: **{thr:.2f}×** (target ≥ 0.8×, defect < 0.5×)",
-        f"- open-loop {oo.offered_rate:.0f}/s p99 vs floor: **{p99:.2f}×** "
-        f"({oo.latency_ms(0.99):.1f} ms vs {fo.latency_ms(0.99):.1f} ms; target ≤ 1.5× and < 50 ms)",
-        f"- bot CPU per answer vs floor (closed loop): {cpu:.2f}× "
-        f"({oc.cpu_per_answer_us:.0f} µs vs {fc.cpu_per_answer_us:.0f} µs)",
-        f"- max event-loop lag in the bot: **{lag:.1f} ms** (target < 50 ms)",
-    ]
-
-
-def report(ours: BotRun, floor: BotRun | None, info: dict[str, Any], opts: Options) -> str:
-    lines = phase_table(ours, floor)
-    lines.append("")
-    lines += ratio_lines(ours, floor)
-    replies = Counter[str]()
-    for ph in ours.phases:
-        replies.update(ph.replies)
-    lines.append(
-        "- quiz bot replies (measured): "
-        + ", ".join(f"{k} {v}" for k, v in replies.most_common())
-        + f"; members that ran out of posts and wrapped: {info.get('wrapped', 0)}"
-    )
-    if ours.lag_final is not None:
-        f = ours.lag_final
+def ratio_lines(ours: BotRun, floor: BotRun) -> list[str]:
+    lines = []
+    oc, fc = ours.phases.get("closed"), floor.phases.get("closed")
+    if oc and fc and fc.rate:
         lines.append(
-            f"- loop-lag over the whole bot run: max {f.max_ms:.1f} ms, p99 {f.p99_ms:.1f} ms, "
-            f"{f.samples} samples"
+            f"- {ours.name}: closed-loop throughput **{oc.rate / fc.rate:.2f}× the floor** "
+            f"({oc.rate:.0f} vs {fc.rate:.0f}/s; target ≥ 0.8×, defect < 0.5×); CPU per answer "
+            f"{oc.cpu_per_answer_us / fc.cpu_per_answer_us:.2f}× the floor's "
+            f"({oc.cpu_per_answer_us:.0f} vs {fc.cpu_per_answer_us:.0f} µs)"
         )
+    oo, fo = ours.phases.get("open"), floor.phases.get("open")
+    if oo and fo and fo.latencies:
+        ours_p99, floor_p99 = oo.latency_ms(0.99), fo.latency_ms(0.99)
+        lines.append(
+            f"- {ours.name}: open-loop {oo.offered_rate:.0f}/s p99 **{ours_p99:.1f} ms = "
+            f"{ours_p99 / floor_p99:.2f}× the floor's** {floor_p99:.1f} ms "
+            "(target ≤ 1.5× and < 50 ms)"
+        )
+    return lines
+
+
+def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
+    lines = phase_table(runs)
+    lines.append("")
+    floor = next((r for r in runs if r.name == "floor"), None)
+    for run in runs:
+        if run is floor:
+            continue
+        if floor is not None:
+            lines += ratio_lines(run, floor)
+        lag = max((p.lag_max_ms or 0.0) for p in run.phases.values()) if run.phases else 0.0
+        lines.append(f"- {run.name}: max event-loop lag {lag:.1f} ms (target < 50 ms)")
+        replies = Counter[str]()
+        for ph in run.phases.values():
+            replies.update(ph.replies)
+        lines.append(
+            f"- {run.name} replies (measured): "
+            + ", ".join(f"{k} {v}" for k, v in replies.most_common())
+        )
+    if floor is not None and floor.lag_final is not None:
+        lines.append(f"- floor: max event-loop lag over its runs {floor.lag_final.max_ms:.1f} ms")
     lines.append(
-        f"- {info.get('posts')} posts created with /quiz in {info.get('posting_seconds', 0):.1f} s; "
-        f"late callbacks {info.get('late_callbacks')}, unknown routes {len(info.get('unknown_routes', []))}; "
-        f"load average at start {info['load_start']}, at end {info['load_end']}"
+        f"- {info.get('posts')} posts created with /quiz in {info.get('posting_seconds', 0):.1f} s;"
+        f" members that ran out of posts: {info.get('wrapped', 0)}; late callbacks "
+        f"{info.get('late_callbacks')}; unknown routes {len(info.get('unknown_routes', []))}; "
+        f"rounds {opts.rounds}; load average at start {info['load_start']}, at end "
+        f"{info['load_end']}"
     )
-    for ph in [*ours.phases, *(floor.phases if floor else [])]:
-        if ph.phase == "open" and ph.dispatch_late_ms > 20:
+    harness_gc = info.get("harness_gc")
+    if harness_gc is not None:
+        lines.append(
+            "- harness (emulator + load generator) GC, off while measuring: longest pause "
+            f"{harness_gc.max_ms:.0f} ms, {harness_gc.total_ms / 1000:.1f} s in all"
+        )
+    for run in runs:
+        ph = run.phases.get("open")
+        if ph is not None and ph.dispatch_late_ms > 20:
             lines.append(
                 f"- note: the load generator dispatched up to {ph.dispatch_late_ms:.0f} ms late "
-                f"in {ph.bot}'s open loop (a busy machine)"
+                f"in {run.name}'s open loop (a busy machine)"
             )
     return "\n".join(lines)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespace]:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.load",
         description="Closed- and open-loop answer load on the quiz bot and the floor bot.",
     )
-    parser.add_argument("--members", type=int, default=200, help="simulated members (closed loop N)")
-    parser.add_argument("--closed-seconds", type=float, default=10.0, help="measured closed-loop time")
-    parser.add_argument("--warmup", type=float, default=2.0, help="closed-loop warm-up, not measured")
-    parser.add_argument("--rate", type=float, default=300.0, help="open-loop answers/s (Poisson)")
-    parser.add_argument("--open-seconds", type=float, default=10.0, help="open-loop duration")
-    parser.add_argument("--posts", type=int, default=0, help="quizzes to post (default: enough)")
-    parser.add_argument("--seed", type=int, default=1, help="open-loop arrival seed")
-    parser.add_argument("--skip-floor", action="store_true", help="only the quiz bot")
-    parser.add_argument(
-        "--plain-bot", action="store_true", help="run `python -m bot run` without the launcher"
-    )
-    parser.add_argument("--profile", type=Path, help="cProfile the quiz bot into this file")
-    parser.add_argument(
-        "--py-spy", type=Path, help="py-spy (pip install py-spy) the quiz bot into this raw file"
-    )
-    parser.add_argument(
-        "--gc-log",
-        nargs="?",
-        const="1",
-        default="",
-        help="log the bots' garbage-collector pauses >= 5 ms (=types: also what the cyclic "
-        "garbage is made of, at exit; memory grows, short runs only)",
-    )
-    parser.add_argument(
+    add = parser.add_argument
+    add("--members", type=int, default=200, help="simulated members (the closed loop's N)")
+    add("--closed-seconds", type=float, default=10.0, help="measured closed-loop time (0: skip)")
+    add("--warmup", type=float, default=2.0, help="closed-loop warm-up, not measured")
+    add("--rate", type=float, default=300.0, help="open-loop answers/s (Poisson arrivals)")
+    add("--open-seconds", type=float, default=10.0, help="open-loop time (0: skip)")
+    add("--posts", type=int, default=0, help="quizzes to post (default: enough for the run)")
+    add("--seed", type=int, default=1, help="open-loop arrival seed")
+    add("--rounds", type=int, default=1, help="repeat every bot this often, alternating; pooled")
+    add("--skip-floor", action="store_true", help="only the quiz bot")
+    add("--plain-bot", action="store_true", help="`python -m bot run` without the launcher")
+    add(
         "--gc-freeze",
         nargs="?",
         const="1",
         default="",
-        help="experiment: gc.freeze() in the quiz bot after setup_hook (=1:G0,G1,G2 also sets "
+        help="also run the quiz bot with gc.freeze() after setup_hook (=1:G0,G1,G2 also sets "
         "gc.set_threshold(G0, G1, G2))",
     )
-    parser.add_argument("--markdown", type=Path, help="also write the report to this file")
-    parser.add_argument("--keep", type=Path, help="keep the DB and logs in this directory")
-    return parser.parse_args(argv)
+    add(
+        "--without-post-cache",
+        action="store_true",
+        help="also run the quiz bot without the answer path's post cache (an A/B of that change)",
+    )
+    add(
+        "--fast-answers",
+        action="store_true",
+        help="also run the quiz bot with gc.freeze() and answer buttons dispatched without "
+        "discord.py rebuilding the message's View (an experiment for the Discord layer)",
+    )
+    add(
+        "--gc-log",
+        nargs="?",
+        const="1",
+        default="",
+        help="log the bots' garbage-collector pauses >= 5 ms (=types: also name what the "
+        "cyclic garbage is made of, at exit; memory grows, short runs only)",
+    )
+    add("--profile", type=Path, help="cProfile the quiz bot (first round) into this file")
+    add(
+        "--py-spy",
+        type=Path,
+        help="py-spy (pip install py-spy) each quiz bot variant into PATH.<variant>.txt",
+    )
+    add("--markdown", type=Path, help="also write the report to this file")
+    add("--keep", type=Path, help="keep the database and the bots' logs in this directory")
+    args = parser.parse_args(argv)
+    return Options(
+        members=args.members,
+        closed_seconds=args.closed_seconds,
+        warmup=args.warmup,
+        rate=args.rate,
+        open_seconds=args.open_seconds,
+        posts=args.posts,
+        seed=args.seed,
+        rounds=args.rounds,
+        skip_floor=args.skip_floor,
+        plain_bot=args.plain_bot,
+        gc_freeze=args.gc_freeze,
+        fast_answers=args.fast_answers,
+        without_post_cache=args.without_post_cache,
+        gc_log=args.gc_log,
+        profile=args.profile.resolve() if args.profile else None,
+        py_spy=args.py_spy.resolve() if args.py_spy else None,
+        workdir=args.keep.resolve() if args.keep else Path(),
+    ), args
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    opts, args = parse_args(argv)
     print(f"machine: {machine_info()} load average {loadavg()}", flush=True)
     with contextlib.ExitStack() as stack:
         if args.keep is not None:
-            args.keep.mkdir(parents=True, exist_ok=True)
-            workdir = args.keep
+            opts.workdir.mkdir(parents=True, exist_ok=True)
         else:
-            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="quizbot-load-")))
-        opts = Options(
-            members=args.members,
-            closed_seconds=args.closed_seconds,
-            warmup=args.warmup,
-            rate=args.rate,
-            open_seconds=args.open_seconds,
-            posts=args.posts,
-            seed=args.seed,
-            skip_floor=args.skip_floor,
-            plain_bot=args.plain_bot,
-            profile=args.profile.resolve() if args.profile else None,
-            py_spy=args.py_spy.resolve() if args.py_spy else None,
-            gc_log=args.gc_log,
-            gc_freeze=args.gc_freeze,
-            workdir=workdir,
-        )
-        ours, floor, info = asyncio.run(run_benchmark(opts))
-        text = report(ours, floor, info, opts)
+            opts.workdir = Path(
+                stack.enter_context(tempfile.TemporaryDirectory(prefix="quizbot-load-"))
+            )
+        runs, info = asyncio.run(run_benchmark(opts))
+    text = report(runs, info, opts)
     print(text)
     if args.markdown is not None:
         args.markdown.write_text(text + "\n")

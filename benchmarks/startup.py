@@ -37,7 +37,8 @@ from tests.e2e.fakediscord import FakeDiscord
 from tests.e2e.fakediscord.process import REPO_ROOT
 
 SHIPPED = REPO_ROOT / "content"
-TASK_ID = "mlops-parallelism-mc-1"
+SHIPPED_TASK = "mlops-parallelism-mc-1"  # answer A
+GENERATED_TASK = "gen-0-0"  # a choice task, answer A
 
 
 # ---------------------------------------------------------------------------------------------
@@ -75,7 +76,8 @@ def choice_task(tid: str, n: int) -> str:
             part that is split is the one that does not fit on a single worker.
         - title: Match the option
           text: >-
-            Option {answer} is the one that splits the right thing; the others mix up data and model.
+            Option {answer} is the one that splits the right thing; the others mix up data
+            and model.
       final_answer: {_q(options["ABCD".index(answer)] + " -> Option " + answer)}
       quick_check: {_q("Split the data, copy the model [OK]")}
     mistakes:
@@ -155,12 +157,22 @@ def content_check(path: Path) -> tuple[float, str]:
     return elapsed, out.splitlines()[-1] if out else ""
 
 
-def load_banks_seconds(path: Path) -> float:
-    from bot.content import load_banks
+def load_banks_seconds(path: Path, *, libyaml: bool = False) -> float:
+    """`load_banks(path)` in this process; `libyaml`: with yaml.CSafeLoader's compose (an
+    experiment for bot/content: the same node tree, parsed in C)."""
+    import yaml
 
-    t0 = time.perf_counter()
-    load_banks(path)
-    return time.perf_counter() - t0
+    from bot.content import load_banks, loader
+
+    safe = loader.yaml.SafeLoader
+    if libyaml:
+        loader.yaml.SafeLoader = yaml.CSafeLoader  # type: ignore[misc]
+    try:
+        t0 = time.perf_counter()
+        load_banks(path)
+        return time.perf_counter() - t0
+    finally:
+        loader.yaml.SafeLoader = safe  # type: ignore[misc]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,8 +188,10 @@ class Start:
     rss_peak: int
 
 
-def prepare_post(db_path: Path, guild_id: int, channel_id: int, message_id_for: object) -> int:
-    """A post of TASK_ID in a fresh DB; `message_id_for(post_id)` makes the emulator message."""
+def prepare_post(
+    db_path: Path, guild_id: int, channel_id: int, task_id: str, message_id_for: object
+) -> int:
+    """A post of `task_id` in a fresh DB; `message_id_for(post_id)` makes the emulator message."""
     from datetime import UTC, datetime
 
     from bot.store import Store, make_engine
@@ -185,14 +199,14 @@ def prepare_post(db_path: Path, guild_id: int, channel_id: int, message_id_for: 
     engine = make_engine(f"sqlite:///{db_path}")
     try:
         store = Store(engine)
-        post = store.create_post(guild_id, channel_id, TASK_ID, None, now=datetime.now(UTC))
+        post = store.create_post(guild_id, channel_id, task_id, None, now=datetime.now(UTC))
         store.set_post_message(post.id, message_id_for(post.id))  # type: ignore[operator]
         return post.id
     finally:
         engine.dispose()
 
 
-async def one_start(content: Path, workdir: Path, run: int) -> Start:
+async def one_start(content: Path, task_id: str, workdir: Path, run: int) -> Start:
     async with FakeDiscord() as emulator:
         d = emulator.driver
         guild = d.create_guild("Startup")
@@ -204,8 +218,8 @@ async def one_start(content: Path, workdir: Path, run: int) -> Start:
             row = {
                 "type": 1,
                 "components": [
-                    {"type": 2, "style": 2, "label": label, "custom_id": f"quiz:ans:{post_id}:{label}"}
-                    for label in "ABCD"
+                    {"type": 2, "style": 2, "label": x, "custom_id": f"quiz:ans:{post_id}:{x}"}
+                    for x in "ABCD"
                 ],
             }
             msg = d.add_bot_message(channel, "", components=[row])
@@ -213,7 +227,7 @@ async def one_start(content: Path, workdir: Path, run: int) -> Start:
             return int(msg["id"])
 
         db_path = workdir / f"startup-{run}.db"
-        post_id = prepare_post(db_path, guild.id, channel.id, make_message)
+        post_id = prepare_post(db_path, guild.id, channel.id, task_id, make_message)
         env = quiz_bot_env(db_path, content, probe=False)
         proc = quiz_bot_process(emulator, env, workdir / f"startup-{run}.log", plain=True)
         t0 = time.monotonic()
@@ -270,16 +284,21 @@ def main(argv: list[str] | None = None) -> int:
             f"- generated: {args.tasks} tasks in {args.banks} banks, {size / 2**20:.1f} MiB of "
             f"YAML; `quizbot content check` took {check_s:.1f} s: {check_line}"
         )
+        shipped_s, generated_s = load_banks_seconds(SHIPPED), load_banks_seconds(generated)
+        libyaml_s = load_banks_seconds(generated, libyaml=True)
         notes.append(
-            f"- `load_banks` alone (in this process): shipped {load_banks_seconds(SHIPPED):.2f} s, "
-            f"generated {load_banks_seconds(generated):.2f} s"
+            f"- `load_banks` alone (in this process): shipped {shipped_s:.2f} s, generated "
+            f"{generated_s:.2f} s; generated with libyaml's compose (yaml.CSafeLoader, an "
+            f"experiment) {libyaml_s:.2f} s"
         )
-        for label, content, count in (
-            ("shipped content/", SHIPPED, None),
-            (f"generated ({args.tasks} tasks)", generated, args.tasks),
+        for label, content, task_id, count in (
+            ("shipped content/", SHIPPED, SHIPPED_TASK, None),
+            (f"generated ({args.tasks} tasks)", generated, GENERATED_TASK, args.tasks),
         ):
             load = loadavg()
-            starts = [asyncio.run(one_start(content, workdir, i)) for i in range(args.runs)]
+            starts = [
+                asyncio.run(one_start(content, task_id, workdir, i)) for i in range(args.runs)
+            ]
             m = median_start(starts)
             tasks = count if count is not None else "10"
             rows.append(
