@@ -114,7 +114,8 @@ def last_ranked(path: Path) -> int:
 
 def show_plans(path: Path) -> None:
     """EXPLAIN QUERY PLAN of the leaderboard and /stats statements (those the store has)."""
-    from bot.store import store as store_module
+    from bot.store import leaderboard as leaderboard_module
+    from bot.store import stats as stats_module
 
     params = {
         "guild_id": GUILD,
@@ -141,12 +142,12 @@ def show_plans(path: Path) -> None:
     }
     period = "AND finished_at >= :start AND finished_at < :end"
     for title, name in texts.items():
-        sql = getattr(store_module, name, None)
+        sql = getattr(leaderboard_module, name, None)
         if isinstance(sql, str):
             show(title, sql.format(period=period), params)
     statements = {"stats: summary": "_STATS_SUMMARY", "stats: streak step": "_LAST_ANSWER_BEFORE"}
     for title, name in statements.items():
-        stmt = getattr(store_module, name, None)
+        stmt = getattr(stats_module, name, None)
         if isinstance(stmt, Executable):
             compiled = stmt.compile(dialect=sqlite.dialect())
             bound = compiled.construct_params(params)

@@ -2,8 +2,7 @@
 
 from bot.store.db import DEFAULT_DATABASE_URL, make_engine, writer
 from bot.store.periods import Period, day_bounds, local_date, to_utc_naive, week_bounds
-from bot.store.schedules import ScheduleStore
-from bot.store.store import (
+from bot.store.records import (
     AnswerRequest,
     Grader,
     GuildConfigInfo,
@@ -12,8 +11,9 @@ from bot.store.store import (
     PostCounts,
     PostInfo,
     Rank,
-    Store,
 )
+from bot.store.schedules import ScheduleStore
+from bot.store.store import Store
 
 __all__ = [
     "DEFAULT_DATABASE_URL",

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import text
 
 from bot.store import Leaderboard, Store
-from bot.store import store as store_module
+from bot.store import leaderboard as store_module
 from bot.store.periods import day_start
 from tests.store.conftest import GUILD, RIGHT, WRONG, finish, grade_task, new_post, request
 

@@ -1,0 +1,67 @@
+"""A server's settings: stored only once changed, validated before they are."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, cast
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy import Connection, Row, Table, select
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from bot.store.board_totals import board_state, build_board
+from bot.store.records import GuildConfigInfo
+from bot.store.tables import POST_POLICIES, GuildConfig
+
+_config = cast(Table, GuildConfig.__table__)
+
+CONFIG_FIELDS = frozenset({"timezone", "mod_role_id", "post_policy", "cooldown_seconds"})
+
+
+def _config_info(row: Row[Any]) -> GuildConfigInfo:
+    return GuildConfigInfo(
+        guild_id=row.guild_id,
+        timezone=row.timezone,
+        mod_role_id=row.mod_role_id,
+        post_policy=row.post_policy,
+        cooldown_seconds=row.cooldown_seconds,
+    )
+
+
+def guild_config(conn: Connection, guild_id: int) -> GuildConfigInfo:
+    row = conn.execute(select(_config).where(_config.c.guild_id == guild_id)).first()
+    return GuildConfigInfo(guild_id) if row is None else _config_info(row)
+
+
+def check_changes(changes: dict[str, Any]) -> None:
+    """Raise before the write lock is taken: a bad request must not make writers wait."""
+    unknown = set(changes) - CONFIG_FIELDS
+    if unknown:
+        raise TypeError(f"unknown guild setting(s): {', '.join(sorted(unknown))}")
+    if changes.get("timezone") is not None:
+        try:
+            ZoneInfo(changes["timezone"])
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {changes['timezone']!r}") from exc
+    if "post_policy" in changes and changes["post_policy"] not in POST_POLICIES:
+        raise ValueError(f"post_policy must be one of {', '.join(POST_POLICIES)}")
+    if "cooldown_seconds" in changes and int(changes["cooldown_seconds"]) < 0:
+        raise ValueError("cooldown_seconds must not be negative")
+
+
+def update_guild_config(
+    conn: Connection, guild_id: int, changes: dict[str, Any]
+) -> GuildConfigInfo:
+    """`Store.update_guild_config` inside its write unit of work, after `check_changes`."""
+    row = conn.execute(select(_config).where(_config.c.guild_id == guild_id)).first()
+    info = replace(GuildConfigInfo(guild_id) if row is None else _config_info(row), **changes)
+    values = {name: getattr(info, name) for name in CONFIG_FIELDS}
+    stmt = sqlite_insert(_config).values(guild_id=guild_id, **values)
+    conn.execute(stmt.on_conflict_do_update(index_elements=[_config.c.guild_id], set_=values))
+    if info.timezone is not None:
+        # Days and weeks follow the new zone from this commit on. Reset to None,
+        # they stay as they are until a reader asks in another zone.
+        state = board_state(conn, guild_id)
+        if state.zone != info.timezone:
+            build_board(conn, guild_id, info.timezone, totals=state.zone is None)
+    return info

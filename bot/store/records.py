@@ -1,0 +1,99 @@
+"""Values that leave the store: frozen, ORM-free, so they can cross threads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.quiz.engine import Outcome, Progress
+from bot.store.periods import to_utc_naive
+
+
+@dataclass(frozen=True, slots=True)
+class PostInfo:
+    """A posted task. Timestamps are aware UTC datetimes."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    task_id: str
+    posted_by: int | None
+    posted_at: datetime
+    schedule_id: int | None = None
+    closes_at: datetime | None = None
+    closed_at: datetime | None = None
+
+    def is_closed(self, now: datetime) -> bool:
+        """Closed explicitly, or past its closing time."""
+        if self.closed_at is not None:
+            return True
+        return self.closes_at is not None and to_utc_naive(now) >= to_utc_naive(self.closes_at)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRequest:
+    post_id: int
+    guild_id: int
+    user_id: int
+    member_name: str
+    picks: tuple[str, ...]
+
+
+Grader = Callable[[AnswerRequest, Progress], Outcome]
+"""Grades one request given the member's progress; pure (the engine's `grade` on the task)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PostCounts:
+    """Distinct members who answered, solved, and solved on the first try."""
+
+    answered: int
+    solved: int
+    first_try: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rank:
+    rank: int
+    user_id: int
+    name: str
+    points: int
+    solved: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    rows: list[Rank]
+    me: Rank | None
+    """The asking member's rank, even outside `rows`; None without points in the period."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberStats:
+    tried: int
+    """Distinct posts answered at least once or finished (a forfeit counts)."""
+    solved: int
+    first_try: int
+    first_try_rate: float
+    """Posts solved on the first try / posts tried; 0.0 when none tried."""
+    points: int
+    streak_days: int
+    """Consecutive local days, ending today or yesterday, with at least one answer."""
+    last_active: datetime | None
+    """Latest answer or finish, aware UTC."""
+
+
+@dataclass(frozen=True, slots=True)
+class GuildConfigInfo:
+    guild_id: int
+    timezone: str | None = None
+    mod_role_id: int | None = None
+    post_policy: str = "anyone"
+    cooldown_seconds: int = 30
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone or "UTC")

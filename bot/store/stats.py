@@ -1,0 +1,85 @@
+"""A member's statistics in a server: what they tried and solved, points, and streak."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import cast
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Connection, Table, and_, bindparam, func, select, true, union
+
+from bot.store.periods import day_start, local_date
+from bot.store.records import MemberStats
+from bot.store.tables import Attempt, Score
+from bot.store.timestamps import aware
+
+_attempt = cast(Table, Attempt.__table__)
+_score = cast(Table, Score.__table__)
+
+_p_user = bindparam("user_id")
+
+_LAST_ANSWER_BEFORE = select(func.max(_attempt.c.created_at)).where(
+    _attempt.c.guild_id == bindparam("guild_id"),
+    _attempt.c.user_id == _p_user,
+    _attempt.c.created_at < bindparam("before"),
+)
+
+_FAR_FUTURE = datetime(9999, 1, 1)
+
+# A member's counts, each from the member's own index range (attempts and scores by member).
+_mine_a = and_(_attempt.c.guild_id == bindparam("guild_id"), _attempt.c.user_id == _p_user)
+_mine_s = and_(_score.c.guild_id == bindparam("guild_id"), _score.c.user_id == _p_user)
+_tried = union(
+    select(_attempt.c.post_id).where(_mine_a), select(_score.c.post_id).where(_mine_s)
+).subquery()
+_STATS_SUMMARY = select(
+    select(func.count()).select_from(_tried).scalar_subquery(),
+    select(func.count()).where(_mine_s, _score.c.solved == true()).scalar_subquery(),
+    select(func.count()).where(_mine_s, _score.c.first_try == true()).scalar_subquery(),
+    select(func.coalesce(func.sum(_score.c.points), 0)).where(_mine_s).scalar_subquery(),
+    select(func.max(_score.c.finished_at)).where(_mine_s).scalar_subquery(),
+)
+
+
+def member_stats(
+    conn: Connection, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime
+) -> MemberStats:
+    params = {"guild_id": guild_id, "user_id": user_id}
+    tried, solved, first_try, points, last_finish = conn.execute(_STATS_SUMMARY, params).one()
+    last_answer, streak = _streak(conn, guild_id, user_id, tz, now)
+    last = max((t for t in (last_answer, last_finish) if t is not None), default=None)
+    return MemberStats(
+        tried=tried,
+        solved=solved,
+        first_try=first_try,
+        first_try_rate=first_try / tried if tried else 0.0,
+        points=int(points),
+        streak_days=streak,
+        last_active=aware(last),
+    )
+
+
+def _streak(
+    conn: Connection, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime
+) -> tuple[datetime | None, int]:
+    """(latest answer, streak). One index seek per streak day rather than reading every
+    answer: the latest answer before the start of the current streak day must fall on
+    the previous local day."""
+
+    def latest_before(before: datetime) -> datetime | None:
+        params = {"guild_id": guild_id, "user_id": user_id, "before": before}
+        return conn.execute(_LAST_ANSWER_BEFORE, params).scalar()
+
+    latest = latest_before(_FAR_FUTURE)
+    if latest is None:
+        return None, 0
+    day = local_date(latest, tz)
+    if day < local_date(now, tz) - timedelta(days=1):
+        return latest, 0
+    streak = 1
+    while (earlier := latest_before(day_start(day, tz))) is not None:
+        earlier_day = local_date(earlier, tz)
+        if earlier_day != day - timedelta(days=1):
+            break
+        streak, day = streak + 1, earlier_day
+    return latest, streak
