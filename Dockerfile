@@ -6,6 +6,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DATABASE_URL=sqlite:////data/quizbot.db \
+    CONTENT_CACHE=/data/content-cache.pickle \
     CONTENT_DIR=/app/content
 
 WORKDIR /app

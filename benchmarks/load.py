@@ -192,6 +192,7 @@ def quiz_bot_env(db_path: Path, content_dir: Path, *, probe: bool = True) -> dic
     env = {
         "DATABASE_URL": f"sqlite:///{db_path}",
         "CONTENT_DIR": str(content_dir),
+        "CONTENT_CACHE": str(db_path.with_name("content-cache.pickle")),
         "LOG_LEVEL": "INFO",
     }
     if probe:

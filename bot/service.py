@@ -216,7 +216,7 @@ class QuizService:
             await self.start()
         assert self._queue is not None
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_PendingAnswer(request, posted.task, future))
+        self._queue.put_nowait(_PendingAnswer(request, posted.task, future))
         outcome = await future
         if cached and outcome.status is Status.ALREADY_FINISHED:
             # The transaction refuses new attempts on a closed post, but lets a finished
@@ -237,21 +237,23 @@ class QuizService:
         """Group commit: one transaction for the answers that arrive within a few ms."""
         assert self._queue is not None
         queue = self._queue
+        loop = asyncio.get_running_loop()
+        window = self._batch_window
+        max_batch = self._max_batch
         while True:
             batch = [await queue.get()]
-            deadline = asyncio.get_running_loop().time() + self._batch_window
-            while len(batch) < self._max_batch:
-                timeout = deadline - asyncio.get_running_loop().time()
-                if timeout <= 0 and queue.empty():
+            deadline = loop.time() + window
+            while True:
+                # Drain what has arrived, then sleep out the rest of the window: one timer per
+                # batch rather than a wait_for task per answer that arrives within it.
+                while len(batch) < max_batch and not queue.empty():
+                    batch.append(queue.get_nowait())
+                if len(batch) >= max_batch:
                     break
-                try:
-                    batch.append(
-                        queue.get_nowait()
-                        if not queue.empty()
-                        else await asyncio.wait_for(queue.get(), timeout)
-                    )
-                except TimeoutError:
+                timeout = deadline - loop.time()
+                if timeout <= 0:
                     break
+                await asyncio.sleep(timeout)
             await self._commit_batch(batch)
 
     async def _commit_batch(self, batch: list[_PendingAnswer]) -> None:

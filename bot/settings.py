@@ -29,6 +29,10 @@ class Settings(BaseSettings):
     discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
     database_url: str = Field(default="sqlite:///data/quizbot.db", validation_alias="DATABASE_URL")
     content_dir: Path = Field(default=Path("content"), validation_alias="CONTENT_DIR")
+    # Where the last validated catalog is kept so restarts skip parsing; empty disables it.
+    content_cache: Path | None = Field(
+        default=Path("data/content-cache.pickle"), validation_alias="CONTENT_CACHE"
+    )
     timezone: str = Field(default="UTC", validation_alias="QUIZBOT_TIMEZONE")
     log_level: str = Field(default="INFO", validation_alias="LOG_LEVEL")
     schedule_grace_minutes: int = Field(
@@ -46,6 +50,11 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown IANA time zone {value!r}") from exc
         return value
+
+    @field_validator("content_cache", mode="before")
+    @classmethod
+    def _empty_is_off(cls, value: object) -> object:
+        return None if value == "" else value
 
     @field_validator("log_level")
     @classmethod

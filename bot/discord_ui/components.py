@@ -57,10 +57,17 @@ class AnswerButton(
     template=rf"quiz:ans:{_POST}:(?P<opt>[A-Z])",
 ):
     def __init__(
-        self, post_id: int, option: str, *, label: str | None = None, row: int | None = None
+        self,
+        post_id: int,
+        option: str,
+        *,
+        label: str | None = None,
+        row: int | None = None,
+        button: discord.ui.Button[Any] | None = None,
     ) -> None:
         super().__init__(
-            discord.ui.Button(
+            button
+            or discord.ui.Button(
                 label=label or option,
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"quiz:ans:{post_id}:{option}",
@@ -82,6 +89,10 @@ class AnswerButton(
         match: re.Match[str],
         /,
     ) -> Self:
+        if isinstance(item, discord.ui.Button):
+            # discord.py has just rebuilt the clicked button from the message (custom_id and
+            # all) for this click alone: wrap it rather than build a copy.
+            return cls(int(match["post"]), match["opt"], button=item)
         return cls(int(match["post"]), match["opt"], label=getattr(item, "label", None))
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:

@@ -7,7 +7,6 @@ beyond the aggregate counts on the post.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,20 +48,45 @@ def attempts_left(n: int) -> str:
     return f"**{n}** attempt{'' if n == 1 else 's'} left"
 
 
+# Rendered texts by task (and by notes), so a busy post does not render the same solution and
+# notes for every click. Only immutable strings are kept: each reply still gets its own Embed.
+# Keyed by id(task) with the task itself kept alongside, which pins the id to that task.
+_TEXT_CACHE_SIZE = 4096
+_solution_texts: dict[int, tuple[Task, str, str]] = {}
+_notes_texts: dict[tuple[str, ...], str] = {}
+
+
+def _solution(task: Task) -> tuple[str, str]:
+    entry = _solution_texts.get(id(task))
+    if entry is not None and entry[0] is task:
+        return entry[1], entry[2]
+    title, text = rendering.solution_title(task), rendering.solution_text(task)
+    if len(_solution_texts) >= _TEXT_CACHE_SIZE:
+        _solution_texts.clear()
+    _solution_texts[id(task)] = (task, title, text)
+    return title, text
+
+
+def _notes_value(notes: Sequence[str]) -> str:
+    key = tuple(notes)
+    value = _notes_texts.get(key)
+    if value is None:
+        text = rendering.notes_text(key) if key else "Have another careful look at the question."
+        value = rendering.truncate(text, rendering.EMBED_FIELD_VALUE)
+        if len(_notes_texts) >= _TEXT_CACHE_SIZE:
+            _notes_texts.clear()
+        _notes_texts[key] = value
+    return value
+
+
 def solution_embed(task: Task) -> discord.Embed:
-    return discord.Embed(
-        title=rendering.solution_title(task),
-        description=rendering.solution_text(task),
-        colour=INFO,
-    )
+    title, text = _solution(task)
+    return discord.Embed(title=title, description=text, colour=INFO)
 
 
 def notes_embed(notes: Sequence[str], *, title: str = "Why not?") -> discord.Embed:
-    text = rendering.notes_text(notes) if notes else "Have another careful look at the question."
     embed = discord.Embed(colour=WRONG)
-    embed.add_field(
-        name=title, value=rendering.truncate(text, rendering.EMBED_FIELD_VALUE), inline=False
-    )
+    embed.add_field(name=title, value=_notes_value(notes), inline=False)
     return embed
 
 
@@ -155,7 +179,6 @@ def solution_prompt(posted: PostedTask) -> str:
 V = TypeVar("V", bound="BaseView")
 
 
-
 def detached(view: V) -> V:
     """Mark a view as not needing the library's view store.
 
@@ -188,11 +211,13 @@ class Responder:
         self.ephemeral = ephemeral
         self.after = interaction.client.ack_after if after is None else after
         self._lock = asyncio.Lock()
-        self._timer: asyncio.Task[None] | None = None
-        self._deferring = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._deferral: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Responder:
-        self._timer = asyncio.create_task(self._defer_later(), name="quizbot-ack")
+        # A plain timer callback, not a task: most replies beat it, and cancelling a handle
+        # costs nothing, where a sleeping task per click cost a task and two loop turns.
+        self._timer = asyncio.get_running_loop().call_later(self.after, self._start_deferral)
         return self
 
     async def __aexit__(
@@ -203,18 +228,17 @@ class Responder:
     ) -> None:
         if self._timer is None:
             return
-        if self._deferring:
+        if self._deferral is not None:
             # Cancelling a deferral in flight would leave us unsure whether Discord got it,
             # and the error reply that may follow depends on knowing.
-            await self._timer
+            await self._deferral
             return
         self._timer.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._timer
 
-    async def _defer_later(self) -> None:
-        await asyncio.sleep(self.after)
-        self._deferring = True
+    def _start_deferral(self) -> None:
+        self._deferral = asyncio.create_task(self._defer(), name="quizbot-ack")
+
+    async def _defer(self) -> None:
         async with self._lock:
             response = self.interaction.response
             if response.is_done():

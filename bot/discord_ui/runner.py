@@ -11,7 +11,8 @@ from typing import TextIO
 
 import discord
 
-from bot.content import ContentError, load_banks
+from bot.content import ContentError
+from bot.content.cache import load_banks_cached
 from bot.discord_ui.api_base import point_discord_at
 from bot.discord_ui.client import QuizBot
 from bot.quiz.tasks import Catalog
@@ -68,7 +69,7 @@ async def run_bot(settings: Settings) -> None:
     _prepare(settings)
     token = settings.token()
     try:
-        catalog = load_banks(settings.content_dir)
+        catalog = load_banks_cached(settings.content_dir, settings.content_cache)
     except ContentError as exc:
         log.error("not starting: %s", exc)
         raise SystemExit(1) from None

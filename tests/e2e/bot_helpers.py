@@ -98,6 +98,8 @@ class QuizBotRunner:
         env = {
             "DATABASE_URL": self.database_url,
             "CONTENT_DIR": str(CONTENT_DIR),
+            # Beside the test's database, so a restart in a test is served from the cache.
+            "CONTENT_CACHE": str(self.db_path.with_name("content-cache.pickle")),
             "QUIZBOT_TIMEZONE": "UTC",
             "SCHEDULE_GRACE_MINUTES": "120",
             "LOG_LEVEL": "INFO",

@@ -1,0 +1,84 @@
+"""The last validated catalog, kept on disk so that a restart with unchanged banks skips parsing.
+
+Parsing and checking 10,000 tasks takes seconds (most of it PyYAML's resolver, in Python); a
+restart of the bot should not. The cache is keyed by every bank file's path, size and mtime and
+by the source of the code that parses, checks and models tasks, so any change to either makes it
+miss and the banks are checked in full again. It is only ever written after a clean check.
+The file lives beside the database: whoever can write there can change the data anyway.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import pickle
+from pathlib import Path
+
+from bot.content.loader import find_bank_files, load_banks
+from bot.quiz.tasks import Catalog
+
+log = logging.getLogger(__name__)
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+# Everything whose change could change what a bank loads into.
+_CODE = ("content", "quiz/tasks.py", "rendering.py")
+
+Key = tuple[str, tuple[tuple[str, int, int], ...]]
+
+
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    for rel in _CODE:
+        path = _PACKAGE / rel
+        for source in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(source.name.encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_key(files: list[Path]) -> Key:
+    stamps = []
+    for file in files:
+        stat = file.stat()
+        stamps.append((str(file.resolve()), stat.st_size, stat.st_mtime_ns))
+    return _code_digest(), tuple(stamps)
+
+
+def _read(cache_file: Path, key: Key) -> Catalog | None:
+    try:
+        with cache_file.open("rb") as fh:
+            saved_key, catalog = pickle.load(fh)
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # a torn or foreign file is a miss, never a failed start
+        log.warning("ignoring the content cache %s: %s", cache_file, exc)
+        return None
+    return catalog if saved_key == key and isinstance(catalog, Catalog) else None
+
+
+def _write(cache_file: Path, key: Key, catalog: Catalog) -> None:
+    partial = cache_file.with_name(cache_file.name + ".tmp")
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        with partial.open("wb") as fh:
+            pickle.dump((key, catalog), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        partial.replace(cache_file)  # readers see the old file or the new one, never half
+    except OSError as exc:
+        log.warning("cannot write the content cache %s: %s", cache_file, exc)
+        with contextlib.suppress(OSError):
+            partial.unlink()
+
+
+def load_banks_cached(path: Path, cache_file: Path | None) -> Catalog:
+    """`load_banks(path)`, answered from `cache_file` when nothing changed since it was written."""
+    if cache_file is None:
+        return load_banks(path)
+    key = cache_key(find_bank_files(path))
+    catalog = _read(cache_file, key)
+    if catalog is not None:
+        log.info("loaded %d tasks from the content cache %s", len(catalog), cache_file)
+        return catalog
+    catalog = load_banks(path)
+    _write(cache_file, key, catalog)
+    return catalog
