@@ -48,45 +48,20 @@ def attempts_left(n: int) -> str:
     return f"**{n}** attempt{'' if n == 1 else 's'} left"
 
 
-# Rendered texts by task (and by notes), so a busy post does not render the same solution and
-# notes for every click. Only immutable strings are kept: each reply still gets its own Embed.
-# Keyed by id(task) with the task itself kept alongside, which pins the id to that task.
-_TEXT_CACHE_SIZE = 4096
-_solution_texts: dict[int, tuple[Task, str, str]] = {}
-_notes_texts: dict[tuple[str, ...], str] = {}
-
-
-def _solution(task: Task) -> tuple[str, str]:
-    entry = _solution_texts.get(id(task))
-    if entry is not None and entry[0] is task:
-        return entry[1], entry[2]
-    title, text = rendering.solution_title(task), rendering.solution_text(task)
-    if len(_solution_texts) >= _TEXT_CACHE_SIZE:
-        _solution_texts.clear()
-    _solution_texts[id(task)] = (task, title, text)
-    return title, text
-
-
-def _notes_value(notes: Sequence[str]) -> str:
-    key = tuple(notes)
-    value = _notes_texts.get(key)
-    if value is None:
-        text = rendering.notes_text(key) if key else "Have another careful look at the question."
-        value = rendering.truncate(text, rendering.EMBED_FIELD_VALUE)
-        if len(_notes_texts) >= _TEXT_CACHE_SIZE:
-            _notes_texts.clear()
-        _notes_texts[key] = value
-    return value
-
-
 def solution_embed(task: Task) -> discord.Embed:
-    title, text = _solution(task)
-    return discord.Embed(title=title, description=text, colour=INFO)
+    return discord.Embed(
+        title=rendering.solution_title(task),
+        description=rendering.solution_text(task),
+        colour=INFO,
+    )
 
 
 def notes_embed(notes: Sequence[str], *, title: str = "Why not?") -> discord.Embed:
+    text = rendering.notes_text(notes) if notes else "Have another careful look at the question."
     embed = discord.Embed(colour=WRONG)
-    embed.add_field(name=title, value=_notes_value(notes), inline=False)
+    embed.add_field(
+        name=title, value=rendering.truncate(text, rendering.EMBED_FIELD_VALUE), inline=False
+    )
     return embed
 
 
