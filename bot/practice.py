@@ -111,7 +111,7 @@ class PracticeSession:
             self.show_solution(task)
             return
         where = ""
-        if task.blanks > 1:
+        if task.multi_blank:
             where = f" (blank {', '.join(f'[{b}]' for b in outcome.wrong_blanks)} wrong)"
         self.say(f"Not quite{where}.")
         for note in outcome.notes:

@@ -166,10 +166,6 @@ def _prompt_field(task: Task) -> str:
     return "question" if task.kind is Kind.CHOICE else "code"
 
 
-def _uses_selects(task: Task) -> bool:
-    return task.kind is Kind.FILL and task.blanks > 1
-
-
 def _too_long(field: str, what: str, text: str, limit: int) -> list[tuple[str, str]]:
     size = discord_len(text)
     if size <= limit:
@@ -178,7 +174,7 @@ def _too_long(field: str, what: str, text: str, limit: int) -> list[tuple[str, s
 
 
 def _option_count_problems(task: Task) -> list[tuple[str, str]]:
-    if _uses_selects(task):
+    if task.multi_blank:
         limit, shown = MAX_SELECT_OPTIONS, "a select menu per blank"
     else:
         limit, shown = MAX_BUTTON_OPTIONS, "one button per option"
@@ -213,7 +209,7 @@ def render_problems(task: Task) -> list[tuple[str, str]]:
         *_too_long("solution", "the solution", solution_text(task), EMBED_DESCRIPTION),
         *_option_count_problems(task),
     ]
-    if _uses_selects(task):
+    if task.multi_blank:
         problems += _too_long(
             "code",
             "the code with the longest option in every blank",

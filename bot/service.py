@@ -143,12 +143,8 @@ class QuizService:
         task_id: str | None = None,
     ) -> Task:
         if task_id:
-            return self.task(task_id)
-        candidates = self.catalog.select(topic, difficulty)
-        if not candidates:
-            wanted = " ".join(x for x in (difficulty, topic) if x) or "any"
-            raise UnknownTaskError(f"no {wanted} task in the loaded banks")
-        return self._rng.choice(candidates)
+            return self.catalog.get_or_raise(task_id)
+        return self._rng.choice(self.catalog.matching(topic, difficulty))
 
     async def create_post(
         self,

@@ -8,16 +8,18 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from bot.quiz.errors import NotModeratorError
+
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
 
 
-class NotModeratorError(app_commands.CheckFailure):
+class ModeratorCheckFailure(app_commands.CheckFailure):
+    """The domain's NotModeratorError, as the check failure discord.py routes to `on_error`
+    (a check that raises anything else escapes the command tree's error handling)."""
+
     def __init__(self) -> None:
-        super().__init__(
-            "Only moderators can do that: you need the Manage Server permission "
-            "or this server's moderator role."
-        )
+        super().__init__(str(NotModeratorError()))
 
 
 async def is_moderator(interaction: discord.Interaction[QuizBot]) -> bool:
@@ -38,6 +40,6 @@ def moderator_only() -> object:
     async def predicate(interaction: discord.Interaction[QuizBot]) -> bool:
         if await is_moderator(interaction):
             return True
-        raise NotModeratorError()
+        raise ModeratorCheckFailure()
 
     return app_commands.check(predicate)

@@ -25,7 +25,7 @@ from bot.discord_ui.errors import Guarded, QuizView, guild_id_of, member_name
 from bot.discord_ui.replies import Responder
 from bot.quiz import engine
 from bot.quiz.engine import Status
-from bot.quiz.tasks import Kind, Option
+from bot.quiz.tasks import Option
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -206,7 +206,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
 
 
 def uses_picker(posted: PostedTask) -> bool:
-    return posted.task.kind is Kind.FILL and posted.task.blanks > 1
+    return posted.task.multi_blank
 
 
 def post_view(posted: PostedTask) -> QuizView:

@@ -14,15 +14,17 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.discord_ui.checks import NotModeratorError
+from bot.discord_ui.checks import ModeratorCheckFailure
 from bot.quiz.errors import (
     AttemptLimitError,
     InvalidAnswerError,
+    NoMatchingTaskError,
     PostClosedError,
     QuizError,
     UnknownPostError,
     UnknownTaskError,
 )
+from bot.quiz.tasks import MAX_ATTEMPTS
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -58,16 +60,6 @@ class MissingChannelPermissions(app_commands.AppCommandError):
         )
 
 
-class NothingPostedError(QuizError):
-    """/hint or /solution without a task, in a channel that has had no quiz yet."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "No quiz has been posted in this channel yet. Choose one with the `task` option, "
-            "or post one with /quiz."
-        )
-
-
 class PostCooldownError(app_commands.AppCommandError):
     def __init__(self, retry_after: float) -> None:
         self.retry_after = retry_after
@@ -100,19 +92,21 @@ def friendly_message(error: BaseException) -> str | None:
             return CLOSED
         case UnknownPostError():
             return "I can't find that quiz in this server. Pick one from the list, perhaps?"
+        case NoMatchingTaskError():
+            return f"I couldn't find a matching task: {error} Try another topic or difficulty."
         case UnknownTaskError():
             return f"I couldn't find a matching task ({error}). Try another topic or difficulty."
         case InvalidAnswerError():
             return "That answer doesn't fit this task's options. Try the buttons on the post."
         case AttemptLimitError():
-            return "You've used all 3 attempts on this one."
+            return f"You've used all {MAX_ATTEMPTS} attempts on this one."
         case QuizError():
             return str(error) or "That didn't work, sorry."
         case app_commands.NoPrivateMessage():
             return "This command only works in a server."
         case app_commands.CommandOnCooldown():
             return f"Slow down a little: try again in {max(1, round(error.retry_after))} s."
-        case MissingChannelPermissions() | PostCooldownError() | NotModeratorError():
+        case MissingChannelPermissions() | PostCooldownError() | ModeratorCheckFailure():
             return str(error)
         case app_commands.CheckFailure():
             return "You can't use that command here."

@@ -1,8 +1,11 @@
-"""Domain errors: the Discord layer turns each into a private, friendly reply."""
+"""Domain errors, in one place: each names what went wrong, and the Discord layer turns each
+into a private, friendly reply (bot/discord_ui/errors.py). None of them is a bug."""
+
+from __future__ import annotations
 
 
 class QuizError(Exception):
-    """Base for everything a member can be told about."""
+    """Base for everything a member or moderator can be told about."""
 
 
 class InvalidAnswerError(QuizError):
@@ -13,8 +16,28 @@ class UnknownTaskError(QuizError):
     """The task is not (or no longer) in the loaded banks."""
 
 
+class NoMatchingTaskError(QuizError):
+    """No loaded task has the asked topic and difficulty."""
+
+    def __init__(self, topic: str | None, difficulty: str | None) -> None:
+        self.topic = topic
+        self.difficulty = difficulty
+        wanted = " ".join(x for x in (difficulty, topic) if x) or "any"
+        super().__init__(f"There is no {wanted} task in the loaded banks.")
+
+
 class UnknownPostError(QuizError):
     """No posted task has that id in this server."""
+
+
+class NothingPostedError(QuizError):
+    """/hint or /solution without a task, in a channel that has had no quiz yet."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "No quiz has been posted in this channel yet. Choose one with the `task` option, "
+            "or post one with /quiz."
+        )
 
 
 class PostClosedError(QuizError):
@@ -23,3 +46,28 @@ class PostClosedError(QuizError):
 
 class AttemptLimitError(QuizError):
     """The database refused a fourth attempt (a concurrent click got there first)."""
+
+
+class NotModeratorError(QuizError):
+    """A moderator-only action by someone who is not one."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Only moderators can do that: you need the Manage Server permission "
+            "or this server's moderator role."
+        )
+
+
+class ScheduleLimitError(QuizError):
+    """The server already has the most daily quizzes it may have."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(
+            f"This server already has {limit} daily quizzes; remove one with "
+            "/schedule remove first."
+        )
+
+
+class ScheduleInputError(QuizError):
+    """A /schedule or /config value the moderator can correct (time, zone, topic, id)."""

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.quiz.errors import NoMatchingTaskError, UnknownTaskError
+
 MAX_ATTEMPTS = 3
 MAX_BLANKS = 5
 BLANK_PATTERN = re.compile(r"\[(\d+)\]")
@@ -88,6 +90,12 @@ class Task:
         return len(self.answers)
 
     @property
+    def multi_blank(self) -> bool:
+        """A fill task with two or more blanks: answered with the private picker, and graded
+        and summarised per blank."""
+        return self.kind is Kind.FILL and self.blanks > 1
+
+    @property
     def labels(self) -> tuple[str, ...]:
         return tuple(o.label for o in self.options)
 
@@ -155,9 +163,26 @@ class Catalog:
         return sorted({t.topic for t in self})
 
     def select(self, topic: str | None = None, difficulty: Difficulty | None = None) -> list[Task]:
+        """Tasks of a topic (case-insensitive) and difficulty; None means any."""
         return [
             t
             for t in self
             if (topic is None or t.topic.casefold() == topic.casefold())
             and (difficulty is None or t.difficulty is difficulty)
         ]
+
+    def matching(
+        self, topic: str | None = None, difficulty: Difficulty | None = None
+    ) -> list[Task]:
+        """`select`, but an empty result is the member's error: the one "no matching task"
+        decision that /quiz, /schedule add and the scheduler share."""
+        tasks = self.select(topic, difficulty)
+        if not tasks:
+            raise NoMatchingTaskError(topic, difficulty.value if difficulty else None)
+        return tasks
+
+    def get_or_raise(self, task_id: str) -> Task:
+        task = self.tasks.get(task_id)
+        if task is None:
+            raise UnknownTaskError(f"task {task_id!r} is not in the loaded banks")
+        return task

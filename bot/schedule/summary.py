@@ -14,7 +14,7 @@ from typing import Protocol
 
 from bot import rendering
 from bot.quiz.engine import describe_answer
-from bot.quiz.tasks import Kind, Task
+from bot.quiz.tasks import Task
 
 MISCONCEPTION_SHARE = Fraction(1, 5)
 """A wrong option is a misconception of the group when at least this share picked it."""
@@ -133,7 +133,7 @@ def misconceptions(
         for blank, (got, want) in enumerate(zip(a.picks, task.answers, strict=False), 1):
             if got != want:
                 pickers.setdefault((blank, got), set()).add(a.user_id)
-    per_blank = task.kind is Kind.FILL and task.blanks > 1
+    per_blank = task.multi_blank
     found = [
         Misconception(
             label=label,

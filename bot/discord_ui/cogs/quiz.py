@@ -10,11 +10,10 @@ from discord.ext import commands
 
 from bot import rendering
 from bot.discord_ui import replies
-from bot.discord_ui.checks import NotModeratorError, is_moderator
+from bot.discord_ui.checks import is_moderator
 from bot.discord_ui.components import confirm_view
 from bot.discord_ui.errors import (
     MissingChannelPermissions,
-    NothingPostedError,
     PostCooldownError,
     guild_id_of,
     member_name,
@@ -22,7 +21,8 @@ from bot.discord_ui.errors import (
 )
 from bot.discord_ui.posting import post_task
 from bot.discord_ui.replies import Reply, Responder
-from bot.quiz.errors import UnknownPostError
+from bot.quiz.errors import NothingPostedError, UnknownPostError
+from bot.quiz.rules import check_may_post
 from bot.quiz.tasks import Difficulty, Task
 
 if TYPE_CHECKING:
@@ -82,8 +82,7 @@ class QuizCog(commands.Cog):
 
         service = self.bot.service
         config = await service.guild_config(guild_id)
-        if config.post_policy == "mods" and not await is_moderator(interaction):
-            raise NotModeratorError()
+        check_may_post(config.post_policy, await is_moderator(interaction))
         chosen = service.choose_task(topic, Difficulty(difficulty) if difficulty else None, task)
         wait = self.bot.cooldowns.claim(channel_id, config.cooldown_seconds)
         if wait:

@@ -1,0 +1,67 @@
+"""Time, decided once: aware UTC moments, local days and weeks, Discord timestamps.
+
+Everything above the store works with aware UTC datetimes; the store converts to its storage
+form at its own boundary. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+Clock = Callable[[], datetime]
+"""Returns the current aware UTC moment; injected so tests can control time."""
+
+
+class Period(StrEnum):
+    """A leaderboard period. Days and weeks are local to the server's zone."""
+
+    TODAY = "today"
+    WEEK = "week"
+    """The ISO week: from Monday 00:00 local time."""
+    ALL = "all"
+
+    @property
+    def title(self) -> str:
+        return _PERIOD_TITLES[self]
+
+
+_PERIOD_TITLES = {Period.TODAY: "today", Period.WEEK: "this week", Period.ALL: "all time"}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC datetime. A naive input is taken to be UTC already (the storage form)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def local_date(moment: datetime, zone: ZoneInfo) -> date:
+    """The calendar date in `zone` of a moment (naive means UTC)."""
+    return as_utc(moment).astimezone(zone).date()
+
+
+def day_start(day: date, zone: ZoneInfo) -> datetime:
+    """The first instant of a local day, aware UTC.
+
+    Built from the date rather than by subtracting hours, so days of 23 or 25 hours (DST) are
+    right. zoneinfo's fold=0 picks the earlier reading of an ambiguous midnight and the
+    pre-transition offset for a skipped one; both give the true start of the day.
+    """
+    return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
+
+
+def week_start(day: date) -> date:
+    """The Monday of the ISO week containing `day`."""
+    return day - timedelta(days=day.weekday())
+
+
+def discord_timestamp(moment: datetime, style: str = "f") -> str:
+    """Discord's <t:…> markup: every reader sees the moment in their own zone."""
+    return f"<t:{int(as_utc(moment).timestamp())}:{style}>"
