@@ -11,9 +11,9 @@ import getpass
 import os
 import textwrap
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TextIO
 
+from bot.clock import utcnow
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.errors import InvalidAnswerError
@@ -26,9 +26,6 @@ HELP = (
     "letters answer (one per blank, e.g. 'B' or 'A C'), h = hint, s = solution, n = next, q = quit"
 )
 
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class PracticeSession:
@@ -66,7 +63,7 @@ class PracticeSession:
     def play(self, task: Task) -> bool:
         """Play one task; False when the member quits."""
         post = self.store.create_post(
-            PRACTICE_GUILD, PRACTICE_CHANNEL, task.id, self.user_id, now=_now()
+            PRACTICE_GUILD, PRACTICE_CHANNEL, task.id, self.user_id, now=utcnow()
         )
         self.show(task)
         while True:
@@ -80,10 +77,12 @@ class PracticeSession:
             if command in {"n", "next"}:
                 return True
             if command in {"h", "hint"}:
-                self.store.reveal_hint(post.id, PRACTICE_GUILD, self.user_id, self.name, _now())
+                self.store.reveal_hint(post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow())
                 self.say(f"Hint: {task.hint}")
             elif command in {"s", "solution"}:
-                self.store.reveal_solution(post.id, PRACTICE_GUILD, self.user_id, self.name, _now())
+                self.store.reveal_solution(
+                    post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
+                )
                 if not progress.finished:
                     self.say("Solution shown: this task scores 0.")
                 self.show_solution(task)
@@ -94,11 +93,11 @@ class PracticeSession:
         picks = tuple(c for c in line.upper() if c.isalpha())
         request = AnswerRequest(post_id, PRACTICE_GUILD, self.user_id, self.name, picks)
 
-        def grade(req: AnswerRequest, progress: Progress) -> Outcome:
+        def grade(_task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
             return engine.grade(task, progress, req.picks)
 
         try:
-            outcome = self.store.answer(request, grade, _now())
+            outcome = self.store.answer(request, grade, utcnow()).outcome
         except InvalidAnswerError:
             self.say(f"Give {task.blanks} letter(s) from {', '.join(task.labels)}. ({HELP})")
             return

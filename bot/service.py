@@ -3,6 +3,15 @@
 It joins the pure rules (bot.quiz) with storage (bot.store) and keeps every database call off the
 event loop: reads go to a small thread pool, answers go through a group-commit writer that
 acknowledges each answer only after the transaction holding it has committed.
+
+One answer click, end to end (each fact decided once, in the place named):
+1. discord.py parses the click; the DynamicItem parses its custom_id (`discord_ui.components`).
+2. `QuizService.answer` queues the answer for the group-commit writer (`_write_answers`).
+3. One write transaction for the batch (`store.answers.record_batch`): reads the posts and the
+   members' progress, checks the post's server (`_post_of`), whether it takes answers
+   (`engine.check_open` on `PostInfo.is_closed`), grades once (`engine.grade`), writes.
+4. After the commit the member's future resolves; the reply is rendered
+   (`discord_ui.replies.answer_reply`) from the outcome and the post as that transaction saw it.
 """
 
 from __future__ import annotations
@@ -14,16 +23,18 @@ import random
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
-from typing import Literal, TypeVar
+from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.clock import Clock, Period, utcnow
 from bot.quiz import engine
-from bot.quiz.engine import Outcome, Progress, Status
-from bot.quiz.errors import PostClosedError, QuizError, UnknownPostError, UnknownTaskError
+from bot.quiz.engine import Outcome, Progress, SolutionAccess
+from bot.quiz.errors import QuizError, UnknownPostError
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.store import (
+    Answered,
     AnswerRequest,
     GuildConfigInfo,
     Leaderboard,
@@ -36,21 +47,15 @@ from bot.store import (
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-ANSWER_POST_CACHE = 4096
-"""Posts whose task the answer path keeps in memory (a few hundred bytes each)."""
-Period = Literal["today", "week", "all"]
-Clock = Callable[[], datetime]
-
-
-def utcnow() -> datetime:
-    """Naive UTC, the form the store keeps timestamps in."""
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 @dataclass(frozen=True, slots=True)
 class PostedTask:
     post: PostInfo
     task: Task
+    closed: bool = False
+    """Whether the post had closed when it was read (`PostInfo.is_closed`): the Discord layer
+    shows this and never decides it again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,17 +65,44 @@ class AnswerReply:
 
 
 @dataclass(frozen=True, slots=True)
-class SolutionReply:
+class HintReply:
     posted: PostedTask
     progress: Progress
-    forfeited_now: bool
+    """The member's progress after seeing the hint."""
+    free: bool
+    """It cost nothing: the member had finished, or the post had closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolutionReply:
+    posted: PostedTask
+    access: SolutionAccess
+
+    @property
+    def shown(self) -> bool:
+        return self.access.shown
+
+    @property
+    def forfeited_now(self) -> bool:
+        return self.access.forfeited_now
+
+    @property
+    def progress(self) -> Progress:
+        return self.access.progress
+
+
+@dataclass(frozen=True, slots=True)
+class MemberView:
+    """A post and one member's progress on it, read together."""
+
+    posted: PostedTask
+    progress: Progress
 
 
 @dataclass(slots=True)
 class _PendingAnswer:
     request: AnswerRequest
-    task: Task
-    future: asyncio.Future[Outcome]
+    future: asyncio.Future[Answered]
 
 
 class QuizService:
@@ -97,9 +129,6 @@ class QuizService:
         self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-write")
         self._queue: asyncio.Queue[_PendingAnswer] | None = None
         self._writer: asyncio.Task[None] | None = None
-        # post id -> post and task for the answer path. A post's guild and task never change;
-        # whether it is closed is re-checked inside the answer's write transaction.
-        self._answer_posts: dict[int, PostedTask] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -131,10 +160,7 @@ class QuizService:
     # -- tasks and posts -----------------------------------------------------------------------
 
     def task(self, task_id: str) -> Task:
-        task = self.catalog.get(task_id)
-        if task is None:
-            raise UnknownTaskError(f"task {task_id!r} is not in the loaded banks")
-        return task
+        return self.catalog.get_or_raise(task_id)
 
     def choose_task(
         self,
@@ -145,6 +171,9 @@ class QuizService:
         if task_id:
             return self.catalog.get_or_raise(task_id)
         return self._rng.choice(self.catalog.matching(topic, difficulty))
+
+    def _posted(self, post: PostInfo) -> PostedTask:
+        return PostedTask(post, self.task(post.task_id), post.is_closed(self.clock()))
 
     async def create_post(
         self,
@@ -175,15 +204,20 @@ class QuizService:
         post = await self.run_read(self.store.get_post, post_id)
         if post is None or (guild_id is not None and post.guild_id != guild_id):
             raise UnknownPostError(f"no posted task {post_id} in this server")
-        return PostedTask(post, self.task(post.task_id))
+        return self._posted(post)
+
+    async def member_view(self, post_id: int, guild_id: int, user_id: int) -> MemberView:
+        """A post and the member's progress, in one read (the picker opens with this)."""
+        post, progress = await self.run_read(self.store.member_state, post_id, guild_id, user_id)
+        return MemberView(self._posted(post), progress)
 
     async def latest_posted(self, guild_id: int, channel_id: int) -> PostedTask | None:
         post = await self.run_read(self.store.latest_post, guild_id, channel_id)
-        return None if post is None else PostedTask(post, self.task(post.task_id))
+        return None if post is None else self._posted(post)
 
     async def search_posts(self, guild_id: int, text: str, limit: int = 25) -> list[PostedTask]:
         posts = await self.run_read(self.store.search_posts, guild_id, text, limit)
-        return [PostedTask(p, t) for p in posts if (t := self.catalog.get(p.task_id))]
+        return [self._posted(p) for p in posts if p.task_id in self.catalog]
 
     async def counts(self, post_id: int) -> PostCounts:
         return await self.run_read(self.store.post_counts, post_id)
@@ -196,38 +230,19 @@ class QuizService:
     async def answer(
         self, post_id: int, guild_id: int, user_id: int, name: str, picks: tuple[str, ...]
     ) -> AnswerReply:
-        posted = self._answer_posts.get(post_id)
-        cached = posted is not None
-        if posted is None:
-            posted = await self.posted(post_id, guild_id)
-            if posted.post.closed_at is not None:
-                raise PostClosedError("this quiz has closed")
-            self._remember_post(posted)
-        elif posted.post.guild_id != guild_id:
-            raise UnknownPostError(f"no posted task {post_id} in this server")
-        # Shape errors are the member's (or a forged custom_id's); refuse before queueing.
-        picks = engine.normalise_picks(posted.task, picks)
-        request = AnswerRequest(post_id, guild_id, user_id, name, picks)
+        """Grade and record one answer; returns after its transaction has committed."""
         if self._queue is None:
             await self.start()
         assert self._queue is not None
-        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_PendingAnswer(request, posted.task, future))
-        outcome = await future
-        if cached and outcome.status is Status.ALREADY_FINISHED:
-            # The transaction refuses new attempts on a closed post, but lets a finished
-            # member through (nothing is written); that member is told the quiz closed, as
-            # a fresh read of the post would have said before queueing.
-            posted = await self.posted(post_id, guild_id)
-            if posted.post.closed_at is not None:
-                raise PostClosedError("this quiz has closed")
-        return AnswerReply(posted, outcome)
+        future: asyncio.Future[Answered] = asyncio.get_running_loop().create_future()
+        request = AnswerRequest(post_id, guild_id, user_id, name, tuple(picks))
+        self._queue.put_nowait(_PendingAnswer(request, future))
+        answered = await future
+        return AnswerReply(self._posted(answered.post), answered.outcome)
 
-    def _remember_post(self, posted: PostedTask) -> None:
-        cache = self._answer_posts
-        if len(cache) >= ANSWER_POST_CACHE:
-            del cache[next(iter(cache))]  # the oldest entry
-        cache[posted.post.id] = posted
+    def _grade(self, task_id: str, request: AnswerRequest, progress: Progress) -> Outcome:
+        """The store's grader: runs inside the write transaction, in the writer thread."""
+        return engine.grade(self.task(task_id), progress, request.picks)
 
     async def _write_answers(self) -> None:
         """Group commit: one transaction for the answers that arrive within a few ms."""
@@ -253,14 +268,10 @@ class QuizService:
             await self._commit_batch(batch)
 
     async def _commit_batch(self, batch: list[_PendingAnswer]) -> None:
-        tasks = {id(p.request): p.task for p in batch}
-
-        def grade(request: AnswerRequest, progress: Progress) -> Outcome:
-            return engine.grade(tasks[id(request)], progress, request.picks)
-
+        requests = [p.request for p in batch]
         try:
             results = await self.run_write(
-                self.store.answer_batch, [p.request for p in batch], grade, self.clock()
+                self.store.answer_batch, requests, self._grade, self.clock()
             )
         except Exception as exc:  # the whole transaction failed: nothing was stored
             log.exception("answer batch of %d failed", len(batch))
@@ -275,29 +286,27 @@ class QuizService:
 
     # -- hints and solutions -------------------------------------------------------------------
 
-    async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> PostedTask:
-        posted = await self.posted(post_id, guild_id)
-        await self.run_write(self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock())
-        return posted
+    async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> HintReply:
+        seen = await self.run_write(
+            self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock()
+        )
+        return HintReply(self._posted(seen.post), seen.progress, seen.free)
 
     async def solution(
         self, post_id: int, guild_id: int, user_id: int, name: str, *, confirmed: bool
-    ) -> SolutionReply | None:
-        """The worked solution; None when it would forfeit attempts and that is not confirmed.
-
-        After a daily quiz closes the solution is free: nothing is left to forfeit.
-        """
-        posted = await self.posted(post_id, guild_id)
-        before = await self.progress(post_id, user_id)
-        closed = posted.post.closed_at is not None
-        if not before.finished and not closed and not confirmed:
-            return None
-        if closed and not before.finished:
-            return SolutionReply(posted, before, forfeited_now=False)
-        after = await self.run_write(
-            self.store.reveal_solution, post_id, guild_id, user_id, name, self.clock()
+    ) -> SolutionReply:
+        """The worked solution, or (`shown` False) the need to confirm the forfeit first.
+        The rule is `engine.open_solution`, applied inside one write transaction."""
+        seen = await self.run_write(
+            self.store.reveal_solution,
+            post_id,
+            guild_id,
+            user_id,
+            name,
+            self.clock(),
+            confirmed=confirmed,
         )
-        return SolutionReply(posted, after, forfeited_now=not before.finished)
+        return SolutionReply(self._posted(seen.post), seen.access)
 
     # -- standings -----------------------------------------------------------------------------
 
@@ -331,9 +340,10 @@ class QuizService:
 
 __all__ = [
     "AnswerReply",
+    "HintReply",
+    "MemberView",
     "PostedTask",
     "QuizError",
     "QuizService",
     "SolutionReply",
-    "utcnow",
 ]

@@ -24,7 +24,6 @@ from bot.discord_ui import picker, replies
 from bot.discord_ui.errors import Guarded, QuizView, guild_id_of, member_name
 from bot.discord_ui.replies import Responder
 from bot.quiz import engine
-from bot.quiz.engine import Status
 from bot.quiz.tasks import Option
 
 if TYPE_CHECKING:
@@ -106,7 +105,7 @@ class AnswerButton(
                 member_name(interaction),
                 picks,
             )
-            if result.outcome.status is not Status.ALREADY_FINISHED:
+            if result.outcome.recorded:
                 bot.live_counts.bump(self.post_id)
             task = result.posted.task
             chosen = engine.describe_answer(task, picks)
@@ -133,13 +132,14 @@ class HintButton(
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         service = interaction.client.service
-        user = interaction.user
         async with Responder(interaction) as responder:
-            posted = await service.hint(
-                self.post_id, guild_id_of(interaction), user.id, member_name(interaction)
+            hint = await service.hint(
+                self.post_id,
+                guild_id_of(interaction),
+                interaction.user.id,
+                member_name(interaction),
             )
-            progress = await service.progress(self.post_id, user.id)
-            await responder.send(replies.hint_reply(posted.task, progress))
+            await responder.send(replies.hint_reply(hint))
 
 
 class OpenPickerButton(
@@ -190,7 +190,6 @@ class ConfirmSolutionButton(
                 member_name(interaction),
                 confirmed=True,
             )
-            assert result is not None  # confirmed=True always yields the solution
             reply = replies.solution_reply(result)
             await responder.edit(content=reply.content, embeds=list(reply.embeds), view=None)
 
@@ -205,15 +204,11 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
 )
 
 
-def uses_picker(posted: PostedTask) -> bool:
-    return posted.task.multi_blank
-
-
 def post_view(posted: PostedTask) -> QuizView:
     """The post's buttons: one per option (or Answer for the picker), then Hint."""
     post_id = posted.post.id
     view = QuizView()
-    if uses_picker(posted):
+    if posted.task.multi_blank:
         view.add_item(OpenPickerButton(post_id, row=0))
         view.add_item(HintButton(post_id, row=0))
         return view

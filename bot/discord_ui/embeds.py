@@ -38,8 +38,7 @@ def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Em
     """The post. Everything in it derives from the database, so the live-count updater (or a
     restarted bot) can redraw it exactly; the caller's extra text goes in the message content,
     which embed edits leave alone."""
-    task, post = posted.task, posted.post
-    closed = post.closed_at is not None
+    task, post, closed = posted.task, posted.post, posted.closed
     embed = discord.Embed(
         title=rendering.task_title(task),
         description=rendering.task_description(task),

@@ -20,10 +20,10 @@ import discord
 
 from bot import rendering
 from bot.discord_ui import replies
-from bot.discord_ui.errors import CLOSED, Guarded, QuizView, guild_id_of, member_name
+from bot.discord_ui.errors import Guarded, QuizView, guild_id_of, member_name
 from bot.discord_ui.replies import Reply, Responder
-from bot.quiz.engine import Outcome, Status
-from bot.quiz.errors import InvalidAnswerError, PostClosedError
+from bot.quiz.engine import Outcome, Status, check_open, check_partial_picks
+from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.tasks import MAX_BLANKS, Task
 
 if TYPE_CHECKING:
@@ -51,10 +51,12 @@ def decode_picks(text: str) -> Picks:
 
 
 def checked_picks(task: Task, text: str) -> Picks:
-    """Picks from a custom_id, refused unless they fit this task (custom_ids can be forged)."""
-    picks = decode_picks(text)
-    if len(text) != task.blanks or any(label not in task.labels for label in picks.values()):
+    """Picks from a custom_id, refused unless they fit this task (custom_ids can be forged):
+    one character per blank, and the engine's own check of what each blank holds."""
+    if len(text) != task.blanks:
         raise InvalidAnswerError(f"picks {text!r} do not fit task {task.id}")
+    picks = decode_picks(text)
+    check_partial_picks(task, picks)
     return picks
 
 
@@ -200,10 +202,9 @@ async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -
     """The post's Answer button: a fresh picker, privately, for whoever clicked."""
     service = interaction.client.service
     async with Responder(interaction) as responder:
-        posted = await service.posted(post_id, guild_id_of(interaction))
-        if posted.post.closed_at is not None:
-            raise PostClosedError(CLOSED)
-        progress = await service.progress(post_id, interaction.user.id)
+        view = await service.member_view(post_id, guild_id_of(interaction), interaction.user.id)
+        posted, progress = view.posted, view.progress
+        check_open(posted.closed, progress)
         if progress.finished:
             await responder.send(Reply(replies.finished_text(progress)))
             return
@@ -267,9 +268,10 @@ class BlankSelect(
             task = posted.task
             picks = checked_picks(task, self.picks)
             values = self.item.values
-            if not values or values[0] not in task.labels or self.blank > task.blanks:
-                raise InvalidAnswerError(f"no option {values!r} for blank {self.blank}")
+            if len(values) != 1:
+                raise InvalidAnswerError(f"one option per blank, got {values!r}")
             picks[self.blank] = values[0]
+            check_partial_picks(task, picks)
             screen = open_screen(posted, picks)
             await responder.edit(**message_kwargs(screen, layout=uses_layout(task)))
 
@@ -321,7 +323,7 @@ class SubmitButton(
                     self.post_id, guild_id, interaction.user.id, member_name(interaction), ordered
                 )
                 posted = result.posted
-                if result.outcome.status is not Status.ALREADY_FINISHED:
+                if result.outcome.recorded:
                     bot.live_counts.bump(self.post_id)
                 screen = outcome_screen(posted, picks, result.outcome)
             await responder.edit(**message_kwargs(screen, layout=uses_layout(posted.task)))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from discord.ui.view import BaseView
 
     from bot.discord_ui.client import QuizBot
-    from bot.service import PostedTask, SolutionReply
+    from bot.service import HintReply, PostedTask, SolutionReply
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +118,11 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
             return Reply(finished_text(outcome.progress))
 
 
-def hint_reply(task: Task, progress: Progress) -> Reply:
-    if progress.finished:
+def hint_reply(hint: HintReply) -> Reply:
+    task = hint.posted.task
+    if hint.posted.closed:
+        cost = "This quiz has closed, so the hint is free."
+    elif hint.free:
         cost = "You've finished this one, so the hint is free."
     else:
         cost = "Points for this task are halved now that you've seen it. Good luck!"
@@ -134,7 +137,7 @@ def solution_reply(reply: SolutionReply) -> Reply:
             "Here's the worked solution. This one ends with no points, but understanding it "
             "counts more."
         )
-    elif reply.posted.post.closed_at is not None and not reply.progress.finished:
+    elif reply.posted.closed and not reply.progress.finished:
         text = "This quiz has closed, so here's the worked solution."
     else:
         text = "Here's the worked solution."

@@ -1,17 +1,27 @@
 """Grading and scoring: one member's progress on one posted task.
 
 Pure functions over immutable values, so the same rules serve the Discord bot, the terminal
-practice mode and the store's atomic write (which grades inside its transaction).
+practice mode and the store's atomic write (which reads the post's state, then applies these
+rules once, inside its transaction). Each fact is decided here and nowhere else:
+
+- is a post closed: `post_closed`;
+- does a post take this member's answer: `check_open`;
+- are the picks valid: `normalise_picks` (whole answers) and `check_partial_picks` (the
+  picker's picks so far);
+- is the member finished: `Progress.finished`;
+- was an outcome recorded (an attempt stored): `Outcome.recorded`;
+- what a hint and the solution cost: `see_hint`, `open_solution`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from enum import StrEnum
 from fractions import Fraction
 
-from bot.quiz.errors import InvalidAnswerError
+from bot.quiz.errors import InvalidAnswerError, PostClosedError
 from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty, Kind, Task
 
 
@@ -68,6 +78,11 @@ class Outcome:
         return self.status is Status.CORRECT
 
     @property
+    def recorded(self) -> bool:
+        """Whether this outcome stored an attempt (and so changed the post's counts)."""
+        return self.status is not Status.ALREADY_FINISHED
+
+    @property
     def attempts_left(self) -> int:
         return self.progress.attempts_left
 
@@ -83,6 +98,27 @@ def score(difficulty: Difficulty, wrong_tries: int, hint_seen: bool) -> int:
     if hint_seen:
         value /= 2
     return int(value + Fraction(1, 2))
+
+
+def post_closed(closed_at: datetime | None, closes_at: datetime | None, now: datetime) -> bool:
+    """A post is closed once closed explicitly, or from its closing time on (a daily quiz's
+    post closes when the next day's is due, even if the scheduler has not marked it yet).
+    All three are aware datetimes."""
+    return closed_at is not None or (closes_at is not None and now >= closes_at)
+
+
+def check_open(closed: bool, progress: Progress) -> None:
+    """A closed post takes no new attempts. A member who finished is told so instead (the
+    grade says ALREADY_FINISHED), closed or not."""
+    if closed and not progress.finished:
+        raise PostClosedError("this quiz has closed")
+
+
+def check_partial_picks(task: Task, picks: Mapping[int, str]) -> None:
+    """The picker's picks so far: blank numbers of this task, labels of its options."""
+    for blank, label in picks.items():
+        if not 1 <= blank <= task.blanks or label not in task.labels:
+            raise InvalidAnswerError(f"{task.id} has no option {label!r} for blank {blank}")
 
 
 def normalise_picks(task: Task, picks: Sequence[str]) -> tuple[str, ...]:
@@ -124,14 +160,44 @@ def mistake_notes(task: Task, picks: Sequence[str], wrong: Sequence[int]) -> tup
     return tuple(notes) or task.general_notes
 
 
-def see_hint(progress: Progress) -> Progress:
-    """Record a hint. Seen after finishing, it no longer costs anything."""
-    return progress if progress.finished else replace(progress, hint_seen=True)
+def hint_is_free(progress: Progress, closed: bool) -> bool:
+    """After finishing, or once the post has closed, a hint costs nothing."""
+    return progress.finished or closed
+
+
+def see_hint(progress: Progress, *, closed: bool = False) -> Progress:
+    """The member's progress after seeing the hint: halved points, unless it is free."""
+    return progress if hint_is_free(progress, closed) else replace(progress, hint_seen=True)
 
 
 def forfeit(progress: Progress) -> Progress:
     """Reveal the solution: before finishing, this ends the task with 0 points."""
     return progress if progress.finished else replace(progress, forfeited=True, points=0)
+
+
+@dataclass(frozen=True, slots=True)
+class SolutionAccess:
+    """What asking for the solution does to one member's progress."""
+
+    shown: bool
+    """False: it would forfeit, so the member must confirm first (nothing changes)."""
+    progress: Progress
+    """The member's progress after it."""
+    forfeited_now: bool = False
+    recorded: bool = False
+    """Whether a 'solution' reveal is stored (a closed post's free solution is not)."""
+
+
+def open_solution(progress: Progress, *, closed: bool, confirmed: bool) -> SolutionAccess:
+    """The solution is free after finishing and after the post closed; before that it ends
+    the member's attempts with 0 points, and only once they confirm."""
+    if progress.finished:
+        return SolutionAccess(shown=True, progress=progress, recorded=True)
+    if closed:
+        return SolutionAccess(shown=True, progress=progress)
+    if not confirmed:
+        return SolutionAccess(shown=False, progress=progress)
+    return SolutionAccess(shown=True, progress=forfeit(progress), forfeited_now=True, recorded=True)
 
 
 def describe_answer(task: Task, picks: Sequence[str]) -> str:

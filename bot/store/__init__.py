@@ -3,14 +3,17 @@
 from bot.store.db import DEFAULT_DATABASE_URL, make_engine, writer
 from bot.store.periods import Period, day_bounds, local_date, to_utc_naive, week_bounds
 from bot.store.records import (
+    Answered,
     AnswerRequest,
     Grader,
     GuildConfigInfo,
+    HintSeen,
     Leaderboard,
     MemberStats,
     PostCounts,
     PostInfo,
     Rank,
+    SolutionSeen,
 )
 from bot.store.schedules import ScheduleStore
 from bot.store.store import Store
@@ -18,8 +21,10 @@ from bot.store.store import Store
 __all__ = [
     "DEFAULT_DATABASE_URL",
     "AnswerRequest",
+    "Answered",
     "Grader",
     "GuildConfigInfo",
+    "HintSeen",
     "Leaderboard",
     "MemberStats",
     "Period",
@@ -27,6 +32,7 @@ __all__ = [
     "PostInfo",
     "Rank",
     "ScheduleStore",
+    "SolutionSeen",
     "Store",
     "day_bounds",
     "local_date",

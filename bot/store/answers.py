@@ -1,8 +1,18 @@
 """Grading and recording answers and reveals: the hot write path.
 
-It runs a few fixed SQL statements straight on the unit of work's DBAPI cursor: measured,
-SQLAlchemy's per-statement overhead (~35 µs, plus compiling a SAVEPOINT each time) was 90% of
-an answer's cost, and the group-committed answer path is the one that must keep up with bursts.
+One write unit of work reads each post's state once, lets the rules decide once, and writes:
+
+- the post exists in this server: `_posts_in_guild` (else UnknownPostError);
+- the member's progress: `_progress_of`, derived from attempts, reveals and the score (never
+  stored twice);
+- whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
+  `bot.quiz.engine` (`check_open`, the service's grader, `see_hint`, `open_solution`);
+- the attempt limit: the database's own constraints (a fourth attempt cannot be stored).
+
+A batch of answers (the service's group commit) costs two reads, whatever its size, and one
+executemany per table it writes. A constraint violation (only possible if a writer bypassed
+the write lock) rolls the batch's writes back and replays it one answer at a time, so only the
+offending answer fails.
 
 Each new score is also added to the member's leaderboard totals here, in the same unit of
 work, so a leaderboard stays an index read however many scores there are (see `board_totals`).
@@ -10,292 +20,406 @@ work, so a leaderboard stays an index read however many scores there are (see `b
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-from collections.abc import Iterator, Sequence
-from datetime import datetime
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Table, case, func, literal, select, true, tuple_, union_all
+from sqlalchemy.exc import IntegrityError
 
-from bot.quiz.engine import Outcome, Progress, Status, forfeit, see_hint
-from bot.quiz.errors import AttemptLimitError, PostClosedError, UnknownPostError
+from bot.clock import as_utc, local_date, week_start
+from bot.quiz.engine import Progress, check_open, hint_is_free, open_solution, see_hint
+from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.tasks import MAX_ATTEMPTS
-from bot.store.periods import local_date, to_utc_naive, week_start
-from bot.store.records import AnswerRequest, Grader
-from bot.store.timestamps import sql_time
-
-# The member's progress is derived from attempts and reveals (never stored twice); the post's
-# guild and closing state come along so one statement serves the whole check.
-_STATE_SQL = """
-SELECT p.guild_id,
-       p.closed_at IS NOT NULL OR (p.closes_at IS NOT NULL AND p.closes_at <= :now),
-       (SELECT count(*) FROM attempt
-         WHERE post_id = :post_id AND user_id = :user_id AND NOT correct),
-       EXISTS (SELECT 1 FROM attempt
-                WHERE post_id = :post_id AND user_id = :user_id AND correct),
-       EXISTS (SELECT 1 FROM reveal
-                WHERE post_id = :post_id AND user_id = :user_id AND kind = 'hint'),
-       EXISTS (SELECT 1 FROM reveal
-                WHERE post_id = :post_id AND user_id = :user_id AND kind = 'solution'),
-       (SELECT points FROM score WHERE post_id = :post_id AND user_id = :user_id)
-  FROM post p
- WHERE p.id = :post_id
-"""
-
-# The WHERE keeps the common case (same name as last time) from rewriting the row.
-_UPSERT_MEMBER_SQL = """
-INSERT INTO member (guild_id, user_id, name, first_seen) VALUES (?, ?, ?, ?)
-ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name
- WHERE member.name IS NOT excluded.name
-"""
-
-_INSERT_ATTEMPT_SQL = """
-INSERT INTO attempt (post_id, guild_id, user_id, attempt_no, picks, correct, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?)
-"""
-
-_INSERT_SCORE_SQL = """
-INSERT INTO score (post_id, user_id, guild_id, points, solved, first_try, wrong_tries,
-                   hint_seen, forfeited, finished_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
-
-_INSERT_REVEAL_SQL = """
-INSERT INTO reveal (post_id, user_id, kind, guild_id, created_at) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT DO NOTHING
-"""
-
-# Adding one score to a member's totals. Unqualified names are the stored row's values; SQLite's
-# max() of several arguments is NULL if any is, hence the coalesce (reached_at is NULL for a
-# score without points, and on a row that has none yet).
-_ADD_TO_TOTALS = """
-DO UPDATE SET points = points + excluded.points,
-              solved = solved + excluded.solved,
-              reached_at = coalesce(max(reached_at, excluded.reached_at),
-                                    reached_at, excluded.reached_at)
-"""
-
-_ADD_TOTAL_SQL = (
-    """
-INSERT INTO member_total (guild_id, user_id, points, solved, reached_at) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (guild_id, user_id)
-"""
-    + _ADD_TO_TOTALS
+from bot.store import dialect
+from bot.store.periods import to_utc_naive
+from bot.store.posts import _post_info as post_info
+from bot.store.records import Answered, AnswerRequest, Grader, HintSeen, PostInfo, SolutionSeen
+from bot.store.tables import (
+    Attempt,
+    BoardState,
+    Member,
+    MemberPeriod,
+    MemberTotal,
+    Post,
+    Reveal,
+    Score,
 )
 
-_ADD_PERIODS_SQL = (
-    """
-INSERT INTO member_period (guild_id, kind, period_start, user_id, points, solved, reached_at)
-VALUES (?, 'day', ?, ?, ?, ?, ?), (?, 'week', ?, ?, ?, ?, ?)
-ON CONFLICT (guild_id, kind, period_start, user_id)
-"""
-    + _ADD_TO_TOTALS
-)
+_post = cast(Table, Post.__table__)
+_attempt = cast(Table, Attempt.__table__)
+_reveal = cast(Table, Reveal.__table__)
+_score = cast(Table, Score.__table__)
+_member = cast(Table, Member.__table__)
+_board = cast(Table, BoardState.__table__)
+_total = cast(Table, MemberTotal.__table__)
+_period = cast(Table, MemberPeriod.__table__)
 
-_BOARD_ZONE_SQL = "SELECT timezone, periods_from FROM board_state WHERE guild_id = ?"
+Pair = tuple[int, int]
+"""(post id, user id): one member on one post."""
 
-StateRow = tuple[int, int, int, int, int, int, int | None]
-
-_RECORDED = frozenset({Status.CORRECT, Status.WRONG, Status.FAILED})
+_ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
 
 
-def _progress_of(row: StateRow | None) -> Progress:
-    if row is None:
-        return Progress()
-    _guild, _closed, wrong, solved, hint, solution, points = row
-    return Progress(
-        wrong_tries=wrong,
-        solved=bool(solved),
-        hint_seen=bool(hint),
-        forfeited=bool(solution) and not solved and wrong < MAX_ATTEMPTS,
-        points=points or 0,
+def _pairs_filter(table: Table, pairs: Sequence[Pair]) -> Any:
+    # The two plain INs let SQLite seek the (post_id, user_id, …) key; the row-value IN alone
+    # would scan the whole index. The row-value IN then drops the cross pairs.
+    posts = sorted({p for p, _ in pairs})
+    users = sorted({u for _, u in pairs})
+    return (
+        table.c.post_id.in_(posts),
+        table.c.user_id.in_(users),
+        tuple_(table.c.post_id, table.c.user_id).in_(list(pairs)),
     )
 
 
-class _Writes:
-    """The write statements of answers and reveals, on a write unit of work's own cursor,
-    all stamped with the unit of work's `now`.
+def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
+    """One statement for every pair's attempts, reveals and score."""
+    attempts = (
+        select(
+            _attempt.c.post_id,
+            _attempt.c.user_id,
+            literal(_ATTEMPT).label("part"),
+            func.sum(case((_attempt.c.correct == true(), 0), else_=1)).label("a"),
+            func.max(case((_attempt.c.correct == true(), 1), else_=0)).label("b"),
+        )
+        .where(*_pairs_filter(_attempt, pairs))
+        .group_by(_attempt.c.post_id, _attempt.c.user_id)
+    )
+    reveals = select(
+        _reveal.c.post_id,
+        _reveal.c.user_id,
+        literal(_REVEAL),
+        case((_reveal.c.kind == "hint", 1), else_=0),
+        case((_reveal.c.kind == "solution", 1), else_=0),
+    ).where(*_pairs_filter(_reveal, pairs))
+    scores = select(
+        _score.c.post_id, _score.c.user_id, literal(_SCORE), _score.c.points, literal(0)
+    ).where(*_pairs_filter(_score, pairs))
+    return conn.execute(union_all(attempts, reveals, scores))
 
-    Values are bound as the DBAPI gets them: timestamps as `sql_time` text, flags as 0/1.
-    """
 
-    def __init__(self, conn: Connection, now: datetime) -> None:
-        self._cursor = conn.connection.cursor()
-        self.moment = to_utc_naive(now)
-        self.stamp = sql_time(self.moment)
-        self._boards: dict[int, tuple[str, str | None] | None] = {}
-        """guild -> board_state (timezone, periods_from), None: totals not kept. Read once."""
-        self._buckets: dict[str, tuple[str, str]] = {}
-        """zone -> (local day, local Monday) of `moment`, as stored."""
+@dataclass(slots=True)
+class _Facts:
+    wrong: int = 0
+    solved: bool = False
+    hint: bool = False
+    solution: bool = False
+    points: int = 0
 
-    @contextlib.contextmanager
-    def savepoint(self) -> Iterator[None]:
-        self._cursor.execute("SAVEPOINT answer")
-        try:
-            yield
-        except BaseException:
-            # ROLLBACK TO keeps the savepoint open; RELEASE drops it.
-            self._cursor.execute("ROLLBACK TO answer")
-            self._cursor.execute("RELEASE answer")
-            raise
-        self._cursor.execute("RELEASE answer")
-
-    def state(self, post_id: int, user_id: int, now: str) -> StateRow | None:
-        params = {"post_id": post_id, "user_id": user_id, "now": now}
-        return self._cursor.execute(_STATE_SQL, params).fetchone()
-
-    def progress(self, post_id: int, guild_id: int, user_id: int) -> Progress:
-        row = self.state(post_id, user_id, "")
-        if row is None or row[0] != guild_id:
-            raise UnknownPostError(f"no post {post_id} in this server")
-        return _progress_of(row)
-
-    def upsert_member(self, guild_id: int, user_id: int, name: str) -> None:
-        self._cursor.execute(_UPSERT_MEMBER_SQL, (guild_id, user_id, name, self.stamp))
-
-    def insert_attempt(self, request: AnswerRequest, attempt_no: int, correct: bool) -> None:
-        self._cursor.execute(
-            _INSERT_ATTEMPT_SQL,
-            (
-                request.post_id,
-                request.guild_id,
-                request.user_id,
-                attempt_no,
-                ",".join(request.picks),
-                int(correct),
-                self.stamp,
-            ),
+    def progress(self) -> Progress:
+        return Progress(
+            wrong_tries=self.wrong,
+            solved=self.solved,
+            hint_seen=self.hint,
+            # A solution seen after finishing is a free look, not a forfeit.
+            forfeited=self.solution and not self.solved and self.wrong < MAX_ATTEMPTS,
+            points=self.points,
         )
 
-    def insert_score(self, post_id: int, guild_id: int, user_id: int, progress: Progress) -> None:
-        """The member finished the post: their score, and its share of their totals."""
-        self._cursor.execute(
-            _INSERT_SCORE_SQL,
-            (
-                post_id,
-                user_id,
-                guild_id,
-                progress.points,
-                int(progress.solved),
-                int(progress.first_try),
-                progress.wrong_tries,
-                int(progress.hint_seen),
-                int(progress.forfeited),
-                self.stamp,
-            ),
-        )
-        # A score without points or a solve changes no total (fails and forfeits).
-        if progress.points or progress.solved:
-            self._add_to_totals(guild_id, user_id, progress.points, int(progress.solved))
 
-    def _add_to_totals(self, guild_id: int, user_id: int, points: int, solved: int) -> None:
-        if guild_id in self._boards:
-            board = self._boards[guild_id]
+def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress]:
+    """Each member's progress on each post; a pair with no rows has fresh progress."""
+    facts: dict[Pair, _Facts] = defaultdict(_Facts)
+    for post_id, user_id, part, a, b in _progress_rows(conn, pairs):
+        fact = facts[(post_id, user_id)]
+        if part == _ATTEMPT:
+            fact.wrong, fact.solved = int(a), bool(b)
+        elif part == _REVEAL:
+            fact.hint |= bool(a)
+            fact.solution |= bool(b)
         else:
-            board = self._boards[guild_id] = self._cursor.execute(
-                _BOARD_ZONE_SQL, (guild_id,)
-            ).fetchone()
-        if board is None:
-            return  # not kept: leaderboards aggregate scores until the first build
-        zone, periods_from = board
-        reached = self.stamp if points > 0 else None
-        self._cursor.execute(_ADD_TOTAL_SQL, (guild_id, user_id, points, solved, reached))
-        buckets = self._buckets.get(zone)
-        if buckets is None:
-            day = local_date(self.moment, ZoneInfo(zone))
-            buckets = self._buckets[zone] = (day.isoformat(), week_start(day).isoformat())
-        day_key, week_key = buckets
-        if periods_from is not None and day_key < periods_from:
-            return  # a day before the kept ones (a clock running behind): never read
-        day = (guild_id, day_key, user_id, points, solved, reached)
-        self._cursor.execute(_ADD_PERIODS_SQL, (*day, guild_id, week_key, *day[2:]))
+            fact.points = int(a or 0)
+    return {pair: (facts[pair].progress() if pair in facts else Progress()) for pair in pairs}
 
-    def insert_reveal(self, post_id: int, guild_id: int, user_id: int, kind: str) -> None:
-        self._cursor.execute(_INSERT_REVEAL_SQL, (post_id, user_id, kind, guild_id, self.stamp))
+
+def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
+    rows = conn.execute(select(_post).where(_post.c.id.in_(sorted(set(post_ids)))))
+    return {row.id: post_info(row) for row in rows}
+
+
+def _post_of(posts: dict[int, PostInfo], post_id: int, guild_id: int) -> PostInfo:
+    """The one check that a post belongs to the server it is used in."""
+    post = posts.get(post_id)
+    if post is None or post.guild_id != guild_id:
+        raise UnknownPostError(f"no posted task {post_id} in this server")
+    return post
+
+
+# -- what a unit of work writes ----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Writes:
+    """The rows one unit of work adds, collected first and written with one executemany per
+    table, all stamped with the unit's `now`."""
+
+    now: datetime
+    members: dict[tuple[int, int], str] = field(default_factory=dict)
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    reveals: list[dict[str, Any]] = field(default_factory=list)
+    scores: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def stamp(self) -> datetime:
+        return to_utc_naive(self.now)
+
+    def member(self, guild_id: int, user_id: int, name: str) -> None:
+        self.members[(guild_id, user_id)] = name
+
+    def attempt(self, request: AnswerRequest, attempt_no: int, correct: bool) -> None:
+        self.attempts.append(
+            {
+                "post_id": request.post_id,
+                "guild_id": request.guild_id,
+                "user_id": request.user_id,
+                "attempt_no": attempt_no,
+                "picks": ",".join(request.picks),
+                "correct": correct,
+                "created_at": self.stamp,
+            }
+        )
+
+    def reveal(self, post: PostInfo, user_id: int, kind: str) -> None:
+        self.reveals.append(
+            {
+                "post_id": post.id,
+                "user_id": user_id,
+                "kind": kind,
+                "guild_id": post.guild_id,
+                "created_at": self.stamp,
+            }
+        )
+
+    def score(self, post: PostInfo, user_id: int, progress: Progress) -> None:
+        """The member finished the post: their one score row."""
+        self.scores.append(
+            {
+                "post_id": post.id,
+                "user_id": user_id,
+                "guild_id": post.guild_id,
+                "points": progress.points,
+                "solved": progress.solved,
+                "first_try": progress.first_try,
+                "wrong_tries": progress.wrong_tries,
+                "hint_seen": progress.hint_seen,
+                "forfeited": progress.forfeited,
+                "finished_at": self.stamp,
+            }
+        )
+
+    def flush(self, conn: Connection) -> None:
+        if self.members:
+            _upsert_members(conn, self.members, self.stamp)
+        if self.attempts:
+            conn.execute(_attempt.insert(), self.attempts)
+        if self.reveals:
+            conn.execute(dialect.insert_ignoring_conflicts(conn, _reveal), self.reveals)
+        if self.scores:
+            conn.execute(_score.insert(), self.scores)
+            _add_to_totals(conn, self.scores, self.stamp)
+
+
+def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: datetime) -> None:
+    stmt = dialect.upsert(
+        conn,
+        _member,
+        ("guild_id", "user_id"),
+        lambda new: {"name": new.name},
+        # The common case (same name as last time) does not rewrite the row.
+        where=lambda new: _member.c.name.is_distinct_from(new.name),
+    )
+    rows = [
+        {"guild_id": g, "user_id": u, "name": name, "first_seen": now}
+        for (g, u), name in members.items()
+    ]
+    conn.execute(stmt, rows)
+
+
+def _add_to_totals(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:
+    """Add new scores to their members' kept totals (servers without a `board_state` row keep
+    none: their leaderboards aggregate scores until the first build)."""
+    earning = [s for s in scores if s["points"] or s["solved"]]  # fails and forfeits add 0
+    if not earning:
+        return
+    guilds = sorted({s["guild_id"] for s in earning})
+    boards = {
+        row.guild_id: (row.timezone, row.periods_from)
+        for row in conn.execute(
+            select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
+                _board.c.guild_id.in_(guilds)
+            )
+        )
+    }
+    totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])
+    for s in earning:
+        board = boards.get(s["guild_id"])
+        if board is None:
+            continue
+        zone, periods_from = board
+        sums = totals[(s["guild_id"], s["user_id"])]
+        sums[0] += s["points"]
+        sums[1] += int(s["solved"])
+        day = local_date(as_utc(now), ZoneInfo(zone))
+        if periods_from is not None and day < periods_from:
+            continue  # a day before the kept ones (a clock running behind): never read
+        for kind, start in (("day", day), ("week", week_start(day))):
+            sums = periods[(s["guild_id"], kind, start, s["user_id"])]
+            sums[0] += s["points"]
+            sums[1] += int(s["solved"])
+    if totals:
+        rows = [
+            {
+                "guild_id": g,
+                "user_id": u,
+                "points": p,
+                "solved": n,
+                "reached_at": now if p else None,
+            }
+            for (g, u), (p, n) in totals.items()
+        ]
+        conn.execute(_totals_upsert(conn, _total, ("guild_id", "user_id")), rows)
+    if periods:
+        rows = [
+            {
+                "guild_id": g,
+                "kind": kind,
+                "period_start": start,
+                "user_id": u,
+                "points": p,
+                "solved": n,
+                "reached_at": now if p else None,
+            }
+            for (g, kind, start, u), (p, n) in periods.items()
+        ]
+        key = ("guild_id", "kind", "period_start", "user_id")
+        conn.execute(_totals_upsert(conn, _period, key), rows)
+
+
+def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:
+    return dialect.upsert(
+        conn,
+        table,
+        key,
+        lambda new: {
+            "points": table.c.points + new.points,
+            "solved": table.c.solved + new.solved,
+            # reached_at is NULL for a score without points, and on a row that has none yet.
+            "reached_at": dialect.greatest(conn, table.c.reached_at, new.reached_at),
+        },
+    )
+
+
+# -- the units of work -------------------------------------------------------------------------
 
 
 def read_progress(conn: Connection, post_id: int, user_id: int) -> Progress:
-    row = (
-        conn.connection.cursor()
-        .execute(_STATE_SQL, {"post_id": post_id, "user_id": user_id, "now": ""})
-        .fetchone()
-    )
-    return _progress_of(row)
+    return _progress_of(conn, [(post_id, user_id)])[(post_id, user_id)]
+
+
+def member_state(
+    conn: Connection, post_id: int, guild_id: int, user_id: int
+) -> tuple[PostInfo, Progress]:
+    """A post of this server and the member's progress on it, in one read."""
+    post = _post_of(_posts_in_guild(conn, [post_id]), post_id, guild_id)
+    return post, read_progress(conn, post_id, user_id)
 
 
 def upsert_member(conn: Connection, guild_id: int, user_id: int, name: str, now: datetime) -> None:
-    _Writes(conn, now).upsert_member(guild_id, user_id, name)
+    _upsert_members(conn, {(guild_id, user_id): name}, to_utc_naive(now))
 
 
 def record_batch(
     conn: Connection, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
-) -> list[Outcome | Exception]:
+) -> list[Answered | Exception]:
     """`Store.answer_batch` inside its write unit of work."""
-    results: list[Outcome | Exception] = []
-    upserted: set[tuple[int, int, str]] = set()
-    writes = _Writes(conn, now)
+    try:
+        with conn.begin_nested():
+            return _record(conn, requests, grade, now)
+    except IntegrityError:
+        pass
+    # A constraint refused a row: replay one answer at a time so only that answer fails.
+    results: list[Answered | Exception] = []
     for request in requests:
-        member = (request.guild_id, request.user_id, request.member_name)
         try:
-            with writes.savepoint():
-                if member not in upserted:
-                    writes.upsert_member(*member)
-                outcome = _answer_one(writes, request, grade)
-        except Exception as exc:
-            # Only this request's savepoint rolled back; the batch carries on.
-            results.append(exc)
-        else:
-            upserted.add(member)
-            results.append(outcome)
+            with conn.begin_nested():
+                (result,) = _record(conn, [request], grade, now)
+        except IntegrityError as exc:
+            result = AttemptLimitError(f"an attempt on post {request.post_id} was refused")
+            result.__cause__ = exc
+        results.append(result)
     return results
 
 
-def _answer_one(writes: _Writes, request: AnswerRequest, grade: Grader) -> Outcome:
-    row = writes.state(request.post_id, request.user_id, writes.stamp)
-    if row is None or row[0] != request.guild_id:
-        raise UnknownPostError(f"no post {request.post_id} in this server")
-    progress = _progress_of(row)
-    if row[1] and not progress.finished:
-        raise PostClosedError(f"post {request.post_id} is closed")
-
-    outcome = grade(request, progress)
-    if outcome.status not in _RECORDED:
-        return outcome
-    attempt_no = progress.attempts_used + 1
-    try:
-        writes.insert_attempt(request, attempt_no, outcome.status is Status.CORRECT)
-        if outcome.progress.finished:
-            writes.insert_score(
-                request.post_id, request.guild_id, request.user_id, outcome.progress
-            )
-    except sqlite3.IntegrityError as exc:
-        raise AttemptLimitError(
-            f"attempt {attempt_no} on post {request.post_id} was refused"
-        ) from exc
-    return outcome
+def _record(
+    conn: Connection, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+) -> list[Answered | Exception]:
+    posts = _posts_in_guild(conn, (r.post_id for r in requests))
+    known = [r for r in requests if r.post_id in posts]
+    state = _progress_of(conn, sorted({(r.post_id, r.user_id) for r in known}))
+    writes = _Writes(now)
+    results: list[Answered | Exception] = []
+    for request in requests:
+        try:
+            post = _post_of(posts, request.post_id, request.guild_id)
+            pair = (request.post_id, request.user_id)
+            progress = state[pair]
+            check_open(post.is_closed(now), progress)
+            outcome = grade(post.task_id, request, progress)
+        except Exception as exc:  # the member's error (or the grader's): this answer only
+            results.append(exc)
+            continue
+        writes.member(request.guild_id, request.user_id, request.member_name)
+        if outcome.recorded:
+            # Later answers in the batch by the same member see this one.
+            state[pair] = outcome.progress
+            writes.attempt(request, progress.attempts_used + 1, outcome.correct)
+            if outcome.progress.finished:
+                writes.score(post, request.user_id, outcome.progress)
+        results.append(Answered(post, outcome))
+    writes.flush(conn)
+    return results
 
 
 def reveal_hint(
     conn: Connection, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
-) -> Progress:
-    writes = _Writes(conn, now)
-    progress = writes.progress(post_id, guild_id, user_id)
-    writes.upsert_member(guild_id, user_id, name)
-    after = see_hint(progress)
+) -> HintSeen:
+    post, progress = member_state(conn, post_id, guild_id, user_id)
+    closed = post.is_closed(now)
+    after = see_hint(progress, closed=closed)
+    writes = _Writes(now)
+    writes.member(guild_id, user_id, name)
     if after != progress:
-        writes.insert_reveal(post_id, guild_id, user_id, "hint")
-    return after
+        writes.reveal(post, user_id, "hint")
+    writes.flush(conn)
+    return HintSeen(post, after, free=hint_is_free(progress, closed))
 
 
 def reveal_solution(
-    conn: Connection, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
-) -> Progress:
-    writes = _Writes(conn, now)
-    progress = writes.progress(post_id, guild_id, user_id)
-    writes.upsert_member(guild_id, user_id, name)
-    writes.insert_reveal(post_id, guild_id, user_id, "solution")
-    after = forfeit(progress)
-    if after.finished and not progress.finished:
-        writes.insert_score(post_id, guild_id, user_id, after)
-    return after
+    conn: Connection,
+    post_id: int,
+    guild_id: int,
+    user_id: int,
+    name: str,
+    now: datetime,
+    *,
+    confirmed: bool,
+) -> SolutionSeen:
+    post, progress = member_state(conn, post_id, guild_id, user_id)
+    access = open_solution(progress, closed=post.is_closed(now), confirmed=confirmed)
+    writes = _Writes(now)
+    if access.shown:
+        writes.member(guild_id, user_id, name)
+    if access.recorded:
+        writes.reveal(post, user_id, "solution")
+    if access.forfeited_now:
+        writes.score(post, user_id, access.progress)
+    writes.flush(conn)
+    return SolutionSeen(post, access)
+
+
+__all__ = ["member_state", "read_progress", "record_batch", "reveal_hint", "reveal_solution"]

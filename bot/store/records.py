@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.quiz.engine import Outcome, Progress
-from bot.store.periods import to_utc_naive
+from bot.clock import as_utc
+from bot.quiz.engine import Outcome, Progress, SolutionAccess, post_closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,10 +27,8 @@ class PostInfo:
     closed_at: datetime | None = None
 
     def is_closed(self, now: datetime) -> bool:
-        """Closed explicitly, or past its closing time."""
-        if self.closed_at is not None:
-            return True
-        return self.closes_at is not None and to_utc_naive(now) >= to_utc_naive(self.closes_at)
+        """Closed explicitly, or past its closing time (the rule: `engine.post_closed`)."""
+        return post_closed(self.closed_at, self.closes_at, as_utc(now))
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +40,32 @@ class AnswerRequest:
     picks: tuple[str, ...]
 
 
-Grader = Callable[[AnswerRequest, Progress], Outcome]
-"""Grades one request given the member's progress; pure (the engine's `grade` on the task)."""
+Grader = Callable[[str, AnswerRequest, Progress], Outcome]
+"""Grades one request on the posted task (its id) given the member's progress; pure (the
+engine's `grade` on the task the service looks up)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """A graded answer and the post it was given on, as the write unit read it."""
+
+    post: PostInfo
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class HintSeen:
+    post: PostInfo
+    progress: Progress
+    """The member's progress after seeing the hint."""
+    free: bool
+    """It cost nothing: the member had finished, or the post had closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolutionSeen:
+    post: PostInfo
+    access: SolutionAccess
 
 
 @dataclass(frozen=True, slots=True)

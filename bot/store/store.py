@@ -19,18 +19,21 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from bot.quiz.engine import Outcome, Progress
+from bot.quiz.engine import Progress
 from bot.store import answers, board_totals, guild_config, leaderboard, posts, stats
 from bot.store.db import writer
 from bot.store.periods import Period
 from bot.store.records import (
+    Answered,
     AnswerRequest,
     Grader,
     GuildConfigInfo,
+    HintSeen,
     Leaderboard,
     MemberStats,
     PostCounts,
     PostInfo,
+    SolutionSeen,
 )
 
 
@@ -133,7 +136,12 @@ class Store:
         with self.read() as conn:
             return answers.read_progress(conn, post_id, user_id)
 
-    def answer(self, request: AnswerRequest, grade: Grader, now: datetime) -> Outcome:
+    def member_state(self, post_id: int, guild_id: int, user_id: int) -> tuple[PostInfo, Progress]:
+        """A post of this server and the member's progress on it. Raises UnknownPostError."""
+        with self.read() as conn:
+            return answers.member_state(conn, post_id, guild_id, user_id)
+
+    def answer(self, request: AnswerRequest, grade: Grader, now: datetime) -> Answered:
         """A batch of one: raises what the batch would have put in the slot."""
         (result,) = self.answer_batch([request], grade, now)
         if isinstance(result, Exception):
@@ -142,15 +150,15 @@ class Store:
 
     def answer_batch(
         self, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
-    ) -> list[Outcome | Exception]:
+    ) -> list[Answered | Exception]:
         """Grade and record many answers in ONE write transaction (group commit).
 
-        Each request runs in its own SAVEPOINT, in order, so later requests see earlier ones
-        (the same member twice in a batch is graded twice, in sequence). A request that fails
-        (its grader raises, its post is unknown or closed, or the database rejects an attempt)
-        leaves no trace and gets its exception in its slot; the rest commit. Errors in the
-        transaction itself (e.g. the write lock not obtained within the busy timeout) raise,
-        and then nothing was written.
+        Requests are graded in order, so later requests see earlier ones (the same member
+        twice in a batch is graded twice, in sequence). A request that fails (its grader
+        raises, its post is unknown or closed, or the database rejects an attempt) leaves no
+        trace and gets its exception in its slot; the rest commit. Errors in the transaction
+        itself (e.g. the write lock not obtained within the busy timeout) raise, and then
+        nothing was written.
 
         Per-slot errors: UnknownPostError (no such post in that guild), PostClosedError
         (closed, and the member has not finished), AttemptLimitError (the database refused
@@ -164,19 +172,30 @@ class Store:
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
-    ) -> Progress:
-        """Record that the member saw the hint (halves the points of a later solve).
-        After finishing it costs nothing and is not recorded. Raises UnknownPostError."""
+    ) -> HintSeen:
+        """Record that the member saw the hint (halves the points of a later solve). After
+        finishing, or on a closed post, it costs nothing and is not recorded. Raises
+        UnknownPostError."""
         with self.write() as conn:
             return answers.reveal_hint(conn, post_id, guild_id, user_id, name, now)
 
     def reveal_solution(
-        self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
-    ) -> Progress:
-        """Record that the member saw the solution. Before finishing this forfeits: the member
-        finishes with 0 points. Idempotent. Raises UnknownPostError."""
+        self,
+        post_id: int,
+        guild_id: int,
+        user_id: int,
+        name: str,
+        now: datetime,
+        *,
+        confirmed: bool = True,
+    ) -> SolutionSeen:
+        """Show the member the solution, as `engine.open_solution` decides: before finishing
+        (on an open post) only when `confirmed`, and then it forfeits: the member finishes
+        with 0 points. Idempotent. Raises UnknownPostError."""
         with self.write() as conn:
-            return answers.reveal_solution(conn, post_id, guild_id, user_id, name, now)
+            return answers.reveal_solution(
+                conn, post_id, guild_id, user_id, name, now, confirmed=confirmed
+            )
 
     # -- leaderboard and stats ----------------------------------------------------------------
 

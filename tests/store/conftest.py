@@ -31,7 +31,8 @@ TASK = Task(
 RIGHT, WRONG = ("A",), ("B",)
 
 
-def grade_task(request: AnswerRequest, progress: Progress) -> Outcome:
+def grade_task(task_id: str, request: AnswerRequest, progress: Progress) -> Outcome:
+    assert task_id == TASK.id
     return grade(TASK, progress, request.picks)
 
 
@@ -46,9 +47,9 @@ def finish(store: Store, post: PostInfo, user_id: int, now: datetime, wrong: int
     """Answer wrongly `wrong` times, then rightly (unless that already failed the task)."""
     outcome = None
     for _ in range(wrong):
-        outcome = store.answer(request(post, user_id, WRONG), grade_task, now)
+        outcome = store.answer(request(post, user_id, WRONG), grade_task, now).outcome
     if wrong < 3:
-        outcome = store.answer(request(post, user_id, RIGHT), grade_task, now)
+        outcome = store.answer(request(post, user_id, RIGHT), grade_task, now).outcome
     assert outcome is not None
     return outcome
 

@@ -18,7 +18,7 @@ from bot.quiz.errors import (
     PostClosedError,
     UnknownPostError,
 )
-from bot.store import AnswerRequest, Store
+from bot.store import Answered, AnswerRequest, Store
 from tests.store.conftest import (
     GUILD,
     NOW,
@@ -59,7 +59,7 @@ def table_count(store: Store, table: str, where: str = "1") -> int:
 
 def test_first_try_solve_scores_full_points(store: Store) -> None:
     post = new_post(store)
-    outcome = store.answer(request(post, 7), grade_task, NOW)
+    outcome = store.answer(request(post, 7), grade_task, NOW).outcome
     assert outcome.status is Status.CORRECT
     assert outcome.points == 10
     assert store.progress(post.id, 7) == Progress(solved=True, points=10)
@@ -70,7 +70,8 @@ def test_first_try_solve_scores_full_points(store: Store) -> None:
 
 def test_three_misses_fail_with_zero_points_and_one_score(store: Store) -> None:
     post = new_post(store)
-    statuses = [store.answer(request(post, 7, WRONG), grade_task, NOW).status for _ in range(4)]
+    answers = [store.answer(request(post, 7, WRONG), grade_task, NOW) for _ in range(4)]
+    statuses = [a.outcome.status for a in answers]
     assert statuses == [Status.WRONG, Status.WRONG, Status.FAILED, Status.ALREADY_FINISHED]
     assert store.progress(post.id, 7) == Progress(wrong_tries=3)
     assert table_count(store, "attempt") == 3
@@ -91,10 +92,10 @@ def test_batch_isolates_a_failing_request(store: Store) -> None:
     """The bad request leaves no trace (not even its member row); the others commit."""
     post = new_post(store)
 
-    def grade_or_explode(req: AnswerRequest, progress: Progress) -> Outcome:
+    def grade_or_explode(task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
         if req.user_id == 2:
             raise RuntimeError("grader bug")
-        return grade_task(req, progress)
+        return grade_task(task_id, req, progress)
 
     batch = [
         request(post, 1),
@@ -105,10 +106,10 @@ def test_batch_isolates_a_failing_request(store: Store) -> None:
     ]
     results = store.answer_batch(batch, grade_or_explode, NOW)
 
-    assert isinstance(results[0], Outcome) and results[0].status is Status.CORRECT
+    assert isinstance(results[0], Answered) and results[0].outcome.status is Status.CORRECT
     assert isinstance(results[1], RuntimeError)
     assert isinstance(results[2], InvalidAnswerError)
-    assert isinstance(results[3], Outcome) and results[3].status is Status.WRONG
+    assert isinstance(results[3], Answered) and results[3].outcome.status is Status.WRONG
     assert isinstance(results[4], UnknownPostError)
     with store.read() as conn:
         members = conn.execute(text("SELECT user_id FROM member ORDER BY user_id")).scalars()
@@ -125,7 +126,7 @@ def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> Non
         grade_task,
         NOW,
     )
-    statuses = [r.status for r in results if isinstance(r, Outcome)]
+    statuses = [r.outcome.status for r in results if isinstance(r, Answered)]
     assert statuses == [Status.WRONG, Status.CORRECT, Status.ALREADY_FINISHED]
     with store.read() as conn:
         rows = conn.execute(text("SELECT attempt_no, correct FROM attempt ORDER BY id")).all()
@@ -136,7 +137,7 @@ def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> Non
 def test_a_batch_failure_of_the_transaction_itself_raises(store: Store) -> None:
     post = new_post(store)
 
-    def interrupt(req: AnswerRequest, progress: Progress) -> Outcome:
+    def interrupt(task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -158,7 +159,8 @@ def test_closed_posts_refuse_answers_but_report_finished_members(store: Store) -
     later = NOW + timedelta(hours=1)
     with pytest.raises(PostClosedError):
         store.answer(request(post, 2), grade_task, later)
-    assert store.answer(request(post, 1), grade_task, later).status is Status.ALREADY_FINISHED
+    finished = store.answer(request(post, 1), grade_task, later)
+    assert finished.outcome.status is Status.ALREADY_FINISHED
 
     other = new_post(store)
     assert store.close_post(other.id, NOW) is True
@@ -193,12 +195,12 @@ def test_database_limit_holds_even_if_grading_ignores_it(store: Store) -> None:
     """A grader that never says "finished" still cannot get a fourth attempt stored."""
     post = new_post(store)
 
-    def stubborn(req: AnswerRequest, progress: Progress) -> Outcome:
+    def stubborn(task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
         after = replace(progress, wrong_tries=progress.wrong_tries + 1)
         return Outcome(Status.WRONG, replace(after, wrong_tries=min(after.wrong_tries, 2)))
 
     results = store.answer_batch([request(post, 1, WRONG)] * 4, stubborn, NOW)
-    assert [type(r) for r in results] == [Outcome, Outcome, Outcome, AttemptLimitError]
+    assert [type(r) for r in results] == [Answered, Answered, Answered, AttemptLimitError]
     assert table_count(store, "attempt") == 3
 
 
@@ -217,8 +219,8 @@ def test_concurrent_clicks_store_at_most_three_attempts(file_store: Store) -> No
 
     run_threads(threads, click)
 
-    assert all(isinstance(r, Outcome) for r in results), results
-    statuses = sorted(r.status for r in results if isinstance(r, Outcome))
+    assert all(isinstance(r, Answered) for r in results), results
+    statuses = sorted(r.outcome.status for r in results if isinstance(r, Answered))
     assert statuses.count(Status.WRONG) == 2
     assert statuses.count(Status.FAILED) == 1
     assert statuses.count(Status.ALREADY_FINISHED) == threads * rounds - 3

@@ -25,8 +25,8 @@ def score_row(store: Store, post_id: int, user_id: int) -> tuple[int, ...] | Non
 
 def test_hint_halves_the_points_of_a_later_solve(store: Store) -> None:
     post = new_post(store)
-    assert store.reveal_hint(post.id, GUILD, 1, "ada", NOW) == Progress(hint_seen=True)
-    assert store.reveal_hint(post.id, GUILD, 1, "ada", NOW) == Progress(hint_seen=True)
+    assert store.reveal_hint(post.id, GUILD, 1, "ada", NOW).progress == Progress(hint_seen=True)
+    assert store.reveal_hint(post.id, GUILD, 1, "ada", NOW).progress == Progress(hint_seen=True)
     outcome = finish(store, post, 1, NOW)
     assert outcome.points == 5
     assert score_row(store, post.id, 1) == (5, 1, 1, 0, 1, 0)
@@ -35,7 +35,7 @@ def test_hint_halves_the_points_of_a_later_solve(store: Store) -> None:
 def test_hint_after_finishing_costs_nothing_and_is_not_recorded(store: Store) -> None:
     post = new_post(store)
     finish(store, post, 1, NOW)
-    after = store.reveal_hint(post.id, GUILD, 1, "ada", NOW)
+    after = store.reveal_hint(post.id, GUILD, 1, "ada", NOW).progress
     assert after == Progress(solved=True, points=10)
     assert store.progress(post.id, 1) == after
 
@@ -44,12 +44,12 @@ def test_solution_before_finishing_forfeits_once(store: Store) -> None:
     post = new_post(store)
     store.answer(request(post, 1, WRONG), grade_task, NOW)
     forfeited = Progress(wrong_tries=1, forfeited=True)
-    assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW) == forfeited
-    assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW) == forfeited
+    assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
+    assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
     assert store.progress(post.id, 1) == forfeited
     assert score_row(store, post.id, 1) == (0, 0, 0, 1, 0, 1)
     # Answering after forfeiting changes nothing.
-    late = store.answer(request(post, 1), grade_task, NOW)
+    late = store.answer(request(post, 1), grade_task, NOW).outcome
     assert late.status is Status.ALREADY_FINISHED
     assert score_row(store, post.id, 1) == (0, 0, 0, 1, 0, 1)
 
@@ -58,9 +58,10 @@ def test_solution_after_failing_or_solving_is_not_a_forfeit(store: Store) -> Non
     post = new_post(store)
     finish(store, post, 1, NOW, wrong=3)
     finish(store, post, 2, NOW, wrong=1)
-    assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW) == Progress(wrong_tries=3)
+    failed = store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access
+    assert failed.progress == Progress(wrong_tries=3)
     solved = Progress(wrong_tries=1, solved=True, points=7)
-    assert store.reveal_solution(post.id, GUILD, 2, "bob", NOW) == solved
+    assert store.reveal_solution(post.id, GUILD, 2, "bob", NOW).access.progress == solved
     assert store.progress(post.id, 2) == solved
     assert score_row(store, post.id, 2) == (7, 1, 0, 1, 0, 0)
 

@@ -164,13 +164,15 @@ class QuizCog(commands.Cog):
     @app_commands.describe(task="A task posted in this server; default: the latest here")
     async def hint(self, interaction: Interaction, task: str | None = None) -> None:
         service = self.bot.service
-        user_id = interaction.user.id
         async with Responder(interaction) as responder:
             posted = await self.resolve(interaction, task)
-            post_id = posted.post.id
-            await service.hint(post_id, guild_id_of(interaction), user_id, member_name(interaction))
-            progress = await service.progress(post_id, user_id)
-            await responder.send(replies.hint_reply(posted.task, progress))
+            hint = await service.hint(
+                posted.post.id,
+                guild_id_of(interaction),
+                interaction.user.id,
+                member_name(interaction),
+            )
+            await responder.send(replies.hint_reply(hint))
 
     @app_commands.command(name="solution", description="The worked solution, privately.")
     @app_commands.guild_only()
@@ -187,7 +189,7 @@ class QuizCog(commands.Cog):
                 member_name(interaction),
                 confirmed=False,
             )
-            if result is None:
+            if not result.shown:
                 await responder.send(
                     Reply(replies.solution_prompt(posted)), view=confirm_view(post_id)
                 )

@@ -1,0 +1,183 @@
+"""The service's answer path: group commit, acknowledge after commit, and the rules it applies
+once through the store's write unit (closed posts, hints and solutions)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from bot.quiz.engine import Progress, Status
+from bot.quiz.errors import InvalidAnswerError, PostClosedError, UnknownPostError
+from bot.quiz.tasks import Catalog
+from bot.service import QuizService
+from bot.store import Answered, AnswerRequest, Grader, Store, make_engine
+from tests.quiz.factories import choice_task
+
+GUILD, CHANNEL = 1, 10
+START = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
+TASK = choice_task()
+
+
+class RecordingStore(Store):
+    """The real store, noting each answer transaction's size; it can be told to fail one."""
+
+    def __init__(self) -> None:
+        super().__init__(make_engine("sqlite://"))
+        self.batches: list[int] = []
+        self.fail_next = False
+
+    def answer_batch(
+        self, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+    ) -> list[Answered | Exception]:
+        self.batches.append(len(requests))
+        if self.fail_next:
+            self.fail_next = False
+            raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
+        return super().answer_batch(requests, grade, now)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def store() -> RecordingStore:
+    return RecordingStore()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def service(store: RecordingStore, clock: Clock) -> AsyncIterator[QuizService]:
+    service = QuizService(Catalog.of([TASK]), store, clock=clock, batch_window=0.05)
+    await service.start()
+    yield service
+    await service.close()
+
+
+async def post(service: QuizService, closes_at: datetime | None = None) -> int:
+    posted = await service.create_post(GUILD, CHANNEL, TASK, 99, closes_at=closes_at)
+    return posted.post.id
+
+
+def answer(service: QuizService, post_id: int, user: int, pick: str = "A") -> Any:
+    return service.answer(post_id, GUILD, user, f"user{user}", (pick,))
+
+
+async def test_answers_within_the_window_share_one_transaction(
+    service: QuizService, store: RecordingStore
+) -> None:
+    post_id = await post(service)
+    replies = await asyncio.gather(*(answer(service, post_id, user) for user in range(20)))
+    assert store.batches == [20]
+    assert {r.outcome.status for r in replies} == {Status.CORRECT}
+    assert (await service.counts(post_id)).solved == 20
+
+
+async def test_a_batch_is_cut_at_max_batch(store: RecordingStore, clock: Clock) -> None:
+    service = QuizService(Catalog.of([TASK]), store, clock=clock, batch_window=0.05, max_batch=8)
+    try:
+        post_id = await post(service)
+        await asyncio.gather(*(answer(service, post_id, user) for user in range(20)))
+        assert store.batches == [8, 8, 4]
+    finally:
+        await service.close()
+
+
+async def test_an_answer_is_acknowledged_only_once_its_transaction_committed(
+    service: QuizService, store: RecordingStore
+) -> None:
+    post_id = await post(service)
+    reply = await answer(service, post_id, 7, "B")
+    # The moment the member hears back, a separate read already sees the attempt.
+    assert reply.outcome.status is Status.WRONG
+    assert await service.progress(post_id, 7) == Progress(wrong_tries=1)
+
+
+async def test_a_failed_transaction_fails_every_answer_in_it_and_stores_nothing(
+    service: QuizService, store: RecordingStore
+) -> None:
+    post_id = await post(service)
+    store.fail_next = True
+    results = await asyncio.gather(
+        *(answer(service, post_id, user) for user in range(5)), return_exceptions=True
+    )
+    assert all(isinstance(r, OperationalError) for r in results)
+    assert (await service.counts(post_id)).answered == 0
+    # The writer keeps going: the next answer commits.
+    assert (await answer(service, post_id, 1)).outcome.status is Status.CORRECT
+
+
+async def test_one_members_bad_answer_fails_only_that_answer(
+    service: QuizService, store: RecordingStore
+) -> None:
+    post_id = await post(service)
+    results = await asyncio.gather(
+        answer(service, post_id, 1),
+        answer(service, post_id, 2, "Z"),
+        service.answer(post_id, GUILD + 1, 3, "eve", ("A",)),
+        return_exceptions=True,
+    )
+    assert store.batches == [3]
+    assert results[0].outcome.status is Status.CORRECT
+    assert isinstance(results[1], InvalidAnswerError)
+    assert isinstance(results[2], UnknownPostError)
+
+
+async def test_a_post_past_its_closing_time_refuses_answers_before_anyone_closes_it(
+    service: QuizService, clock: Clock
+) -> None:
+    post_id = await post(service, closes_at=START + timedelta(hours=1))
+    await answer(service, post_id, 1)
+    clock.now = START + timedelta(hours=1)
+    with pytest.raises(PostClosedError):
+        await answer(service, post_id, 2)
+    # Someone who finished is told so, not that it closed.
+    assert (await answer(service, post_id, 1)).outcome.status is Status.ALREADY_FINISHED
+    assert (await service.posted(post_id, GUILD)).closed
+
+
+async def test_a_closed_posts_hint_and_solution_are_free(
+    service: QuizService, clock: Clock
+) -> None:
+    post_id = await post(service, closes_at=START + timedelta(hours=1))
+    clock.now = START + timedelta(hours=2)
+    hint = await service.hint(post_id, GUILD, 1, "ada")
+    assert hint.free and hint.posted.closed
+    assert hint.progress == Progress()
+    solution = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
+    assert solution.shown and not solution.forfeited_now
+    assert await service.progress(post_id, 1) == Progress()
+
+
+async def test_a_hint_on_an_open_post_halves_the_points_in_one_round_trip(
+    service: QuizService,
+) -> None:
+    post_id = await post(service)
+    hint = await service.hint(post_id, GUILD, 1, "ada")
+    assert not hint.free and hint.progress.hint_seen
+    reply = await answer(service, post_id, 1)
+    assert reply.outcome.points == 5
+
+
+async def test_the_solution_asks_before_it_forfeits(service: QuizService) -> None:
+    post_id = await post(service)
+    ask = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
+    assert not ask.shown
+    assert await service.progress(post_id, 1) == Progress()
+    done = await service.solution(post_id, GUILD, 1, "ada", confirmed=True)
+    assert done.shown and done.forfeited_now and done.progress.finished
+    again = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
+    assert again.shown and not again.forfeited_now
