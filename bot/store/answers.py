@@ -27,7 +27,17 @@ from datetime import date, datetime
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Table, case, func, literal, select, true, tuple_, union_all
+from sqlalchemy import (
+    Connection,
+    Table,
+    bindparam,
+    case,
+    func,
+    literal,
+    select,
+    true,
+    union_all,
+)
 from sqlalchemy.exc import IntegrityError
 
 from bot.clock import as_utc, local_date, week_start
@@ -64,42 +74,52 @@ Pair = tuple[int, int]
 _ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
 
 
-def _pairs_filter(table: Table, pairs: Sequence[Pair]) -> Any:
-    # The two plain INs let SQLite seek the (post_id, user_id, …) key; the row-value IN alone
-    # would scan the whole index. The row-value IN then drops the cross pairs.
-    posts = sorted({p for p, _ in pairs})
-    users = sorted({u for _, u in pairs})
+def _pairs_filter(table: Table) -> tuple[Any, ...]:
+    # Two plain INs seek the (post_id, user_id, …) key on every engine; a row-value IN would
+    # scan SQLite's whole index. They also match cross pairs (another asked member on another
+    # asked post), which `_progress_of` drops.
     return (
-        table.c.post_id.in_(posts),
-        table.c.user_id.in_(users),
-        tuple_(table.c.post_id, table.c.user_id).in_(list(pairs)),
+        table.c.post_id.in_(bindparam("posts", expanding=True)),
+        table.c.user_id.in_(bindparam("users", expanding=True)),
     )
 
 
-def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
-    """One statement for every pair's attempts, reveals and score."""
-    attempts = (
-        select(
-            _attempt.c.post_id,
-            _attempt.c.user_id,
-            literal(_ATTEMPT).label("part"),
-            func.sum(case((_attempt.c.correct == true(), 0), else_=1)).label("a"),
-            func.max(case((_attempt.c.correct == true(), 1), else_=0)).label("b"),
-        )
-        .where(*_pairs_filter(_attempt, pairs))
-        .group_by(_attempt.c.post_id, _attempt.c.user_id)
+# Built once: building a Core statement costs far more than running it (milliseconds for this
+# union), and a prebuilt one also reuses its compiled form.
+_PROGRESS = union_all(
+    select(
+        _attempt.c.post_id,
+        _attempt.c.user_id,
+        literal(_ATTEMPT).label("part"),
+        func.sum(case((_attempt.c.correct == true(), 0), else_=1)).label("a"),
+        func.max(case((_attempt.c.correct == true(), 1), else_=0)).label("b"),
     )
-    reveals = select(
+    .where(*_pairs_filter(_attempt))
+    .group_by(_attempt.c.post_id, _attempt.c.user_id),
+    select(
         _reveal.c.post_id,
         _reveal.c.user_id,
         literal(_REVEAL),
         case((_reveal.c.kind == "hint", 1), else_=0),
         case((_reveal.c.kind == "solution", 1), else_=0),
-    ).where(*_pairs_filter(_reveal, pairs))
-    scores = select(
+    ).where(*_pairs_filter(_reveal)),
+    select(
         _score.c.post_id, _score.c.user_id, literal(_SCORE), _score.c.points, literal(0)
-    ).where(*_pairs_filter(_score, pairs))
-    return conn.execute(union_all(attempts, reveals, scores))
+    ).where(*_pairs_filter(_score)),
+)
+"""Every pair's attempts, reveals and score, in one statement."""
+
+_POSTS = select(_post).where(_post.c.id.in_(bindparam("ids", expanding=True)))
+_BOARDS = select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
+    _board.c.guild_id.in_(bindparam("guilds", expanding=True))
+)
+_INSERT_ATTEMPTS = _attempt.insert()
+_INSERT_SCORES = _score.insert()
+
+
+def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
+    params = {"posts": sorted({p for p, _ in pairs}), "users": sorted({u for _, u in pairs})}
+    return conn.execute(_PROGRESS, params)
 
 
 @dataclass(slots=True)
@@ -124,7 +144,10 @@ class _Facts:
 def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress]:
     """Each member's progress on each post; a pair with no rows has fresh progress."""
     facts: dict[Pair, _Facts] = defaultdict(_Facts)
+    wanted = set(pairs)
     for post_id, user_id, part, a, b in _progress_rows(conn, pairs):
+        if (post_id, user_id) not in wanted:
+            continue
         fact = facts[(post_id, user_id)]
         if part == _ATTEMPT:
             fact.wrong, fact.solved = int(a), bool(b)
@@ -137,7 +160,7 @@ def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress
 
 
 def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
-    rows = conn.execute(select(_post).where(_post.c.id.in_(sorted(set(post_ids)))))
+    rows = conn.execute(_POSTS, {"ids": sorted(set(post_ids))})
     return {row.id: post_info(row) for row in rows}
 
 
@@ -215,28 +238,54 @@ class _Writes:
         if self.members:
             _upsert_members(conn, self.members, self.stamp)
         if self.attempts:
-            conn.execute(_attempt.insert(), self.attempts)
+            conn.execute(_INSERT_ATTEMPTS, self.attempts)
         if self.reveals:
-            conn.execute(dialect.insert_ignoring_conflicts(conn, _reveal), self.reveals)
+            conn.execute(_statements(conn).insert_reveals, self.reveals)
         if self.scores:
-            conn.execute(_score.insert(), self.scores)
+            conn.execute(_INSERT_SCORES, self.scores)
             _add_to_totals(conn, self.scores, self.stamp)
 
 
+@dataclass(frozen=True, slots=True)
+class _DialectStatements:
+    """The write statements whose SQL depends on the engine (upserts), built once each."""
+
+    upsert_member: Any
+    insert_reveals: Any
+    add_total: Any
+    add_period: Any
+
+
+_BY_DIALECT: dict[str, _DialectStatements] = {}
+
+
+def _statements(conn: Connection) -> _DialectStatements:
+    built = _BY_DIALECT.get(conn.dialect.name)
+    if built is None:
+        built = _BY_DIALECT[conn.dialect.name] = _DialectStatements(
+            upsert_member=dialect.upsert(
+                conn,
+                _member,
+                ("guild_id", "user_id"),
+                lambda new: {"name": new.name},
+                # The common case (same name as last time) does not rewrite the row.
+                where=lambda new: _member.c.name.is_distinct_from(new.name),
+            ),
+            insert_reveals=dialect.insert_ignoring_conflicts(conn, _reveal),
+            add_total=_totals_upsert(conn, _total, ("guild_id", "user_id")),
+            add_period=_totals_upsert(
+                conn, _period, ("guild_id", "kind", "period_start", "user_id")
+            ),
+        )
+    return built
+
+
 def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: datetime) -> None:
-    stmt = dialect.upsert(
-        conn,
-        _member,
-        ("guild_id", "user_id"),
-        lambda new: {"name": new.name},
-        # The common case (same name as last time) does not rewrite the row.
-        where=lambda new: _member.c.name.is_distinct_from(new.name),
-    )
     rows = [
         {"guild_id": g, "user_id": u, "name": name, "first_seen": now}
         for (g, u), name in members.items()
     ]
-    conn.execute(stmt, rows)
+    conn.execute(_statements(conn).upsert_member, rows)
 
 
 def _add_to_totals(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:
@@ -248,11 +297,7 @@ def _add_to_totals(conn: Connection, scores: list[dict[str, Any]], now: datetime
     guilds = sorted({s["guild_id"] for s in earning})
     boards = {
         row.guild_id: (row.timezone, row.periods_from)
-        for row in conn.execute(
-            select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
-                _board.c.guild_id.in_(guilds)
-            )
-        )
+        for row in conn.execute(_BOARDS, {"guilds": guilds})
     }
     totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])
@@ -282,7 +327,7 @@ def _add_to_totals(conn: Connection, scores: list[dict[str, Any]], now: datetime
             }
             for (g, u), (p, n) in totals.items()
         ]
-        conn.execute(_totals_upsert(conn, _total, ("guild_id", "user_id")), rows)
+        conn.execute(_statements(conn).add_total, rows)
     if periods:
         rows = [
             {
@@ -296,8 +341,7 @@ def _add_to_totals(conn: Connection, scores: list[dict[str, Any]], now: datetime
             }
             for (g, kind, start, u), (p, n) in periods.items()
         ]
-        key = ("guild_id", "kind", "period_start", "user_id")
-        conn.execute(_totals_upsert(conn, _period, key), rows)
+        conn.execute(_statements(conn).add_period, rows)
 
 
 def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:
@@ -336,13 +380,16 @@ def upsert_member(conn: Connection, guild_id: int, user_id: int, name: str, now:
 def record_batch(
     conn: Connection, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
 ) -> list[Answered | Exception]:
-    """`Store.answer_batch` inside its write unit of work."""
-    try:
-        with conn.begin_nested():
-            return _record(conn, requests, grade, now)
-    except IntegrityError:
-        pass
-    # A constraint refused a row: replay one answer at a time so only that answer fails.
+    """`Store.answer_batch` inside its write unit of work. Raises IntegrityError when the
+    database refused a row: the caller rolls back and calls `replay_batch`."""
+    return _record(conn, requests, grade, now)
+
+
+def replay_batch(
+    conn: Connection, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+) -> list[Answered | Exception]:
+    """The slow path after a refused row: one answer at a time, each in a savepoint, so only
+    the offending answer fails (with AttemptLimitError)."""
     results: list[Answered | Exception] = []
     for request in requests:
         try:
@@ -422,4 +469,11 @@ def reveal_solution(
     return SolutionSeen(post, access)
 
 
-__all__ = ["member_state", "read_progress", "record_batch", "reveal_hint", "reveal_solution"]
+__all__ = [
+    "member_state",
+    "read_progress",
+    "record_batch",
+    "replay_batch",
+    "reveal_hint",
+    "reveal_solution",
+]

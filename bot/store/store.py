@@ -17,6 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
 from bot.quiz.engine import Progress
@@ -167,8 +168,14 @@ class Store:
         """
         if not requests:
             return []  # not worth taking the write lock for
-        with self.write() as conn:
-            return answers.record_batch(conn, requests, grade, now)
+        try:
+            with self.write() as conn:
+                return answers.record_batch(conn, requests, grade, now)
+        except IntegrityError:
+            # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
+            # cost the common path does not pay).
+            with self.write() as conn:
+                return answers.replay_batch(conn, requests, grade, now)
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
