@@ -1,23 +1,29 @@
-"""Units of work for the daily quizzes. Sync, like `Store`: the scheduler and the cog call
-them from a worker thread. Values returned are frozen dataclasses; timestamps are naive UTC.
+"""Units of work for the daily quizzes. Sync, like `Store`: the scheduler calls them from a
+worker thread (through the service's `run_read`/`run_write`).
+
+Timestamps cross this boundary as aware UTC datetimes, both ways: they are converted to the
+naive UTC storage form here and nowhere above. Values returned are frozen dataclasses.
+The schedule limit is decided here, inside the insert (`add`), so no two adds can both pass it.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime, time
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Engine, Row, Table, func, select, update
+from sqlalchemy import Connection, Engine, Row, Table, func, literal, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from bot.store.periods import to_utc_naive
-from bot.store.schedule_tables import MAX_COUNT, Schedule, ScheduleRun
+from bot.quiz.errors import ScheduleLimitError
+from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
+from bot.store.periods import from_utc_naive, to_utc_naive
+from bot.store.schedule_tables import Schedule, ScheduleRun
 from bot.store.store import Store
 from bot.store.tables import Attempt, Post
+from bot.store.timestamps import aware
 
 _schedule = cast(Table, Schedule.__table__)
 _run = cast(Table, ScheduleRun.__table__)
@@ -92,16 +98,20 @@ class AttemptInfo:
     created_at: datetime
 
 
-class NoTasksError(ValueError):
-    """Nothing to post: the rotation returned no task for the run."""
-
-
 Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[str]]
 """Picks the day's task ids given the server's posting history."""
 
 
+_SCHEDULE_TIMES = frozenset(
+    {"created_at", "active_since", "removed_at", "last_error_at", "retry_at"}
+)
+
+
 def _schedule_info(row: Row[Any]) -> ScheduleInfo:
-    return ScheduleInfo(**{f.name: getattr(row, f.name) for f in fields(ScheduleInfo)})
+    values = {f.name: getattr(row, f.name) for f in fields(ScheduleInfo)}
+    return ScheduleInfo(
+        **{k: aware(v) if k in _SCHEDULE_TIMES else v for k, v in values.items()}
+    )
 
 
 def _run_info(row: Row[Any]) -> RunInfo:
@@ -110,12 +120,12 @@ def _run_info(row: Row[Any]) -> RunInfo:
         schedule_id=row.schedule_id,
         local_date=row.local_date,
         status=row.status,
-        scheduled_for=row.scheduled_for,
-        closes_at=row.closes_at,
+        scheduled_for=from_utc_naive(row.scheduled_for),
+        closes_at=aware(row.closes_at),
         post_ids=tuple(int(p) for p in row.post_ids.split(",") if p),
-        claimed_at=row.claimed_at,
-        posted_at=row.posted_at,
-        closed_at=row.closed_at,
+        claimed_at=from_utc_naive(row.claimed_at),
+        posted_at=aware(row.posted_at),
+        closed_at=aware(row.closed_at),
         error=row.error,
     )
 
@@ -133,12 +143,6 @@ class ScheduleStore:
     def __init__(self, store: Store | Engine) -> None:
         self.store = store if isinstance(store, Store) else Store(store)
 
-    def _read(self) -> contextlib.AbstractContextManager[Connection]:
-        return self.store.read()
-
-    def _write(self) -> contextlib.AbstractContextManager[Connection]:
-        return self.store.write()
-
     # -- schedules ----------------------------------------------------------------------------
 
     def add(
@@ -155,8 +159,13 @@ class ScheduleStore:
         count: int = 1,
         open_thread: bool = False,
     ) -> ScheduleInfo:
-        if not 1 <= count <= MAX_COUNT:
-            raise ValueError(f"count must be between 1 and {MAX_COUNT}")
+        """A new schedule; ScheduleLimitError when the server already has MAX_SCHEDULES.
+
+        One statement counts and inserts (INSERT … SELECT … WHERE count < limit), so two
+        moderators adding at the same moment cannot both slip under the limit.
+        """
+        if not 1 <= count <= MAX_TASKS_PER_RUN:
+            raise ValueError(f"count must be between 1 and {MAX_TASKS_PER_RUN}")
         stamp = to_utc_naive(now)
         values = {
             "guild_id": guild_id,
@@ -173,13 +182,28 @@ class ScheduleStore:
             "active_since": stamp,
             "failures": 0,
         }
-        with self._write() as conn:
-            new_id = conn.execute(_schedule.insert(), values).inserted_primary_key[0]
-            row = conn.execute(select(_schedule).where(_schedule.c.id == new_id)).one()
+        existing = (
+            select(func.count())
+            .select_from(_schedule)
+            .where(_schedule.c.guild_id == guild_id, _schedule.c.removed_at.is_(None))
+            .scalar_subquery()
+        )
+        row_values = select(
+            *(literal(value, _schedule.c[name].type) for name, value in values.items())
+        ).where(existing < MAX_SCHEDULES)
+        insert = (
+            _schedule.insert()
+            .from_select(list(values), row_values)
+            .returning(*_schedule.c)
+        )
+        with self.store.write() as conn:
+            row = conn.execute(insert).first()
+        if row is None:
+            raise ScheduleLimitError(MAX_SCHEDULES)
         return _schedule_info(row)
 
     def get(self, schedule_id: int) -> ScheduleInfo | None:
-        with self._read() as conn:
+        with self.store.read() as conn:
             row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).first()
         return None if row is None else _schedule_info(row)
 
@@ -189,7 +213,7 @@ class ScheduleStore:
             .where(_schedule.c.guild_id == guild_id, _schedule.c.removed_at.is_(None))
             .order_by(_schedule.c.id)
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             return [_schedule_info(r) for r in conn.execute(stmt)]
 
     def runnable(self) -> list[ScheduleInfo]:
@@ -199,7 +223,7 @@ class ScheduleStore:
             .where(_schedule.c.removed_at.is_(None), _schedule.c.paused.is_(False))
             .order_by(_schedule.c.id)
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             return [_schedule_info(r) for r in conn.execute(stmt)]
 
     def remove(self, guild_id: int, schedule_id: int, now: datetime) -> ScheduleInfo | None:
@@ -223,7 +247,7 @@ class ScheduleStore:
             _schedule.c.guild_id == guild_id,
             _schedule.c.removed_at.is_(None),
         )
-        with self._write() as conn:
+        with self.store.write() as conn:
             if conn.execute(update(_schedule).where(*mine).values(**values)).rowcount != 1:
                 return None
             row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).one()
@@ -234,7 +258,7 @@ class ScheduleStore:
     ) -> None:
         """A failed attempt: shown by /schedule list; no attempt before `retry_at`."""
         stamp = to_utc_naive(now)
-        with self._write() as conn:
+        with self.store.write() as conn:
             conn.execute(
                 update(_schedule)
                 .where(_schedule.c.id == schedule_id)
@@ -252,12 +276,12 @@ class ScheduleStore:
         stmt = select(_run).where(
             _run.c.schedule_id == schedule_id, _run.c.local_date == local_date
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             row = conn.execute(stmt).first()
         return None if row is None else _run_info(row)
 
     def get_run(self, run_id: int) -> RunInfo | None:
-        with self._read() as conn:
+        with self.store.read() as conn:
             row = conn.execute(select(_run).where(_run.c.id == run_id)).first()
         return None if row is None else _run_info(row)
 
@@ -268,7 +292,7 @@ class ScheduleStore:
             .where(_run.c.schedule_id == schedule_id, _run.c.status == "claimed")
             .order_by(_run.c.local_date)
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             return [_run_info(r) for r in conn.execute(stmt)]
 
     def claim(
@@ -301,14 +325,15 @@ class ScheduleStore:
             )
             .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
         )
-        with self._write() as conn:
+        with self.store.write() as conn:
             result = conn.execute(claim)
             if result.rowcount != 1:
                 return None
             run_id = result.inserted_primary_key[0]
             task_ids = list(choose(self._history(conn, schedule.guild_id)))
             if not task_ids:
-                raise NoTasksError("no task to post")  # rolls the claim back
+                # The scheduler checks for matching tasks before it claims: this is a bug.
+                raise ValueError("the chooser picked no task")  # rolls the claim back
             post_ids = [
                 conn.execute(
                     _post.insert(),
@@ -359,7 +384,7 @@ class ScheduleStore:
             )
             .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
         )
-        with self._write() as conn:
+        with self.store.write() as conn:
             result = conn.execute(stmt)
             if result.rowcount != 1:
                 return None
@@ -374,7 +399,7 @@ class ScheduleStore:
         """End a claimed run: posted (every message is out and recorded), or given up
         (skipped/failed). A posted run clears the schedule's error and backoff."""
         stamp = to_utc_naive(now)
-        with self._write() as conn:
+        with self.store.write() as conn:
             values: dict[str, Any] = {
                 "status": status,
                 "error": None if error is None else _clip(error),
@@ -406,7 +431,7 @@ class ScheduleStore:
             )
             .order_by(_run.c.closes_at, _run.c.id)
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             return [_run_info(r) for r in conn.execute(stmt)]
 
     def next_close(self, after: datetime) -> datetime | None:
@@ -417,11 +442,11 @@ class ScheduleStore:
             _run.c.status != "claimed",
             _run.c.closes_at > to_utc_naive(after),
         )
-        with self._read() as conn:
-            return conn.execute(stmt).scalar()
+        with self.store.read() as conn:
+            return aware(conn.execute(stmt).scalar())
 
     def mark_closed(self, run_id: int, now: datetime) -> None:
-        with self._write() as conn:
+        with self.store.write() as conn:
             conn.execute(
                 update(_run).where(_run.c.id == run_id).values(closed_at=to_utc_naive(now))
             )
@@ -429,7 +454,7 @@ class ScheduleStore:
     # -- what the rotation and the summary read -----------------------------------------------
 
     def task_history(self, guild_id: int) -> dict[str, TaskPosts]:
-        with self._read() as conn:
+        with self.store.read() as conn:
             return self._history(conn, guild_id)
 
     @staticmethod
@@ -439,7 +464,10 @@ class ScheduleStore:
             .where(_post.c.guild_id == guild_id)
             .group_by(_post.c.task_id)
         )
-        return {task_id: TaskPosts(times, last) for task_id, times, last in conn.execute(stmt)}
+        return {
+            task_id: TaskPosts(times, from_utc_naive(last))
+            for task_id, times, last in conn.execute(stmt)
+        }
 
     def attempts(self, post_ids: Iterable[int]) -> list[AttemptInfo]:
         ids = list(post_ids)
@@ -448,7 +476,7 @@ class ScheduleStore:
             .where(_attempt.c.post_id.in_(ids))
             .order_by(_attempt.c.created_at, _attempt.c.id)
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             return [
                 AttemptInfo(
                     post_id=r.post_id,
@@ -456,7 +484,7 @@ class ScheduleStore:
                     attempt_no=r.attempt_no,
                     picks=tuple(r.picks.split(",")),
                     correct=bool(r.correct),
-                    created_at=r.created_at,
+                    created_at=from_utc_naive(r.created_at),
                 )
                 for r in conn.execute(stmt)
             ]
@@ -465,7 +493,6 @@ class ScheduleStore:
 __all__ = [
     "AttemptInfo",
     "Chooser",
-    "NoTasksError",
     "RunInfo",
     "ScheduleInfo",
     "ScheduleStore",
