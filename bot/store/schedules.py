@@ -1,25 +1,32 @@
 """Units of work for the daily quizzes. Sync, like `Store`: the scheduler calls them from a
 worker thread (through the service's `run_read`/`run_write`).
 
-Timestamps cross this boundary as aware UTC datetimes, both ways: they are converted to the
-naive UTC storage form here and nowhere above. Values returned are frozen dataclasses.
+Timestamps cross this boundary as aware UTC datetimes, both ways: they become the naive UTC
+storage form here, and aware again in the values of bot/store/schedule_records.py.
 The schedule limit is decided here, inside the insert (`add`), so no two adds can both pass it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from datetime import date, datetime, time
+from collections.abc import Iterable
+from datetime import date, datetime
 from typing import Any, cast
-from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Engine, Row, Table, func, literal, select, update
+from sqlalchemy import Connection, Engine, Table, func, literal, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
 from bot.store.periods import from_utc_naive, to_utc_naive
+from bot.store.schedule_records import (
+    AttemptInfo,
+    Chooser,
+    RunInfo,
+    ScheduleInfo,
+    TaskPosts,
+    run_info,
+    schedule_info,
+)
 from bot.store.schedule_tables import Schedule, ScheduleRun
 from bot.store.store import Store
 from bot.store.tables import Attempt, Post
@@ -29,105 +36,6 @@ _schedule = cast(Table, Schedule.__table__)
 _run = cast(Table, ScheduleRun.__table__)
 _post = cast(Table, Post.__table__)
 _attempt = cast(Table, Attempt.__table__)
-
-
-@dataclass(frozen=True, slots=True)
-class ScheduleInfo:
-    id: int
-    guild_id: int
-    channel_id: int
-    local_time: str
-    timezone: str
-    topic: str | None
-    difficulty: str | None
-    count: int
-    paused: bool
-    open_thread: bool
-    created_by: int
-    created_at: datetime
-    active_since: datetime
-    removed_at: datetime | None = None
-    last_run_local_date: date | None = None
-    last_result: str | None = None
-    last_error: str | None = None
-    last_error_at: datetime | None = None
-    failures: int = 0
-    retry_at: datetime | None = None
-
-    @property
-    def at(self) -> time:
-        return time.fromisoformat(self.local_time)
-
-    @property
-    def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.timezone)
-
-
-@dataclass(frozen=True, slots=True)
-class RunInfo:
-    id: int
-    schedule_id: int
-    local_date: date
-    status: str
-    scheduled_for: datetime
-    closes_at: datetime | None
-    post_ids: tuple[int, ...]
-    claimed_at: datetime
-    posted_at: datetime | None = None
-    closed_at: datetime | None = None
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TaskPosts:
-    """How often, and when last, a task was posted in a server (rotation input)."""
-
-    times: int
-    last_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptInfo:
-    """One stored attempt (summary input)."""
-
-    post_id: int
-    user_id: int
-    attempt_no: int
-    picks: tuple[str, ...]
-    correct: bool
-    created_at: datetime
-
-
-Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[str]]
-"""Picks the day's task ids given the server's posting history."""
-
-
-_SCHEDULE_TIMES = frozenset(
-    {"created_at", "active_since", "removed_at", "last_error_at", "retry_at"}
-)
-
-
-def _schedule_info(row: Row[Any]) -> ScheduleInfo:
-    values = {f.name: getattr(row, f.name) for f in fields(ScheduleInfo)}
-    return ScheduleInfo(
-        **{k: aware(v) if k in _SCHEDULE_TIMES else v for k, v in values.items()}
-    )
-
-
-def _run_info(row: Row[Any]) -> RunInfo:
-    return RunInfo(
-        id=row.id,
-        schedule_id=row.schedule_id,
-        local_date=row.local_date,
-        status=row.status,
-        scheduled_for=from_utc_naive(row.scheduled_for),
-        closes_at=aware(row.closes_at),
-        post_ids=tuple(int(p) for p in row.post_ids.split(",") if p),
-        claimed_at=from_utc_naive(row.claimed_at),
-        posted_at=aware(row.posted_at),
-        closed_at=aware(row.closed_at),
-        error=row.error,
-    )
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -200,12 +108,12 @@ class ScheduleStore:
             row = conn.execute(insert).first()
         if row is None:
             raise ScheduleLimitError(MAX_SCHEDULES)
-        return _schedule_info(row)
+        return schedule_info(row)
 
     def get(self, schedule_id: int) -> ScheduleInfo | None:
         with self.store.read() as conn:
             row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).first()
-        return None if row is None else _schedule_info(row)
+        return None if row is None else schedule_info(row)
 
     def list_guild(self, guild_id: int) -> list[ScheduleInfo]:
         stmt = (
@@ -214,7 +122,7 @@ class ScheduleStore:
             .order_by(_schedule.c.id)
         )
         with self.store.read() as conn:
-            return [_schedule_info(r) for r in conn.execute(stmt)]
+            return [schedule_info(r) for r in conn.execute(stmt)]
 
     def runnable(self) -> list[ScheduleInfo]:
         """Every schedule the scheduler should look at: not removed, not paused."""
@@ -224,7 +132,7 @@ class ScheduleStore:
             .order_by(_schedule.c.id)
         )
         with self.store.read() as conn:
-            return [_schedule_info(r) for r in conn.execute(stmt)]
+            return [schedule_info(r) for r in conn.execute(stmt)]
 
     def remove(self, guild_id: int, schedule_id: int, now: datetime) -> ScheduleInfo | None:
         """Soft delete; None when the server has no such schedule (ids are global, so the
@@ -251,7 +159,7 @@ class ScheduleStore:
             if conn.execute(update(_schedule).where(*mine).values(**values)).rowcount != 1:
                 return None
             row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).one()
-        return _schedule_info(row)
+        return schedule_info(row)
 
     def record_error(
         self, schedule_id: int, error: str, now: datetime, retry_at: datetime | None
@@ -278,12 +186,12 @@ class ScheduleStore:
         )
         with self.store.read() as conn:
             row = conn.execute(stmt).first()
-        return None if row is None else _run_info(row)
+        return None if row is None else run_info(row)
 
     def get_run(self, run_id: int) -> RunInfo | None:
         with self.store.read() as conn:
             row = conn.execute(select(_run).where(_run.c.id == run_id)).first()
-        return None if row is None else _run_info(row)
+        return None if row is None else run_info(row)
 
     def pending_runs(self, schedule_id: int) -> list[RunInfo]:
         """Runs claimed but not finished: posting was interrupted or is being retried."""
@@ -293,7 +201,7 @@ class ScheduleStore:
             .order_by(_run.c.local_date)
         )
         with self.store.read() as conn:
-            return [_run_info(r) for r in conn.execute(stmt)]
+            return [run_info(r) for r in conn.execute(stmt)]
 
     def claim(
         self,
@@ -357,7 +265,7 @@ class ScheduleStore:
                 .values(post_ids=",".join(str(p) for p in post_ids))
             )
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
-        return _run_info(row)
+        return run_info(row)
 
     def skip(
         self,
@@ -391,7 +299,7 @@ class ScheduleStore:
             run_id = result.inserted_primary_key[0]
             self._set_result(conn, schedule_id, local_date, f"skipped {local_date}: {reason}")
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
-        return _run_info(row)
+        return run_info(row)
 
     def finish(
         self, run_id: int, status: str, *, result: str, now: datetime, error: str | None = None
@@ -409,7 +317,7 @@ class ScheduleStore:
             conn.execute(update(_run).where(_run.c.id == run_id).values(**values))
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
             self._set_result(conn, row.schedule_id, row.local_date, result, ok=status == "posted")
-        return _run_info(row)
+        return run_info(row)
 
     @staticmethod
     def _set_result(
@@ -432,7 +340,7 @@ class ScheduleStore:
             .order_by(_run.c.closes_at, _run.c.id)
         )
         with self.store.read() as conn:
-            return [_run_info(r) for r in conn.execute(stmt)]
+            return [run_info(r) for r in conn.execute(stmt)]
 
     def next_close(self, after: datetime) -> datetime | None:
         """The earliest closing time still ahead. Overdue runs are left out on purpose: one

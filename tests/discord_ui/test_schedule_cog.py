@@ -22,7 +22,6 @@ from bot.discord_ui.cogs.schedule import ScheduleCog
 from bot.discord_ui.poster import DiscordPoster, post_ids_of
 from bot.quiz.rules import MAX_SCHEDULES
 from bot.schedule.runner import PosterError
-from bot.schedule.zones import resolve_zone, zone_choices
 from bot.store.schedules import ScheduleInfo
 from tests.discord_ui.conftest import AUTOCOMPLETE, COMMAND, BotFactory, Driver
 from tests.discord_ui.fakes import (
@@ -468,13 +467,6 @@ async def test_schedule_id_autocomplete_is_for_moderators_only(sd: ScheduleDrive
     (info,) = await sd.schedules()
     assert await sd.autocomplete("schedule pause", "id", id="") == [info.id]
     assert await sd.autocomplete("schedule pause", "id", member=ALICE, id="") == []
-
-
-def test_zone_helpers() -> None:
-    assert resolve_zone(" europe/BERLIN ") == "Europe/Berlin"
-    assert resolve_zone("america/new york") == "America/New_York"
-    assert zone_choices("tokyo") == ["Asia/Tokyo"]
-    assert all(len(zone_choices(c)) <= 25 for c in ("", "a", "e", "/"))
 
 
 # -- the scheduler, posting through discord.py ---------------------------------------------------
