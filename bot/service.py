@@ -41,6 +41,7 @@ from bot.store import (
     MemberStats,
     PostCounts,
     PostInfo,
+    ScheduleStore,
     Store,
 )
 
@@ -336,6 +337,22 @@ class QuizService:
     async def stats(self, guild_id: int, user_id: int) -> MemberStats:
         zone = await self.zone(guild_id)
         return await self.run_read(self.store.member_stats, guild_id, user_id, zone, self.clock())
+
+    # -- for the scheduler --------------------------------------------------------------------
+
+    def schedule_store(self) -> ScheduleStore:
+        """The daily quizzes' units of work on this service's database. The scheduler runs
+        them through `run_read`/`run_write`, so they stay off the event loop."""
+        return ScheduleStore(self.store)
+
+    def tasks_matching(self, topic: str | None, difficulty: Difficulty | None) -> list[Task]:
+        """The loaded tasks a schedule may post; NoMatchingTaskError when there are none."""
+        return self.catalog.matching(topic, difficulty)
+
+    async def close_post(self, post_id: int, now: datetime) -> bool:
+        """Close a post for answers (its daily quiz's closing time came); False if it was
+        closed already."""
+        return await self.run_write(self.store.close_post, post_id, now)
 
 
 __all__ = [

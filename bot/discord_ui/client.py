@@ -1,9 +1,17 @@
-"""The bot: a commands.Bot (for cogs/extensions) whose app commands do all the work."""
+"""The bot: a commands.Bot (for cogs/extensions) whose app commands do all the work.
+
+It owns the long-lived parts: the service, the live-count updater and the daily-quiz
+scheduler, which it builds in `setup_hook`, starts once the gateway is ready and stops in
+`close`.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import logging
+from datetime import timedelta
 
 import discord
 from discord.ext import commands
@@ -12,7 +20,9 @@ from bot.discord_ui import loop_lag
 from bot.discord_ui.components import DYNAMIC_ITEMS
 from bot.discord_ui.errors import QuizTree
 from bot.discord_ui.live_counts import DEFAULT_INTERVAL, LiveCounts
+from bot.discord_ui.poster import DiscordPoster
 from bot.discord_ui.posting import ChannelCooldowns
+from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.settings import Settings
 
@@ -22,6 +32,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.quiz",
     "bot.discord_ui.cogs.standings",
     "bot.discord_ui.cogs.schedule",
+    "bot.discord_ui.cogs.config",
 )
 
 ACK_AFTER = 2.0
@@ -30,6 +41,9 @@ after 3 s, and the deferral itself needs a round trip."""
 
 
 class QuizBot(commands.Bot):
+    scheduler: Scheduler
+    """The daily quizzes' loop; built in `setup_hook`, before the cogs that use it load."""
+
     def __init__(
         self,
         settings: Settings,
@@ -37,7 +51,10 @@ class QuizBot(commands.Bot):
         *,
         live_count_interval: float = DEFAULT_INTERVAL,
         ack_after: float = ACK_AFTER,
+        run_scheduler: bool = True,
     ) -> None:
+        """`run_scheduler=False` keeps the scheduler's loop from starting (tests drive its
+        ticks themselves); its commands work either way."""
         super().__init__(
             # Only slash commands and components: no prefix commands, no privileged intents.
             command_prefix=commands.when_mentioned,
@@ -51,14 +68,25 @@ class QuizBot(commands.Bot):
         self.ack_after = ack_after
         self.live_counts = LiveCounts(self, interval=live_count_interval)
         self.cooldowns = ChannelCooldowns()
+        self.run_scheduler = run_scheduler
+        self._scheduler_start: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         # Commands are synced by `quizbot sync`, never on start: syncing is rate limited and
         # only needed when the commands change.
         await self.service.start()
+        self.scheduler = Scheduler(
+            self.service,
+            DiscordPoster(self),
+            grace=timedelta(minutes=self.settings.schedule_grace_minutes),
+        )
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        if self.run_scheduler:
+            self._scheduler_start = asyncio.create_task(
+                self._start_scheduler(), name="quizbot-scheduler-start"
+            )
         if self.settings.loop_lag_probe:
             loop_lag.start_loop_lag_probe()
         # The banks, the command tree and the cogs live as long as the process. Frozen, they
@@ -67,11 +95,30 @@ class QuizBot(commands.Bot):
         # in BENCHMARKS.md).
         gc.freeze()
 
+    async def _start_scheduler(self) -> None:
+        # Posting before the gateway is ready would work over REST, but recovery reads the
+        # channel cache and the bot's own user; waiting also means nothing posts while the
+        # bot still shows as offline.
+        await self.wait_until_ready()
+        self.scheduler.start()
+
+    async def _stop_scheduler(self) -> None:
+        if self._scheduler_start is not None:
+            self._scheduler_start.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._scheduler_start
+            self._scheduler_start = None
+        scheduler = getattr(self, "scheduler", None)  # None when setup_hook never ran
+        if scheduler is not None:
+            await scheduler.stop()
+
     async def on_ready(self) -> None:
         user = self.user
         log.info("logged in as %s (id %s) in %d servers", user, user and user.id, len(self.guilds))
 
     async def close(self) -> None:
+        # First: a tick in flight must not outlive the service it writes through.
+        await self._stop_scheduler()
         await loop_lag.stop_loop_lag_probe()
         await self.live_counts.close()
         try:

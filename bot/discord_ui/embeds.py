@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import UTC, datetime
 
 import discord
 
 from bot import rendering
+from bot.clock import Period, discord_timestamp
 from bot.quiz.tasks import MAX_ATTEMPTS, Catalog, Difficulty
-from bot.service import Period, PostedTask
+from bot.service import PostedTask
 from bot.store import Leaderboard, MemberStats, PostCounts
 
 DIFFICULTY_COLOURS = {
@@ -18,15 +18,7 @@ DIFFICULTY_COLOURS = {
     Difficulty.HARD: discord.Colour.red(),
 }
 CLOSED_COLOUR = discord.Colour.dark_grey()
-PERIOD_TITLES: dict[str, str] = {"today": "today", "week": "this week", "all": "all time"}
 NO_COUNTS = PostCounts(answered=0, solved=0, first_try=0)
-
-
-def timestamp(moment: datetime, style: str = "R") -> str:
-    """A Discord timestamp, shown in each reader's own time zone."""
-    if moment.tzinfo is None:  # the store keeps naive UTC in places
-        moment = moment.replace(tzinfo=UTC)
-    return f"<t:{int(moment.timestamp())}:{style}>"
 
 
 def counts_text(counts: PostCounts, *, closed: bool = False) -> str:
@@ -50,13 +42,13 @@ def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Em
     )
     embed.add_field(name="Attempts", value=f"{MAX_ATTEMPTS} attempts each")
     if post.closes_at is not None and not closed:
-        embed.add_field(name="Closes", value=timestamp(post.closes_at), inline=False)
+        embed.add_field(name="Closes", value=discord_timestamp(post.closes_at, "R"), inline=False)
     embed.set_footer(text=f"{counts_text(counts, closed=closed)} · #{post.id} {task.id}")
     return embed
 
 
-def leaderboard_embed(board: Leaderboard, period: Period, user_id: int) -> discord.Embed:
-    title = f"🏆 Leaderboard · {PERIOD_TITLES[period]}"
+def leaderboard_embed(board: Leaderboard, period: Period | str, user_id: int) -> discord.Embed:
+    title = f"🏆 Leaderboard · {Period(period).title}"
     if not board.rows:
         return discord.Embed(
             title=title,
@@ -95,7 +87,7 @@ def stats_embed(name: str, stats: MemberStats) -> discord.Embed:
         name="Streak", value=f"{stats.streak_days} day{'' if stats.streak_days == 1 else 's'}"
     )
     if stats.last_active is not None:
-        embed.add_field(name="Last active", value=timestamp(stats.last_active))
+        embed.add_field(name="Last active", value=discord_timestamp(stats.last_active, "R"))
     return embed
 
 

@@ -17,28 +17,30 @@ if TYPE_CHECKING:
     from bot.service import PostedTask
 
 
-async def post_task(
-    bot: QuizBot,
-    channel: discord.abc.Messageable,
-    posted: PostedTask,
-    *,
-    extra: str | None = None,
-    mentions: discord.AllowedMentions | None = None,
+async def send_task(
+    channel: discord.abc.Messageable, posted: PostedTask, *, extra: str | None = None
 ) -> discord.Message:
-    """Send the post and record its message id.
+    """Send the post (its embed and buttons) and nothing else; pings nobody.
 
-    `extra` (e.g. the scheduler's "Today's quiz, open until 18:00") goes in the message
-    content: the live-count updater redraws only the embed, so it stays as sent. Nobody is
-    pinged unless `mentions` allows it (e.g. a schedule's study-group role).
+    `extra` (e.g. the scheduler's "📅 Daily quiz · Sun 02 Mar 2025") goes in the message
+    content: the live-count updater redraws only the embed, so it stays as sent.
     Raises discord.Forbidden / HTTPException when Discord refuses; the caller reports it.
     """
     content = rendering.truncate(extra, rendering.MESSAGE_CONTENT) if extra else None
-    message = await channel.send(
+    return await channel.send(
         content=content,
         embed=task_embed(posted),
         view=post_view(posted),
-        allowed_mentions=mentions or discord.AllowedMentions.none(),
+        allowed_mentions=discord.AllowedMentions.none(),
     )
+
+
+async def post_task(
+    bot: QuizBot, channel: discord.abc.Messageable, posted: PostedTask
+) -> discord.Message:
+    """/quiz: send the post and record its message id. (The scheduler records the id itself,
+    as a step of its exactly-once protocol, so its poster uses `send_task`.)"""
+    message = await send_task(channel, posted)
     await bot.service.attach_message(posted.post.id, message.id)
     return message
 

@@ -8,16 +8,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-
-@dataclass(frozen=True, slots=True)
-class Posted:
-    """A task's history in one server."""
-
-    times: int
-    last_at: datetime
+if TYPE_CHECKING:
+    from bot.store.schedules import TaskPosts
 
 
 def _shuffle_key(seed: str, task_id: str) -> bytes:
@@ -28,7 +23,7 @@ def _shuffle_key(seed: str, task_id: str) -> bytes:
 
 def choose(
     candidates: Sequence[str],
-    history: Mapping[str, Posted],
+    history: Mapping[str, TaskPosts],
     count: int,
     *,
     seed: str = "",
@@ -39,7 +34,7 @@ def choose(
     times; among equals the least recently posted, then a seeded shuffle. Asking for more
     than the bank holds returns the whole bank once, never a task twice in one set.
     """
-    never = datetime.min
+    never = datetime.min.replace(tzinfo=UTC)
 
     def key(task_id: str) -> tuple[int, datetime, bytes]:
         seen = history.get(task_id)

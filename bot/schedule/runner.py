@@ -1,8 +1,8 @@
 """The scheduler: posts each schedule's daily set once per local day, and closes yesterday's.
 
-No discord import: everything that touches Discord goes through the `Poster` protocol, which
-the schedule cog implements, so the whole loop runs in tests against a fake clock and a fake
-poster.
+No discord import: everything that touches Discord goes through the `Poster` protocol (the
+bot's is bot/discord_ui/poster.py), so the whole loop runs in tests against a fake clock and a
+fake poster. The bot owns the one Scheduler (bot/discord_ui/client.py). Times are aware UTC.
 
 Exactly once, across restarts and crashes
 -----------------------------------------
@@ -35,16 +35,17 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from bot import rendering
+from bot.clock import Clock, as_utc
+from bot.quiz.errors import QuizError
 from bot.quiz.tasks import Difficulty
 from bot.schedule import rotation, summary, timing
 from bot.schedule.timing import Due, Slot
 from bot.service import PostedTask, QuizService
-from bot.store.schedules import NoTasksError, RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
+from bot.store.schedules import RunInfo, ScheduleInfo, TaskPosts
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Clock = Callable[[], datetime]
 Sleep = Callable[[float], Awaitable[None]]
 
 MAX_SLEEP = 60.0
@@ -59,14 +60,14 @@ class PosterError(Exception):
 
 
 class Poster(Protocol):
-    """What the scheduler asks of Discord. Implemented by the schedule cog."""
+    """What the scheduler asks of Discord. Implemented by bot/discord_ui/poster.py."""
 
     async def post(self, posted: PostedTask, *, extra: str) -> int:
         """Send the task post (with its buttons) to its channel; the new message's id."""
         ...
 
     async def find(self, posted: PostedTask, *, since: datetime) -> int | None:
-        """The id of a message sent for this post at or after `since` (naive UTC), or None
+        """The id of a message sent for this post at or after `since` (aware UTC), or None
         if there is none. Raises PosterError when it cannot look."""
         ...
 
@@ -90,7 +91,6 @@ class Scheduler:
     def __init__(
         self,
         service: QuizService,
-        schedules: ScheduleStore,
         poster: Poster,
         *,
         grace: timedelta,
@@ -99,16 +99,21 @@ class Scheduler:
         max_sleep: float = MAX_SLEEP,
     ) -> None:
         self.service = service
-        self.schedules = schedules
+        self.schedules = service.schedule_store()
         self.poster = poster
         self.grace = grace
         self.clock = clock or service.clock
+        """The time source; read it through `now()`."""
         self._sleep = sleep
         self.max_sleep = max_sleep
         self._woken = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
+
+    def now(self) -> datetime:
+        """The clock's reading as aware UTC (a naive reading is taken to be UTC)."""
+        return as_utc(self.clock())
 
     def start(self) -> asyncio.Task[None]:
         if self._task is None or self._task.done():
@@ -140,7 +145,7 @@ class Scheduler:
     def _delay(self, wake_at: datetime | None) -> float:
         if wake_at is None:
             return self.max_sleep
-        seconds = (wake_at - self.clock()).total_seconds()
+        seconds = (wake_at - self.now()).total_seconds()
         return min(self.max_sleep, max(MIN_SLEEP, seconds))
 
     async def _pause(self, seconds: float) -> None:
@@ -157,8 +162,9 @@ class Scheduler:
     # -- what /schedule does (each change wakes the loop, so it takes effect at once) -----------
 
     async def add_schedule(self, **fields: Any) -> ScheduleInfo:
-        """`ScheduleStore.add`'s fields; `now` is the scheduler's clock."""
-        info = await self._write(self.schedules.add, now=self.clock(), **fields)
+        """`ScheduleStore.add`'s fields; `now` is the scheduler's clock. Raises
+        ScheduleLimitError when the server has as many schedules as it may."""
+        info = await self._write(self.schedules.add, now=self.now(), **fields)
         self.wake()
         return info
 
@@ -166,7 +172,7 @@ class Scheduler:
         return await self._db(self.schedules.list_guild, guild_id)
 
     async def remove_schedule(self, guild_id: int, schedule_id: int) -> ScheduleInfo | None:
-        info = await self._write(self.schedules.remove, guild_id, schedule_id, self.clock())
+        info = await self._write(self.schedules.remove, guild_id, schedule_id, self.now())
         self.wake()
         return info
 
@@ -174,19 +180,19 @@ class Scheduler:
         self, guild_id: int, schedule_id: int, paused: bool
     ) -> ScheduleInfo | None:
         info = await self._write(
-            self.schedules.set_paused, guild_id, schedule_id, paused, self.clock()
+            self.schedules.set_paused, guild_id, schedule_id, paused, self.now()
         )
         self.wake()
         return info
 
     def next_run(self, schedule: ScheduleInfo) -> Slot:
-        return timing.next_slot(schedule.at, schedule.zone, self.clock())
+        return timing.next_slot(schedule.at, schedule.zone, self.now())
 
     # -- one pass ------------------------------------------------------------------------------
 
     async def tick(self) -> datetime:
         """Close what is due, then give every schedule its turn; when to look next."""
-        now = self.clock()
+        now = self.now()
         wake = [now + timedelta(seconds=self.max_sleep)]
         try:
             await self._close_due(now)
@@ -206,7 +212,7 @@ class Scheduler:
             return await self._handle(schedule, now)
         except Exception as exc:
             retry_at = now + timing.retry_delay(schedule.failures + 1)
-            if isinstance(exc, PosterError | NoTasksError):
+            if isinstance(exc, PosterError | QuizError):
                 log.warning("schedule %s: %s (retry at %s)", schedule.id, exc, retry_at)
             else:
                 log.exception("schedule %s failed (retry at %s)", schedule.id, retry_at)
@@ -252,10 +258,8 @@ class Scheduler:
 
     async def _claim(self, schedule: ScheduleInfo, slot: Slot, now: datetime) -> RunInfo | None:
         difficulty = Difficulty(schedule.difficulty) if schedule.difficulty else None
-        candidates = [t.id for t in self.service.catalog.select(schedule.topic, difficulty)]
-        if not candidates:
-            wanted = " ".join(x for x in (schedule.difficulty, schedule.topic) if x) or "any"
-            raise NoTasksError(f"no {wanted} task in the loaded banks")
+        # Raises NoMatchingTaskError (shown in /schedule list) when the banks changed under it.
+        candidates = [t.id for t in self.service.tasks_matching(schedule.topic, difficulty)]
 
         def choose(history: Mapping[str, TaskPosts]) -> Sequence[str]:
             return rotation.choose(candidates, history, schedule.count, seed=str(schedule.guild_id))
@@ -355,7 +359,7 @@ class Scheduler:
     async def _close_run(self, run: RunInfo, now: datetime) -> None:
         # Close for answers first, so the result cannot change under the summary.
         for post_id in run.post_ids:
-            await self._write(self.service.store.close_post, post_id, now)
+            await self.service.close_post(post_id, now)
         attempts = await self._db(self.schedules.attempts, run.post_ids)
         total = len(run.post_ids)
         for n, post_id in enumerate(run.post_ids, 1):
@@ -397,5 +401,9 @@ def _minutes(delta: timedelta) -> str:
 
 
 def _describe(exc: BaseException) -> str:
+    """An error as /schedule list shows it: ours as worded (without the full stop, which the
+    list adds), anything else with its type, as a clue for whoever reads the logs."""
     text = str(exc) or type(exc).__name__
-    return text if isinstance(exc, PosterError | NoTasksError) else f"{type(exc).__name__}: {text}"
+    if isinstance(exc, PosterError | QuizError):
+        return text.rstrip(".")
+    return f"{type(exc).__name__}: {text}"

@@ -1,7 +1,7 @@
 """When a daily schedule is due: local wall-clock times to UTC instants, with DST.
 
-Pure functions. Instants are naive UTC (the store's form); a schedule's day is identified by
-its *local* date, which is what makes "once a day" mean once per calendar day where the
+Pure functions. Instants are aware UTC datetimes (bot.clock); a schedule's day is identified
+by its *local* date, which is what makes "once a day" mean once per calendar day where the
 members live, whatever the UTC offset does in between.
 
 DST, with zoneinfo:
@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
+
+from bot.clock import as_utc, local_date
 
 _HHMM = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
 
@@ -43,10 +45,6 @@ def format_local_time(at: time) -> str:
     return f"{at.hour:02d}:{at.minute:02d}"
 
 
-def _utc_naive(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None)
-
-
 def _exists(local: datetime) -> bool:
     """Whether an aware local datetime reads the same after a round trip through UTC."""
     back = local.astimezone(UTC).astimezone(local.tzinfo)
@@ -54,10 +52,10 @@ def _exists(local: datetime) -> bool:
 
 
 def run_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
-    """The naive UTC instant of the run for local date `day` at local time `at`."""
+    """The instant (aware UTC) of the run for local date `day` at local time `at`."""
     local = datetime.combine(day, at, tzinfo=zone)  # fold=0: the first of two readings
     if _exists(local):
-        return _utc_naive(local)
+        return local.astimezone(UTC)
     # In a gap the two folds map to instants on either side of the transition (fold=1 uses
     # the new offset, so it lands before it); the transition itself is the first instant
     # whose reading is past `at`. Offsets change on whole seconds, so bisecting seconds is
@@ -72,24 +70,22 @@ def run_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
             hi = mid
         else:
             lo = mid
-    return datetime.fromtimestamp(hi, UTC).replace(tzinfo=None)
+    return datetime.fromtimestamp(hi, UTC)
 
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """One day's run of a schedule: the local date it belongs to and when it is due (UTC)."""
+    """One day's run of a schedule: the local date it belongs to and when it is due (aware
+    UTC)."""
 
     local_date: date
     at: datetime
 
 
-def local_date_of(moment: datetime, zone: ZoneInfo) -> date:
-    return moment.replace(tzinfo=UTC).astimezone(zone).date()
-
-
 def current_slot(at: time, zone: ZoneInfo, now: datetime) -> Slot:
-    """The latest run due at or before `now` (naive UTC)."""
-    today = local_date_of(now, zone)
+    """The latest run due at or before `now`."""
+    now = as_utc(now)
+    today = local_date(now, zone)
     # A run's instant can fall on the next local date (a gap across midnight), so look at
     # the neighbours rather than assume it is today or yesterday.
     for offset in (1, 0, -1, -2):
@@ -101,8 +97,9 @@ def current_slot(at: time, zone: ZoneInfo, now: datetime) -> Slot:
 
 
 def next_slot(at: time, zone: ZoneInfo, now: datetime) -> Slot:
-    """The first run due strictly after `now` (naive UTC)."""
-    today = local_date_of(now, zone)
+    """The first run due strictly after `now`."""
+    now = as_utc(now)
+    today = local_date(now, zone)
     for offset in (-1, 0, 1, 2):
         day = today + timedelta(days=offset)
         instant = run_instant(day, at, zone)
@@ -148,7 +145,3 @@ def retry_delay(failures: int, *, base: float = 60.0, cap: float = 1800.0) -> ti
     exponent = max(failures - 1, 0)
     return timedelta(seconds=min(cap, base * 2 ** min(exponent, 20)))
 
-
-def discord_timestamp(moment: datetime, style: str = "f") -> str:
-    """Discord's <t:…> markup for a naive UTC instant: each reader sees it in their own zone."""
-    return f"<t:{int(moment.replace(tzinfo=UTC).timestamp())}:{style}>"

@@ -6,16 +6,11 @@ means something to people) and converted to UTC before it reaches a query. Pure 
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
-from enum import StrEnum
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-
-class Period(StrEnum):
-    TODAY = "today"
-    WEEK = "week"
-    """The ISO week: from Monday 00:00 local time."""
-    ALL = "all"
+from bot import clock
+from bot.clock import Period, local_date, week_start
 
 
 def to_utc_naive(moment: datetime) -> datetime:
@@ -30,30 +25,15 @@ def from_utc_naive(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC)
 
 
-def local_date(moment: datetime, tz: ZoneInfo) -> date:
-    """The calendar date in `tz` of a moment (naive means UTC)."""
-    return from_utc_naive(to_utc_naive(moment)).astimezone(tz).date()
-
-
 def day_start(day: date, tz: ZoneInfo) -> datetime:
-    """The first instant of a local day, in naive UTC.
-
-    Built from the date rather than by subtracting hours, so days of 23 or 25 hours (DST) are
-    right. zoneinfo's fold=0 picks the earlier reading of an ambiguous midnight and the
-    pre-transition offset for a skipped one; both give the true start of the day.
-    """
-    return to_utc_naive(datetime.combine(day, time(0), tzinfo=tz))
+    """The first instant of a local day (bot.clock.day_start), in the naive storage form."""
+    return to_utc_naive(clock.day_start(day, tz))
 
 
 def day_bounds(now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
     """[start, end) of the local day containing `now`, in naive UTC."""
     today = local_date(now, tz)
     return day_start(today, tz), day_start(today + timedelta(days=1), tz)
-
-
-def week_start(day: date) -> date:
-    """The Monday of the ISO week containing `day`."""
-    return day - timedelta(days=day.weekday())
 
 
 def week_bounds(now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:

@@ -11,11 +11,13 @@ from datetime import date, datetime
 from sqlalchemy import BigInteger, CheckConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from bot.store.tables import NAIVE_UTC
+from bot.quiz.rules import MAX_TASKS_PER_RUN
+from bot.quiz.tasks import Difficulty
+from bot.store.tables import NAIVE_UTC, one_of
 
 RUN_STATUSES = ("claimed", "posted", "skipped", "failed")
-MAX_COUNT = 5
-"""Tasks per daily set: five posts is already a long scroll in a channel."""
+"""A run's life: `claimed` until every post is out (bot/schedule/runner.py), then one of the
+other three for good."""
 
 
 class Schedule(SQLModel, table=True):
@@ -27,9 +29,9 @@ class Schedule(SQLModel, table=True):
 
     __tablename__ = "schedule"
     __table_args__ = (
-        CheckConstraint(f"count BETWEEN 1 AND {MAX_COUNT}", name="ck_schedule_count"),
+        CheckConstraint(f"count BETWEEN 1 AND {MAX_TASKS_PER_RUN}", name="ck_schedule_count"),
         CheckConstraint(
-            "difficulty IS NULL OR difficulty IN ('easy', 'medium', 'hard')",
+            f"difficulty IS NULL OR {one_of('difficulty', (d.value for d in Difficulty))}",
             name="ck_schedule_difficulty",
         ),
         Index("ix_schedule_guild", "guild_id", "removed_at"),
@@ -72,9 +74,7 @@ class ScheduleRun(SQLModel, table=True):
     __tablename__ = "schedule_run"
     __table_args__ = (
         UniqueConstraint("schedule_id", "local_date", name="uq_schedule_run_day"),
-        CheckConstraint(
-            "status IN ('claimed', 'posted', 'skipped', 'failed')", name="ck_schedule_run_status"
-        ),
+        CheckConstraint(one_of("status", RUN_STATUSES), name="ck_schedule_run_status"),
         Index("ix_schedule_run_open", "closed_at", "closes_at"),
         Index("ix_schedule_run_status", "status", "schedule_id"),
     )

@@ -1,123 +1,41 @@
-"""Units of work for the daily quizzes. Sync, like `Store`: the scheduler and the cog call
-them from a worker thread. Values returned are frozen dataclasses; timestamps are naive UTC.
+"""Units of work for the daily quizzes. Sync, like `Store`: the scheduler calls them from a
+worker thread (through the service's `run_read`/`run_write`).
+
+Timestamps cross this boundary as aware UTC datetimes, both ways: they become the naive UTC
+storage form here, and aware again in the values of bot/store/schedule_records.py.
+The schedule limit is decided here, inside the insert (`add`), so no two adds can both pass it.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from datetime import date, datetime, time
+from collections.abc import Iterable
+from datetime import date, datetime
 from typing import Any, cast
-from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Engine, Row, Table, func, select, update
+from sqlalchemy import Connection, Engine, Table, func, literal, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from bot.store.periods import to_utc_naive
-from bot.store.schedule_tables import MAX_COUNT, Schedule, ScheduleRun
+from bot.quiz.errors import ScheduleLimitError
+from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
+from bot.store.periods import from_utc_naive, to_utc_naive
+from bot.store.schedule_records import (
+    AttemptInfo,
+    Chooser,
+    RunInfo,
+    ScheduleInfo,
+    TaskPosts,
+    run_info,
+    schedule_info,
+)
+from bot.store.schedule_tables import Schedule, ScheduleRun
 from bot.store.store import Store
 from bot.store.tables import Attempt, Post
+from bot.store.timestamps import aware
 
 _schedule = cast(Table, Schedule.__table__)
 _run = cast(Table, ScheduleRun.__table__)
 _post = cast(Table, Post.__table__)
 _attempt = cast(Table, Attempt.__table__)
-
-
-@dataclass(frozen=True, slots=True)
-class ScheduleInfo:
-    id: int
-    guild_id: int
-    channel_id: int
-    local_time: str
-    timezone: str
-    topic: str | None
-    difficulty: str | None
-    count: int
-    paused: bool
-    open_thread: bool
-    created_by: int
-    created_at: datetime
-    active_since: datetime
-    removed_at: datetime | None = None
-    last_run_local_date: date | None = None
-    last_result: str | None = None
-    last_error: str | None = None
-    last_error_at: datetime | None = None
-    failures: int = 0
-    retry_at: datetime | None = None
-
-    @property
-    def at(self) -> time:
-        return time.fromisoformat(self.local_time)
-
-    @property
-    def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.timezone)
-
-
-@dataclass(frozen=True, slots=True)
-class RunInfo:
-    id: int
-    schedule_id: int
-    local_date: date
-    status: str
-    scheduled_for: datetime
-    closes_at: datetime | None
-    post_ids: tuple[int, ...]
-    claimed_at: datetime
-    posted_at: datetime | None = None
-    closed_at: datetime | None = None
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TaskPosts:
-    """How often, and when last, a task was posted in a server (rotation input)."""
-
-    times: int
-    last_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptInfo:
-    """One stored attempt (summary input)."""
-
-    post_id: int
-    user_id: int
-    attempt_no: int
-    picks: tuple[str, ...]
-    correct: bool
-    created_at: datetime
-
-
-class NoTasksError(ValueError):
-    """Nothing to post: the rotation returned no task for the run."""
-
-
-Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[str]]
-"""Picks the day's task ids given the server's posting history."""
-
-
-def _schedule_info(row: Row[Any]) -> ScheduleInfo:
-    return ScheduleInfo(**{f.name: getattr(row, f.name) for f in fields(ScheduleInfo)})
-
-
-def _run_info(row: Row[Any]) -> RunInfo:
-    return RunInfo(
-        id=row.id,
-        schedule_id=row.schedule_id,
-        local_date=row.local_date,
-        status=row.status,
-        scheduled_for=row.scheduled_for,
-        closes_at=row.closes_at,
-        post_ids=tuple(int(p) for p in row.post_ids.split(",") if p),
-        claimed_at=row.claimed_at,
-        posted_at=row.posted_at,
-        closed_at=row.closed_at,
-        error=row.error,
-    )
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -132,12 +50,6 @@ class ScheduleStore:
 
     def __init__(self, store: Store | Engine) -> None:
         self.store = store if isinstance(store, Store) else Store(store)
-
-    def _read(self) -> contextlib.AbstractContextManager[Connection]:
-        return self.store.read()
-
-    def _write(self) -> contextlib.AbstractContextManager[Connection]:
-        return self.store.write()
 
     # -- schedules ----------------------------------------------------------------------------
 
@@ -155,8 +67,13 @@ class ScheduleStore:
         count: int = 1,
         open_thread: bool = False,
     ) -> ScheduleInfo:
-        if not 1 <= count <= MAX_COUNT:
-            raise ValueError(f"count must be between 1 and {MAX_COUNT}")
+        """A new schedule; ScheduleLimitError when the server already has MAX_SCHEDULES.
+
+        One statement counts and inserts (INSERT … SELECT … WHERE count < limit), so two
+        moderators adding at the same moment cannot both slip under the limit.
+        """
+        if not 1 <= count <= MAX_TASKS_PER_RUN:
+            raise ValueError(f"count must be between 1 and {MAX_TASKS_PER_RUN}")
         stamp = to_utc_naive(now)
         values = {
             "guild_id": guild_id,
@@ -173,15 +90,30 @@ class ScheduleStore:
             "active_since": stamp,
             "failures": 0,
         }
-        with self._write() as conn:
-            new_id = conn.execute(_schedule.insert(), values).inserted_primary_key[0]
-            row = conn.execute(select(_schedule).where(_schedule.c.id == new_id)).one()
-        return _schedule_info(row)
+        existing = (
+            select(func.count())
+            .select_from(_schedule)
+            .where(_schedule.c.guild_id == guild_id, _schedule.c.removed_at.is_(None))
+            .scalar_subquery()
+        )
+        row_values = select(
+            *(literal(value, _schedule.c[name].type) for name, value in values.items())
+        ).where(existing < MAX_SCHEDULES)
+        insert = (
+            _schedule.insert()
+            .from_select(list(values), row_values)
+            .returning(*_schedule.c)
+        )
+        with self.store.write() as conn:
+            row = conn.execute(insert).first()
+        if row is None:
+            raise ScheduleLimitError(MAX_SCHEDULES)
+        return schedule_info(row)
 
     def get(self, schedule_id: int) -> ScheduleInfo | None:
-        with self._read() as conn:
+        with self.store.read() as conn:
             row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).first()
-        return None if row is None else _schedule_info(row)
+        return None if row is None else schedule_info(row)
 
     def list_guild(self, guild_id: int) -> list[ScheduleInfo]:
         stmt = (
@@ -189,8 +121,8 @@ class ScheduleStore:
             .where(_schedule.c.guild_id == guild_id, _schedule.c.removed_at.is_(None))
             .order_by(_schedule.c.id)
         )
-        with self._read() as conn:
-            return [_schedule_info(r) for r in conn.execute(stmt)]
+        with self.store.read() as conn:
+            return [schedule_info(r) for r in conn.execute(stmt)]
 
     def runnable(self) -> list[ScheduleInfo]:
         """Every schedule the scheduler should look at: not removed, not paused."""
@@ -199,8 +131,8 @@ class ScheduleStore:
             .where(_schedule.c.removed_at.is_(None), _schedule.c.paused.is_(False))
             .order_by(_schedule.c.id)
         )
-        with self._read() as conn:
-            return [_schedule_info(r) for r in conn.execute(stmt)]
+        with self.store.read() as conn:
+            return [schedule_info(r) for r in conn.execute(stmt)]
 
     def remove(self, guild_id: int, schedule_id: int, now: datetime) -> ScheduleInfo | None:
         """Soft delete; None when the server has no such schedule (ids are global, so the
@@ -223,18 +155,18 @@ class ScheduleStore:
             _schedule.c.guild_id == guild_id,
             _schedule.c.removed_at.is_(None),
         )
-        with self._write() as conn:
+        with self.store.write() as conn:
             if conn.execute(update(_schedule).where(*mine).values(**values)).rowcount != 1:
                 return None
             row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).one()
-        return _schedule_info(row)
+        return schedule_info(row)
 
     def record_error(
         self, schedule_id: int, error: str, now: datetime, retry_at: datetime | None
     ) -> None:
         """A failed attempt: shown by /schedule list; no attempt before `retry_at`."""
         stamp = to_utc_naive(now)
-        with self._write() as conn:
+        with self.store.write() as conn:
             conn.execute(
                 update(_schedule)
                 .where(_schedule.c.id == schedule_id)
@@ -252,14 +184,14 @@ class ScheduleStore:
         stmt = select(_run).where(
             _run.c.schedule_id == schedule_id, _run.c.local_date == local_date
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             row = conn.execute(stmt).first()
-        return None if row is None else _run_info(row)
+        return None if row is None else run_info(row)
 
     def get_run(self, run_id: int) -> RunInfo | None:
-        with self._read() as conn:
+        with self.store.read() as conn:
             row = conn.execute(select(_run).where(_run.c.id == run_id)).first()
-        return None if row is None else _run_info(row)
+        return None if row is None else run_info(row)
 
     def pending_runs(self, schedule_id: int) -> list[RunInfo]:
         """Runs claimed but not finished: posting was interrupted or is being retried."""
@@ -268,8 +200,8 @@ class ScheduleStore:
             .where(_run.c.schedule_id == schedule_id, _run.c.status == "claimed")
             .order_by(_run.c.local_date)
         )
-        with self._read() as conn:
-            return [_run_info(r) for r in conn.execute(stmt)]
+        with self.store.read() as conn:
+            return [run_info(r) for r in conn.execute(stmt)]
 
     def claim(
         self,
@@ -301,14 +233,15 @@ class ScheduleStore:
             )
             .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
         )
-        with self._write() as conn:
+        with self.store.write() as conn:
             result = conn.execute(claim)
             if result.rowcount != 1:
                 return None
             run_id = result.inserted_primary_key[0]
             task_ids = list(choose(self._history(conn, schedule.guild_id)))
             if not task_ids:
-                raise NoTasksError("no task to post")  # rolls the claim back
+                # The scheduler checks for matching tasks before it claims: this is a bug.
+                raise ValueError("the chooser picked no task")  # rolls the claim back
             post_ids = [
                 conn.execute(
                     _post.insert(),
@@ -332,7 +265,7 @@ class ScheduleStore:
                 .values(post_ids=",".join(str(p) for p in post_ids))
             )
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
-        return _run_info(row)
+        return run_info(row)
 
     def skip(
         self,
@@ -359,14 +292,14 @@ class ScheduleStore:
             )
             .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
         )
-        with self._write() as conn:
+        with self.store.write() as conn:
             result = conn.execute(stmt)
             if result.rowcount != 1:
                 return None
             run_id = result.inserted_primary_key[0]
             self._set_result(conn, schedule_id, local_date, f"skipped {local_date}: {reason}")
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
-        return _run_info(row)
+        return run_info(row)
 
     def finish(
         self, run_id: int, status: str, *, result: str, now: datetime, error: str | None = None
@@ -374,7 +307,7 @@ class ScheduleStore:
         """End a claimed run: posted (every message is out and recorded), or given up
         (skipped/failed). A posted run clears the schedule's error and backoff."""
         stamp = to_utc_naive(now)
-        with self._write() as conn:
+        with self.store.write() as conn:
             values: dict[str, Any] = {
                 "status": status,
                 "error": None if error is None else _clip(error),
@@ -384,7 +317,7 @@ class ScheduleStore:
             conn.execute(update(_run).where(_run.c.id == run_id).values(**values))
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
             self._set_result(conn, row.schedule_id, row.local_date, result, ok=status == "posted")
-        return _run_info(row)
+        return run_info(row)
 
     @staticmethod
     def _set_result(
@@ -406,8 +339,8 @@ class ScheduleStore:
             )
             .order_by(_run.c.closes_at, _run.c.id)
         )
-        with self._read() as conn:
-            return [_run_info(r) for r in conn.execute(stmt)]
+        with self.store.read() as conn:
+            return [run_info(r) for r in conn.execute(stmt)]
 
     def next_close(self, after: datetime) -> datetime | None:
         """The earliest closing time still ahead. Overdue runs are left out on purpose: one
@@ -417,11 +350,11 @@ class ScheduleStore:
             _run.c.status != "claimed",
             _run.c.closes_at > to_utc_naive(after),
         )
-        with self._read() as conn:
-            return conn.execute(stmt).scalar()
+        with self.store.read() as conn:
+            return aware(conn.execute(stmt).scalar())
 
     def mark_closed(self, run_id: int, now: datetime) -> None:
-        with self._write() as conn:
+        with self.store.write() as conn:
             conn.execute(
                 update(_run).where(_run.c.id == run_id).values(closed_at=to_utc_naive(now))
             )
@@ -429,7 +362,7 @@ class ScheduleStore:
     # -- what the rotation and the summary read -----------------------------------------------
 
     def task_history(self, guild_id: int) -> dict[str, TaskPosts]:
-        with self._read() as conn:
+        with self.store.read() as conn:
             return self._history(conn, guild_id)
 
     @staticmethod
@@ -439,7 +372,10 @@ class ScheduleStore:
             .where(_post.c.guild_id == guild_id)
             .group_by(_post.c.task_id)
         )
-        return {task_id: TaskPosts(times, last) for task_id, times, last in conn.execute(stmt)}
+        return {
+            task_id: TaskPosts(times, from_utc_naive(last))
+            for task_id, times, last in conn.execute(stmt)
+        }
 
     def attempts(self, post_ids: Iterable[int]) -> list[AttemptInfo]:
         ids = list(post_ids)
@@ -448,7 +384,7 @@ class ScheduleStore:
             .where(_attempt.c.post_id.in_(ids))
             .order_by(_attempt.c.created_at, _attempt.c.id)
         )
-        with self._read() as conn:
+        with self.store.read() as conn:
             return [
                 AttemptInfo(
                     post_id=r.post_id,
@@ -456,7 +392,7 @@ class ScheduleStore:
                     attempt_no=r.attempt_no,
                     picks=tuple(r.picks.split(",")),
                     correct=bool(r.correct),
-                    created_at=r.created_at,
+                    created_at=from_utc_naive(r.created_at),
                 )
                 for r in conn.execute(stmt)
             ]
@@ -465,7 +401,6 @@ class ScheduleStore:
 __all__ = [
     "AttemptInfo",
     "Chooser",
-    "NoTasksError",
     "RunInfo",
     "ScheduleInfo",
     "ScheduleStore",

@@ -67,10 +67,6 @@ class Store:
         with self._serial, self._writer.begin() as conn:
             yield conn
 
-    # The schedules store shares these units of work under their earlier private names.
-    _read = read
-    _write = write
-
     # -- members and posts --------------------------------------------------------------------
 
     def upsert_member(

@@ -6,15 +6,29 @@ Every table lives on the one shared `SQLModel.metadata`, so modules that add tab
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime
 from typing import cast
 
 from sqlalchemy import BigInteger, CheckConstraint, DateTime, Index, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-POST_POLICIES = ("anyone", "mods")
+from bot.quiz.rules import PostPolicy
+from bot.quiz.tasks import MAX_ATTEMPTS
+
+POST_POLICIES = tuple(policy.value for policy in PostPolicy)
+"""The values `guild_config.post_policy` may hold: the rule's enum is their one source."""
 REVEAL_KINDS = ("hint", "solution")
+"""What a member can reveal of a post, one `reveal` row each."""
 PERIOD_KINDS = ("day", "week")
+"""The buckets `member_period` sums over (bot/store/periods.py `period_key`)."""
+
+
+def one_of(column: str, values: Iterable[str]) -> str:
+    """The CHECK text allowing only `values`: "kind IN ('hint', 'solution')". The wording is
+    what 0.1.0 created, so the schema stays the same byte for byte."""
+    quoted = ", ".join(f"'{value}'" for value in values)
+    return f"{column} IN ({quoted})"
 
 NAIVE_UTC = DateTime(timezone=False)
 """Every timestamp column. Spelled out because recent SQLModel maps `datetime` to an aware
@@ -35,7 +49,7 @@ class Member(SQLModel, table=True):
 class GuildConfig(SQLModel, table=True):
     __tablename__ = "guild_config"
     __table_args__ = (
-        CheckConstraint("post_policy IN ('anyone', 'mods')", name="ck_guild_config_policy"),
+        CheckConstraint(one_of("post_policy", POST_POLICIES), name="ck_guild_config_policy"),
         CheckConstraint("cooldown_seconds >= 0", name="ck_guild_config_cooldown"),
     )
 
@@ -77,7 +91,7 @@ class Attempt(SQLModel, table=True):
 
     __tablename__ = "attempt"
     __table_args__ = (
-        CheckConstraint("attempt_no BETWEEN 1 AND 3", name="ck_attempt_no"),
+        CheckConstraint(f"attempt_no BETWEEN 1 AND {MAX_ATTEMPTS}", name="ck_attempt_no"),
         UniqueConstraint("post_id", "user_id", "attempt_no", name="uq_attempt_member_no"),
         Index("ix_attempt_member_time", "guild_id", "user_id", "created_at"),
     )
@@ -95,7 +109,7 @@ class Attempt(SQLModel, table=True):
 
 class Reveal(SQLModel, table=True):
     __tablename__ = "reveal"
-    __table_args__ = (CheckConstraint("kind IN ('hint', 'solution')", name="ck_reveal_kind"),)
+    __table_args__ = (CheckConstraint(one_of("kind", REVEAL_KINDS), name="ck_reveal_kind"),)
 
     post_id: int = Field(foreign_key="post.id", primary_key=True)
     user_id: int = Field(sa_type=BigInteger, primary_key=True)
@@ -174,7 +188,7 @@ class MemberPeriod(SQLModel, table=True):
 
     __tablename__ = "member_period"
     __table_args__ = (
-        CheckConstraint("kind IN ('day', 'week')", name="ck_member_period_kind"),
+        CheckConstraint(one_of("kind", PERIOD_KINDS), name="ck_member_period_kind"),
         {"sqlite_with_rowid": False},
     )
 

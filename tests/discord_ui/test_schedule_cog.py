@@ -1,4 +1,5 @@
-"""/schedule and /config through the real command tree, and the scheduler's Discord side.
+"""/schedule and /config through the real command tree, the bot's scheduler, and its Discord
+side (bot/discord_ui/poster.py).
 
 Interactions are raw payloads dispatched through discord.py's ConnectionState (the shared
 `Driver`); the server is in the guild cache as the gateway would have put it there, so role
@@ -17,16 +18,12 @@ import pytest
 from discord.http import Route
 
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.cogs.schedule import (
-    DiscordPoster,
-    ScheduleCog,
-    post_ids_of,
-    resolve_zone,
-    zone_choices,
-)
+from bot.discord_ui.cogs.schedule import ScheduleCog
+from bot.discord_ui.poster import DiscordPoster, post_ids_of
+from bot.quiz.rules import MAX_SCHEDULES
 from bot.schedule.runner import PosterError
 from bot.store.schedules import ScheduleInfo
-from tests.discord_ui.conftest import AUTOCOMPLETE, COMMAND, Driver
+from tests.discord_ui.conftest import AUTOCOMPLETE, COMMAND, BotFactory, Driver
 from tests.discord_ui.fakes import (
     ALICE,
     BOT_ID,
@@ -179,6 +176,7 @@ class ScheduleDriver:
         self.driver = driver
         self.fake = fake
         self.cog = cog
+        self.scheduler = driver.bot.scheduler
 
     async def run(self, command: str, *, member: Member = MOD, **options: Any) -> Call:
         group, sub = command.split()
@@ -203,21 +201,17 @@ class ScheduleDriver:
         return [c["value"] for c in call.json["data"]["choices"]]
 
     async def schedules(self) -> list[ScheduleInfo]:
-        return await self.cog.scheduler.schedules_of(GUILD_ID)
+        return await self.scheduler.schedules_of(GUILD_ID)
 
 
 @pytest.fixture
 async def cog(bot: QuizBot) -> ScheduleCog:
+    """The cog as the bot loaded it. The scheduler's loop waits for the gateway, which these
+    tests never connect: they drive its ticks themselves."""
     cache_guild(bot)
     loaded = bot.get_cog("ScheduleCog")
-    if loaded is not None:
-        # Loaded as an extension (a fresh copy of the module, so not an instance of the
-        # class imported here): stop its loop; the tests drive the scheduler themselves.
-        await loaded.cog_unload()
-        return loaded  # type: ignore[return-value]
-    cog = ScheduleCog(bot, autostart=False)
-    await bot.add_cog(cog)
-    return cog
+    assert loaded is not None
+    return loaded  # type: ignore[return-value]
 
 
 @pytest.fixture
@@ -247,7 +241,7 @@ async def test_a_member_without_manage_server_is_refused_whatever_the_client_sho
     sd: ScheduleDriver, bot: QuizBot, command: str, options: dict[str, Any]
 ) -> None:
     """The payload says ALICE lacks Manage Server; nothing in the client hid the command."""
-    await sd.cog.scheduler.add_schedule(
+    await sd.scheduler.add_schedule(
         guild_id=GUILD_ID,
         channel_id=CHANNEL_ID,
         local_time="08:00",
@@ -267,7 +261,7 @@ async def test_a_member_with_the_mod_role_is_allowed(
     sd: ScheduleDriver, bot: QuizBot, command: str, options: dict[str, Any]
 ) -> None:
     await bot.service.update_guild_config(GUILD_ID, mod_role_id=TUTORS)
-    await sd.cog.scheduler.add_schedule(
+    await sd.scheduler.add_schedule(
         guild_id=GUILD_ID,
         channel_id=CHANNEL_ID,
         local_time="08:00",
@@ -285,10 +279,34 @@ async def test_the_role_counts_only_once_configured(sd: ScheduleDriver) -> None:
     assert REFUSED in reply.text
 
 
-async def test_commands_hint_manage_server_and_stay_out_of_dms(cog: ScheduleCog) -> None:
-    for group in (cog.schedule, cog.config):
+async def test_commands_hint_manage_server_and_stay_out_of_dms(bot: QuizBot) -> None:
+    for name in ("schedule", "config"):
+        group = bot.tree.get_command(name)
+        assert isinstance(group, discord.app_commands.Group)
         assert group.default_permissions == discord.Permissions(manage_guild=True)
         assert group.guild_only
+
+
+def option_choices(bot: QuizBot, path: str, option: str) -> list[tuple[str, str]]:
+    """An option's choices as Discord receives them when the commands are synced."""
+    name, *sub = path.split()
+    command = bot.tree.get_command(name)
+    payload = command.to_dict(bot.tree)  # type: ignore[union-attr]
+    options = payload["options"]
+    if sub:
+        (options,) = [o["options"] for o in options if o["name"] == sub[0]]
+    (wanted,) = [o for o in options if o["name"] == option]
+    return [(c["name"], c["value"]) for c in wanted["choices"]]
+
+
+async def test_enum_options_are_offered_by_their_values(bot: QuizBot) -> None:
+    """One difficulty parameter for /quiz and /schedule add, shown as members know the words
+    (and as 0.1.0 synced them, so no re-sync is needed)."""
+    levels = [("easy", "easy"), ("medium", "medium"), ("hard", "hard")]
+    assert option_choices(bot, "quiz", "difficulty") == levels
+    assert option_choices(bot, "schedule add", "difficulty") == levels
+    assert option_choices(bot, "config posting", "policy") == [("anyone",) * 2, ("mods",) * 2]
+    assert [v for _, v in option_choices(bot, "leaderboard", "period")] == ["today", "week", "all"]
 
 
 # -- /schedule add -----------------------------------------------------------------------------
@@ -341,6 +359,22 @@ async def test_add_refuses_a_topic_without_tasks(sd: ScheduleDriver) -> None:
     assert await sd.schedules() == []
 
 
+async def test_add_refuses_a_server_at_its_limit(sd: ScheduleDriver) -> None:
+    for _ in range(MAX_SCHEDULES):
+        await sd.scheduler.add_schedule(
+            guild_id=GUILD_ID,
+            channel_id=CHANNEL_ID,
+            local_time="08:00",
+            timezone="UTC",
+            created_by=MOD.id,
+        )
+    reply = await sd.run("schedule add", **ADD)
+    assert reply.ephemeral
+    assert f"already has {MAX_SCHEDULES} daily quizzes" in reply.text
+    assert "went wrong" not in reply.text
+    assert len(await sd.schedules()) == MAX_SCHEDULES
+
+
 async def test_add_refuses_a_channel_the_bot_cannot_post_in(sd: ScheduleDriver) -> None:
     reply = await sd.run("schedule add", **{**ADD, "channel": Channel(NO_EMBEDS_CHANNEL_ID)})
     assert "**Embed Links**" in reply.text and "Send Messages" not in reply.text
@@ -355,9 +389,9 @@ async def test_list_shows_next_run_local_time_and_last_error(sd: ScheduleDriver)
     assert "No daily quizzes yet" in empty.text
     await sd.run("schedule add", **ADD)
     (info,) = await sd.schedules()
-    now = sd.cog.scheduler.clock()
-    await sd.cog.scheduler._write(
-        sd.cog.scheduler.schedules.record_error,
+    now = sd.scheduler.now()
+    await sd.scheduler._write(
+        sd.scheduler.schedules.record_error,
         info.id,
         "Discord refused in <#1> (Missing Permissions)",
         now,
@@ -366,10 +400,10 @@ async def test_list_shows_next_run_local_time_and_last_error(sd: ScheduleDriver)
     reply = await sd.run("schedule list")
     assert reply.ephemeral
     text = reply.text
-    next_run = sd.cog.scheduler.next_run(info).at
-    stamp = int(next_run.replace(tzinfo=UTC).timestamp())
+    next_run = sd.scheduler.next_run(info).at
+    stamp = int(next_run.timestamp())
     assert f"Next: <t:{stamp}:f>" in text
-    local = next_run.replace(tzinfo=UTC).astimezone(info.zone)
+    local = next_run.astimezone(info.zone)
     assert f"{local:%H:%M} Europe/Berlin" in text
     assert "⚠️ Error <t:" in text and "Missing Permissions" in text and "Retrying <t:" in text
 
@@ -388,17 +422,17 @@ async def test_pause_resume_remove(sd: ScheduleDriver) -> None:
 
 
 async def test_another_servers_schedule_cannot_be_touched(sd: ScheduleDriver) -> None:
-    other = await sd.cog.scheduler.add_schedule(
+    other = await sd.scheduler.add_schedule(
         guild_id=1234, channel_id=1, local_time="08:00", timezone="UTC", created_by=1
     )
     for command in ("schedule pause", "schedule resume", "schedule remove"):
         reply = await sd.run(command, id=other.id)
         assert f"no daily quiz #{other.id}" in reply.text
-    assert await sd.cog.scheduler.schedules_of(1234) == [other]
+    assert await sd.scheduler.schedules_of(1234) == [other]
 
 
 async def test_changes_wake_the_scheduler(sd: ScheduleDriver) -> None:
-    woken = sd.cog.scheduler._woken
+    woken = sd.scheduler._woken
     await sd.run("schedule add", **ADD)
     assert woken.is_set()
 
@@ -433,13 +467,6 @@ async def test_schedule_id_autocomplete_is_for_moderators_only(sd: ScheduleDrive
     (info,) = await sd.schedules()
     assert await sd.autocomplete("schedule pause", "id", id="") == [info.id]
     assert await sd.autocomplete("schedule pause", "id", member=ALICE, id="") == []
-
-
-def test_zone_helpers() -> None:
-    assert resolve_zone(" europe/BERLIN ") == "Europe/Berlin"
-    assert resolve_zone("america/new york") == "America/New_York"
-    assert zone_choices("tokyo") == ["Asia/Tokyo"]
-    assert all(len(zone_choices(c)) <= 25 for c in ("", "a", "e", "/"))
 
 
 # -- the scheduler, posting through discord.py ---------------------------------------------------
@@ -511,10 +538,10 @@ def threads(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> dict[int, int
 
 
 @pytest.fixture
-def clock(cog: ScheduleCog, threads: dict[int, int]) -> Clock:
-    clock = Clock(datetime(2025, 3, 2, 7, 0))
-    cog.scheduler.clock = clock
-    cog.bot.service.clock = clock
+def clock(cog: ScheduleCog, bot: QuizBot, threads: dict[int, int]) -> Clock:
+    clock = Clock(datetime(2025, 3, 2, 7, 0, tzinfo=UTC))
+    bot.scheduler.clock = clock
+    bot.service.clock = clock
     return clock
 
 
@@ -526,8 +553,8 @@ async def test_a_daily_quiz_posts_closes_with_its_result_and_refuses_late_answer
     sd: ScheduleDriver, fake: FakeDiscord, clock: Clock, driver: Driver, threads: dict[int, int]
 ) -> None:
     await sd.run("schedule add", **ADD, topic="MLOps", difficulty="easy", thread=True)
-    clock.now = datetime(2025, 3, 2, 8, 0)  # 09:00 in Berlin
-    await sd.cog.scheduler.tick()
+    clock.now = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)  # 09:00 in Berlin
+    await sd.scheduler.tick()
 
     (post,) = channel_messages(fake, OTHER_CHANNEL_ID)
     assert post["content"] == "📅 **Daily quiz** · Sun 02 Mar 2025"
@@ -546,8 +573,8 @@ async def test_a_daily_quiz_posts_closes_with_its_result_and_refuses_late_answer
     for member, pick in ((ALICE, "A"), (ALICE, "B"), (MOD, "B"), (TUTOR, "C"), (TUTOR, "B")):
         await driver.click(post, rf"quiz:ans:\d+:{pick}", member=member)
 
-    clock.now = datetime(2025, 3, 3, 8, 0)
-    await sd.cog.scheduler.tick()
+    clock.now = datetime(2025, 3, 3, 8, 0, tzinfo=UTC)
+    await sd.scheduler.tick()
     await driver.bot.live_counts.drain()
     closed = fake.messages[int(post["id"])]
     assert closed["content"].startswith("📅 **Daily quiz** · Sun 02 Mar 2025 · closed\n")
@@ -580,7 +607,7 @@ async def test_a_crash_after_discord_accepted_the_post_is_reconciled_from_histor
 ) -> None:
     # The fake's message ids are snowflakes of one moment in 2015: post at that moment, so
     # that "after the claim" in the channel history means what it does on Discord.
-    moment = discord.utils.snowflake_time(fake.next_id()).replace(tzinfo=None)
+    moment = discord.utils.snowflake_time(fake.next_id())
     due = moment.replace(second=0, microsecond=0)
     clock.now = due - timedelta(minutes=10)
     await sd.run("schedule add", **{**ADD, "time": f"{due:%H:%M}", "timezone": "UTC"})
@@ -596,13 +623,13 @@ async def test_a_crash_after_discord_accepted_the_post_is_reconciled_from_histor
 
     monkeypatch.setattr(bot.service, "attach_message", crash)
     with pytest.raises(Crash):
-        await sd.cog.scheduler.tick()
+        await sd.scheduler.tick()
     (sent,) = channel_messages(fake, OTHER_CHANNEL_ID)
     monkeypatch.setattr(bot.service, "attach_message", real_attach)
 
-    (run,) = sd.cog.scheduler.schedules.pending_runs((await sd.schedules())[0].id)
+    (run,) = sd.scheduler.schedules.pending_runs((await sd.schedules())[0].id)
     clock.now += timedelta(minutes=1)
-    await sd.cog.scheduler.tick()
+    await sd.scheduler.tick()
     assert channel_messages(fake, OTHER_CHANNEL_ID) == [sent]  # not posted twice
     posted = await bot.service.posted(run.post_ids[0])
     assert posted.post.message_id == int(sent["id"])
@@ -617,8 +644,8 @@ async def test_a_refused_channel_is_recorded_and_shown(
     fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
         _Response(403), {"code": 50013, "message": "Missing Permissions"}
     )
-    clock.now = datetime(2025, 3, 2, 8, 0)
-    await sd.cog.scheduler.tick()
+    clock.now = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)
+    await sd.scheduler.tick()
     (info,) = await sd.schedules()
     assert info.last_error is not None
     assert "Missing Permissions" in info.last_error and f"<#{OTHER_CHANNEL_ID}>" in info.last_error
@@ -645,17 +672,28 @@ async def test_post_ids_of_reads_the_buttons(
     assert post_ids_of(parsed) == {1}
 
 
-async def test_the_loop_starts_when_ready_and_stops_on_unload(bot: QuizBot) -> None:
-    cog = ScheduleCog(bot)
-    await bot.add_cog(cog, override=True)
+async def test_the_bot_starts_the_loop_when_ready_and_stops_it_on_close(
+    make_bot: BotFactory,
+) -> None:
+    bot = await make_bot()
+    scheduler = bot.scheduler
     await asyncio.sleep(0.01)
-    assert cog.scheduler._task is None  # not before the gateway is ready
+    assert scheduler._task is None  # not before the gateway is ready
     bot._ready.set()  # type: ignore[union-attr]
     for _ in range(100):
-        if cog.scheduler._task is not None:
+        if scheduler._task is not None:
             break
         await asyncio.sleep(0.01)
-    task = cog.scheduler._task
+    task = scheduler._task
     assert task is not None and not task.done()
-    await bot.remove_cog(cog.qualified_name)
-    assert task.done() and cog.scheduler._task is None
+    await bot.close()
+    assert task.done() and scheduler._task is None
+
+
+async def test_a_bot_told_not_to_run_the_scheduler_never_starts_it(
+    make_bot: BotFactory,
+) -> None:
+    bot = await make_bot(run_scheduler=False)
+    bot._ready.set()  # type: ignore[union-attr]
+    await asyncio.sleep(0.05)
+    assert bot.scheduler._task is None

@@ -1,20 +1,21 @@
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
-from bot.schedule.rotation import Posted, choose
+from bot.schedule.rotation import choose
+from bot.store.schedules import TaskPosts
 
 BANK = [f"t{n}" for n in range(7)]
 
 
 def simulate(days: int, count: int, seed: str = "guild-1") -> list[list[str]]:
-    history: dict[str, Posted] = {}
-    now = datetime(2025, 1, 1)
+    history: dict[str, TaskPosts] = {}
+    now = datetime(2025, 1, 1, tzinfo=UTC)
     sets = []
     for _ in range(days):
         picked = choose(BANK, history, count, seed=seed)
         for task_id in picked:
             seen = history.get(task_id)
-            history[task_id] = Posted((seen.times if seen else 0) + 1, now)
+            history[task_id] = TaskPosts((seen.times if seen else 0) + 1, now)
         sets.append(picked)
         now += timedelta(days=1)
     return sets
@@ -39,12 +40,13 @@ def test_a_set_never_repeats_a_task_even_when_bigger_than_the_bank() -> None:
 
 
 def test_tasks_posted_by_hand_count_too() -> None:
-    history = {t: Posted(1, datetime(2025, 1, 1)) for t in BANK if t != "t4"}
+    history = {t: TaskPosts(1, datetime(2025, 1, 1, tzinfo=UTC)) for t in BANK if t != "t4"}
     assert choose(BANK, history, 1) == ["t4"]
 
 
 def test_least_recently_posted_first_among_equals() -> None:
-    history = {t: Posted(1, datetime(2025, 1, 10) - timedelta(days=n)) for n, t in enumerate(BANK)}
+    last = datetime(2025, 1, 10, tzinfo=UTC)
+    history = {t: TaskPosts(1, last - timedelta(days=n)) for n, t in enumerate(BANK)}
     assert choose(BANK, history, 2) == ["t6", "t5"]
 
 

@@ -1,7 +1,7 @@
-"""The scheduler against a controllable clock, a fake Discord and a real database file.
+"""The scheduler against a controllable clock, a recording poster and a real database file.
 
 A "process" is a QuizService + Scheduler on its own engine; restarting means closing one and
-opening another on the same file, while the fake Discord (the channels' messages) carries on.
+opening another on the same file, while the poster (the channels' messages) carries on.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ from bot.quiz.tasks import Catalog, Task
 from bot.schedule.runner import PosterError, Scheduler
 from bot.service import PostedTask, QuizService
 from bot.store import AnswerRequest, Store, make_engine
-from bot.store.schedules import ScheduleInfo, ScheduleStore
+from bot.store.schedules import ScheduleInfo
 from tests.quiz.factories import choice_task
 
 GUILD = 1
@@ -62,8 +62,9 @@ class Message:
 
 
 @dataclass
-class FakeDiscord:
-    """Channels and their messages; survives "restarts" of the bot."""
+class RecordingPoster:
+    """The scheduler's `Poster`, recording the channels' messages instead of sending them;
+    survives "restarts" of the bot."""
 
     clock: FakeClock
     messages: list[Message] = field(default_factory=list)
@@ -125,7 +126,7 @@ class Process:
         self,
         url: str,
         clock: FakeClock,
-        discord: FakeDiscord,
+        poster: RecordingPoster,
         *,
         grace: timedelta = timedelta(hours=2),
         bank: list[Task] = BANK,
@@ -134,17 +135,16 @@ class Process:
         self.engine = make_engine(url)
         self.store = Store(self.engine)
         self.service = QuizService(Catalog.of(bank), self.store, clock=clock)
-        self.schedules = ScheduleStore(self.store)
         self.clock = clock
         self.scheduler = Scheduler(
             self.service,
-            self.schedules,
-            discord,
+            poster,
             grace=grace,
             clock=clock,
             sleep=self._sleep,
             max_sleep=max_sleep,
         )
+        self.schedules = self.scheduler.schedules
         self.until: datetime | None = None
         self.sleeps: list[float] = []
 
@@ -196,22 +196,22 @@ def url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock(datetime(2025, 3, 1, 12, 0))
+    return FakeClock(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture
-def discord(clock: FakeClock) -> FakeDiscord:
-    return FakeDiscord(clock)
+def poster(clock: FakeClock) -> RecordingPoster:
+    return RecordingPoster(clock)
 
 
 @pytest.fixture
 async def start(
-    url: str, clock: FakeClock, discord: FakeDiscord
+    url: str, clock: FakeClock, poster: RecordingPoster
 ) -> AsyncIterator[Callable[..., Process]]:
     opened: list[Process] = []
 
     def open_process(**kwargs: object) -> Process:
-        process = Process(url, clock, discord, **kwargs)  # type: ignore[arg-type]
+        process = Process(url, clock, poster, **kwargs)  # type: ignore[arg-type]
         opened.append(process)
         return process
 
@@ -275,21 +275,21 @@ async def start(
 async def test_posts_at_the_local_time_once_per_day_across_dst(
     start: Callable[..., Process],
     clock: FakeClock,
-    discord: FakeDiscord,
+    poster: RecordingPoster,
     zone: str,
     local_time: str,
     first_day: date,
     expected_utc: list[str],
 ) -> None:
-    clock.now = datetime.combine(first_day - timedelta(days=1), datetime.min.time()) + timedelta(
+    clock.now = datetime.combine(first_day - timedelta(days=1), time(0), tzinfo=UTC) + timedelta(
         hours=12
     )
     bot = start()
     schedule = bot.add(local_time=local_time, timezone=zone)
 
-    await bot.run_until(datetime.combine(first_day + timedelta(days=5), datetime.min.time()))
+    await bot.run_until(datetime.combine(first_day + timedelta(days=5), time(0), tzinfo=UTC))
 
-    sent = discord.in_channel()
+    sent = poster.in_channel()
     assert [m.sent_at.strftime("%m-%d %H:%M") for m in sent] == expected_utc
     # Each day's post closes when the next is made, with the result on it.
     assert all(m.closed_content is not None for m in sent[:-1])
@@ -297,7 +297,7 @@ async def test_posts_at_the_local_time_once_per_day_across_dst(
     posts = [bot.service.store.get_post(m.post_id) for m in sent]
     for post, following in zip(posts, sent[1:], strict=False):
         assert post is not None and post.closes_at is not None
-        assert post.closes_at.replace(tzinfo=None) == following.sent_at
+        assert post.closes_at == following.sent_at
     assert bot.schedule(schedule.id).last_error is None
     # The loop only ever slept as long as it had to: no busy waiting, nothing over the cap.
     assert all(1.0 <= s <= 6 * 3600 for s in bot.sleeps)
@@ -308,70 +308,70 @@ async def test_posts_at_the_local_time_once_per_day_across_dst(
 
 
 async def test_restart_just_before_the_time_loses_nothing(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()  # 09:00 Berlin = 08:00 UTC in March
-    await first.run_until(datetime(2025, 3, 2, 7, 59, 30))
+    await first.run_until(datetime(2025, 3, 2, 7, 59, 30, tzinfo=UTC))
     await first.close()
-    assert discord.messages == []
+    assert poster.messages == []
 
     clock.advance(seconds=20)  # back up at 08:59:50 local
     second = start()
-    await second.run_until(datetime(2025, 3, 2, 12))
-    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 2, 8)]
+    await second.run_until(datetime(2025, 3, 2, 12, tzinfo=UTC))
+    assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 2, 8, tzinfo=UTC)]
 
 
 async def test_restart_just_after_the_time_posts_late_once(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()
-    await first.run_until(datetime(2025, 3, 2, 7, 59))
+    await first.run_until(datetime(2025, 3, 2, 7, 59, tzinfo=UTC))
     await first.close()
 
-    clock.now = datetime(2025, 3, 2, 8, 3)  # down over 09:00, back at 09:03
+    clock.now = datetime(2025, 3, 2, 8, 3, tzinfo=UTC)  # down over 09:00, back at 09:03
     second = start()
-    await second.run_until(datetime(2025, 3, 2, 12))
-    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 2, 8, 3)]
+    await second.run_until(datetime(2025, 3, 2, 12, tzinfo=UTC))
+    assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 2, 8, 3, tzinfo=UTC)]
 
 
 async def test_restart_after_posting_does_not_post_again(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()
-    await first.run_until(datetime(2025, 3, 2, 8, 1))
+    await first.run_until(datetime(2025, 3, 2, 8, 1, tzinfo=UTC))
     await first.close()
-    assert len(discord.messages) == 1
+    assert len(poster.messages) == 1
 
     for _ in range(3):  # restart a few times within the day
         clock.advance(minutes=5)
         again = start()
         await again.scheduler.tick()
         await again.close()
-    assert len(discord.messages) == 1
+    assert len(poster.messages) == 1
 
 
 async def test_crash_between_sending_and_recording_does_not_post_twice(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     first = start()
     schedule = first.add()
-    clock.now = datetime(2025, 3, 2, 8)
-    discord.crash = "after_send"
+    clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)
+    poster.crash = "after_send"
     with pytest.raises(Crash):
         await first.scheduler.tick()
     await first.close()
-    (message,) = discord.messages
+    (message,) = poster.messages
     assert first.service.store.get_post(message.post_id).message_id is None  # type: ignore[union-attr]
 
-    discord.crash = None
+    poster.crash = None
     clock.advance(minutes=1)
     second = start()
-    await second.run_until(datetime(2025, 3, 3, 7))
+    await second.run_until(datetime(2025, 3, 3, 7, tzinfo=UTC))
 
-    assert discord.messages == [message]
+    assert poster.messages == [message]
     post = second.service.store.get_post(message.post_id)
     assert post is not None and post.message_id == message.id  # reconciled from the channel
     run = second.schedules.run(schedule.id, date(2025, 3, 2))
@@ -379,49 +379,49 @@ async def test_crash_between_sending_and_recording_does_not_post_twice(
 
 
 async def test_crash_after_claiming_but_before_sending_posts_on_restart(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()
-    clock.now = datetime(2025, 3, 2, 8)
-    discord.crash = "before_send"
+    clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)
+    poster.crash = "before_send"
     with pytest.raises(Crash):
         await first.scheduler.tick()
     await first.close()
-    assert discord.messages == []
+    assert poster.messages == []
 
-    discord.crash = None
+    poster.crash = None
     clock.advance(minutes=2)
     second = start()
     await second.scheduler.tick()
-    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 2, 8, 2)]
+    assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 2, 8, 2, tzinfo=UTC)]
 
 
 async def test_crash_when_the_channel_cannot_be_checked_never_reposts(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     """The trade-off: unable to tell whether it went out, the day is given up, not re-sent."""
     first = start()
     schedule = first.add()
-    clock.now = datetime(2025, 3, 2, 8)
-    discord.crash = "after_send"
+    clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)
+    poster.crash = "after_send"
     with pytest.raises(Crash):
         await first.scheduler.tick()
     await first.close()
 
-    discord.crash = None
-    discord.unreadable.add(CHANNEL)
+    poster.crash = None
+    poster.unreadable.add(CHANNEL)
     clock.advance(minutes=1)
     second = start()
-    await second.run_until(datetime(2025, 3, 2, 11))  # past the two-hour grace window
-    assert len(discord.messages) == 1
+    await second.run_until(datetime(2025, 3, 2, 11, tzinfo=UTC))  # past the two-hour grace window
+    assert len(poster.messages) == 1
     run = second.schedules.run(schedule.id, date(2025, 3, 2))
     assert run is not None and run.status == "failed"
     assert "could not check" in (second.schedule(schedule.id).last_result or "")
 
-    discord.unreadable.clear()
-    await second.run_until(datetime(2025, 3, 3, 9))
-    assert [m.sent_at for m in discord.messages][1:] == [datetime(2025, 3, 3, 8)]
+    poster.unreadable.clear()
+    await second.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
+    assert [m.sent_at for m in poster.messages][1:] == [datetime(2025, 3, 3, 8, tzinfo=UTC)]
 
 
 # -- the grace window -----------------------------------------------------------------------------
@@ -429,13 +429,16 @@ async def test_crash_when_the_channel_cannot_be_checked_never_reposts(
 
 @pytest.mark.parametrize(
     ("back_at", "posted"),
-    [(datetime(2025, 3, 2, 9, 59), True), (datetime(2025, 3, 2, 10, 1), False)],
+    [
+        (datetime(2025, 3, 2, 9, 59, tzinfo=UTC), True),
+        (datetime(2025, 3, 2, 10, 1, tzinfo=UTC), False),
+    ],
     ids=["within-grace", "beyond-grace"],
 )
 async def test_grace_window_on_start(
     start: Callable[..., Process],
     clock: FakeClock,
-    discord: FakeDiscord,
+    poster: RecordingPoster,
     back_at: datetime,
     posted: bool,
 ) -> None:
@@ -449,66 +452,66 @@ async def test_grace_window_on_start(
     run = second.schedules.run(schedule.id, date(2025, 3, 2))
     assert run is not None
     if posted:
-        assert [m.sent_at for m in discord.messages] == [back_at]
+        assert [m.sent_at for m in poster.messages] == [back_at]
         assert run.status == "posted"
     else:
-        assert discord.messages == []
+        assert poster.messages == []
         assert run.status == "skipped"
         result = second.schedule(schedule.id).last_result or ""
         assert result.startswith(
             "skipped 2025-03-02: the bot was offline at 09:00 (2 h 01 min late"
         )
     # Either way the next day is posted as usual.
-    await second.run_until(datetime(2025, 3, 3, 12))
-    assert discord.messages[-1].sent_at == datetime(2025, 3, 3, 8)
+    await second.run_until(datetime(2025, 3, 3, 12, tzinfo=UTC))
+    assert poster.messages[-1].sent_at == datetime(2025, 3, 3, 8, tzinfo=UTC)
 
 
 async def test_a_new_schedule_does_not_post_a_time_already_past_today(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
-    clock.now = datetime(2025, 3, 2, 8, 30)  # 09:30 in Berlin
+    clock.now = datetime(2025, 3, 2, 8, 30, tzinfo=UTC)  # 09:30 in Berlin
     bot = start()
     bot.add()
-    await bot.run_until(datetime(2025, 3, 3, 7, 59))
-    assert discord.messages == []
-    await bot.run_until(datetime(2025, 3, 3, 8, 1))
-    assert len(discord.messages) == 1
+    await bot.run_until(datetime(2025, 3, 3, 7, 59, tzinfo=UTC))
+    assert poster.messages == []
+    await bot.run_until(datetime(2025, 3, 3, 8, 1, tzinfo=UTC))
+    assert len(poster.messages) == 1
 
 
 async def test_paused_days_are_not_owed_and_resume_picks_up(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     bot = start()
     schedule = bot.add()
     bot.schedules.set_paused(GUILD, schedule.id, True, clock())
-    await bot.run_until(datetime(2025, 3, 2, 8, 30))
-    assert discord.messages == []
+    await bot.run_until(datetime(2025, 3, 2, 8, 30, tzinfo=UTC))
+    assert poster.messages == []
     bot.schedules.set_paused(GUILD, schedule.id, False, clock())  # resumed 09:30: today not owed
-    await bot.run_until(datetime(2025, 3, 3, 8, 30))
-    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 3, 8)]
+    await bot.run_until(datetime(2025, 3, 3, 8, 30, tzinfo=UTC))
+    assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 3, 8, tzinfo=UTC)]
 
 
 # -- rotation, sets, threads ----------------------------------------------------------------------
 
 
 async def test_rotates_through_the_whole_bank_before_repeating(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add()
-    await bot.run_until(datetime(2025, 3, 11, 9))  # ten posts: 2 to 11 March
-    tasks = [bot.service.store.get_post(m.post_id).task_id for m in discord.messages]  # type: ignore[union-attr]
+    await bot.run_until(datetime(2025, 3, 11, 9, tzinfo=UTC))  # ten posts: 2 to 11 March
+    tasks = [bot.service.store.get_post(m.post_id).task_id for m in poster.messages]  # type: ignore[union-attr]
     assert len(tasks) == 10
     assert sorted(tasks[:5]) == sorted(tasks[5:]) == [t.id for t in BANK]
 
 
 async def test_a_daily_set_posts_each_task_with_its_own_message_and_thread(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add(count=3, open_thread=True)
-    await bot.run_until(datetime(2025, 3, 2, 9))
-    sent = discord.messages
+    await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
+    sent = poster.messages
     assert [m.content for m in sent] == [
         f"📅 **Daily quiz** · Sun 02 Mar 2025 · {n}/3" for n in (1, 2, 3)
     ]
@@ -517,7 +520,7 @@ async def test_a_daily_set_posts_each_task_with_its_own_message_and_thread(
 
 
 async def test_a_thread_that_cannot_be_opened_does_not_fail_the_day(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     bot = start()
     schedule = bot.add(open_thread=True)
@@ -525,9 +528,9 @@ async def test_a_thread_that_cannot_be_opened_does_not_fail_the_day(
     async def no_threads(*args: object, **kwargs: object) -> None:
         raise PosterError("missing Create Public Threads")
 
-    discord.open_thread = no_threads  # type: ignore[method-assign]
-    await bot.run_until(datetime(2025, 3, 2, 9))
-    assert len(discord.messages) == 1
+    poster.open_thread = no_threads  # type: ignore[method-assign]
+    await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
+    assert len(poster.messages) == 1
     info = bot.schedule(schedule.id)
     assert info.last_result is not None and "no discussion thread" in info.last_result
     run = bot.schedules.run(schedule.id, date(2025, 3, 2))
@@ -538,12 +541,12 @@ async def test_a_thread_that_cannot_be_opened_does_not_fail_the_day(
 
 
 async def test_closing_shows_the_result_and_stops_answers(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add()
-    await bot.run_until(datetime(2025, 3, 2, 9))
-    (first,) = discord.messages
+    await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
+    (first,) = poster.messages
     posted = await bot.service.posted(first.post_id)
     task = posted.task
 
@@ -557,7 +560,7 @@ async def test_closing_shows_the_result_and_stops_answers(
     answer(4, "A")
     answer(5, "B")
 
-    await bot.run_until(datetime(2025, 3, 3, 9))
+    await bot.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
     closed = first.closed_content or ""
     assert closed.startswith("📅 **Daily quiz** · Sun 02 Mar 2025 · closed\n**Answer:** A")
     assert "**5** answered · **4** solved · **3** on the first try" in closed
@@ -571,13 +574,13 @@ async def test_closing_shows_the_result_and_stops_answers(
 
 
 async def test_closing_is_retried_when_the_edit_fails(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add()
-    await bot.run_until(datetime(2025, 3, 3, 7, 59))
+    await bot.run_until(datetime(2025, 3, 3, 7, 59, tzinfo=UTC))
     bot.scheduler.max_sleep = 60.0  # as in production: overdue closings retry on the next tick
-    real_close = discord.close
+    real_close = poster.close
     failures = 0
 
     async def flaky_close(posted: PostedTask, *, content: str) -> None:
@@ -587,9 +590,9 @@ async def test_closing_is_retried_when_the_edit_fails(
             raise ConnectionError("Discord hiccup")
         await real_close(posted, content=content)
 
-    discord.close = flaky_close  # type: ignore[method-assign]
-    await bot.run_until(datetime(2025, 3, 3, 8, 5))
-    assert discord.messages[0].closed_content is not None
+    poster.close = flaky_close  # type: ignore[method-assign]
+    await bot.run_until(datetime(2025, 3, 3, 8, 5, tzinfo=UTC))
+    assert poster.messages[0].closed_content is not None
     assert failures == 2
 
 
@@ -597,43 +600,44 @@ async def test_closing_is_retried_when_the_edit_fails(
 
 
 async def test_a_failing_schedule_does_not_block_another(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
-    clock.now = datetime(2025, 3, 2, 7, 50)
+    clock.now = datetime(2025, 3, 2, 7, 50, tzinfo=UTC)
     bot = start(max_sleep=60.0)
     broken = bot.add(channel_id=CHANNEL)
     working = bot.add(channel_id=OTHER_CHANNEL)
     unexpected = bot.add(channel_id=30)
-    discord.broken[CHANNEL] = "I may not post in <#10>: Missing Permissions"
-    discord.raise_unexpected.add(30)
+    poster.broken[CHANNEL] = "I may not post in <#10>: Missing Permissions"
+    poster.raise_unexpected.add(30)
 
-    await bot.run_until(datetime(2025, 3, 2, 8, 0, 30))
-    assert [m.channel_id for m in discord.messages] == [OTHER_CHANNEL]
+    await bot.run_until(datetime(2025, 3, 2, 8, 0, 30, tzinfo=UTC))
+    assert [m.channel_id for m in poster.messages] == [OTHER_CHANNEL]
     info = bot.schedule(broken.id)
     assert info.last_error == "I may not post in <#10>: Missing Permissions"
-    assert info.retry_at == datetime(2025, 3, 2, 8, 1)  # backoff, not a tight retry
+    assert info.retry_at == datetime(2025, 3, 2, 8, 1, tzinfo=UTC)  # backoff, not a tight retry
     assert "RuntimeError" in (bot.schedule(unexpected.id).last_error or "")
     assert bot.schedule(working.id).last_error is None
 
     # Retries back off (1, 2, 4 … minutes) rather than spin, and succeed once it is fixed.
-    await bot.run_until(datetime(2025, 3, 2, 8, 10))
+    await bot.run_until(datetime(2025, 3, 2, 8, 10, tzinfo=UTC))
     assert bot.schedule(broken.id).failures == 4  # 08:00, 08:01, 08:03, 08:07
-    del discord.broken[CHANNEL]
-    await bot.run_until(datetime(2025, 3, 2, 8, 30))
-    assert sorted(m.channel_id for m in discord.messages) == [CHANNEL, OTHER_CHANNEL]
+    del poster.broken[CHANNEL]
+    await bot.run_until(datetime(2025, 3, 2, 8, 30, tzinfo=UTC))
+    assert sorted(m.channel_id for m in poster.messages) == [CHANNEL, OTHER_CHANNEL]
     fixed = bot.schedule(broken.id)
     assert fixed.last_error is None and fixed.failures == 0
-    assert [m.sent_at for m in discord.in_channel(CHANNEL)] == [datetime(2025, 3, 2, 8, 15)]
+    sent = [m.sent_at for m in poster.in_channel(CHANNEL)]
+    assert sent == [datetime(2025, 3, 2, 8, 15, tzinfo=UTC)]
 
 
 async def test_failures_beyond_grace_give_up_until_the_next_day(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
-    clock.now = datetime(2025, 3, 2, 7, 50)
+    clock.now = datetime(2025, 3, 2, 7, 50, tzinfo=UTC)
     bot = start(max_sleep=60.0)
     schedule = bot.add()
-    discord.broken[CHANNEL] = "channel <#10> is gone"
-    await bot.run_until(datetime(2025, 3, 2, 11))
+    poster.broken[CHANNEL] = "channel <#10> is gone"
+    await bot.run_until(datetime(2025, 3, 2, 11, tzinfo=UTC))
     run = bot.schedules.run(schedule.id, date(2025, 3, 2))
     assert run is not None and run.status == "failed"  # nothing went out, nothing re-sent
     info = bot.schedule(schedule.id)
@@ -641,28 +645,28 @@ async def test_failures_beyond_grace_give_up_until_the_next_day(
     assert info.last_result == (
         "failed 2025-03-02: nothing posted (could not check post 1: channel <#10> is gone)"
     )
-    assert discord.messages == []
+    assert poster.messages == []
 
-    del discord.broken[CHANNEL]
+    del poster.broken[CHANNEL]
     bot.scheduler.max_sleep = 6 * 3600
-    await bot.run_until(datetime(2025, 3, 3, 9))
-    assert [m.sent_at for m in discord.messages] == [datetime(2025, 3, 3, 8)]
+    await bot.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
+    assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 3, 8, tzinfo=UTC)]
 
 
 async def test_no_matching_task_is_an_error_not_a_crash(
-    start: Callable[..., Process], clock: FakeClock, discord: FakeDiscord
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
 ) -> None:
     bot = start()
     schedule = bot.add(topic="Astrology")
-    await bot.run_until(datetime(2025, 3, 2, 8, 30))
-    assert discord.messages == []
-    assert bot.schedule(schedule.id).last_error == "no Astrology task in the loaded banks"
+    await bot.run_until(datetime(2025, 3, 2, 8, 30, tzinfo=UTC))
+    assert poster.messages == []
+    assert bot.schedule(schedule.id).last_error == "There is no Astrology task in the loaded banks"
 
 
 async def test_the_loop_survives_any_exception(
     start: Callable[..., Process],
     clock: FakeClock,
-    discord: FakeDiscord,
+    poster: RecordingPoster,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     bot = start(max_sleep=60.0)
@@ -678,11 +682,11 @@ async def test_the_loop_survives_any_exception(
         return real()
 
     bot.schedules.runnable = flaky  # type: ignore[method-assign]
-    clock.now = datetime(2025, 3, 2, 7, 59)
+    clock.now = datetime(2025, 3, 2, 7, 59, tzinfo=UTC)
     with caplog.at_level(logging.ERROR, logger="bot.schedule.runner"):
-        await bot.run_until(datetime(2025, 3, 2, 8, 10))
+        await bot.run_until(datetime(2025, 3, 2, 8, 10, tzinfo=UTC))
     assert "scheduler tick failed" in caplog.text
-    assert len(discord.messages) == 1
+    assert len(poster.messages) == 1
 
 
 async def test_wake_interrupts_the_sleep(start: Callable[..., Process], clock: FakeClock) -> None:

@@ -6,20 +6,22 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect
 
+from bot.quiz.errors import ScheduleLimitError
+from bot.quiz.rules import MAX_SCHEDULES
 from bot.store import Store, make_engine
-from bot.store.schedules import NoTasksError, RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
+from bot.store.schedules import RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
 
 GUILD = 1
-NOW = datetime(2025, 3, 2, 7, 0)
+NOW = datetime(2025, 3, 2, 7, 0, tzinfo=UTC)
 DAY = date(2025, 3, 2)
-DUE = datetime(2025, 3, 2, 8, 0)
-CLOSES = datetime(2025, 3, 3, 8, 0)
+DUE = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)
+CLOSES = datetime(2025, 3, 3, 8, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -101,6 +103,66 @@ def test_count_is_bounded(schedules: ScheduleStore, count: int) -> None:
         add(schedules, count=count)
 
 
+def test_times_come_back_aware_and_naive_input_means_utc(schedules: ScheduleStore) -> None:
+    schedule = add(schedules, now=NOW.replace(tzinfo=None))
+    assert schedule.created_at == schedule.active_since == NOW
+    assert schedule.created_at.tzinfo is UTC
+    run = claim(schedules, schedule)
+    assert run is not None
+    assert (run.scheduled_for, run.closes_at, run.claimed_at) == (DUE, CLOSES, DUE)
+    assert all(t.tzinfo is UTC for t in (run.scheduled_for, run.claimed_at))
+
+
+def test_a_server_may_have_max_schedules_and_removing_one_frees_a_place(
+    schedules: ScheduleStore,
+) -> None:
+    made = [add(schedules) for _ in range(MAX_SCHEDULES)]
+    add(schedules, guild_id=2)  # another server's count is its own
+    with pytest.raises(ScheduleLimitError) as refused:
+        add(schedules)
+    assert f"already has {MAX_SCHEDULES} daily quizzes" in str(refused.value)
+    schedules.set_paused(GUILD, made[0].id, True, NOW)
+    with pytest.raises(ScheduleLimitError):
+        add(schedules)  # a paused schedule still counts
+    schedules.remove(GUILD, made[0].id, NOW)
+    assert add(schedules).id > made[-1].id
+    assert len(schedules.list_guild(GUILD)) == MAX_SCHEDULES
+
+
+def test_concurrent_adds_never_exceed_the_limit(tmp_path: Path) -> None:
+    """Separate engines on one file, all adding at once: exactly MAX_SCHEDULES get in, and
+    every other add is refused with the limit error (not a silent extra schedule)."""
+    url = f"sqlite:///{tmp_path}/limit.db"
+    setup = make_engine(url)
+    engines = [make_engine(url) for _ in range(MAX_SCHEDULES + 6)]
+    barrier = threading.Barrier(len(engines))
+    added: list[ScheduleInfo] = []
+    refused: list[ScheduleLimitError] = []
+    unexpected: list[BaseException] = []
+
+    def race(engine: object) -> None:
+        mine = ScheduleStore(Store(engine))  # type: ignore[arg-type]
+        barrier.wait()
+        try:
+            added.append(add(mine))
+        except ScheduleLimitError as exc:
+            refused.append(exc)
+        except BaseException as exc:  # reported by the assertion below
+            unexpected.append(exc)
+
+    threads = [threading.Thread(target=race, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert unexpected == []
+    assert len(added) == MAX_SCHEDULES
+    assert len(refused) == len(engines) - MAX_SCHEDULES
+    assert len(ScheduleStore(Store(setup)).list_guild(GUILD)) == MAX_SCHEDULES
+    for engine in [setup, *engines]:
+        engine.dispose()
+
+
 def test_pause_and_resume(schedules: ScheduleStore) -> None:
     schedule = add(schedules)
     schedules.record_error(schedule.id, "boom", NOW, NOW + timedelta(minutes=1))
@@ -126,7 +188,7 @@ def test_claim_is_once_per_day_and_creates_the_posts(
     for post in posts:
         assert post is not None and post.message_id is None and post.posted_by is None
         assert post.schedule_id == schedule.id
-        assert post.closes_at is not None and post.closes_at.replace(tzinfo=None) == CLOSES
+        assert post.closes_at == CLOSES
 
     assert claim(schedules, schedule, "t3") is None  # the day is taken
     assert schedules.task_history(GUILD).keys() == {"t1", "t2"}
@@ -135,7 +197,7 @@ def test_claim_is_once_per_day_and_creates_the_posts(
 
 def test_a_claim_without_tasks_leaves_nothing(schedules: ScheduleStore) -> None:
     schedule = add(schedules)
-    with pytest.raises(NoTasksError):
+    with pytest.raises(ValueError, match="no task"):
         schedules.claim(schedule, DAY, scheduled_for=DUE, closes_at=CLOSES, choose=pick(), now=DUE)
     assert schedules.run(schedule.id, DAY) is None
     assert schedules.task_history(GUILD) == {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -19,6 +19,7 @@ from bot.discord_ui.errors import (
     member_name,
     missing_post_permissions,
 )
+from bot.discord_ui.params import DifficultyParam, topic_autocomplete
 from bot.discord_ui.posting import post_task
 from bot.discord_ui.replies import Reply, Responder
 from bot.quiz.errors import NothingPostedError, UnknownPostError
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from bot.service import PostedTask
 
 Interaction = discord.Interaction["QuizBot"]
-DifficultyChoice = Literal["easy", "medium", "hard"]
 MAX_CHOICES = 25
 CHOICE_NAME = 100
 
@@ -61,11 +61,12 @@ class QuizCog(commands.Cog):
         difficulty="Only tasks of this difficulty",
         task="A specific task (by id)",
     )
+    @app_commands.autocomplete(topic=topic_autocomplete)
     async def quiz(
         self,
         interaction: Interaction,
         topic: str | None = None,
-        difficulty: DifficultyChoice | None = None,
+        difficulty: DifficultyParam | None = None,
         task: str | None = None,
     ) -> None:
         guild_id = guild_id_of(interaction)
@@ -83,7 +84,7 @@ class QuizCog(commands.Cog):
         service = self.bot.service
         config = await service.guild_config(guild_id)
         check_may_post(config.post_policy, await is_moderator(interaction))
-        chosen = service.choose_task(topic, Difficulty(difficulty) if difficulty else None, task)
+        chosen = service.choose_task(topic, difficulty, task)
         wait = self.bot.cooldowns.claim(channel_id, config.cooldown_seconds)
         if wait:
             raise PostCooldownError(wait)
@@ -103,17 +104,6 @@ class QuizCog(commands.Cog):
             f"{message.jump_url}",
             ephemeral=True,
         )
-
-    @quiz.autocomplete("topic")
-    async def topic_autocomplete(
-        self, interaction: Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        needle = current.casefold()
-        return [
-            app_commands.Choice(name=rendering.truncate(topic, CHOICE_NAME), value=topic)
-            for topic in self.bot.service.catalog.topics()
-            if needle in topic.casefold()
-        ][:MAX_CHOICES]
 
     @quiz.autocomplete("task")
     async def task_autocomplete(

@@ -8,10 +8,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.clock import Period
 from bot.discord_ui.embeds import leaderboard_embed, stats_embed, topics_embed
 from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.params import PeriodParam
 from bot.discord_ui.replies import Reply, Responder
-from bot.service import Period
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -26,7 +27,9 @@ class StandingsCog(commands.Cog):
     @app_commands.command(name="leaderboard", description="The top 10, and where you stand.")
     @app_commands.guild_only()
     @app_commands.describe(period="today, this week (the default) or all time")
-    async def leaderboard(self, interaction: Interaction, period: Period = "week") -> None:
+    async def leaderboard(
+        self, interaction: Interaction, period: PeriodParam = Period.WEEK
+    ) -> None:
         guild_id = guild_id_of(interaction)
         # Public: the board is the group's, and it only shows totals.
         async with Responder(interaction, ephemeral=False) as responder:
