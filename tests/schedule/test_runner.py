@@ -552,7 +552,7 @@ async def test_closing_shows_the_result_and_stops_answers(
 
     def answer(user: int, pick: str) -> None:
         request = AnswerRequest(first.post_id, GUILD, user, f"m{user}", (pick,))
-        bot.store.answer(request, lambda r, p: grade(task, p, r.picks), clock())
+        bot.store.answer(request, lambda _t, r, p: grade(task, p, r.picks), clock())
 
     for user in (1, 2, 3):
         answer(user, "A")
@@ -570,7 +570,7 @@ async def test_closing_shows_the_result_and_stops_answers(
     with pytest.raises(PostClosedError):
         await bot.service.answer(first.post_id, GUILD, 6, "m6", ("A",))
     reply = await bot.service.solution(first.post_id, GUILD, 6, "m6", confirmed=False)
-    assert reply is not None and not reply.forfeited_now  # free after closing
+    assert reply.shown and not reply.forfeited_now  # free after closing
 
 
 async def test_closing_is_retried_when_the_edit_fails(
