@@ -89,7 +89,7 @@ _SCORE_SPAN = select(func.min(_score.c.finished_at), func.max(_score.c.finished_
 )
 _CLEAR_TOTALS = delete(_total).where(_total.c.guild_id == _p_guild)
 _CLEAR_PERIODS = delete(_period).where(_period.c.guild_id == _p_guild)
-# Both kinds named, so the primary key (guild, kind, period_start, ...) bounds the range.
+# Both kinds named: the deletion is then index ranges on (guild, kind, period_start).
 _CLEAR_PERIODS_SINCE = delete(_period).where(
     _period.c.guild_id == _p_guild,
     _period.c.kind.in_(PERIOD_KINDS),
