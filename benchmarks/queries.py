@@ -134,20 +134,18 @@ def show_plans(path: Path) -> None:
         for row in conn.execute("EXPLAIN QUERY PLAN " + sql, args):
             print(f"    {row[-1]}")
 
-    texts = {
-        "leaderboard all (totals)": "_TOTAL_BOARD_SQL",
-        "leaderboard today/week (period totals)": "_PERIOD_BOARD_SQL",
-        "leaderboard today/week (exact fallback: aggregates scores)": "_EXACT_LEADERBOARD_SQL",
-        "leaderboard (before: aggregates scores)": "_LEADERBOARD_SQL",
+    statements = {
+        "leaderboard all (totals)": (leaderboard_module, "_TOTAL_BOARD"),
+        "leaderboard today/week (period totals)": (leaderboard_module, "_PERIOD_BOARD"),
+        "leaderboard today/week (exact fallback: aggregates scores)": (
+            leaderboard_module,
+            "_EXACT_PERIOD",
+        ),
+        "stats: summary": (stats_module, "_STATS_SUMMARY"),
+        "stats: streak step": (stats_module, "_LAST_ANSWER_BEFORE"),
     }
-    period = "AND finished_at >= :start AND finished_at < :end"
-    for title, name in texts.items():
-        sql = getattr(leaderboard_module, name, None)
-        if isinstance(sql, str):
-            show(title, sql.format(period=period), params)
-    statements = {"stats: summary": "_STATS_SUMMARY", "stats: streak step": "_LAST_ANSWER_BEFORE"}
-    for title, name in statements.items():
-        stmt = getattr(stats_module, name, None)
+    for title, (module, name) in statements.items():
+        stmt = getattr(module, name, None)
         if isinstance(stmt, Executable):
             compiled = stmt.compile(dialect=sqlite.dialect())
             bound = compiled.construct_params(params)

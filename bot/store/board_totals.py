@@ -1,53 +1,103 @@
-"""Building the per-member totals that leaderboards read.
+"""Building the per-member totals that leaderboards read, and deciding when to.
 
 Leaderboards read per-member totals (`member_total`, and `member_period` per local day and
 ISO week) that the answer write path adds each new score to, so a leaderboard is an index
 read, whatever the number of scores. `score` stays the truth: the totals are rebuilt from it
 here, when a server's first leaderboard is asked, when its zone changes, and on demand.
+
+Decides: which periods and zone the kept totals serve (`_BoardState.serves`), when and in
+which zone they are (re)built (`_BoardState.rebuild_in`), and what a build writes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Connection, Table, bindparam, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Connection,
+    Date,
+    Integer,
+    Select,
+    String,
+    Table,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    union,
+)
+from sqlalchemy import cast as sql_cast
 
+from bot.store.dialect import upsert
 from bot.store.periods import day_start, local_date, to_utc_naive, week_start
-from bot.store.tables import BoardState, GuildConfig
-from bot.store.timestamps import sql_time
+from bot.store.tables import (
+    PERIOD_KINDS,
+    BoardState,
+    GuildConfig,
+    MemberPeriod,
+    MemberTotal,
+    Score,
+)
 
 _config = cast(Table, GuildConfig.__table__)
 _board = cast(Table, BoardState.__table__)
+_score = cast(Table, Score.__table__)
+_total = cast(Table, MemberTotal.__table__)
+_period = cast(Table, MemberPeriod.__table__)
 
-# Kept rows are those the write path creates: a member with points or a solve (in the period).
-_BUILD_TOTALS_SQL = """
-INSERT INTO member_total (guild_id, user_id, points, solved, reached_at)
-SELECT :guild_id, user_id, sum(points), sum(solved),
-       max(CASE WHEN points > 0 THEN finished_at END)
-  FROM score
- WHERE guild_id = :guild_id
- GROUP BY user_id
-HAVING sum(points) > 0 OR sum(solved) > 0
-"""
-_BUILD_PERIOD_SQL = """
-INSERT INTO member_period (guild_id, kind, period_start, user_id, points, solved, reached_at)
-SELECT :guild_id, :kind, :start, user_id, sum(points), sum(solved),
-       max(CASE WHEN points > 0 THEN finished_at END)
-  FROM score
- WHERE guild_id = :guild_id AND finished_at >= :lo AND finished_at < :hi
- GROUP BY user_id
-HAVING sum(points) > 0 OR sum(solved) > 0
-"""
-_SCORE_SPAN_SQL = "SELECT min(finished_at), max(finished_at) FROM score WHERE guild_id = ?"
-_SET_BOARD_SQL = """
-INSERT INTO board_state (guild_id, timezone, periods_from, built_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (guild_id) DO UPDATE SET timezone = excluded.timezone,
-                                     periods_from = excluded.periods_from,
-                                     built_at = excluded.built_at
-"""
+_p_guild = bindparam("guild_id", type_=BigInteger)
+
+
+def _sums(keys: Sequence[ColumnElement[Any]], *where: ColumnElement[bool]) -> Select[Any]:
+    """Rows of a totals table from the server's scores matching `where`: the row's bound
+    `keys`, then each member's sums. Kept rows are those the write path creates: a member
+    with points or a solve."""
+    s = _score.c
+    points = func.sum(s.points)
+    # A sum of booleans is not portable (PostgreSQL has none): count them as 0/1.
+    solved = func.sum(sql_cast(s.solved, Integer))
+    reached_at = func.max(case((s.points > 0, s.finished_at)))
+    return (
+        select(*keys, s.user_id, points, solved, reached_at)
+        .where(s.guild_id == _p_guild, *where)
+        .group_by(s.user_id)
+        .having(or_(points > 0, solved > 0))
+    )
+
+
+_sum_columns = ["user_id", "points", "solved", "reached_at"]
+_BUILD_TOTALS = insert(_total).from_select(["guild_id", *_sum_columns], _sums([_p_guild]))
+_BUILD_PERIOD = insert(_period).from_select(
+    ["guild_id", "kind", "period_start", *_sum_columns],
+    _sums(
+        [_p_guild, bindparam("kind", type_=String), bindparam("start", type_=Date)],
+        _score.c.finished_at >= bindparam("lo"),
+        _score.c.finished_at < bindparam("hi"),
+    ),
+)
+_SCORE_SPAN = select(func.min(_score.c.finished_at), func.max(_score.c.finished_at)).where(
+    _score.c.guild_id == _p_guild
+)
+_CLEAR_TOTALS = delete(_total).where(_total.c.guild_id == _p_guild)
+_CLEAR_PERIODS = delete(_period).where(_period.c.guild_id == _p_guild)
+# Both kinds named: the deletion is then index ranges on (guild, kind, period_start).
+_CLEAR_PERIODS_SINCE = delete(_period).where(
+    _period.c.guild_id == _p_guild,
+    _period.c.kind.in_(PERIOD_KINDS),
+    _period.c.period_start >= bindparam("since"),
+)
+_SCORED_GUILDS = union(
+    select(_score.c.guild_id).group_by(_score.c.guild_id), select(_board.c.guild_id)
+)
 
 KEPT_WEEKS = 2
 """Weeks of day and week totals an automatic (re)build computes: the latest score's and the
@@ -120,26 +170,21 @@ def build_board(
     Cost: one grouped index range per local day and week rebuilt, plus a scan of the
     server's scores for `totals`."""
     tz = ZoneInfo(zone)
-    cursor = conn.connection.cursor()
+    guild = {"guild_id": guild_id}
     if totals:
-        cursor.execute("DELETE FROM member_total WHERE guild_id = ?", (guild_id,))
-        cursor.execute(_BUILD_TOTALS_SQL, {"guild_id": guild_id})
-    first, last = cursor.execute(_SCORE_SPAN_SQL, (guild_id,)).fetchone()
+        conn.execute(_CLEAR_TOTALS, guild)
+        conn.execute(_BUILD_TOTALS, guild)
+    first, last = conn.execute(_SCORE_SPAN, guild).one()
     since: date | None = None
     if full or first is None:
-        cursor.execute("DELETE FROM member_period WHERE guild_id = ?", (guild_id,))
+        conn.execute(_CLEAR_PERIODS, guild)
     else:
         # Older rows stay, in whatever zone they were, below `periods_from`: never read.
-        latest = local_date(datetime.fromisoformat(last), tz)
-        since = week_start(latest) - timedelta(weeks=KEPT_WEEKS - 1)
-        cursor.execute(
-            "DELETE FROM member_period WHERE guild_id = ? AND kind IN ('day', 'week')"
-            " AND period_start >= ?",
-            (guild_id, since.isoformat()),
-        )
+        since = week_start(local_date(last, tz)) - timedelta(weeks=KEPT_WEEKS - 1)
+        conn.execute(_CLEAR_PERIODS_SINCE, {**guild, "since": since})
     if first is not None:
-        day = since or local_date(datetime.fromisoformat(first), tz)
-        end = local_date(datetime.fromisoformat(last), tz)
+        day = since or local_date(first, tz)
+        end = local_date(last, tz)
         buckets: list[dict[str, Any]] = []
         monday = week_start(day)
         while monday <= end:
@@ -148,28 +193,20 @@ def build_board(
         while day <= end:
             buckets.append(_bucket(guild_id, "day", day, day + timedelta(days=1), tz))
             day += timedelta(days=1)
-        cursor.executemany(_BUILD_PERIOD_SQL, buckets)
-    wall = sql_time(to_utc_naive(datetime.now(UTC)))
-    periods_from = None if since is None else since.isoformat()
-    cursor.execute(_SET_BOARD_SQL, (guild_id, zone, periods_from, wall))
+        conn.execute(_BUILD_PERIOD, buckets)
+    record = upsert(conn, _board, ["guild_id"])
+    wall = to_utc_naive(datetime.now(UTC))
+    conn.execute(record, {**guild, "timezone": zone, "periods_from": since, "built_at": wall})
 
 
 def _bucket(guild_id: int, kind: str, start: date, end: date, tz: ZoneInfo) -> dict[str, Any]:
-    lo, hi = sql_time(day_start(start, tz)), sql_time(day_start(end, tz))
-    return {"guild_id": guild_id, "kind": kind, "start": start.isoformat(), "lo": lo, "hi": hi}
+    lo, hi = day_start(start, tz), day_start(end, tz)
+    return {"guild_id": guild_id, "kind": kind, "start": start, "lo": lo, "hi": hi}
 
 
 def rebuild_totals(conn: Connection, guild_id: int | None, tz: ZoneInfo | None) -> int:
     """`Store.rebuild_totals` inside its write unit of work."""
-    if guild_id is None:
-        guilds = list(
-            conn.exec_driver_sql(
-                "SELECT guild_id FROM score GROUP BY guild_id"
-                " UNION SELECT guild_id FROM board_state"
-            ).scalars()
-        )
-    else:
-        guilds = [guild_id]
+    guilds = list(conn.execute(_SCORED_GUILDS).scalars()) if guild_id is None else [guild_id]
     for guild in guilds:
         state = board_state(conn, guild)
         zone = (tz and tz.key) or state.configured or state.zone or "UTC"

@@ -1,4 +1,5 @@
-"""A server's settings: stored only once changed, validated before they are."""
+"""A server's settings: their defaults, which values are valid, and what a change of zone
+does to the leaderboard totals. Stored only once changed, validated before they are."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ from dataclasses import replace
 from typing import Any, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Connection, Row, Table, select
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import Connection, Row, Table, bindparam, select
 
 from bot.store.board_totals import board_state, build_board
+from bot.store.dialect import upsert
 from bot.store.records import GuildConfigInfo
 from bot.store.tables import POST_POLICIES, GuildConfig
 
 _config = cast(Table, GuildConfig.__table__)
+_CONFIG = select(_config).where(_config.c.guild_id == bindparam("guild_id"))
 
 CONFIG_FIELDS = frozenset({"timezone", "mod_role_id", "post_policy", "cooldown_seconds"})
 
@@ -29,7 +31,7 @@ def _config_info(row: Row[Any]) -> GuildConfigInfo:
 
 
 def guild_config(conn: Connection, guild_id: int) -> GuildConfigInfo:
-    row = conn.execute(select(_config).where(_config.c.guild_id == guild_id)).first()
+    row = conn.execute(_CONFIG, {"guild_id": guild_id}).first()
     return GuildConfigInfo(guild_id) if row is None else _config_info(row)
 
 
@@ -53,11 +55,10 @@ def update_guild_config(
     conn: Connection, guild_id: int, changes: dict[str, Any]
 ) -> GuildConfigInfo:
     """`Store.update_guild_config` inside its write unit of work, after `check_changes`."""
-    row = conn.execute(select(_config).where(_config.c.guild_id == guild_id)).first()
+    row = conn.execute(_CONFIG, {"guild_id": guild_id}).first()
     info = replace(GuildConfigInfo(guild_id) if row is None else _config_info(row), **changes)
     values = {name: getattr(info, name) for name in CONFIG_FIELDS}
-    stmt = sqlite_insert(_config).values(guild_id=guild_id, **values)
-    conn.execute(stmt.on_conflict_do_update(index_elements=[_config.c.guild_id], set_=values))
+    conn.execute(upsert(conn, _config, ["guild_id"]), {"guild_id": guild_id, **values})
     if info.timezone is not None:
         # Days and weeks follow the new zone from this commit on. Reset to None,
         # they stay as they are until a reader asks in another zone.

@@ -1,92 +1,151 @@
-"""Ranking a server's members, from the maintained totals or, as the reference and fallback,
-by aggregating their scores."""
+"""Ranking a server's members: who is ranked, in what order, and the asker's own rank.
+
+Order: points desc, solved desc, reached_at (the latest point-earning finish), user_id; members
+without points are not ranked. Read from the maintained totals (`member_total`,
+`member_period`) when they serve the asked period and zone, else, as the reference and
+fallback, by aggregating the server's scores. When to (re)build the totals is decided in
+`board_totals`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Row
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    Connection,
+    FromClause,
+    Integer,
+    Row,
+    ScalarSelect,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    case,
+    func,
+    null,
+    or_,
+    select,
+    tuple_,
+    union_all,
+)
+from sqlalchemy import cast as sql_cast
 
 from bot.store.board_totals import board_state, build_board
 from bot.store.periods import Period, period_bounds, period_key, to_utc_naive
 from bot.store.records import Leaderboard, Rank
-from bot.store.timestamps import sql_time
+from bot.store.tables import Member, MemberPeriod, MemberTotal, Score
 
-# Leaderboards are read from the maintained totals (`member_total`, `member_period`): the top
-# `limit` are the first entries of the rank index, and the asking member's rank is the number
-# of entries before theirs, counted as three index ranges (more points; as many points and
-# more solves; both equal and reached earlier, or at the same time with a lower id). The
-# `{key}` selects the server, and for a period the bucket.
-_BOARD_SQL = """
-WITH top AS (
-    SELECT user_id, points, solved, reached_at FROM {table}
-     WHERE {key} AND points > 0
-     ORDER BY points DESC, solved DESC, reached_at, user_id
-     LIMIT :limit
-),
-me AS (
-    SELECT user_id, points, solved, reached_at FROM {table}
-     WHERE {key} AND user_id = :me AND points > 0
-),
-picked AS (
-    SELECT top.*, NULL AS better FROM top
-    UNION ALL
-    SELECT me.*,
-           (SELECT count(*) FROM {table} WHERE {key} AND points > me.points)
-         + (SELECT count(*) FROM {table}
-             WHERE {key} AND points = me.points AND solved > me.solved)
-         + (SELECT count(*) FROM {table}
-             WHERE {key} AND points = me.points AND solved = me.solved
-               AND reached_at <= me.reached_at
-               AND (reached_at < me.reached_at OR user_id < me.user_id))
-      FROM me
-)
-SELECT picked.user_id, picked.points, picked.solved, picked.reached_at, picked.better,
-       member.name
-  FROM picked
-  LEFT JOIN member ON member.guild_id = :guild_id AND member.user_id = picked.user_id
-"""
-_TOTAL_BOARD_SQL = _BOARD_SQL.format(table="member_total", key="guild_id = :guild_id")
-_PERIOD_BOARD_SQL = _BOARD_SQL.format(
-    table="member_period",
-    key="guild_id = :guild_id AND kind = :kind AND period_start = :start",
-)
+_member = cast(Table, Member.__table__)
+_score = cast(Table, Score.__table__)
+_total = cast(Table, MemberTotal.__table__)
+_period = cast(Table, MemberPeriod.__table__)
 
-# The reference, and the fallback when the totals are not kept in the asked zone: aggregate the
-# scores. Only the top `limit` are sorted (a bounded sort), and the asking member's rank is a
-# count of members ahead of them, read from the same materialised totals. The row value
-# (-points, -solved, reached_at, user_id) orders members exactly as the ORDER BY does.
-_EXACT_LEADERBOARD_SQL = """
-WITH totals AS (
-    SELECT user_id, sum(points) AS points, sum(solved) AS solved,
-           max(CASE WHEN points > 0 THEN finished_at END) AS reached_at
-      FROM score
-     WHERE guild_id = :guild_id {period}
-     GROUP BY user_id
-    HAVING sum(points) > 0
-),
-top AS (
-    SELECT * FROM totals ORDER BY points DESC, solved DESC, reached_at, user_id LIMIT :limit
-),
-me AS (SELECT * FROM totals WHERE user_id = :me),
-picked AS (
-    SELECT top.*, NULL AS better FROM top
-    UNION ALL
-    SELECT me.*, (SELECT count(*) FROM totals AS t
-                   WHERE (-t.points, -t.solved, t.reached_at, t.user_id)
-                       < (-me.points, -me.solved, me.reached_at, me.user_id))
-      FROM me
+_p_guild = bindparam("guild_id")
+_p_me = bindparam("me")
+_p_limit = bindparam("limit", type_=Integer)
+
+
+def _picked(top: CTE, me: CTE, better: ScalarSelect[Any] | ColumnElement[Any]) -> Select[Any]:
+    """The top rows (`better` NULL) and the asker's row (with `better`: how many members rank
+    before them), each with the member's name."""
+    picked = union_all(
+        select(*top.c, null().label("better")), select(*me.c, better.label("better"))
+    ).cte("picked")
+    named = picked.outerjoin(
+        _member, and_(_member.c.guild_id == _p_guild, _member.c.user_id == picked.c.user_id)
+    )
+    return select(*picked.c, _member.c.name).select_from(named)
+
+
+def _board_statement(table: Table, *key: ColumnElement[bool]) -> Select[Any]:
+    """A leaderboard read from a totals table, `key` selecting the server (and the period's
+    bucket): the top `limit` are the first entries of its rank index, and the asker's rank is
+    the number of entries before theirs, counted as three index ranges (more points; as many
+    points and more solves; both equal and reached earlier, or at the same time with a lower
+    id)."""
+    c = table.c
+    ranked = (c.user_id, c.points, c.solved, c.reached_at)
+    top = (
+        select(*ranked)
+        .where(*key, c.points > 0)
+        .order_by(c.points.desc(), c.solved.desc(), c.reached_at, c.user_id)
+        .limit(_p_limit)
+        .cte("top")
+    )
+    me = select(*ranked).where(*key, c.user_id == _p_me, c.points > 0).cte("me")
+
+    def entries(*where: ColumnElement[bool]) -> ScalarSelect[int]:
+        return select(func.count()).select_from(table).where(*key, *where).scalar_subquery()
+
+    same_points = c.points == me.c.points
+    better = (
+        entries(c.points > me.c.points)
+        + entries(same_points, c.solved > me.c.solved)
+        + entries(
+            same_points,
+            c.solved == me.c.solved,
+            c.reached_at <= me.c.reached_at,
+            or_(c.reached_at < me.c.reached_at, c.user_id < me.c.user_id),
+        )
+    )
+    return _picked(top, me, better)
+
+
+def _exact_statement(*period: ColumnElement[bool]) -> Select[Any]:
+    """A leaderboard aggregated from the scores (those matching `period`). Only the top
+    `limit` are sorted (a bounded sort); the asker's rank counts the members ahead of them in
+    the same materialised totals, the row value (-points, -solved, reached_at, user_id)
+    ordering members exactly as the ORDER BY does."""
+    s = _score.c
+    totals = (
+        select(
+            s.user_id,
+            func.sum(s.points).label("points"),
+            # A sum of booleans is not portable (PostgreSQL has none): count them as 0/1.
+            func.sum(sql_cast(s.solved, Integer)).label("solved"),
+            func.max(case((s.points > 0, s.finished_at))).label("reached_at"),
+        )
+        .where(s.guild_id == _p_guild, *period)
+        .group_by(s.user_id)
+        .having(func.sum(s.points) > 0)
+        .cte("totals")
+    )
+    t = totals.c
+    top = (
+        select(totals)
+        .order_by(t.points.desc(), t.solved.desc(), t.reached_at, t.user_id)
+        .limit(_p_limit)
+        .cte("top")
+    )
+    me = select(totals).where(t.user_id == _p_me).cte("me")
+    other = totals.alias("t")
+
+    def order(rows: FromClause) -> ColumnElement[Any]:
+        r = rows.c
+        return tuple_(-r.points, -r.solved, r.reached_at, r.user_id)
+
+    better = select(func.count()).select_from(other).where(order(other) < order(me))
+    return _picked(top, me, better.scalar_subquery())
+
+
+_TOTAL_BOARD = _board_statement(_total, _total.c.guild_id == _p_guild)
+_PERIOD_BOARD = _board_statement(
+    _period,
+    _period.c.guild_id == _p_guild,
+    _period.c.kind == bindparam("kind"),
+    _period.c.period_start == bindparam("start"),
 )
-SELECT picked.user_id, picked.points, picked.solved, picked.reached_at, picked.better,
-       member.name
-  FROM picked
-  LEFT JOIN member ON member.guild_id = :guild_id AND member.user_id = picked.user_id
-"""
-_EXACT_PERIOD_FILTER = "AND finished_at >= :start AND finished_at < :end"
+_EXACT_ALL_TIME = _exact_statement()
+_EXACT_PERIOD = _exact_statement(
+    _score.c.finished_at >= bindparam("start"), _score.c.finished_at < bindparam("end")
+)
 
 
 class UnitsOfWork(Protocol):
@@ -168,9 +227,9 @@ def _board_rows(
 ) -> Sequence[Row[Any]]:
     params: dict[str, Any] = {"guild_id": guild_id, "me": user_id, "limit": limit}
     if key is None:
-        return conn.exec_driver_sql(_TOTAL_BOARD_SQL, params).all()
-    params["kind"], params["start"] = key[0], key[1].isoformat()
-    return conn.exec_driver_sql(_PERIOD_BOARD_SQL, params).all()
+        return conn.execute(_TOTAL_BOARD, params).all()
+    params["kind"], params["start"] = key
+    return conn.execute(_PERIOD_BOARD, params).all()
 
 
 def _exact_rows(
@@ -183,12 +242,8 @@ def _exact_rows(
     limit: int,
 ) -> Sequence[Row[Any]]:
     start, end = period_bounds(period, tz, now)
-    sql = _EXACT_LEADERBOARD_SQL.format(period="" if start is None else _EXACT_PERIOD_FILTER)
-    params = {
-        "guild_id": guild_id,
-        "me": user_id,
-        "limit": limit,
-        "start": None if start is None else sql_time(start),
-        "end": None if end is None else sql_time(end),
-    }
-    return conn.exec_driver_sql(sql, params).all()
+    params: dict[str, Any] = {"guild_id": guild_id, "me": user_id, "limit": limit}
+    if start is None:
+        return conn.execute(_EXACT_ALL_TIME, params).all()
+    params["start"], params["end"] = start, end
+    return conn.execute(_EXACT_PERIOD, params).all()

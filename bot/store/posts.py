@@ -1,4 +1,8 @@
-"""Posted tasks: creating, finding and closing them, and who answered them."""
+"""Posted tasks: creating, finding and closing them, and who answered them.
+
+Decides which post is a channel's latest (newest `posted_at`, then highest id), what a search
+matches, and that a post closes once (`closed_at` is set only while it is NULL).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,21 @@ _attempt = cast(Table, Attempt.__table__)
 _score = cast(Table, Score.__table__)
 
 _p_post = bindparam("post_id")
+
+_POST = select(_post).where(_post.c.id == _p_post)
+_LATEST_FIRST = (_post.c.posted_at.desc(), _post.c.id.desc())
+_LATEST_IN_CHANNEL = (
+    select(_post)
+    .where(_post.c.guild_id == bindparam("guild_id"), _post.c.channel_id == bindparam("channel_id"))
+    .order_by(*_LATEST_FIRST)
+    .limit(1)
+)
+_SET_MESSAGE = update(_post).where(_post.c.id == _p_post).values(message_id=bindparam("message_id"))
+_CLOSE = (
+    update(_post)
+    .where(_post.c.id == _p_post, _post.c.closed_at.is_(None))
+    .values(closed_at=bindparam("closed_at"))
+)
 
 _POST_COUNTS = select(
     select(func.count(distinct(_attempt.c.user_id)))
@@ -70,27 +89,21 @@ def create_post(
     }
     result = conn.execute(_post.insert(), values)
     post_id = result.inserted_primary_key[0]  # type: ignore[index]
-    row = conn.execute(select(_post).where(_post.c.id == post_id)).one()
-    return _post_info(row)
+    return _post_info(conn.execute(_POST, {"post_id": post_id}).one())
 
 
 def set_post_message(conn: Connection, post_id: int, message_id: int) -> None:
-    conn.execute(update(_post).where(_post.c.id == post_id).values(message_id=message_id))
+    conn.execute(_SET_MESSAGE, {"post_id": post_id, "message_id": message_id})
 
 
 def get_post(conn: Connection, post_id: int) -> PostInfo | None:
-    row = conn.execute(select(_post).where(_post.c.id == post_id)).first()
+    row = conn.execute(_POST, {"post_id": post_id}).first()
     return None if row is None else _post_info(row)
 
 
 def latest_post(conn: Connection, guild_id: int, channel_id: int) -> PostInfo | None:
-    stmt = (
-        select(_post)
-        .where(_post.c.guild_id == guild_id, _post.c.channel_id == channel_id)
-        .order_by(_post.c.posted_at.desc(), _post.c.id.desc())
-        .limit(1)
-    )
-    row = conn.execute(stmt).first()
+    params = {"guild_id": guild_id, "channel_id": channel_id}
+    row = conn.execute(_LATEST_IN_CHANNEL, params).first()
     return None if row is None else _post_info(row)
 
 
@@ -103,19 +116,15 @@ def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list
     stmt = (
         select(_post)
         .where(_post.c.guild_id == guild_id, match)
-        .order_by(_post.c.posted_at.desc(), _post.c.id.desc())
+        .order_by(*_LATEST_FIRST)
         .limit(limit)
     )
     return [_post_info(row) for row in conn.execute(stmt)]
 
 
 def close_post(conn: Connection, post_id: int, now: datetime) -> bool:
-    stmt = (
-        update(_post)
-        .where(_post.c.id == post_id, _post.c.closed_at.is_(None))
-        .values(closed_at=to_utc_naive(now))
-    )
-    return conn.execute(stmt).rowcount == 1
+    result = conn.execute(_CLOSE, {"post_id": post_id, "closed_at": to_utc_naive(now)})
+    return result.rowcount == 1
 
 
 def post_counts(conn: Connection, post_id: int) -> PostCounts:

@@ -1,4 +1,9 @@
-"""A member's statistics in a server: what they tried and solved, points, and streak."""
+"""A member's statistics in a server: what they tried and solved, points, and streak.
+
+Decides what counts as tried (a post answered or finished, e.g. by a forfeit), when a member
+was last active (their latest answer or finish), and the streak: consecutive local days with
+an answer, ending today or yesterday.
+"""
 
 from __future__ import annotations
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import Any
 from zoneinfo import ZoneInfo
+
+from sqlalchemy import event
 
 from bot.store import Rank, Store
 from tests.store.conftest import GUILD, finish, new_post
@@ -115,3 +120,41 @@ def test_period_filtering_and_server_isolation(store: Store) -> None:
     assert ranked(store, "all", utc, now) == [(3, 10), (2, 10), (1, 10)]
     assert store.leaderboard(GUILD, "all", utc, now, user_id=1).me == Rank(3, 1, "user1", 10, 1)
     assert store.leaderboard(GUILD + 1, "all", utc, now, user_id=1).me == Rank(1, 1, "user1", 10, 1)
+
+
+def query_plan(store: Store, read: Callable[[], object]) -> str:
+    """SQLite's plan for the one leaderboard statement that `read` executes, as executed."""
+    executed: list[tuple[str, Any]] = []
+
+    def capture(*args: Any) -> None:
+        _conn, _cursor, statement, parameters, _context, _many = args
+        if "picked" in statement:
+            executed.append((statement, parameters))
+
+    event.listen(store.engine, "before_cursor_execute", capture)
+    try:
+        read()
+    finally:
+        event.remove(store.engine, "before_cursor_execute", capture)
+    ((statement, parameters),) = executed
+    with store.read() as conn:
+        rows = conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+        return "\n".join(row[-1] for row in rows)
+
+
+def test_leaderboards_are_index_reads_and_the_fallback_reads_covering_indexes(
+    store: Store,
+) -> None:
+    t = datetime(2024, 5, 8, 8, tzinfo=UTC)
+    for user in range(1, 8):
+        solve_at(store, user, t - timedelta(days=user % 3, hours=user), wrong=user % 4)
+    utc, now = ZoneInfo("UTC"), t + timedelta(hours=1)
+    for period, index in (("all", "ix_member_total_rank"), ("week", "ix_member_period_rank")):
+        plan = query_plan(store, partial(store.leaderboard, GUILD, period, utc, now, 3))
+        # The top N in index order (no sort), and the asker's rank as three index ranges.
+        assert plan.count(f"USING COVERING INDEX {index}") == 4, plan
+        assert "TEMP B-TREE" not in plan and "SCAN member" not in plan, plan
+    for period in ("all", "today"):
+        plan = query_plan(store, partial(store.leaderboard_exact, GUILD, period, utc, now, 3))
+        assert "SEARCH score USING COVERING INDEX ix_score_guild_" in plan, plan
+        assert "SCAN score" not in plan, plan
