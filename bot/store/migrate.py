@@ -28,7 +28,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, MetaData, inspect
+from sqlalchemy import URL, Connection, Engine, MetaData, inspect, make_url
 from sqlmodel import SQLModel
 
 from bot.store.db import is_memory, writer
@@ -112,11 +112,11 @@ class SchemaError(RuntimeError):
 
 
 class SchemaTooNewError(SchemaError):
-    def __init__(self, url: str, revision: str, head: str, sqlite_file: Path | None) -> None:
+    def __init__(self, url: str, revision: str, head: str, file: Path | None) -> None:
         self.revision = revision
         self.head = head
         backup = (
-            f" (a {sqlite_file.name}.backup-<time> file beside it)" if sqlite_file else ""
+            f" (a {file.name}.backup-<time> file beside it)" if file else ""
         )
         super().__init__(
             f"the database {url} is at schema revision {revision!r}, newer than this quizbot "
@@ -213,10 +213,10 @@ def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
     # two processes starting together upgrade once, and a failed migration rolls back whole.
     with writer(engine).begin() as conn:
         state = read_state(conn)
-        sqlite_file = _sqlite_file(engine)
+        file = sqlite_file(engine.url)
         if state.too_new:
             assert state.revision is not None
-            raise SchemaTooNewError(url, state.revision, state.head, sqlite_file)
+            raise SchemaTooNewError(url, state.revision, state.head, file)
         if state.is_head:
             return UpgradeResult(state.revision, state.head, created=False)
         if state.empty:
@@ -226,10 +226,10 @@ def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
         if state.revision is None and (missing := BASELINE_TABLES - state.tables):
             raise UnrecognisedSchemaError(url, missing)
         saved = None
-        if backup and sqlite_file is not None:
+        if backup and file is not None:
             # Another connection reads the committed file while this one holds the write
             # lock: the copy is exactly what is about to be upgraded.
-            saved = backup_sqlite(sqlite_file)
+            saved = backup_sqlite(file)
         config = alembic_config(conn)
         if state.revision is None:
             command.stamp(config, BASELINE)
@@ -249,11 +249,13 @@ def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
     return UpgradeResult(state.revision, state.head, created=False, backup=saved)
 
 
-def _sqlite_file(engine: Engine) -> Path | None:
-    if engine.dialect.name != "sqlite" or is_memory(engine.url.database):
+def sqlite_file(url: str | URL) -> Path | None:
+    """The database file of an SQLite URL; None for other databases and in-memory ones."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
         return None
-    assert engine.url.database is not None
-    return Path(engine.url.database)
+    assert parsed.database is not None
+    return Path(parsed.database)
 
 
 def backup_sqlite(path: Path, now: datetime | None = None) -> Path:
@@ -285,5 +287,6 @@ __all__ = [
     "backup_sqlite",
     "current_state",
     "head_revision",
+    "sqlite_file",
     "upgrade_database",
 ]
