@@ -166,6 +166,8 @@ class SchemaState:
             return f"unversioned (a quizbot 0.1.0 database); head is {self.head}"
         if self.is_head:
             return f"{self.revision} (head)"
+        if self.too_new:
+            return f"{self.revision} (newer than this quizbot knows; its newest is {self.head})"
         return f"{self.revision} (behind head {self.head}; run `quizbot db upgrade`)"
 
 

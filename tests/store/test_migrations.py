@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import re
 import shutil
 import sqlite3
@@ -98,9 +99,12 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
     assert now_facts == EXPECTED
 
 
-def test_upgrade_keeps_every_row_and_backs_the_file_up_first(old_db: Path) -> None:
+def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
+    old_db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     before = row_counts(old_db)
-    engine = make_engine(f"sqlite:///{old_db}")
+    with caplog.at_level(logging.INFO, logger="bot.store.migrate"):
+        engine = make_engine(f"sqlite:///{old_db}")
     engine.dispose()
     after = row_counts(old_db)
     assert after.pop("alembic_version") == 1
@@ -108,6 +112,9 @@ def test_upgrade_keeps_every_row_and_backs_the_file_up_first(old_db: Path) -> No
     (backup,) = old_db.parent.glob("quizbot.db.backup-*")
     assert re.fullmatch(r"quizbot\.db\.backup-\d{8}T\d{6}Z", backup.name)
     assert row_counts(backup) == before  # the database as it was: unversioned
+    # `quizbot run` logs at INFO: the one line that says where the backup is.
+    (line,) = [r.getMessage() for r in caplog.records if str(backup) in r.getMessage()]
+    assert line.startswith("upgraded the database schema from unversioned 0.1.0")
     # Already upgraded: the next start neither writes nor backs up.
     make_engine(f"sqlite:///{old_db}").dispose()
     assert len(list(old_db.parent.glob("quizbot.db.backup-*"))) == 1
@@ -204,6 +211,13 @@ def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
     assert "quizbot.db.backup-" in message
     assert (tmp_path / "quizbot.db").stat().st_size == size
     assert list(tmp_path.glob("*.backup-*")) == []
+    engine = make_engine(url, create=False)
+    try:  # what `quizbot db current` prints
+        assert current_state(engine).describe() == (
+            f"0099_from_the_future (newer than this quizbot knows; its newest is {head_revision()})"
+        )
+    finally:
+        engine.dispose()
 
 
 def test_a_database_of_something_else_is_refused(tmp_path: Path) -> None:
