@@ -38,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", type=Path, help="SQLite file to record to (default: DATABASE_URL)"
     )
     practice.add_argument("--content", type=Path, help="bank file or folder (default: CONTENT_DIR)")
+
+    db = sub.add_parser("db", help="the database schema (DATABASE_URL)")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_sub.add_parser("current", help="show the schema revision and whether it is the newest")
+    db_sub.add_parser(
+        "upgrade", help="upgrade the schema to this quizbot's (an SQLite file is backed up first)"
+    )
     return parser
 
 
@@ -71,6 +78,8 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return list_command(path, args.json, sys.stdout, sys.stderr)
     if args.command == "practice":
         return _practice(args, settings)
+    if args.command == "db":
+        return _db(args.db_command, settings.database_url)
 
     from bot.discord_ui.runner import run_bot, sync_commands
 
@@ -109,3 +118,34 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
             return None
 
     return PracticeSession(store, tasks, read, sys.stdout).run()
+
+
+def _db(command: str, url: str) -> int:
+    from bot.store import make_engine
+    from bot.store.migrate import SchemaError, current_state, sqlite_file, upgrade_database
+
+    file = sqlite_file(url)
+    if command == "current" and file is not None and not file.exists():
+        # Looking must not create it.
+        print(f"no database at {file} yet (quizbot run or quizbot db upgrade creates it)")
+        return 1
+    engine = make_engine(url, create=False)
+    try:
+        if command == "current":
+            state = current_state(engine)
+            print(state.describe())
+            return 1 if state.too_new else 0
+        result = upgrade_database(engine)
+    except SchemaError as exc:
+        print(exc.line(), file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    if result.created:
+        print(f"created a new database at revision {result.after}")
+    elif not result.changed:
+        print(f"already at revision {result.after} (head); nothing to do")
+    else:
+        print(f"upgraded from {result.before or 'unversioned (0.1.0)'} to {result.after}")
+        print(f"backup: {result.backup}" if result.backup else "no backup (not an SQLite file)")
+    return 0

@@ -19,6 +19,7 @@ from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.settings import Settings
 from bot.store import Store, make_engine
+from bot.store.migrate import SchemaError
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,14 @@ async def run_bot(settings: Settings) -> None:
         log.error("not starting: %s", exc)
         raise SystemExit(1) from None
     log.info("loaded %d tasks from %s", len(catalog), settings.content_dir)
-    store = Store(make_engine(settings.database_url))
+    try:
+        # Upgrades the schema if this quizbot is newer than the database (after backing an
+        # SQLite file up; the migrations module logs where). Off the loop: it may take a while.
+        engine = await asyncio.to_thread(make_engine, settings.database_url)
+    except SchemaError as exc:
+        print(exc.line(), file=sys.stderr)
+        raise SystemExit(1) from None
+    store = Store(engine)
     bot = build_bot(settings, catalog, store)
 
     loop = asyncio.get_running_loop()

@@ -17,9 +17,6 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.pool import StaticPool
-from sqlmodel import SQLModel
-
-from bot.store import tables as _tables  # noqa: F401  (registers the tables on the metadata)
 
 DEFAULT_DATABASE_URL = "sqlite:///data/quizbot.db"
 
@@ -39,7 +36,10 @@ _PRAGMAS = (
 
 
 def make_engine(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> Engine:
-    """The application's one engine; creates the data directory and the tables if missing.
+    """The application's one engine; creates the data directory. With `create`, brings the
+    schema to the current revision (`migrate.upgrade_database`: creates a new database's
+    tables, upgrades an older one after backing its file up, refuses one newer than the code
+    with `SchemaTooNewError`).
 
     `sqlite://` (in memory) shares one connection across threads (StaticPool), so it suits
     tests; `Store` serialises its units of work on such an engine.
@@ -49,7 +49,7 @@ def make_engine(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> Engi
         engine = create_engine(url)
     else:
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
-        if _is_memory(parsed.database):
+        if is_memory(parsed.database):
             kwargs["poolclass"] = StaticPool
         else:
             assert parsed.database is not None
@@ -57,7 +57,14 @@ def make_engine(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> Engi
         engine = create_engine(url, **kwargs)
         _install_sqlite_hooks(engine)
     if create:
-        SQLModel.metadata.create_all(engine)
+        # Imported here: the migrations module builds on this one (`writer`, `is_memory`).
+        from bot.store.migrate import upgrade_database
+
+        try:
+            upgrade_database(engine)
+        except BaseException:
+            engine.dispose()
+            raise
     return engine
 
 
@@ -66,7 +73,7 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
 
 
-def _is_memory(database: str | None) -> bool:
+def is_memory(database: str | None) -> bool:
     return not database or database == ":memory:" or "mode=memory" in database
 
 

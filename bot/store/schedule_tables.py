@@ -1,7 +1,7 @@
 """Tables of the daily quizzes: the schedules and one row per (schedule, local day) run.
 
-They live on the shared `SQLModel.metadata` (importing this module registers them), so
-`make_engine`'s `create_all` creates them with the rest. Timestamps are naive UTC.
+They live on the shared `SQLModel.metadata` (importing this module registers them); the
+baseline migration and `make_engine` create them with the rest. Timestamps are naive UTC.
 """
 
 from __future__ import annotations

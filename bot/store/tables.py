@@ -1,7 +1,8 @@
 """The SQLModel tables. Timestamps are naive UTC; Discord snowflakes are BigInteger.
 
-Every table lives on the one shared `SQLModel.metadata`, so modules that add tables later
-(schedules) only need to be imported before `make_engine` runs `create_all`.
+Every table lives on the one shared `SQLModel.metadata` (`migrate.target_metadata` imports
+every module that adds tables). A change here needs its Alembic revision in
+`bot/store/migrations/versions/`, or existing databases keep the old schema.
 """
 
 from __future__ import annotations

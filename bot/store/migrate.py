@@ -1,0 +1,297 @@
+"""The schema's lifecycle, with Alembic: create, recognise, back up, upgrade, or refuse.
+
+Every database quizbot opens goes through `upgrade_database`:
+- empty (a new file, `sqlite://`): `create_all` from the models, then stamped at the head
+  revision. Alembic's recommended path for new databases, and fast for the many in-memory
+  test databases; a test checks that running the migrations gives the same schema.
+- tables but no `alembic_version`: a quizbot 0.1.0 database (the release before migrations).
+  It is stamped at the baseline revision, which is exactly the 0.1.0 schema, then upgraded.
+- an older revision: upgraded to the head.
+- a revision these scripts do not know: written by a newer quizbot; refused with
+  `SchemaTooNewError`, since running old code on it could lose what the new code stored.
+
+An SQLite file is copied to a timestamped backup beside it before anything is written to it.
+The revision scripts live in `migrations/versions/`, shipped inside the package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import URL, Connection, Engine, MetaData, inspect, make_url
+from sqlmodel import SQLModel
+
+from bot.store.db import is_memory, writer
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
+BASELINE = "0001_baseline"
+"""The revision whose schema is quizbot 0.1.0's, the last release without migrations."""
+BASELINE_TABLES = frozenset(
+    {
+        "member",
+        "guild_config",
+        "post",
+        "attempt",
+        "reveal",
+        "score",
+        "board_state",
+        "member_total",
+        "member_period",
+        "schedule",
+        "schedule_run",
+    }
+)
+"""What `create_all` made in 0.1.0: an unversioned database with all of these is one."""
+SETTING = "DATABASE_URL"
+
+
+def target_metadata() -> MetaData:
+    """The models' metadata with every table registered (the store's modules import lazily)."""
+    from bot.store import schedule_tables, tables  # noqa: F401  (register the tables)
+
+    return SQLModel.metadata
+
+
+def alembic_config(connection: Connection | None = None, url: str | None = None) -> Config:
+    """Alembic's configuration, in code: the scripts are found beside this module, so an
+    installed wheel upgrades as well as a checkout. `env.py` runs on `connection` if given,
+    else on an engine made from `url` (for writing new revisions against a scratch database).
+    """
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if url is not None:
+        config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    config.attributes["connection"] = connection
+    return config
+
+
+@cache
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory.from_config(alembic_config())
+
+
+def head_revision() -> str:
+    head = _scripts().get_current_head()
+    assert head is not None, f"no migration scripts in {MIGRATIONS_DIR}"
+    return head
+
+
+@cache
+def known_revisions() -> frozenset[str]:
+    return frozenset(script.revision for script in _scripts().walk_revisions())
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+class SchemaError(RuntimeError):
+    """A database this quizbot must not open. The user fixes it, not the code: `line()` is
+    the one line the command line prints (`quizbot: <problem> (DATABASE_URL) — <remedy>`)."""
+
+    setting = SETTING
+
+    def __init__(self, problem: str, remedy: str) -> None:
+        super().__init__(f"{problem} ({self.setting}) — {remedy}")
+        self.problem = problem
+        self.remedy = remedy
+
+    def line(self) -> str:
+        return f"quizbot: {self}"
+
+
+class SchemaTooNewError(SchemaError):
+    def __init__(self, url: str, revision: str, head: str, file: Path | None) -> None:
+        self.revision = revision
+        self.head = head
+        backup = (
+            f" (a {file.name}.backup-<time> file beside it)" if file else ""
+        )
+        super().__init__(
+            f"the database {url} is at schema revision {revision!r}, newer than this quizbot "
+            f"knows (its newest is {head!r})",
+            "run the newer quizbot that upgraded it, or restore the backup taken before that "
+            f"upgrade{backup}",
+        )
+
+
+class UnrecognisedSchemaError(SchemaError):
+    def __init__(self, url: str, missing: set[str]) -> None:
+        self.missing = frozenset(missing)
+        super().__init__(
+            f"the database {url} has tables but no schema version, and lacks quizbot's tables "
+            f"{', '.join(sorted(missing))}: it is not a quizbot database",
+            "point DATABASE_URL at your quizbot database, or at a new file to start afresh",
+        )
+
+
+# -- state ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaState:
+    revision: str | None
+    """In `alembic_version`; None when the database has no version (empty, or 0.1.0)."""
+    head: str
+    tables: frozenset[str]
+
+    @property
+    def empty(self) -> bool:
+        return self.revision is None and not self.tables
+
+    @property
+    def is_head(self) -> bool:
+        return self.revision == self.head
+
+    @property
+    def too_new(self) -> bool:
+        return self.revision is not None and self.revision not in known_revisions()
+
+    def describe(self) -> str:
+        """One line for `quizbot db current`."""
+        if self.empty:
+            return f"empty (no tables yet; quizbot creates it at {self.head})"
+        if self.revision is None:
+            return f"unversioned (a quizbot 0.1.0 database); head is {self.head}"
+        if self.is_head:
+            return f"{self.revision} (head)"
+        if self.too_new:
+            return f"{self.revision} (newer than this quizbot knows; its newest is {self.head})"
+        return f"{self.revision} (behind head {self.head}; run `quizbot db upgrade`)"
+
+
+def read_state(conn: Connection) -> SchemaState:
+    context = MigrationContext.configure(conn)
+    tables = frozenset(inspect(conn).get_table_names()) - {context.version_table}
+    return SchemaState(context.get_current_revision(), head_revision(), tables)
+
+
+def current_state(engine: Engine) -> SchemaState:
+    with engine.connect() as conn, conn.begin():
+        return read_state(conn)
+
+
+# -- upgrading ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeResult:
+    before: str | None
+    """The revision found; None for a new or a 0.1.0 database (see `created`)."""
+    after: str
+    created: bool
+    """The database was empty: its tables were created at the head."""
+    backup: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.created or self.before != self.after
+
+
+def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
+    """Bring the database to the head revision (see the module docstring); a no-op when it
+    is there. With `backup`, an SQLite file with data is copied first (`backup_sqlite`).
+
+    Raises SchemaTooNewError or UnrecognisedSchemaError, having written nothing.
+    """
+    # A read first: a database already at the head (every start but the first after an
+    # upgrade) takes no write lock, and a read-only database still opens.
+    state = current_state(engine)
+    if not state.too_new and state.is_head:
+        return UpgradeResult(state.revision, state.head, created=False)
+    url = engine.url.render_as_string(hide_password=True)
+    # The write lock (BEGIN IMMEDIATE on SQLite) is held from the re-check to the commit, so
+    # two processes starting together upgrade once, and a failed migration rolls back whole.
+    with writer(engine).begin() as conn:
+        state = read_state(conn)
+        file = sqlite_file(engine.url)
+        if state.too_new:
+            assert state.revision is not None
+            raise SchemaTooNewError(url, state.revision, state.head, file)
+        if state.is_head:
+            return UpgradeResult(state.revision, state.head, created=False)
+        if state.empty:
+            target_metadata().create_all(conn)
+            MigrationContext.configure(conn).stamp(_scripts(), "head")
+            return UpgradeResult(None, state.head, created=True)
+        if state.revision is None and (missing := BASELINE_TABLES - state.tables):
+            raise UnrecognisedSchemaError(url, missing)
+        saved = None
+        if backup and file is not None:
+            # Another connection reads the committed file while this one holds the write
+            # lock: the copy is exactly what is about to be upgraded.
+            saved = backup_sqlite(file)
+        config = alembic_config(conn)
+        if state.revision is None:
+            command.stamp(config, BASELINE)
+        command.upgrade(config, "head")
+    before = state.revision or f"unversioned 0.1.0 ({BASELINE})"
+    if saved is not None:
+        log.info(
+            "upgraded the database schema from %s to %s; the backup is %s",
+            before,
+            state.head,
+            saved,
+        )
+    else:
+        log.warning(
+            "upgraded the database schema from %s to %s without a backup", before, state.head
+        )
+    return UpgradeResult(state.revision, state.head, created=False, backup=saved)
+
+
+def sqlite_file(url: str | URL) -> Path | None:
+    """The database file of an SQLite URL; None for other databases and in-memory ones."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
+        return None
+    assert parsed.database is not None
+    return Path(parsed.database)
+
+
+def backup_sqlite(path: Path, now: datetime | None = None) -> Path:
+    """A consistent copy of the SQLite database `path`, beside it, named with the UTC time
+    (`quizbot.db.backup-20261201T140512Z`). Made with SQLite's online backup API, which
+    copies committed pages (the WAL included) while other connections keep working."""
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.backup-{stamp}")
+    n = 1
+    while target.exists():  # two upgrades within a second (tests, a crash loop)
+        n += 1
+        target = path.with_name(f"{path.name}.backup-{stamp}-{n}")
+    with (
+        contextlib.closing(sqlite3.connect(path)) as source,
+        contextlib.closing(sqlite3.connect(target)) as copy,
+    ):
+        source.backup(copy)
+        # One self-contained file (the copy inherits WAL mode): reading it with any tool
+        # leaves no -wal/-shm files beside it, and restoring it is a plain copy.
+        copy.execute("PRAGMA journal_mode = DELETE")
+    return target
+
+
+__all__ = [
+    "BASELINE",
+    "SchemaError",
+    "SchemaState",
+    "SchemaTooNewError",
+    "UnrecognisedSchemaError",
+    "UpgradeResult",
+    "alembic_config",
+    "backup_sqlite",
+    "current_state",
+    "head_revision",
+    "sqlite_file",
+    "upgrade_database",
+]

@@ -1,0 +1,249 @@
+"""Schema migrations: a group upgrading from quizbot 0.1.0 loses nothing.
+
+The fixture database was written by the real 0.1.0 code (see fixtures/make_0_1_0_db.py), with
+the facts 0.1.0 read from it. Every later schema change adds its migration and keeps these
+tests passing: that is what shows the upgrade keeps every point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Engine, text
+
+from bot.content import load_banks
+from bot.quiz.engine import Status
+from bot.quiz.errors import PostClosedError
+from bot.service import QuizService
+from bot.store import AnswerRequest, Store, make_engine
+from bot.store.migrate import (
+    BASELINE,
+    SchemaTooNewError,
+    UnrecognisedSchemaError,
+    alembic_config,
+    backup_sqlite,
+    current_state,
+    head_revision,
+    target_metadata,
+)
+from bot.store.schedules import ScheduleStore
+from tests.store.fixtures import make_0_1_0_db as fixture
+
+FIXTURES = Path(__file__).parent / "fixtures"
+OLD_DB = FIXTURES / "quizbot-0.1.0.db"
+EXPECTED = json.loads((FIXTURES / "quizbot-0.1.0.json").read_text())
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+
+
+def row_counts(path: Path) -> dict[str, int]:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+
+
+def schema(path: Path) -> dict[str, str]:
+    """Every table's and index's DDL as SQLite stores it, whitespace normalised."""
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute(
+            "SELECT name, sql FROM sqlite_master"
+            " WHERE sql IS NOT NULL AND name != 'alembic_version'"
+        ).fetchall()
+    return {name: " ".join(sql.split()) for name, sql in rows}
+
+
+@pytest.fixture
+def old_db(tmp_path: Path) -> Path:
+    """A copy of the 0.1.0 database. The fixture itself is never opened: it is in WAL mode,
+    so even reading it would leave -wal/-shm files in the checkout."""
+    path = tmp_path / "data" / "quizbot.db"
+    path.parent.mkdir()
+    shutil.copyfile(OLD_DB, path)
+    return path
+
+
+@pytest.fixture
+def upgraded(old_db: Path) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{old_db}")
+    yield engine
+    engine.dispose()
+
+
+def test_the_fixture_is_an_unversioned_0_1_0_database(old_db: Path) -> None:
+    counts = row_counts(old_db)
+    assert "alembic_version" not in counts
+    assert counts["attempt"] > 10 and counts["schedule_run"] == 3
+
+
+def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine) -> None:
+    state = current_state(upgraded)
+    assert state.revision == head_revision() and state.is_head
+    store = Store(upgraded)
+    ids = {k: EXPECTED[k] for k in ("schedule_ids", "run_ids", "post_ids")}
+    ids |= {"open_post": EXPECTED["open_post"], "closed_post": EXPECTED["closed_post"]}
+    now_facts = fixture.plain(fixture.facts(store, ScheduleStore(store), ids))
+    # Compared one part at a time so a failure names what was lost.
+    for part in EXPECTED:
+        assert now_facts[part] == EXPECTED[part], part
+    assert now_facts == EXPECTED
+
+
+def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
+    old_db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = row_counts(old_db)
+    with caplog.at_level(logging.INFO, logger="bot.store.migrate"):
+        engine = make_engine(f"sqlite:///{old_db}")
+    engine.dispose()
+    after = row_counts(old_db)
+    assert after.pop("alembic_version") == 1
+    assert after == before
+    (backup,) = old_db.parent.glob("quizbot.db.backup-*")
+    assert re.fullmatch(r"quizbot\.db\.backup-\d{8}T\d{6}Z", backup.name)
+    assert row_counts(backup) == before  # the database as it was: unversioned
+    # `quizbot run` logs at INFO: the one line that says where the backup is.
+    (line,) = [r.getMessage() for r in caplog.records if str(backup) in r.getMessage()]
+    assert line.startswith("upgraded the database schema from unversioned 0.1.0")
+    # Already upgraded: the next start neither writes nor backs up.
+    make_engine(f"sqlite:///{old_db}").dispose()
+    assert len(list(old_db.parent.glob("quizbot.db.backup-*"))) == 1
+
+
+async def test_an_old_open_post_still_takes_answers_that_score(upgraded: Engine) -> None:
+    store = Store(upgraded)
+    now = fixture.NOW + timedelta(hours=1)
+    service = QuizService(load_banks(CONTENT), store, clock=lambda: now)
+    guild, carol = fixture.GUILD_A, fixture.CAROL
+    open_post = EXPECTED["open_post"]
+    board_then = EXPECTED["leaderboards"][str(guild)]["all"]["rows"]
+    before = {row["user_id"]: row["points"] for row in board_then}
+    try:
+        task = service.task(EXPECTED["posts"][str(open_post)]["task_id"])
+        reply = await service.answer(open_post, guild, carol, "carol", task.answers)
+        assert reply.outcome.status is Status.CORRECT and reply.outcome.points > 0
+        board = await service.leaderboard(guild, "all", carol)
+    finally:
+        await service.close()
+    assert board.me is not None
+    assert board.me.points == before[carol] + reply.outcome.points
+    assert board.me.solved == EXPECTED["member_stats"][str(guild)][str(carol)]["solved"] + 1
+    # The maintained totals carried over and were kept: they equal the scores' sums.
+    zone = fixture.ZoneInfo(fixture.ZONES[guild])
+    assert store.leaderboard(guild, "all", zone, now) == store.leaderboard_exact(
+        guild, "all", zone, now
+    )
+
+
+async def test_an_old_closed_post_still_refuses_answers(upgraded: Engine) -> None:
+    store = Store(upgraded)
+    now = fixture.NOW + timedelta(hours=1)
+    closed_post, guild, dave = EXPECTED["closed_post"], fixture.GUILD_A, fixture.DAVE
+    service = QuizService(load_banks(CONTENT), store, clock=lambda: now)
+    try:
+        task = service.task(EXPECTED["posts"][str(closed_post)]["task_id"])
+        with pytest.raises(PostClosedError):
+            await service.answer(closed_post, guild, dave, "dave", task.answers)
+    finally:
+        await service.close()
+    request = AnswerRequest(closed_post, guild, dave, "dave", task.answers)
+    (result,) = store.answer_batch([request], lambda _r, _p: pytest.fail("graded"), now)
+    assert isinstance(result, PostClosedError)
+    assert store.progress(closed_post, dave).attempts_used == 0
+
+
+def test_the_baseline_builds_exactly_the_0_1_0_schema(old_db: Path, tmp_path: Path) -> None:
+    """A 0.1.0 database is stamped with the baseline, never built by it: they must agree."""
+    path = tmp_path / "migrated.db"
+    engine = make_engine(f"sqlite:///{path}", create=False)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), BASELINE)
+    engine.dispose()
+    assert schema(path) == schema(old_db)
+
+
+def test_the_migrations_build_the_models_schema(tmp_path: Path) -> None:
+    """New databases are made by create_all and stamped: the migrations must agree with it."""
+    engine = make_engine(f"sqlite:///{tmp_path}/migrated.db", create=False)
+    try:
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "head")
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            assert compare_metadata(context, target_metadata()) == []
+    finally:
+        engine.dispose()
+
+
+def test_a_new_database_is_created_at_the_head(tmp_path: Path) -> None:
+    for url in ("sqlite://", f"sqlite:///{tmp_path}/new.db"):
+        engine = make_engine(url)
+        try:
+            assert current_state(engine).is_head
+            Store(engine).upsert_member(1, 2, "ada")
+        finally:
+            engine.dispose()
+    assert list(tmp_path.glob("*.backup-*")) == []  # nothing to back up
+
+
+def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/quizbot.db"
+    make_engine(url).dispose()
+    with sqlite3.connect(tmp_path / "quizbot.db") as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '0099_from_the_future'")
+    size = (tmp_path / "quizbot.db").stat().st_size
+    with pytest.raises(SchemaTooNewError) as caught:
+        make_engine(url)
+    message = caught.value.line()
+    assert message.startswith("quizbot: the database ")
+    assert "'0099_from_the_future'" in message and f"'{head_revision()}'" in message
+    assert "(DATABASE_URL) — " in message
+    assert "newer quizbot" in message and "restore the backup" in message
+    assert "quizbot.db.backup-" in message
+    assert (tmp_path / "quizbot.db").stat().st_size == size
+    assert list(tmp_path.glob("*.backup-*")) == []
+    engine = make_engine(url, create=False)
+    try:  # what `quizbot db current` prints
+        assert current_state(engine).describe() == (
+            f"0099_from_the_future (newer than this quizbot knows; its newest is {head_revision()})"
+        )
+    finally:
+        engine.dispose()
+
+
+def test_a_database_of_something_else_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    with pytest.raises(UnrecognisedSchemaError, match=r"not a quizbot database \(DATABASE_URL\)"):
+        make_engine(f"sqlite:///{path}")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("invoices",)]
+
+
+def test_backup_copies_what_is_still_in_the_wal(tmp_path: Path) -> None:
+    path = tmp_path / "quizbot.db"
+    engine = make_engine(f"sqlite:///{path}")
+    store = Store(engine)
+    try:
+        with store.read() as conn:  # an open reader keeps the WAL from being checkpointed
+            store.upsert_member(1, 2, "ada")
+            assert (tmp_path / "quizbot.db-wal").stat().st_size > 0
+            first = backup_sqlite(path)
+            second = backup_sqlite(path)
+            conn.execute(text("SELECT 1"))
+    finally:
+        engine.dispose()
+    assert first != second  # two backups within a second do not overwrite each other
+    with contextlib.closing(sqlite3.connect(first)) as copy:
+        assert copy.execute("SELECT name FROM member").fetchall() == [("ada",)]
+        assert copy.execute("PRAGMA journal_mode").fetchone() == ("delete",)

@@ -1,0 +1,164 @@
+"""`quizbot db current/upgrade`, `quizbot run` on a too-new database, and an installed wheel.
+
+These run the command line as a user does (subprocesses, no checkout on the path where it
+matters): the upgrade must work from `pip install .` as in the Dockerfile, not only here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.store.migrate import head_revision
+
+ROOT = Path(__file__).resolve().parent.parent
+OLD_DB = ROOT / "tests" / "store" / "fixtures" / "quizbot-0.1.0.db"
+
+
+def row_counts(path: Path) -> dict[str, int]:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+
+
+@pytest.fixture
+def old_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the 0.1.0 database, named by DATABASE_URL; cwd is tmp_path (no .env)."""
+    path = tmp_path / "data" / "quizbot.db"
+    path.parent.mkdir()
+    shutil.copyfile(OLD_DB, path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{path}")
+    return path
+
+
+def run_quizbot(
+    *args: str, env: dict[str, str], cwd: Path, python_path: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | env
+    if python_path is not None:
+        full_env["PYTHONPATH"] = str(python_path)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def make_too_new(path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+        conn.execute("INSERT INTO alembic_version VALUES ('0099_from_the_future')")
+        conn.commit()
+
+
+def test_db_current_then_upgrade_then_current(
+    old_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = row_counts(old_db)
+    assert main(["db", "current"]) == 0
+    assert capsys.readouterr().out.startswith("unversioned (a quizbot 0.1.0 database)")
+
+    assert main(["db", "upgrade"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"upgraded from unversioned (0.1.0) to {head_revision()}"
+    (backup,) = old_db.parent.glob("quizbot.db.backup-*")
+    assert out[1] == f"backup: {backup}"
+    assert row_counts(backup) == before
+    with contextlib.closing(sqlite3.connect(backup)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+    assert main(["db", "current"]) == 0
+    assert capsys.readouterr().out == f"{head_revision()} (head)\n"
+    assert main(["db", "upgrade"]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    assert len(list(old_db.parent.glob("quizbot.db.backup-*"))) == 1
+
+
+def test_db_current_does_not_create_a_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/none/quizbot.db")
+    assert main(["db", "current"]) == 1
+    assert "no database at" in capsys.readouterr().out
+    assert not (tmp_path / "none").exists()
+
+
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["run"]])
+def test_a_too_new_database_stops_with_one_line(old_db: Path, command: list[str]) -> None:
+    make_too_new(old_db)
+    env = {
+        "DATABASE_URL": f"sqlite:///{old_db}",
+        "DISCORD_TOKEN": "not-a-real-token",
+        "CONTENT_DIR": str(ROOT / "content"),
+        "CONTENT_CACHE": "",
+        "LOG_LEVEL": "WARNING",
+        # Never reached; set so that a regression could not reach the real Discord.
+        "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10",
+    }
+    result = run_quizbot(*command, env=env, cwd=old_db.parent.parent)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("quizbot: the database sqlite:///")
+    assert "'0099_from_the_future'" in line
+    assert "(DATABASE_URL) — run the newer quizbot" in line
+    assert list(old_db.parent.glob("*.backup-*")) == []
+
+
+@pytest.mark.slow
+def test_an_installed_wheel_finds_and_applies_the_migrations(tmp_path: Path) -> None:
+    """`pip install .` (the Dockerfile's way): the scripts must be in the package's data."""
+    # The files the Dockerfile copies, built outside the checkout (pip builds in the tree).
+    source = tmp_path / "src"
+    shutil.copytree(ROOT / "bot", source / "bot", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copyfile(ROOT / name, source / name)
+    target = tmp_path / "site"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
+         str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stderr
+    shipped = target / "bot" / "store" / "migrations"
+    assert (shipped / "versions" / "0001_baseline.py").is_file()
+    assert (shipped / "script.py.mako").is_file()  # for writing the next revision
+    work = tmp_path / "work"  # not the checkout: `bot` must come from the install
+    work.mkdir()
+    db = work / "quizbot.db"
+    shutil.copyfile(OLD_DB, db)
+    env = {"DATABASE_URL": f"sqlite:///{db}"}
+
+    installed = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    installed["PYTHONPATH"] = str(target)
+    where = subprocess.run(
+        [sys.executable, "-c", "import bot.store.migrate as m; print(m.MIGRATIONS_DIR)"],
+        cwd=work,
+        env=installed,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(where.stdout.strip()).is_relative_to(target)
+
+    result = run_quizbot("db", "upgrade", env=env, cwd=work, python_path=target)
+    assert result.returncode == 0, result.stderr
+    assert f"to {head_revision()}" in result.stdout
+    current = run_quizbot("db", "current", env=env, cwd=work, python_path=target)
+    assert current.stdout == f"{head_revision()} (head)\n"
+    assert len(list(work.glob("quizbot.db.backup-*"))) == 1
