@@ -8,9 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from bot.settings import MissingTokenError, Settings
+from bot.host_errors import HostError
+from bot.settings import Settings, load_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,15 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        print(f"quizbot: invalid settings: {exc}", file=sys.stderr)
-        return 2
-    try:
-        return _dispatch(args, settings)
-    except MissingTokenError as exc:
-        print(f"quizbot: {exc}", file=sys.stderr)
-        return 2
+        return _dispatch(args, load_settings(**_setting_overrides(args)))
+    except HostError as exc:
+        # The host's setup is wrong (a setting, the database file, the token): one line each,
+        # no traceback. Any other exception is a bug and keeps its traceback.
+        for line in exc.lines():
+            print(f"quizbot: {line}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -61,11 +58,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def _setting_overrides(args: argparse.Namespace) -> dict[str, str]:
+    """A path given on the command line takes the place of its setting for this run (and is
+    checked like it), so checking some other folder works wherever CONTENT_DIR points."""
+    overrides = {}
+    content = getattr(args, "path", None) or getattr(args, "content", None)
+    if content:
+        overrides["CONTENT_DIR"] = str(content)
+    if getattr(args, "db", None):
+        overrides["DATABASE_URL"] = f"sqlite:///{args.db}"
+    return overrides
+
+
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "content":
         from bot.content.commands import check_command, list_command
 
-        path = args.path or settings.content_dir
+        path = settings.content_dir
         if args.content_command == "check":
             return check_command(path, sys.stdout)
         return list_command(path, args.json, sys.stdout, sys.stderr)
@@ -76,6 +85,9 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
     settings.token()  # fail fast, before logging in, with the message that names the variable
     if args.command == "run":
+        from bot.store.preflight import check_database
+
+        check_database(settings.database_url)
         asyncio.run(run_bot(settings))
         return 0
     asyncio.run(sync_commands(settings, args.guild))
@@ -86,9 +98,10 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
     from bot.content import ContentError, load_banks
     from bot.practice import PracticeSession
     from bot.store import Store, make_engine
+    from bot.store.preflight import check_database
 
     try:
-        catalog = load_banks(args.content or settings.content_dir)
+        catalog = load_banks(settings.content_dir)
     except ContentError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -99,8 +112,8 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
-    url = f"sqlite:///{args.db}" if args.db else settings.database_url
-    store = Store(make_engine(url))
+    check_database(settings.database_url)
+    store = Store(make_engine(settings.database_url))
 
     def read() -> str | None:
         try:
