@@ -81,13 +81,15 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "practice":
         return _practice(args, settings)
 
-    from bot.discord_ui.runner import run_bot, sync_commands
-
     settings.token()  # fail fast, before logging in, with the message that names the variable
     if args.command == "run":
         from bot.store.preflight import check_database
 
-        check_database(settings.database_url)
+        check_database(settings.database_url)  # before going online: it must be writable
+
+    from bot.discord_ui.runner import run_bot, sync_commands
+
+    if args.command == "run":
         asyncio.run(run_bot(settings))
         return 0
     asyncio.run(sync_commands(settings, args.guild))
