@@ -130,11 +130,11 @@ class Settings(BaseSettings):
             return None
         try:
             parts = urlsplit(value)
-            host = parts.hostname
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname)
             parts.port  # noqa: B018  (raises ValueError on a port that is not a number)
         except ValueError:
-            host = None
-        if parts.scheme not in ("http", "https") or not host:
+            usable = False
+        if not usable:
             raise ValueError(f"not an http(s) URL: {value!r}")
         return value
 

@@ -81,6 +81,7 @@ def test_supported_database_urls_load(url: str) -> None:
         ("DISCORD_API_BASE", "ftp://127.0.0.1/api", "not an http(s) URL", "leave it unset"),
         ("DISCORD_API_BASE", "127.0.0.1:8080", "not an http(s) URL", "leave it unset"),
         ("DISCORD_API_BASE", "http://h:port/api", "not an http(s) URL", "leave it unset"),
+        ("DISCORD_API_BASE", "http://[::1/api", "not an http(s) URL", "leave it unset"),
         ("QUIZBOT_LOOP_LAG_PROBE", "maybe", "'maybe' is not true or false", "true or false"),
     ],
 )
