@@ -8,9 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from bot.settings import MissingTokenError, Settings
+from bot.host_errors import HostError
+from bot.settings import Settings, load_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,15 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        print(f"quizbot: invalid settings: {exc}", file=sys.stderr)
-        return 2
-    try:
-        return _dispatch(args, settings)
-    except MissingTokenError as exc:
-        print(f"quizbot: {exc}", file=sys.stderr)
-        return 2
+        return _dispatch(args, load_settings(**_setting_overrides(args)))
+    except HostError as exc:
+        # The host's setup is wrong (a setting, the database file, the token): one line each,
+        # no traceback. Any other exception is a bug and keeps its traceback.
+        for line in exc.lines():
+            print(f"quizbot: {line}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -68,22 +65,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def _setting_overrides(args: argparse.Namespace) -> dict[str, str]:
+    """A path given on the command line takes the place of its setting for this run (and is
+    checked like it), so checking some other folder works wherever CONTENT_DIR points."""
+    overrides = {}
+    content = getattr(args, "path", None) or getattr(args, "content", None)
+    if content:
+        overrides["CONTENT_DIR"] = str(content)
+    if getattr(args, "db", None):
+        overrides["DATABASE_URL"] = f"sqlite:///{args.db}"
+    return overrides
+
+
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "content":
         from bot.content.commands import check_command, list_command
 
-        path = args.path or settings.content_dir
+        path = settings.content_dir
         if args.content_command == "check":
             return check_command(path, sys.stdout)
         return list_command(path, args.json, sys.stdout, sys.stderr)
     if args.command == "practice":
         return _practice(args, settings)
     if args.command == "db":
+        if args.db_command == "upgrade":
+            from bot.store.preflight import check_database
+
+            check_database(settings.database_url)  # an upgrade writes: it must be writable
         return _db(args.db_command, settings.database_url)
+
+    settings.token()  # fail fast, before logging in, with the message that names the variable
+    if args.command == "run":
+        from bot.store.preflight import check_database
+
+        check_database(settings.database_url)  # before going online: it must be writable
 
     from bot.discord_ui.runner import run_bot, sync_commands
 
-    settings.token()  # fail fast, before logging in, with the message that names the variable
     if args.command == "run":
         asyncio.run(run_bot(settings))
         return 0
@@ -95,9 +113,10 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
     from bot.content import ContentError, load_banks
     from bot.practice import PracticeSession
     from bot.store import Store, make_engine
+    from bot.store.preflight import check_database
 
     try:
-        catalog = load_banks(args.content or settings.content_dir)
+        catalog = load_banks(settings.content_dir)
     except ContentError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -108,8 +127,8 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
-    url = f"sqlite:///{args.db}" if args.db else settings.database_url
-    store = Store(make_engine(url))
+    check_database(settings.database_url)
+    store = Store(make_engine(settings.database_url))
 
     def read() -> str | None:
         try:
@@ -122,7 +141,7 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
 
 def _db(command: str, url: str) -> int:
     from bot.store import make_engine
-    from bot.store.migrate import SchemaError, current_state, sqlite_file, upgrade_database
+    from bot.store.migrate import current_state, sqlite_file, upgrade_database
 
     file = sqlite_file(url)
     if command == "current" and file is not None and not file.exists():
@@ -136,9 +155,6 @@ def _db(command: str, url: str) -> int:
             print(state.describe())
             return 1 if state.too_new else 0
         result = upgrade_database(engine)
-    except SchemaError as exc:
-        print(exc.line(), file=sys.stderr)
-        return 1
     finally:
         engine.dispose()
     if result.created:

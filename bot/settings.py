@@ -1,23 +1,55 @@
-"""Typed settings, read from the environment (and a `.env` file); documented in README."""
+"""Typed settings, read from the environment (and a `.env` file); documented in README.
+
+Every setting is checked here, at load, so a bad value stops the bot before it starts with
+one line naming the variable (`load_settings`), instead of a traceback minutes later.
+"""
 
 from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from bot.host_errors import HostError, HostErrors
 
 README_TOKEN_SECTION = "README.md, section 'Creating the Discord application'"
 
+LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+MAX_GRACE_MINUTES: Final = 24 * 60
+# SQLite is what the bot runs on; postgresql+psycopg is accepted ahead of its support landing.
+SUPPORTED_DATABASES: Final = ("sqlite", "sqlite+pysqlite", "postgresql+psycopg")
 
-class MissingTokenError(RuntimeError):
+# Values never echoed in a message: the token, and database URLs (they may hold a password).
+_SECRET: Final = frozenset({"DISCORD_TOKEN", "DATABASE_URL"})
+
+# What to do about a bad value, per setting: the second half of every settings message.
+FIXES: Final[dict[str, str]] = {
+    "DISCORD_TOKEN": f"put the bot token in the environment or in a .env file "
+    f"(see {README_TOKEN_SECTION})",
+    "DATABASE_URL": "use an SQLite URL such as sqlite:///data/quizbot.db",
+    "CONTENT_DIR": "point CONTENT_DIR (or the path you gave) at the folder or file of YAML "
+    "task banks",
+    "CONTENT_CACHE": "give a file path, or set it empty to turn the cache off",
+    "QUIZBOT_TIMEZONE": "use an IANA zone name such as UTC or Europe/Berlin",
+    "LOG_LEVEL": f"use one of {', '.join(LOG_LEVELS)}",
+    "SCHEDULE_GRACE_MINUTES": f"use a whole number of minutes from 0 to {MAX_GRACE_MINUTES}",
+    "DISCORD_API_BASE": "leave it unset to use Discord itself (it is for tests), "
+    "or give an http(s) URL such as http://127.0.0.1:8080/api/v10",
+    "QUIZBOT_LOOP_LAG_PROBE": "use true or false",
+}
+
+
+class MissingTokenError(HostError):
     def __init__(self) -> None:
-        super().__init__(
-            "DISCORD_TOKEN is not set. Put the bot token in the environment or in a .env file "
-            f"(see {README_TOKEN_SECTION})."
-        )
+        super().__init__("DISCORD_TOKEN", "the bot token is not set", FIXES["DISCORD_TOKEN"])
 
 
 class Settings(BaseSettings):
@@ -28,27 +60,42 @@ class Settings(BaseSettings):
     # SecretStr keeps the token out of repr(), logs and tracebacks of the settings object.
     discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
     database_url: str = Field(default="sqlite:///data/quizbot.db", validation_alias="DATABASE_URL")
-    content_dir: Path = Field(default=Path("content"), validation_alias="CONTENT_DIR")
+    # A default that is missing is left to the commands that read banks (`db` reads none); a
+    # folder the host named must exist.
+    content_dir: Path = Field(
+        default=Path("content"), validation_alias="CONTENT_DIR", validate_default=False
+    )
     # Where the last validated catalog is kept so restarts skip parsing; empty disables it.
     content_cache: Path | None = Field(
         default=Path("data/content-cache.pickle"), validation_alias="CONTENT_CACHE"
     )
     timezone: str = Field(default="UTC", validation_alias="QUIZBOT_TIMEZONE")
     log_level: str = Field(default="INFO", validation_alias="LOG_LEVEL")
+    # Bounded: a day covers any outage worth catching up on, and a huge value overflows
+    # the datetime arithmetic of the scheduler.
     schedule_grace_minutes: int = Field(
-        default=120, ge=0, validation_alias="SCHEDULE_GRACE_MINUTES"
+        default=120, ge=0, le=MAX_GRACE_MINUTES, validation_alias="SCHEDULE_GRACE_MINUTES"
     )
     # Only for tests and benchmarks against an emulated Discord; production leaves it unset.
     discord_api_base: str | None = Field(default=None, validation_alias="DISCORD_API_BASE")
     loop_lag_probe: bool = Field(default=False, validation_alias="QUIZBOT_LOOP_LAG_PROBE")
 
-    @field_validator("timezone")
+    @field_validator("database_url")
     @classmethod
-    def _known_zone(cls, value: str) -> str:
+    def _supported_database(cls, value: str) -> str:
         try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown IANA time zone {value!r}") from exc
+            url = make_url(value)
+        except ArgumentError:
+            raise ValueError("not a database URL") from None
+        if url.drivername not in SUPPORTED_DATABASES:
+            raise ValueError(f"unsupported database {url.drivername!r}")
+        return value
+
+    @field_validator("content_dir")
+    @classmethod
+    def _content_exists(cls, value: Path) -> Path:
+        if not value.exists():
+            raise ValueError(f"no such file or folder: {value}")
         return value
 
     @field_validator("content_cache", mode="before")
@@ -56,10 +103,44 @@ class Settings(BaseSettings):
     def _empty_is_off(cls, value: object) -> object:
         return None if value == "" else value
 
+    @field_validator("content_cache")
+    @classmethod
+    def _cache_is_a_file(cls, value: Path | None) -> Path | None:
+        if value is not None and value.is_dir():
+            raise ValueError(f"{value} is a folder")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown IANA time zone {value!r}") from None
+        return value
+
     @field_validator("log_level")
     @classmethod
-    def _upper(cls, value: str) -> str:
-        return value.upper()
+    def _named_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {value!r}")
+        return level
+
+    @field_validator("discord_api_base")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        try:
+            parts = urlsplit(value)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+            parts.port  # noqa: B018  (raises ValueError on a port that is not a number)
+        except ValueError:
+            usable = False
+        if not usable:
+            raise ValueError(f"not an http(s) URL: {value!r}")
+        return value
 
     @cached_property
     def zone(self) -> ZoneInfo:
@@ -69,3 +150,51 @@ class Settings(BaseSettings):
         if self.discord_token is None or not self.discord_token.get_secret_value().strip():
             raise MissingTokenError()
         return self.discord_token.get_secret_value().strip()
+
+
+_ALIASES: Final = {
+    name: str(info.validation_alias) for name, info in Settings.model_fields.items()
+}
+"""Field name -> environment variable: an error on a default names the field."""
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment; every bad value becomes one HostError line."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise settings_errors(exc) from None
+
+
+def settings_errors(exc: ValidationError) -> HostErrors:
+    """The one place a pydantic ValidationError becomes `<what is wrong> (<SETTING>) — <fix>`."""
+    errors = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else "settings"
+        setting = _ALIASES.get(field, field)
+        fix = FIXES.get(setting, "see README.md, section 'Settings'")
+        errors.append(HostError(setting, _problem(setting, error), fix))
+    return HostErrors(errors)
+
+
+def _problem(setting: str, error: ErrorDetails) -> str:
+    context = error.get("ctx") or {}
+    if error["type"] == "value_error":
+        return str(context["error"])  # our validators' own wording
+    value = "the value" if setting in _SECRET else _shown(error["input"])
+    match error["type"]:
+        case "int_parsing" | "int_from_float":
+            return f"{value} is not a whole number"
+        case "less_than_equal":
+            return f"{value} is more than {context['le']}"
+        case "greater_than_equal":
+            return f"{value} is less than {context['ge']}"
+        case "bool_parsing":
+            return f"{value} is not true or false"
+    # An error type we have no wording for: pydantic's message, still without the input.
+    return f"{value} is not valid: {error['msg'][:1].lower()}{error['msg'][1:]}"
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

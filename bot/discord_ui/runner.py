@@ -7,19 +7,21 @@ import contextlib
 import logging
 import signal
 import sys
+from collections.abc import AsyncIterator
 from typing import TextIO
 
+import aiohttp
 import discord
 
 from bot.content import ContentError
 from bot.content.cache import load_banks_cached
 from bot.discord_ui.api_base import point_discord_at
 from bot.discord_ui.client import QuizBot
+from bot.host_errors import HostError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.settings import Settings
+from bot.settings import README_TOKEN_SECTION, Settings
 from bot.store import Store, make_engine
-from bot.store.migrate import SchemaError
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,42 @@ def _prepare(settings: Settings) -> None:
         log.info("using the Discord API at %s", settings.discord_api_base)
 
 
+@contextlib.asynccontextmanager
+async def _logging_in(settings: Settings) -> AsyncIterator[None]:
+    """A refused token or an unreachable API is the host's to fix: a HostError, not a crash.
+
+    Only around the login: later connection trouble is discord.py's to retry.
+    """
+    try:
+        yield
+    except discord.LoginFailure:
+        raise HostError(
+            "DISCORD_TOKEN",
+            "Discord refused the bot token",
+            f"copy the current token from the Developer Portal (Bot → Reset Token); "
+            f"see {README_TOKEN_SECTION}",
+        ) from None
+    except aiohttp.ClientConnectionError as exc:
+        api = settings.discord_api_base or discord.http.Route.BASE
+        problem = f"cannot reach the Discord API at {api}: {_connection_failure(exc)}"
+        if settings.discord_api_base:
+            raise HostError(
+                "DISCORD_API_BASE",
+                problem,
+                "start the emulated Discord first, or unset DISCORD_API_BASE to use Discord",
+            ) from None
+        raise HostError(
+            "network", problem, "check the host's internet connection, DNS, proxy and firewall"
+        ) from None
+
+
+def _connection_failure(exc: aiohttp.ClientConnectionError) -> str:
+    # The OS's words ("Connect call failed", "Name or service not known"); never the token.
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return exc.os_error.strerror or str(exc.os_error)
+    return str(exc) or type(exc).__name__
+
+
 def build_bot(settings: Settings, catalog: Catalog, store: Store) -> QuizBot:
     service = QuizService(catalog, store, default_zone=settings.zone)
     return QuizBot(settings, service)
@@ -75,13 +113,10 @@ async def run_bot(settings: Settings) -> None:
         log.error("not starting: %s", exc)
         raise SystemExit(1) from None
     log.info("loaded %d tasks from %s", len(catalog), settings.content_dir)
-    try:
-        # Upgrades the schema if this quizbot is newer than the database (after backing an
-        # SQLite file up; the migrations module logs where). Off the loop: it may take a while.
-        engine = await asyncio.to_thread(make_engine, settings.database_url)
-    except SchemaError as exc:
-        print(exc.line(), file=sys.stderr)
-        raise SystemExit(1) from None
+    # Upgrades the schema if this quizbot is newer than the database (after backing an SQLite
+    # file up; the migrations module logs where), or raises a SchemaError, a HostError the CLI
+    # prints as one line. Off the loop: it may take a while.
+    engine = await asyncio.to_thread(make_engine, settings.database_url)
     store = Store(engine)
     bot = build_bot(settings, catalog, store)
 
@@ -100,7 +135,9 @@ async def run_bot(settings: Settings) -> None:
             loop.add_signal_handler(sig, stop, sig.name)
     try:
         async with bot:
-            await bot.start(token)
+            async with _logging_in(settings):
+                await bot.login(token)
+            await bot.connect()
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -117,7 +154,8 @@ async def sync_commands(settings: Settings, guild_id: int | None) -> None:
     # Syncing needs the command definitions, not the banks or the real database.
     bot = build_bot(settings, Catalog(), Store(make_engine("sqlite://")))
     async with bot:
-        await bot.login(token)
+        async with _logging_in(settings):
+            await bot.login(token)
         if guild_id is not None:
             guild = discord.Object(guild_id)
             bot.tree.copy_global_to(guild=guild)

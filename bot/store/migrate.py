@@ -31,6 +31,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import URL, Connection, Engine, MetaData, inspect, make_url
 from sqlmodel import SQLModel
 
+from bot.host_errors import HostError
 from bot.store.db import is_memory, writer
 
 log = logging.getLogger(__name__)
@@ -96,19 +97,13 @@ def known_revisions() -> frozenset[str]:
 # -- errors ---------------------------------------------------------------------------------
 
 
-class SchemaError(RuntimeError):
-    """A database this quizbot must not open. The user fixes it, not the code: `line()` is
-    the one line the command line prints (`quizbot: <problem> (DATABASE_URL) — <remedy>`)."""
-
-    setting = SETTING
+class SchemaError(HostError):
+    """A database this quizbot must not open. The host fixes it, not the code: the command
+    line prints it as one line, like every other HostError."""
 
     def __init__(self, problem: str, remedy: str) -> None:
-        super().__init__(f"{problem} ({self.setting}) — {remedy}")
-        self.problem = problem
+        super().__init__(SETTING, problem, remedy)
         self.remedy = remedy
-
-    def line(self) -> str:
-        return f"quizbot: {self}"
 
 
 class SchemaTooNewError(SchemaError):

@@ -1,0 +1,157 @@
+"""Before the bot goes online: can it open *and write* the SQLite database at DATABASE_URL?
+
+A database the bot cannot write opens and reads fine, so without this check the bot would
+connect, look online, and then fail every answer. Permission bits are not asked about (root
+ignores them, and they say nothing of read-only mounts or `?mode=ro` URLs): the check opens
+the database the way the engine will and takes the write lock in a transaction it rolls back,
+then turns SQLite's answer into one HostError naming DATABASE_URL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Final
+from urllib.parse import unquote, urlsplit
+
+from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import NullPool
+
+from bot.host_errors import HostError
+from bot.store.db import is_memory
+
+SETTING: Final = "DATABASE_URL"
+# Another process holding the write lock this long still means the file is writable.
+PROBE_TIMEOUT_S: Final = 1.0
+_PROBE_TABLE: Final = "quizbot_write_probe"
+
+
+def check_database(url: str) -> None:
+    """Raise HostError if the SQLite database at `url` cannot be used for writing.
+
+    Creates the data folder (as the engine would); leaves an existing database unchanged.
+    Other backends and in-memory databases pass without a check.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
+        return
+    assert parsed.database is not None
+    path = _file_path(parsed.database)
+    _check_path(path)
+    error = _probe(url)
+    if error is not None:
+        problem = database_problem(path, error)
+        if problem is not None:
+            raise problem
+
+
+def database_problem(path: Path, error: sqlite3.Error) -> HostError | None:
+    """What SQLite's error on opening or writing `path` means for the operator; None if it
+    means the database is usable (busy: someone else is writing it right now)."""
+    code = getattr(error, "sqlite_errorcode", None) or 0
+    primary = code & 0xFF  # extended codes keep the primary code in the low byte
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return None
+    if primary == sqlite3.SQLITE_NOTADB:
+        return HostError(
+            SETTING,
+            f"{path} is not an SQLite database",
+            "point DATABASE_URL at the bot's database file, or at a new file name to start "
+            "an empty database",
+        )
+    if code == sqlite3.SQLITE_READONLY_DIRECTORY:
+        return HostError(
+            SETTING,
+            f"the folder {path.parent} is read-only",
+            "give the bot's user write access to the folder: SQLite keeps its -wal and -shm "
+            "files beside the database",
+        )
+    if primary == sqlite3.SQLITE_READONLY:
+        return HostError(
+            SETTING,
+            f"the database {path} is read-only",
+            "give the bot's user write access to the file and its folder (and drop any "
+            "mode=ro from the URL)",
+        )
+    if primary == sqlite3.SQLITE_CANTOPEN:
+        return HostError(
+            SETTING,
+            f"cannot open or create the database {path}",
+            "give the bot's user read and write access to the file and its folder",
+        )
+    if primary == sqlite3.SQLITE_CORRUPT:
+        return HostError(
+            SETTING,
+            f"the database {path} is damaged",
+            "restore it from a backup, or move it aside to start an empty one",
+        )
+    return HostError(
+        SETTING,
+        f"cannot use the database {path} ({error})",
+        "check the file, its folder and the free disk space",
+    )
+
+
+def _file_path(database: str) -> Path:
+    # `sqlite:///file:data/q.db?mode=ro&uri=true` (SQLite's URI form) names the file in a URI.
+    if database.startswith("file:"):
+        return Path(unquote(urlsplit(database).path))
+    return Path(database)
+
+
+def _check_path(path: Path) -> None:
+    """What SQLite would only report as "unable to open database file"."""
+    if path.is_dir():
+        raise HostError(
+            SETTING,
+            f"{path} is a folder, not a database file",
+            f"point DATABASE_URL at a file in it, e.g. sqlite:///{path / 'quizbot.db'}",
+        )
+    for ancestor in path.parents:
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise HostError(
+                    SETTING,
+                    f"{path} lies inside {ancestor}, which is a file, not a folder",
+                    "choose a database path inside a folder, e.g. sqlite:///data/quizbot.db",
+                )
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HostError(
+            SETTING,
+            f"cannot create the folder {path.parent} ({exc.strerror or exc})",
+            "create it, or give the bot's user write access to the folder above it",
+        ) from None
+
+
+def _probe(url: str) -> sqlite3.Error | None:
+    """Open the database as the engine would and start a write; roll it back either way."""
+    engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": PROBE_TIMEOUT_S})
+    try:
+        connection = engine.raw_connection()
+        try:
+            sqlite = connection.driver_connection
+            assert isinstance(sqlite, sqlite3.Connection)
+            sqlite.isolation_level = None
+            sqlite.execute("SELECT count(*) FROM sqlite_master")  # a file that is no database
+            sqlite.execute("BEGIN IMMEDIATE")
+            try:
+                # Only a real write reaches the journal (or the WAL's folder) and the file.
+                sqlite.execute(f"CREATE TABLE {_PROBE_TABLE} (x)")
+            finally:
+                sqlite.execute("ROLLBACK")
+        finally:
+            connection.close()
+    except DBAPIError as exc:  # raised while connecting, wrapping the driver's error
+        if isinstance(exc.orig, sqlite3.Error):
+            return exc.orig
+        raise
+    except sqlite3.Error as exc:
+        return exc
+    finally:
+        engine.dispose()
+    return None
