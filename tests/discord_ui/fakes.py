@@ -1,7 +1,7 @@
 """A fake Discord below discord.py: it replaces the two lowest HTTP entry points.
 
 `HTTPClient.request` (the bot's REST calls) and `AsyncWebhookAdapter.request` (interaction
-callbacks, follow-ups and edits) are swapped for `FakeDiscord.handle`, which records every
+callbacks, follow-ups and edits) are swapped for `FakeDiscordHTTP.handle`, which records every
 route and JSON body and answers with Discord-shaped payloads. Everything above (Interaction,
 InteractionResponse, Message, views, embeds) is discord.py's real code, so a test sees exactly
 the JSON the bot would put on the wire: the ephemeral flag, custom_ids, embeds.
@@ -109,7 +109,9 @@ def user_payload(user_id: int, name: str) -> dict[str, Any]:
 
 
 @dataclass
-class FakeDiscord:
+class FakeDiscordHTTP:
+    """discord.py's HTTP layer, faked: records every call and answers like Discord would."""
+
     calls: list[Call] = field(default_factory=list)
     messages: dict[int, dict[str, Any]] = field(default_factory=dict)
     interaction_message: dict[int, int] = field(default_factory=dict)
@@ -328,7 +330,7 @@ MOD = Member(333, "mod", discord.Permissions(manage_guild=True))
 
 
 def interaction_payload(
-    fake: FakeDiscord,
+    fake: FakeDiscordHTTP,
     *,
     kind: int,
     data: dict[str, Any],

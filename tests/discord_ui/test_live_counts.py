@@ -9,7 +9,7 @@ import pytest
 
 from bot.discord_ui.client import QuizBot
 from tests.discord_ui.conftest import BotFactory, Driver
-from tests.discord_ui.fakes import FakeDiscord, Member
+from tests.discord_ui.fakes import FakeDiscordHTTP, Member
 
 
 def footer(call_json: dict[str, object]) -> str:
@@ -17,7 +17,7 @@ def footer(call_json: dict[str, object]) -> str:
 
 
 async def test_many_answers_coalesce_into_few_edits(
-    make_bot: BotFactory, fake: FakeDiscord
+    make_bot: BotFactory, fake: FakeDiscordHTTP
 ) -> None:
     bot = await make_bot(live_count_interval=0.3)
     driver = Driver(bot, fake)
@@ -38,7 +38,7 @@ async def test_many_answers_coalesce_into_few_edits(
 
 
 async def test_an_answer_during_an_edit_gets_its_own_redraw(
-    make_bot: BotFactory, fake: FakeDiscord
+    make_bot: BotFactory, fake: FakeDiscordHTTP
 ) -> None:
     bot = await make_bot(live_count_interval=0.05)
     driver = Driver(bot, fake)
@@ -52,7 +52,7 @@ async def test_an_answer_during_an_edit_gets_its_own_redraw(
     assert footer(fake.edits()[-1].data).startswith("3 answered · 2 solved")
 
 
-async def test_separate_posts_update_independently(driver: Driver, fake: FakeDiscord,
+async def test_separate_posts_update_independently(driver: Driver, fake: FakeDiscordHTTP,
                                                    bot: QuizBot) -> None:
     first = await driver.post("mc-split")
     second = await driver.post("fill-one")
@@ -64,7 +64,7 @@ async def test_separate_posts_update_independently(driver: Driver, fake: FakeDis
 
 
 async def test_a_deleted_post_stops_its_updates(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     message = await driver.post("mc-split")
 
@@ -82,7 +82,7 @@ async def test_a_deleted_post_stops_its_updates(
 
 @pytest.mark.parametrize("status", [500])
 async def test_failed_edits_are_retried_a_few_times_then_dropped(
-    make_bot: BotFactory, fake: FakeDiscord, status: int
+    make_bot: BotFactory, fake: FakeDiscordHTTP, status: int
 ) -> None:
     bot = await make_bot(live_count_interval=0.01)
     driver = Driver(bot, fake)
