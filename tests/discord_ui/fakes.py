@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +122,8 @@ class FakeDiscordHTTP:
     channel_posts: list[int] = field(default_factory=list)
     """Ids of the messages sent to channels (task posts), in order."""
     latency: float = 0.0
+    hold: dict[str, asyncio.Event] = field(default_factory=dict)
+    """route template -> an event the answer waits for (a request kept in flight)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(10**17))
 
     def next_id(self) -> int:
@@ -202,6 +205,8 @@ class FakeDiscordHTTP:
         self.calls.append(Call(route.method, route.path, route.url, json, params))
         if self.latency:
             await asyncio.sleep(self.latency)
+        if (gate := self.hold.get(route.path)) is not None:
+            await gate.wait()
         failure = self.fail.get(route.path)
         if failure is not None:
             raise failure if isinstance(failure, BaseException) else failure()
@@ -415,3 +420,51 @@ def find_component(message: dict[str, Any], pattern: str) -> dict[str, Any]:
         if re.fullmatch(pattern, component.get("custom_id", "")):
             return component
     raise AssertionError(f"no component matching {pattern!r} in {message.get('components')}")
+
+
+class ManualSleep:
+    """An `asyncio.sleep` stand-in: whoever sleeps waits until the test calls `elapse()`."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+        self._sleepers: list[asyncio.Future[None]] = []
+        self._someone_asleep = asyncio.Event()
+
+    async def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        sleeper = asyncio.get_running_loop().create_future()
+        self._sleepers.append(sleeper)
+        self._someone_asleep.set()
+        await sleeper
+
+    @property
+    def sleeping(self) -> int:
+        return sum(not s.done() for s in self._sleepers)
+
+    async def until_asleep(self, timeout: float = 5.0) -> None:  # noqa: ASYNC109
+        """Wait until someone sleeps (fails after `timeout` real seconds: a hang, not a bound)."""
+        await asyncio.wait_for(self._someone_asleep.wait(), timeout)
+
+    def elapse(self) -> None:
+        """Every sleep asked so far is over."""
+        sleepers, self._sleepers = self._sleepers, []
+        self._someone_asleep.clear()
+        for sleeper in sleepers:
+            if not sleeper.done():
+                sleeper.set_result(None)
+
+    async def run_out(self, work: Awaitable[object], timeout: float = 5.0) -> None:  # noqa: ASYNC109
+        """Let time pass, one sleep at a time, until `work` is done."""
+        task = asyncio.ensure_future(work)
+        while not task.done():
+            asleep = asyncio.ensure_future(self._someone_asleep.wait())
+            done, _ = await asyncio.wait(
+                {task, asleep}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            asleep.cancel()
+            if not done:
+                task.cancel()
+                raise AssertionError("neither done nor asleep")
+            if asleep in done:
+                self.elapse()
+        await task
