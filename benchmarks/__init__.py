@@ -1,1 +1,4 @@
-"""Load benchmarks and their reference bots (run from the repo root with `python -m`)."""
+"""Benchmarks: answer load against the floor bot, start-up and queries.
+
+Run from the repository root: `python -m benchmarks.load` (see BENCHMARKS.md).
+"""

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+from fakediscord import BotProcess, DiscordEmulator
 
-from tests.e2e.fakediscord import FakeDiscord
-from tests.e2e.fakediscord.process import BotProcess
+from benchmarks.bots import REPO_ROOT
 
 BUTTON_ROW = [
     {"type": 1, "components": [{"type": 2, "style": 1, "label": "Go", "custom_id": "go"}]}
@@ -33,17 +33,20 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
 
 
-BOTS = {"floor": "benchmarks.floor_bot", "null": "benchmarks.fakediscord_null_bot"}
+BOTS = {"floor": "fakediscord.floor_bot", "null": "benchmarks.fakediscord_null_bot"}
 
 
 async def run(clickers: int, seconds: float, warmup: float, log_dir: Path, bot_module: str) -> None:
-    async with FakeDiscord() as emulator:
+    async with DiscordEmulator() as emulator:
         d = emulator.driver
         guild = d.create_guild("Load")
         channel = d.create_text_channel(guild, "load")
         users = [d.add_member(guild, f"user{i}") for i in range(clickers)]
         panel = d.add_bot_message(channel, "click me", components=BUTTON_ROW)
-        bot = BotProcess.for_emulator(emulator, bot_module, log_path=log_dir / "bot.log").start()
+        # From the repository root, where `python -m benchmarks.…` finds the null bot.
+        bot = BotProcess.for_emulator(
+            emulator, bot_module, log_path=log_dir / "bot.log", cwd=REPO_ROOT
+        ).start()
         try:
             await bot.wait_until_ready(d, timeout=30)
             measuring = False

@@ -8,8 +8,8 @@ content/README.md; half choice, half fill tasks, each about the size of the seed
 temp dir, checks them with `python -m bot content check`, and then, for the shipped content/
 and for the generated banks, `--runs` times:
 
-- starts fakediscord in this process and a fresh SQLite file holding one post whose message
-  (with its answer buttons) the emulator already has;
+- starts the emulator (fakediscord) in this process and a fresh SQLite file holding one post
+  whose message (with its answer buttons) the emulator already has;
 - starts `python -m bot run` (t = 0), waits for its gateway session to be READY, then clicks
   the post's button A and waits for the callback (the first interaction answered);
 - samples the bot's RSS every 20 ms (psutil) and stops it.
@@ -32,9 +32,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.load import RssSampler, loadavg, machine_info, quiz_bot_env, quiz_bot_process
-from tests.e2e.fakediscord import FakeDiscord
-from tests.e2e.fakediscord.process import REPO_ROOT
+from fakediscord import BotProcess, DiscordEmulator
+
+from benchmarks.bots import REPO_ROOT, quiz_bot_env
+from benchmarks.machine import RssSampler, loadavg, machine_info
 
 SHIPPED = REPO_ROOT / "content"
 SHIPPED_TASK = "mlops-parallelism-mc-1"  # answer A
@@ -157,22 +158,13 @@ def content_check(path: Path) -> tuple[float, str]:
     return elapsed, out.splitlines()[-1] if out else ""
 
 
-def load_banks_seconds(path: Path, *, libyaml: bool = False) -> float:
-    """`load_banks(path)` in this process; `libyaml`: with yaml.CSafeLoader's compose (an
-    experiment for bot/content: the same node tree, parsed in C)."""
-    import yaml
+def load_banks_seconds(path: Path) -> float:
+    """`load_banks(path)` in this process."""
+    from bot.content import load_banks
 
-    from bot.content import load_banks, loader
-
-    safe = loader.yaml.SafeLoader
-    if libyaml:
-        loader.yaml.SafeLoader = yaml.CSafeLoader  # type: ignore[misc]
-    try:
-        t0 = time.perf_counter()
-        load_banks(path)
-        return time.perf_counter() - t0
-    finally:
-        loader.yaml.SafeLoader = safe  # type: ignore[misc]
+    t0 = time.perf_counter()
+    load_banks(path)
+    return time.perf_counter() - t0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,7 +201,7 @@ def prepare_post(
 async def one_start(
     content: Path, task_id: str, workdir: Path, run: int, cache_file: Path
 ) -> Start:
-    async with FakeDiscord() as emulator:
+    async with DiscordEmulator() as emulator:
         d = emulator.driver
         guild = d.create_guild("Startup")
         channel = d.create_text_channel(guild, "quiz")
@@ -232,7 +224,14 @@ async def one_start(
         post_id = prepare_post(db_path, guild.id, channel.id, task_id, make_message)
         env = quiz_bot_env(db_path, content, probe=False)
         env["CONTENT_CACHE"] = str(cache_file)
-        proc = quiz_bot_process(emulator, env, workdir / f"startup-{run}.log", plain=True)
+        proc = BotProcess.for_emulator(
+            emulator,
+            "bot",
+            log_path=workdir / f"startup-{run}.log",
+            extra_env=env,
+            args=["run"],
+            cwd=REPO_ROOT,
+        )
         t0 = time.monotonic()
         proc.start()
         assert proc.pid is not None
@@ -288,11 +287,9 @@ def main(argv: list[str] | None = None) -> int:
             f"YAML; `quizbot content check` took {check_s:.1f} s: {check_line}"
         )
         shipped_s, generated_s = load_banks_seconds(SHIPPED), load_banks_seconds(generated)
-        libyaml_s = load_banks_seconds(generated, libyaml=True)
         notes.append(
             f"- `load_banks` alone (in this process): shipped {shipped_s:.2f} s, generated "
-            f"{generated_s:.2f} s; generated with libyaml's compose (yaml.CSafeLoader, an "
-            f"experiment) {libyaml_s:.2f} s"
+            f"{generated_s:.2f} s"
         )
         for label, content, task_id, count in (
             ("shipped content/", SHIPPED, SHIPPED_TASK, None),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -36,9 +37,17 @@ class _Result(Enum):
 
 
 class LiveCounts:
-    def __init__(self, bot: QuizBot, *, interval: float = DEFAULT_INTERVAL) -> None:
+    def __init__(
+        self,
+        bot: QuizBot,
+        *,
+        interval: float = DEFAULT_INTERVAL,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        """`sleep` waits out the interval; tests pass one they control."""
         self._bot = bot
         self.interval = interval
+        self._sleep = sleep
         self._running: dict[int, asyncio.Task[None]] = {}
         self._dirty: set[int] = set()
         self.edits = 0
@@ -64,7 +73,7 @@ class LiveCounts:
                     failures += 1
                     if failures < MAX_RETRIES:  # a retry after the interval, not a hot loop
                         self._dirty.add(post_id)
-                await asyncio.sleep(self.interval)
+                await self._sleep(self.interval)
                 if post_id not in self._dirty:
                     return
         finally:

@@ -3,7 +3,7 @@
 A task sleeps `interval` seconds in a loop; how much later than asked it wakes is the lag
 every other coroutine saw at that moment (a blocking call, a long synchronous stretch, a
 starved CPU). Every `report_every` seconds, and once more when stopped, it logs one line that
-benchmarks/load.py parses:
+benchmarks/lag_log.py parses:
 
     loop-lag max_ms=3.1 p99_ms=1.2 samples=97 total_max_ms=12.4
     loop-lag final max_ms=12.4 p99_ms=1.5 samples=4210
@@ -19,6 +19,7 @@ import contextlib
 import logging
 import math
 from collections import Counter
+from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +69,19 @@ def _line(prefix: str, max_s: float, p99_s: float, samples: int, extra: str = ""
     return f"{prefix}max_ms={max_s * 1000:.1f} p99_ms={p99_s * 1000:.1f} samples={samples}{extra}"
 
 
-async def _probe(stats: LoopLagStats, interval: float, report_every: float) -> None:
-    loop = asyncio.get_running_loop()
-    next_report = loop.time() + report_every
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[object]]
+
+
+async def _probe(
+    stats: LoopLagStats, interval: float, report_every: float, clock: Clock, sleep: Sleep
+) -> None:
+    next_report = clock() + report_every
     try:
         while True:
-            asked = loop.time()
-            await asyncio.sleep(interval)
-            now = loop.time()
+            asked = clock()
+            await sleep(interval)
+            now = clock()
             stats.add(max(0.0, now - asked - interval))
             if now >= next_report:
                 next_report = now + report_every
@@ -97,39 +103,35 @@ async def _probe(stats: LoopLagStats, interval: float, report_every: float) -> N
         )
 
 
-_running: tuple[asyncio.Task[None], LoopLagStats] | None = None
+_running: asyncio.Task[None] | None = None
 
 
-def start_loop_lag_probe(interval: float = 0.01, report_every: float = 1.0) -> asyncio.Task[None]:
-    """Start the probe on the running loop; if one is already running, return it."""
+def start_loop_lag_probe(
+    interval: float = 0.01,
+    report_every: float = 1.0,
+    *,
+    clock: Clock | None = None,
+    sleep: Sleep = asyncio.sleep,
+) -> asyncio.Task[None]:
+    """Start the probe on the running loop; if one is already running, return it.
+
+    `clock` (default: the loop's) and `sleep` are what the lag is measured with; tests pass
+    ones they control.
+    """
     global _running
     loop = asyncio.get_running_loop()
-    if _running is not None and not _running[0].done() and _running[0].get_loop() is loop:
-        return _running[0]
-    stats = LoopLagStats()
-    task = loop.create_task(_probe(stats, interval, report_every), name="quizbot-loop-lag")
-    _running = (task, stats)
-    return task
-
-
-start_probe = start_loop_lag_probe
-
-
-def probe_stats() -> LoopLagStats | None:
-    """The running (or last) probe's figures, for tests."""
-    return None if _running is None else _running[1]
+    if _running is not None and not _running.done() and _running.get_loop() is loop:
+        return _running
+    probe = _probe(LoopLagStats(), interval, report_every, clock or loop.time, sleep)
+    _running = loop.create_task(probe, name="quizbot-loop-lag")
+    return _running
 
 
 async def stop_loop_lag_probe() -> None:
     """Stop the probe; it logs its final line. A no-op when none is running."""
-    if _running is None:
-        return
-    task = _running[0]
-    if task.done() or task.get_loop() is not asyncio.get_running_loop():
+    task = _running
+    if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
         return
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-
-
-stop_probe = stop_loop_lag_probe

@@ -15,7 +15,7 @@ from bot.store import Store, make_engine
 from tests.discord_ui.fakes import (
     ALICE,
     CHANNEL_ID,
-    FakeDiscord,
+    FakeDiscordHTTP,
     Member,
     command_data,
     find_component,
@@ -113,8 +113,8 @@ def catalog() -> Catalog:
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    fake = FakeDiscord()
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscordHTTP:
+    fake = FakeDiscordHTTP()
     fake.install(monkeypatch)
     return fake
 
@@ -129,7 +129,7 @@ class Driver:
     """Feeds raw interaction payloads through the real ConnectionState, then waits for the
     handlers (not for the live-count timers, which tests drain explicitly)."""
 
-    def __init__(self, bot: QuizBot, fake: FakeDiscord) -> None:
+    def __init__(self, bot: QuizBot, fake: FakeDiscordHTTP) -> None:
         self.bot = bot
         self.fake = fake
 
@@ -206,7 +206,7 @@ BotFactory = Callable[..., Any]
 
 @pytest.fixture
 async def make_bot(
-    tmp_path: Path, fake: FakeDiscord, catalog: Catalog
+    tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog
 ) -> AsyncIterator[BotFactory]:
     """Start a QuizBot on the test database; several may be made (a restart)."""
     bots: list[QuizBot] = []
@@ -233,5 +233,5 @@ async def bot(make_bot: BotFactory) -> QuizBot:
 
 
 @pytest.fixture
-def driver(bot: QuizBot, fake: FakeDiscord) -> Driver:
+def driver(bot: QuizBot, fake: FakeDiscordHTTP) -> Driver:
     return Driver(bot, fake)

@@ -1,7 +1,7 @@
 """A fake Discord below discord.py: it replaces the two lowest HTTP entry points.
 
 `HTTPClient.request` (the bot's REST calls) and `AsyncWebhookAdapter.request` (interaction
-callbacks, follow-ups and edits) are swapped for `FakeDiscord.handle`, which records every
+callbacks, follow-ups and edits) are swapped for `FakeDiscordHTTP.handle`, which records every
 route and JSON body and answers with Discord-shaped payloads. Everything above (Interaction,
 InteractionResponse, Message, views, embeds) is discord.py's real code, so a test sees exactly
 the JSON the bot would put on the wire: the ephemeral flag, custom_ids, embeds.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,7 +110,9 @@ def user_payload(user_id: int, name: str) -> dict[str, Any]:
 
 
 @dataclass
-class FakeDiscord:
+class FakeDiscordHTTP:
+    """discord.py's HTTP layer, faked: records every call and answers like Discord would."""
+
     calls: list[Call] = field(default_factory=list)
     messages: dict[int, dict[str, Any]] = field(default_factory=dict)
     interaction_message: dict[int, int] = field(default_factory=dict)
@@ -119,6 +122,8 @@ class FakeDiscord:
     channel_posts: list[int] = field(default_factory=list)
     """Ids of the messages sent to channels (task posts), in order."""
     latency: float = 0.0
+    hold: dict[str, asyncio.Event] = field(default_factory=dict)
+    """route template -> an event the answer waits for (a request kept in flight)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(10**17))
 
     def next_id(self) -> int:
@@ -200,6 +205,8 @@ class FakeDiscord:
         self.calls.append(Call(route.method, route.path, route.url, json, params))
         if self.latency:
             await asyncio.sleep(self.latency)
+        if (gate := self.hold.get(route.path)) is not None:
+            await gate.wait()
         failure = self.fail.get(route.path)
         if failure is not None:
             raise failure if isinstance(failure, BaseException) else failure()
@@ -328,7 +335,7 @@ MOD = Member(333, "mod", discord.Permissions(manage_guild=True))
 
 
 def interaction_payload(
-    fake: FakeDiscord,
+    fake: FakeDiscordHTTP,
     *,
     kind: int,
     data: dict[str, Any],
@@ -413,3 +420,51 @@ def find_component(message: dict[str, Any], pattern: str) -> dict[str, Any]:
         if re.fullmatch(pattern, component.get("custom_id", "")):
             return component
     raise AssertionError(f"no component matching {pattern!r} in {message.get('components')}")
+
+
+class ManualSleep:
+    """An `asyncio.sleep` stand-in: whoever sleeps waits until the test calls `elapse()`."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+        self._sleepers: list[asyncio.Future[None]] = []
+        self._someone_asleep = asyncio.Event()
+
+    async def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        sleeper = asyncio.get_running_loop().create_future()
+        self._sleepers.append(sleeper)
+        self._someone_asleep.set()
+        await sleeper
+
+    @property
+    def sleeping(self) -> int:
+        return sum(not s.done() for s in self._sleepers)
+
+    async def until_asleep(self, timeout: float = 5.0) -> None:  # noqa: ASYNC109
+        """Wait until someone sleeps (fails after `timeout` real seconds: a hang, not a bound)."""
+        await asyncio.wait_for(self._someone_asleep.wait(), timeout)
+
+    def elapse(self) -> None:
+        """Every sleep asked so far is over."""
+        sleepers, self._sleepers = self._sleepers, []
+        self._someone_asleep.clear()
+        for sleeper in sleepers:
+            if not sleeper.done():
+                sleeper.set_result(None)
+
+    async def run_out(self, work: Awaitable[object], timeout: float = 5.0) -> None:  # noqa: ASYNC109
+        """Let time pass, one sleep at a time, until `work` is done."""
+        task = asyncio.ensure_future(work)
+        while not task.done():
+            asleep = asyncio.ensure_future(self._someone_asleep.wait())
+            done, _ = await asyncio.wait(
+                {task, asleep}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            asleep.cancel()
+            if not done:
+                task.cancel()
+                raise AssertionError("neither done nor asleep")
+            if asleep in done:
+                self.elapse()
+        await task

@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.errors import CLOSED
 from tests.discord_ui.conftest import Driver
-from tests.discord_ui.fakes import ALICE, BOB, FakeDiscord
+from tests.discord_ui.fakes import ALICE, BOB, FakeDiscordHTTP
 
 ANSWER = "data parallelism"  # option B of mc-split
 
 
 async def test_wrong_twice_then_third_miss_reveals_the_solution(
-    driver: Driver, fake: FakeDiscord
+    driver: Driver, fake: FakeDiscordHTTP
 ) -> None:
     message = await driver.post("mc-split")
 
@@ -49,7 +49,7 @@ async def test_wrong_twice_then_third_miss_reveals_the_solution(
     assert "all 3 attempts" in after.text
 
 
-async def test_right_first_try(driver: Driver, fake: FakeDiscord) -> None:
+async def test_right_first_try(driver: Driver, fake: FakeDiscordHTTP) -> None:
     message = await driver.post("mc-split")
     await driver.click(message, r"quiz:ans:\d+:B")
     reply = fake.last_reply()
@@ -65,7 +65,7 @@ async def test_right_first_try(driver: Driver, fake: FakeDiscord) -> None:
 
 
 async def test_hint_is_private_recorded_and_halves_the_points(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     message = await driver.post("mc-split")
     await driver.click(message, r"quiz:hint:\d+")
@@ -84,7 +84,7 @@ async def test_hint_is_private_recorded_and_halves_the_points(
 
 
 async def test_members_are_graded_separately_and_nothing_personal_is_public(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     message = await driver.post("mc-split")
     fake.clear()
@@ -102,7 +102,7 @@ async def test_members_are_graded_separately_and_nothing_personal_is_public(
     )
 
 
-async def test_single_blank_fill_uses_option_buttons(driver: Driver, fake: FakeDiscord) -> None:
+async def test_single_blank_fill_uses_option_buttons(driver: Driver, fake: FakeDiscordHTTP) -> None:
     message = await driver.post("fill-one")
     labels = [c["label"] for c in message["components"][0]["components"]]
     assert labels == ["A · to", "B · cuda_to", "C · move"]
@@ -114,7 +114,7 @@ async def test_single_blank_fill_uses_option_buttons(driver: Driver, fake: FakeD
 
 
 async def test_closed_post_says_so_kindly(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     message = await driver.post("mc-split")
     bot.service.store.close_post(1, datetime.now(UTC))
@@ -125,7 +125,7 @@ async def test_closed_post_says_so_kindly(
 
 
 async def test_post_from_another_server_is_refused(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     message = await driver.post("mc-split")
     other = await bot.service.create_post(42, 43, bot.service.task("mc-split"), 1)

@@ -13,7 +13,7 @@ from tests.discord_ui.fakes import (
     MOD,
     OTHER_CHANNEL_ID,
     POST_PERMISSIONS,
-    FakeDiscord,
+    FakeDiscordHTTP,
     Member,
     find_component,
 )
@@ -21,7 +21,7 @@ from tests.discord_ui.fakes import (
 # -- /quiz -------------------------------------------------------------------------------------
 
 
-async def test_quiz_posts_and_confirms_privately(driver: Driver, fake: FakeDiscord) -> None:
+async def test_quiz_posts_and_confirms_privately(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("quiz", task="mc-split")
     deferred, *_ = fake.callbacks()
     assert deferred.callback_type == 5 and deferred.ephemeral  # acknowledged first
@@ -35,13 +35,13 @@ async def test_quiz_posts_and_confirms_privately(driver: Driver, fake: FakeDisco
     assert posted.post.message_id == fake.channel_posts[-1]
 
 
-async def test_quiz_filters_by_topic_and_difficulty(driver: Driver, fake: FakeDiscord) -> None:
+async def test_quiz_filters_by_topic_and_difficulty(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("quiz", topic="python", difficulty="hard")
     title = fake.posts()[-1].data["embeds"][0]["title"]
     assert title == "Fill in the blank · Python"
 
 
-async def test_quiz_with_no_matching_task_says_so(driver: Driver, fake: FakeDiscord) -> None:
+async def test_quiz_with_no_matching_task_says_so(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("quiz", topic="Astrology")
     reply = fake.last_reply()
     assert reply.ephemeral
@@ -49,7 +49,7 @@ async def test_quiz_with_no_matching_task_says_so(driver: Driver, fake: FakeDisc
     assert fake.posts() == []
 
 
-async def test_quiz_names_the_missing_permission(driver: Driver, fake: FakeDiscord) -> None:
+async def test_quiz_names_the_missing_permission(driver: Driver, fake: FakeDiscordHTTP) -> None:
     perms = discord.Permissions(POST_PERMISSIONS.value)
     perms.embed_links = False
     await driver.command("quiz", task="mc-split", app_permissions=perms)
@@ -60,7 +60,7 @@ async def test_quiz_names_the_missing_permission(driver: Driver, fake: FakeDisco
     assert fake.posts() == []
 
 
-async def test_quiz_reports_a_refused_post(driver: Driver, fake: FakeDiscord) -> None:
+async def test_quiz_reports_a_refused_post(driver: Driver, fake: FakeDiscordHTTP) -> None:
     fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
         _response(403), {"code": 50013, "message": "Missing Permissions"}
     )
@@ -74,7 +74,7 @@ async def test_quiz_reports_a_refused_post(driver: Driver, fake: FakeDiscord) ->
     assert "Posted" in fake.last_reply().text
 
 
-async def test_quiz_cooldown_is_per_channel(driver: Driver, fake: FakeDiscord) -> None:
+async def test_quiz_cooldown_is_per_channel(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("quiz", task="mc-split")
     await driver.command("quiz", task="mc-split", member=BOB)
     reply = fake.last_reply()
@@ -86,7 +86,7 @@ async def test_quiz_cooldown_is_per_channel(driver: Driver, fake: FakeDiscord) -
 
 
 async def test_quiz_cooldown_follows_guild_config(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     await bot.service.update_guild_config(800000000000000001, cooldown_seconds=0)
     await driver.command("quiz", task="mc-split")
@@ -94,7 +94,7 @@ async def test_quiz_cooldown_follows_guild_config(
     assert len(fake.posts()) == 2
 
 
-async def test_mods_only_policy(driver: Driver, fake: FakeDiscord, bot: QuizBot) -> None:
+async def test_mods_only_policy(driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot) -> None:
     await bot.service.update_guild_config(800000000000000001, post_policy="mods")
     await driver.command("quiz", task="mc-split", member=ALICE)
     refused = fake.last_reply()
@@ -106,7 +106,7 @@ async def test_mods_only_policy(driver: Driver, fake: FakeDiscord, bot: QuizBot)
 
 
 async def test_mod_role_counts_as_moderator(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     await bot.service.update_guild_config(
         800000000000000001, post_policy="mods", mod_role_id=555
@@ -122,7 +122,7 @@ async def test_mod_role_counts_as_moderator(
     assert len(fake.posts()) == 1
 
 
-async def test_quiz_in_a_dm_is_refused(driver: Driver, fake: FakeDiscord) -> None:
+async def test_quiz_in_a_dm_is_refused(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("quiz", task="mc-split", guild=False)
     reply = fake.last_reply()
     assert reply.ephemeral
@@ -143,7 +143,7 @@ async def test_topic_and_task_autocomplete(driver: Driver) -> None:
 
 
 async def test_hint_defaults_to_the_latest_post_here(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     await driver.post("mc-split")
     await driver.post("fill-one")
@@ -167,7 +167,7 @@ async def test_hint_and_solution_autocomplete_posts_of_this_server(
     assert await driver.autocomplete("solution", "task", task="mc") == [choices[1]]
 
 
-async def test_hint_for_a_chosen_post(driver: Driver, fake: FakeDiscord) -> None:
+async def test_hint_for_a_chosen_post(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.post("mc-split")
     await driver.post("fill-one")
     await driver.command("hint", task="1")
@@ -176,7 +176,7 @@ async def test_hint_for_a_chosen_post(driver: Driver, fake: FakeDiscord) -> None
     assert "what gets copied" in fake.last_reply().text
 
 
-async def test_hint_with_nothing_posted(driver: Driver, fake: FakeDiscord) -> None:
+async def test_hint_with_nothing_posted(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("hint")
     reply = fake.last_reply()
     assert reply.ephemeral
@@ -184,7 +184,7 @@ async def test_hint_with_nothing_posted(driver: Driver, fake: FakeDiscord) -> No
 
 
 async def test_solution_asks_before_forfeiting(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     post = await driver.post("mc-split")
     command = await driver.command("solution")
@@ -208,7 +208,7 @@ async def test_solution_asks_before_forfeiting(
 
 
 async def test_solution_after_finishing_needs_no_confirmation(
-    driver: Driver, fake: FakeDiscord
+    driver: Driver, fake: FakeDiscordHTTP
 ) -> None:
     post = await driver.post("mc-split")
     await driver.click(post, r"quiz:ans:\d+:B")
@@ -223,7 +223,7 @@ async def test_solution_after_finishing_needs_no_confirmation(
 
 
 async def test_leaderboard_shows_top_ten_and_my_rank(
-    driver: Driver, fake: FakeDiscord
+    driver: Driver, fake: FakeDiscordHTTP
 ) -> None:
     post = await driver.post("mc-split")
     for n in range(11):
@@ -240,12 +240,12 @@ async def test_leaderboard_shows_top_ten_and_my_rank(
     assert "**12.** you · **7** pts" in text
 
 
-async def test_leaderboard_when_empty(driver: Driver, fake: FakeDiscord) -> None:
+async def test_leaderboard_when_empty(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("leaderboard")
     assert "No points yet" in fake.last_reply().text
 
 
-async def test_stats_for_me_and_for_a_member(driver: Driver, fake: FakeDiscord) -> None:
+async def test_stats_for_me_and_for_a_member(driver: Driver, fake: FakeDiscordHTTP) -> None:
     post = await driver.post("mc-split")
     await driver.click(post, r"quiz:ans:\d+:B", member=BOB)
     await driver.command("stats", member=BOB)
@@ -259,7 +259,7 @@ async def test_stats_for_me_and_for_a_member(driver: Driver, fake: FakeDiscord) 
     assert "No quizzes tried yet" in fake.last_reply().text
 
 
-async def test_topics_lists_banks_with_counts(driver: Driver, fake: FakeDiscord) -> None:
+async def test_topics_lists_banks_with_counts(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("topics")
     reply = fake.last_reply()
     assert reply.ephemeral

@@ -22,7 +22,7 @@ from bot.discord_ui.components import (
 from bot.quiz.tasks import Catalog, Option
 from bot.service import PostedTask
 from tests.discord_ui.conftest import COMPONENT, BotFactory, Driver
-from tests.discord_ui.fakes import BOB, FakeDiscord, interaction_payload, walk
+from tests.discord_ui.fakes import BOB, FakeDiscordHTTP, interaction_payload, walk
 
 BIG = 2**63 - 1  # the largest snowflake-sized post id
 
@@ -46,7 +46,7 @@ STATE = ("post_id", "option", "blank", "picks")
 
 
 async def test_every_item_round_trips_through_its_custom_id(
-    bot: QuizBot, fake: FakeDiscord, catalog: Catalog
+    bot: QuizBot, fake: FakeDiscordHTTP, catalog: Catalog
 ) -> None:
     seen: set[type] = set()
     for item in items(catalog):
@@ -129,7 +129,7 @@ async def test_twenty_options_fill_four_rows_and_hint_goes_below(
 
 
 async def test_buttons_work_after_a_restart(
-    make_bot: BotFactory, fake: FakeDiscord
+    make_bot: BotFactory, fake: FakeDiscordHTTP
 ) -> None:
     first = await make_bot()
     message = await Driver(first, fake).post("mc-split")
@@ -148,7 +148,7 @@ async def test_buttons_work_after_a_restart(
 
 
 async def test_picker_survives_a_restart_between_picks(
-    make_bot: BotFactory, fake: FakeDiscord
+    make_bot: BotFactory, fake: FakeDiscordHTTP
 ) -> None:
     first = await make_bot()
     driver = Driver(first, fake)

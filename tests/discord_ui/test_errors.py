@@ -14,7 +14,7 @@ from tests.discord_ui.conftest import TOKEN, BotFactory, Driver
 from tests.discord_ui.fakes import (
     DEFERRED_CHANNEL_MESSAGE,
     DEFERRED_UPDATE,
-    FakeDiscord,
+    FakeDiscordHTTP,
 )
 
 CONTEXT = ("guild=800000000000000001", "channel=700000000000000001", "user=111")
@@ -33,7 +33,7 @@ def logged_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 
 
 async def test_a_failing_command_answers_privately_and_logs_the_traceback(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(bot.service, "leaderboard", aboom)
@@ -50,7 +50,7 @@ async def test_a_failing_command_answers_privately_and_logs_the_traceback(
 
 
 async def test_a_failing_button_answers_privately_and_logs_its_custom_id(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     message = await driver.post("mc-split")
@@ -65,7 +65,7 @@ async def test_a_failing_button_answers_privately_and_logs_its_custom_id(
 
 
 async def test_a_failing_picker_select_answers_privately(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     post = await driver.post("fill-two")
@@ -78,7 +78,7 @@ async def test_a_failing_picker_select_answers_privately(
 
 
 async def test_domain_errors_are_not_logged_as_bugs(
-    driver: Driver, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
     await driver.command("quiz", task="no-such-task")
     assert "couldn't find a matching task" in fake.last_reply().text
@@ -86,7 +86,7 @@ async def test_domain_errors_are_not_logged_as_bugs(
 
 
 async def test_a_failed_discord_call_is_logged_and_reported(
-    driver: Driver, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
     import discord
 
@@ -104,7 +104,7 @@ async def test_a_failed_discord_call_is_logged_and_reported(
 
 
 async def test_slow_work_is_deferred_then_answered_privately(
-    make_bot: BotFactory, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+    make_bot: BotFactory, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bot = await make_bot()
     driver = Driver(bot, fake)
@@ -127,7 +127,7 @@ async def test_slow_work_is_deferred_then_answered_privately(
 
 
 async def test_slow_picker_updates_are_deferred_then_edit_the_picker(
-    make_bot: BotFactory, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+    make_bot: BotFactory, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bot = await make_bot()
     driver = Driver(bot, fake)
@@ -150,7 +150,7 @@ async def test_slow_picker_updates_are_deferred_then_edit_the_picker(
 
 
 async def test_an_error_after_deferring_still_reaches_the_member(
-    make_bot: BotFactory, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+    make_bot: BotFactory, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bot = await make_bot()
     driver = Driver(bot, fake)
@@ -168,7 +168,7 @@ async def test_an_error_after_deferring_still_reaches_the_member(
 
 
 async def test_the_token_never_reaches_the_logs(
-    make_bot: BotFactory, fake: FakeDiscord, caplog: pytest.LogCaptureFixture,
+    make_bot: BotFactory, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -187,7 +187,7 @@ async def test_the_token_never_reaches_the_logs(
 
 
 async def test_an_error_after_a_public_deferral_stays_private(
-    bot: QuizBot, driver: Driver, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def slow_boom(*args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(0.1)

@@ -1,71 +1,105 @@
-"""The event-loop lag probe: a callback that blocks the loop shows up as lag, in the log line."""
+"""The event-loop lag probe: how late a sleep wakes up is the lag, reported in the log line.
+
+The probe measures with a scripted clock: each sleep wakes `interval` plus a given lag later,
+so the figures in the lines are exact.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import re
-import time
 
 import pytest
 
 from bot.discord_ui import loop_lag
 
-LINE = re.compile(r"loop-lag (final )?max_ms=([0-9.]+) p99_ms=([0-9.]+) samples=(\d+)")
+LINE = re.compile(
+    r"loop-lag (final )?max_ms=([0-9.]+) p99_ms=([0-9.]+) samples=(\d+)"
+    r"(?: total_max_ms=([0-9.]+))?"
+)
 
 
-def parsed(caplog: pytest.LogCaptureFixture) -> list[tuple[bool, float, float, int]]:
-    found = []
-    for record in caplog.records:
-        if record.name == loop_lag.__name__ and (m := LINE.search(record.getMessage())):
-            found.append((bool(m[1]), float(m[2]), float(m[3]), int(m[4])))
-    return found
+class ScriptedLoop:
+    """A clock and a sleep: the n-th sleep wakes `lags[n]` seconds late; after the script the
+    probe sleeps until it is stopped."""
+
+    def __init__(self, lags: list[float]) -> None:
+        self.now = 1000.0
+        self._lags = list(lags)
+        self.done = asyncio.Event()
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        if not self._lags:
+            self.done.set()
+            await asyncio.Future()  # until cancelled
+        self.now += seconds + self._lags.pop(0)
+        await asyncio.sleep(0)
 
 
-async def test_a_blocking_callback_shows_up_as_lag(caplog: pytest.LogCaptureFixture) -> None:
+async def probe_lines(
+    caplog: pytest.LogCaptureFixture, lags: list[float], *, interval: float, report_every: float
+) -> list[tuple[bool, float, float, int, float | None]]:
     caplog.set_level(logging.INFO, logger=loop_lag.__name__)
-    task = loop_lag.start_loop_lag_probe(interval=0.005, report_every=0.2)
+    script = ScriptedLoop(lags)
+    task = loop_lag.start_loop_lag_probe(
+        interval, report_every, clock=script.clock, sleep=script.sleep
+    )
     try:
-        await asyncio.sleep(0.05)  # a few quiet samples first
-        asyncio.get_running_loop().call_soon(time.sleep, 0.15)  # blocks the loop for 150 ms
-        await asyncio.sleep(0.4)  # at least one periodic report after the block
+        await asyncio.wait_for(script.done.wait(), 5)
     finally:
         await loop_lag.stop_loop_lag_probe()
     assert task.done()
+    found = []
+    for record in caplog.records:
+        if record.name == loop_lag.__name__ and (m := LINE.search(record.getMessage())):
+            total = float(m[5]) if m[5] else None
+            found.append((bool(m[1]), float(m[2]), float(m[3]), int(m[4]), total))
+    return found
 
-    lines = parsed(caplog)
+
+async def test_a_late_wake_up_shows_up_as_lag(caplog: pytest.LogCaptureFixture) -> None:
+    # 10 ms sleeps, reports every 95 ms; the sixth wake-up is 150 ms late (a blocked loop).
+    lags = [0.0] * 5 + [0.150] + [0.0] * 10
+    lines = await probe_lines(caplog, lags, interval=0.01, report_every=0.095)
     periodic = [line for line in lines if not line[0]]
     final = [line for line in lines if line[0]]
-    assert periodic, "no periodic loop-lag line"
-    assert len(final) == 1, "exactly one final line at stop"
-    # The 150 ms block delays the probe's wake-up by at least ~145 ms (one interval may
-    # already have elapsed when the block starts).
-    assert max(line[1] for line in periodic) >= 140
-    _, final_max, final_p99, samples = final[0]
-    assert final_max >= 140
-    assert samples > 10
-    assert final_p99 <= final_max
-    stats = loop_lag.probe_stats()
-    assert stats is not None and stats.total_max >= 0.14
+    assert periodic == [
+        (False, 150.0, 150.0, 6, 150.0),  # the window with the block
+        (False, 0.0, 0.0, 10, 150.0),  # a quiet window; the maximum since the start stays
+    ]
+    assert final == [(True, 150.0, 150.0, 16, None)]  # exactly one, at stop
 
 
-async def test_quiet_loop_has_little_lag(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_quiet_loop_has_no_lag(caplog: pytest.LogCaptureFixture) -> None:
+    lines = await probe_lines(caplog, [0.0] * 50, interval=0.01, report_every=10)
+    assert lines == [(True, 0.0, 0.0, 50, None)]
+
+
+async def test_the_final_p99_ignores_a_rare_spike(caplog: pytest.LogCaptureFixture) -> None:
+    lags = [0.001] * 199 + [0.080]
+    ((is_final, max_ms, p99_ms, samples, _),) = await probe_lines(
+        caplog, lags, interval=0.01, report_every=100
+    )
+    assert (is_final, max_ms, samples) == (True, 80.0, 200)
+    assert p99_ms == pytest.approx(1.0, abs=0.11)  # one histogram bucket
+
+
+async def test_the_real_probe_runs_on_the_loop_and_logs_at_stop(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.INFO, logger=loop_lag.__name__)
-    loop_lag.start_loop_lag_probe(interval=0.005, report_every=10)
-    await asyncio.sleep(0.2)
+    first = loop_lag.start_loop_lag_probe(interval=0.001)
+    assert loop_lag.start_loop_lag_probe() is first  # idempotent
+    await asyncio.sleep(0.01)
     await loop_lag.stop_loop_lag_probe()
-    ((is_final, max_ms, _p99, samples),) = parsed(caplog)
-    assert is_final and samples > 5
-    # Generous: the test machine may be busy, but nothing here blocks for 100 ms.
-    assert max_ms < 100
-
-
-async def test_start_is_idempotent_and_stop_without_probe_is_a_no_op() -> None:
-    first = loop_lag.start_loop_lag_probe()
-    assert loop_lag.start_loop_lag_probe() is first
-    await loop_lag.stop_loop_lag_probe()
-    await loop_lag.stop_loop_lag_probe()
+    await loop_lag.stop_loop_lag_probe()  # a no-op once stopped
     assert first.done()
+    finals = [r for r in caplog.records if "loop-lag final" in r.getMessage()]
+    assert len(finals) == 1
 
 
 def test_p99_of_samples() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from bot.discord_ui.client import QuizBot
 from tests.discord_ui.conftest import Driver
-from tests.discord_ui.fakes import ALICE, COMPONENTS_V2, FakeDiscord, walk
+from tests.discord_ui.fakes import ALICE, COMPONENTS_V2, FakeDiscordHTTP, walk
 
 SELECT = 3
 
@@ -22,7 +22,7 @@ async def open_picker(driver: Driver, task_id: str) -> dict[str, Any]:
 
 
 async def test_pick_submit_wrong_blank_then_right(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     picker = await open_picker(driver, "fill-two")
     opened = fake.last_reply()
@@ -68,7 +68,7 @@ async def test_pick_submit_wrong_blank_then_right(
 
 
 async def test_submit_with_an_empty_blank_spends_nothing(
-    driver: Driver, fake: FakeDiscord, bot: QuizBot
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     picker = await open_picker(driver, "fill-two")
     await driver.select(picker, r"quiz:pick:\d+:1:--", "A")
@@ -79,7 +79,7 @@ async def test_submit_with_an_empty_blank_spends_nothing(
 
 
 async def test_three_wrong_submits_show_the_solution(
-    driver: Driver, fake: FakeDiscord
+    driver: Driver, fake: FakeDiscordHTTP
 ) -> None:
     picker = await open_picker(driver, "fill-two")
     await driver.select(picker, r"quiz:pick:\d+:1:--", "D")
@@ -103,7 +103,7 @@ async def test_three_wrong_submits_show_the_solution(
 
 
 async def test_five_blanks_use_a_components_v2_layout(
-    driver: Driver, fake: FakeDiscord
+    driver: Driver, fake: FakeDiscordHTTP
 ) -> None:
     picker = await open_picker(driver, "fill-five")
     opened = fake.last_reply()
@@ -129,7 +129,7 @@ async def test_five_blanks_use_a_components_v2_layout(
     assert picker["flags"] & COMPONENTS_V2
 
 
-async def test_forged_picks_are_refused(driver: Driver, fake: FakeDiscord) -> None:
+async def test_forged_picks_are_refused(driver: Driver, fake: FakeDiscordHTTP) -> None:
     picker = await open_picker(driver, "fill-two")
     forged = {**picker, "components": [{"type": 1, "components": [
         {"type": 2, "style": 1, "label": "Submit", "custom_id": "quiz:submit:1:AZ"}

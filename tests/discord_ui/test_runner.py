@@ -19,7 +19,7 @@ from bot.discord_ui.api_base import point_discord_at
 from bot.discord_ui.client import EXTENSIONS, QuizBot
 from bot.settings import Settings
 from tests.discord_ui.conftest import TOKEN
-from tests.discord_ui.fakes import FakeDiscord
+from tests.discord_ui.fakes import FakeDiscordHTTP
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 
@@ -82,7 +82,7 @@ def test_redacting_formatter_hides_the_token_anywhere_in_a_record(
 
 
 async def test_sync_commands_to_a_guild_over_http_only(
-    fake: FakeDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str], root_logging: None
+    fake: FakeDiscordHTTP, tmp_path: Path, capsys: pytest.CaptureFixture[str], root_logging: None
 ) -> None:
     await runner.sync_commands(make_settings(tmp_path), 1234)
     (put,) = [c for c in fake.calls if c.method == "PUT"]
@@ -106,7 +106,7 @@ async def test_sync_commands_to_a_guild_over_http_only(
 
 
 async def test_sync_commands_globally(
-    fake: FakeDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str], root_logging: None
+    fake: FakeDiscordHTTP, tmp_path: Path, capsys: pytest.CaptureFixture[str], root_logging: None
 ) -> None:
     await runner.sync_commands(make_settings(tmp_path), None)
     (put,) = [c for c in fake.calls if c.method == "PUT"]
@@ -115,7 +115,7 @@ async def test_sync_commands_globally(
 
 
 async def test_run_bot_closes_cleanly_on_sigterm(
-    fake: FakeDiscord,
+    fake: FakeDiscordHTTP,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
@@ -151,7 +151,7 @@ async def test_run_bot_closes_cleanly_on_sigterm(
 
 
 async def test_run_bot_refuses_broken_banks_without_connecting(
-    fake: FakeDiscord,
+    fake: FakeDiscordHTTP,
     tmp_path: Path,
     capfd: pytest.CaptureFixture[str],
     root_logging: None,

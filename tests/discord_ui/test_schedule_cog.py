@@ -32,7 +32,7 @@ from tests.discord_ui.fakes import (
     MOD,
     OTHER_CHANNEL_ID,
     Call,
-    FakeDiscord,
+    FakeDiscordHTTP,
     Member,
     interaction_payload,
     user_payload,
@@ -172,7 +172,7 @@ def subcommand_data(
 
 
 class ScheduleDriver:
-    def __init__(self, driver: Driver, fake: FakeDiscord, cog: ScheduleCog) -> None:
+    def __init__(self, driver: Driver, fake: FakeDiscordHTTP, cog: ScheduleCog) -> None:
         self.driver = driver
         self.fake = fake
         self.cog = cog
@@ -215,7 +215,7 @@ async def cog(bot: QuizBot) -> ScheduleCog:
 
 
 @pytest.fixture
-def sd(driver: Driver, fake: FakeDiscord, cog: ScheduleCog) -> ScheduleDriver:
+def sd(driver: Driver, fake: FakeDiscordHTTP, cog: ScheduleCog) -> ScheduleDriver:
     return ScheduleDriver(driver, fake, cog)
 
 
@@ -480,7 +480,9 @@ class Clock:
         return self.now
 
 
-def serve_threads_and_history(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+def serve_threads_and_history(
+    fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch
+) -> dict[int, int]:
     """What the shared fake does not answer: channel history and threads on messages.
     Returns message id → thread id, filled as threads are opened."""
     handle = fake.handle
@@ -533,7 +535,7 @@ class _Response:
 
 
 @pytest.fixture
-def threads(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+def threads(fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
     return serve_threads_and_history(fake, monkeypatch)
 
 
@@ -545,12 +547,12 @@ def clock(cog: ScheduleCog, bot: QuizBot, threads: dict[int, int]) -> Clock:
     return clock
 
 
-def channel_messages(fake: FakeDiscord, channel_id: int) -> list[dict[str, Any]]:
+def channel_messages(fake: FakeDiscordHTTP, channel_id: int) -> list[dict[str, Any]]:
     return [m for m in fake.messages.values() if int(m["channel_id"]) == channel_id]
 
 
 async def test_a_daily_quiz_posts_closes_with_its_result_and_refuses_late_answers(
-    sd: ScheduleDriver, fake: FakeDiscord, clock: Clock, driver: Driver, threads: dict[int, int]
+    sd: ScheduleDriver, fake: FakeDiscordHTTP, clock: Clock, driver: Driver, threads: dict[int, int]
 ) -> None:
     await sd.run("schedule add", **ADD, topic="MLOps", difficulty="easy", thread=True)
     clock.now = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)  # 09:00 in Berlin
@@ -600,7 +602,7 @@ def post_ids_of_payload(message: dict[str, Any]) -> set[int]:
 
 async def test_a_crash_after_discord_accepted_the_post_is_reconciled_from_history(
     sd: ScheduleDriver,
-    fake: FakeDiscord,
+    fake: FakeDiscordHTTP,
     clock: Clock,
     bot: QuizBot,
     monkeypatch: pytest.MonkeyPatch,
@@ -638,7 +640,7 @@ async def test_a_crash_after_discord_accepted_the_post_is_reconciled_from_histor
 
 
 async def test_a_refused_channel_is_recorded_and_shown(
-    sd: ScheduleDriver, fake: FakeDiscord, clock: Clock
+    sd: ScheduleDriver, fake: FakeDiscordHTTP, clock: Clock
 ) -> None:
     await sd.run("schedule add", **ADD)
     fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
@@ -653,7 +655,7 @@ async def test_a_refused_channel_is_recorded_and_shown(
 
 
 async def test_poster_maps_a_deleted_channel_to_a_poster_error(
-    cog: ScheduleCog, fake: FakeDiscord, bot: QuizBot
+    cog: ScheduleCog, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     fake.fail["/channels/{channel_id}/messages"] = discord.NotFound(
         _Response(404), {"code": 10003, "message": "Unknown Channel"}
@@ -664,7 +666,7 @@ async def test_poster_maps_a_deleted_channel_to_a_poster_error(
 
 
 async def test_post_ids_of_reads_the_buttons(
-    cog: ScheduleCog, fake: FakeDiscord, bot: QuizBot, driver: Driver
+    cog: ScheduleCog, fake: FakeDiscordHTTP, bot: QuizBot, driver: Driver
 ) -> None:
     message = await driver.post("mc-split")
     channel = bot.get_channel(CHANNEL_ID)

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .fakediscord import BotProcess, Driver, FakeDiscord, Guild, InteractionRecord, Message
-from .fakediscord.process import REPO_ROOT
+from fakediscord import BotProcess, DiscordEmulator, Driver, Guild, InteractionRecord, Message
 
 JSON = dict[str, Any]
 EPHEMERAL = 1 << 6
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CONTENT_DIR = REPO_ROOT / "content"
 ANSWERS: dict[str, tuple[str, ...]] = {
     "mlops-parallelism-fill-1": ("B",),
@@ -73,7 +73,7 @@ class QuizBotRunner:
 
     def __init__(
         self,
-        emulator: FakeDiscord,
+        emulator: DiscordEmulator,
         workdir: Path,
         *,
         env: Mapping[str, str] | None = None,

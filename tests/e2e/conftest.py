@@ -1,6 +1,6 @@
 """Fixtures for end-to-end tests against fakediscord.
 
-- `emulator`: a started FakeDiscord; on teardown it fails the test if any request hit a
+- `emulator`: a started DiscordEmulator; on teardown it fails the test if any request hit a
   route the emulator does not implement (clear `emulator.unknown_routes` if a test
   provokes one on purpose).
 - `driver`: `emulator.driver`.
@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -20,23 +19,16 @@ import discord.gateway
 import discord.http
 import pytest
 import pytest_asyncio
+from fakediscord import BotProcess, DiscordEmulator, Driver
 
-from .fakediscord import Driver, FakeDiscord
-from .fakediscord.process import REPO_ROOT, BotProcess
-
-# benchmarks/ (floor bot, point_discord_at) must import even when pytest was started as a
-# script, which puts the venv's bin/ rather than the repo root on sys.path.
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from benchmarks.floor_bot import point_discord_at  # needs the sys.path entry above
+from bot.discord_ui.api_base import point_discord_at
 
 SpawnBot = Callable[..., BotProcess]
 
 
 @pytest_asyncio.fixture
-async def emulator() -> AsyncIterator[FakeDiscord]:
-    server = FakeDiscord()
+async def emulator() -> AsyncIterator[DiscordEmulator]:
+    server = DiscordEmulator()
     await server.start()
     try:
         yield server
@@ -49,16 +41,16 @@ async def emulator() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-def driver(emulator: FakeDiscord) -> Driver:
+def driver(emulator: DiscordEmulator) -> Driver:
     return emulator.driver
 
 
 @pytest_asyncio.fixture
-async def spawn_bot(emulator: FakeDiscord, tmp_path: Path) -> AsyncIterator[SpawnBot]:
+async def spawn_bot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[SpawnBot]:
     started: list[BotProcess] = []
 
     def spawn(
-        module: str = "benchmarks.floor_bot",
+        module: str = "fakediscord.floor_bot",
         *,
         env: Mapping[str, str] | None = None,
         args: Sequence[str] = (),
@@ -78,7 +70,7 @@ async def spawn_bot(emulator: FakeDiscord, tmp_path: Path) -> AsyncIterator[Spaw
 
 
 @pytest.fixture
-def discord_pointed_at_emulator(emulator: FakeDiscord) -> Iterator[FakeDiscord]:
+def discord_pointed_at_emulator(emulator: DiscordEmulator) -> Iterator[DiscordEmulator]:
     saved = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
     point_discord_at(emulator.api_base)
     try:

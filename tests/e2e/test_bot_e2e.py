@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member, Message
+from fakediscord import permissions as perm
 
 from .bot_helpers import (
     ANSWERS,
@@ -29,8 +31,6 @@ from .bot_helpers import (
     text_of,
     wrong_option,
 )
-from .fakediscord import Channel, Driver, FakeDiscord, Guild, Member, Message
-from .fakediscord import permissions as perm
 
 pytestmark = pytest.mark.e2e
 
@@ -67,7 +67,7 @@ def world(driver: Driver) -> World:
 
 
 @pytest_asyncio.fixture
-async def quizbot(emulator: FakeDiscord, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
+async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
     runner = QuizBotRunner(emulator, tmp_path)
     try:
         yield runner
@@ -433,7 +433,7 @@ def raw_schedule_add(driver: Driver, world: World, who: Member, channel: Channel
     """/schedule add as a hand-made payload: Discord's client would hide the command from a
     member without Manage Server (default_member_permissions), but a crafted interaction
     still reaches the bot; `member.permissions` tells it what Discord computed."""
-    from .fakediscord import payloads
+    from fakediscord import payloads
 
     [cmd] = [c for c in driver.commands(world.guild) if c["name"] == "schedule"]
     member_perms = driver.world.member_permissions(channel, who.id)

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fakediscord import DiscordEmulator, Driver, InteractionRecord, Member, Message
 
 from .bot_helpers import ANSWERS, STEP, QuizBotRunner, is_ephemeral, reply_of, text_of
-from .fakediscord import Driver, FakeDiscord, InteractionRecord, Member, Message
 
 pytestmark = pytest.mark.e2e
 
@@ -142,7 +142,7 @@ async def post_tasks(driver: Driver, bot: QuizBotRunner, guild, channels, poster
 
 @pytest.mark.parametrize("repeat", range(REPEAT))
 async def test_sigkill_under_load_loses_no_acknowledged_answer(
-    emulator: FakeDiscord, driver: Driver, tmp_path: Path, repeat: int
+    emulator: DiscordEmulator, driver: Driver, tmp_path: Path, repeat: int
 ) -> None:
     started_at = time.monotonic()
     rng = random.Random(f"crash-{repeat}")

@@ -13,11 +13,11 @@ import discord
 import pytest
 import pytest_asyncio
 from discord import app_commands
+from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member
+from fakediscord import permissions as perm
+from fakediscord.gateway import Session
 
 from .conftest import SpawnBot
-from .fakediscord import Channel, Driver, FakeDiscord, Guild, Member
-from .fakediscord import permissions as perm
-from .fakediscord.gateway import Session
 
 pytestmark = pytest.mark.e2e
 
@@ -58,7 +58,7 @@ async def test_floor_bot_answers_button_click_ephemerally(
     driver: Driver, world: World, spawn_bot: SpawnBot
 ) -> None:
     panel = driver.add_bot_message(world.general, "Ready?", components=BUTTON_ROW)
-    bot = spawn_bot("benchmarks.floor_bot")
+    bot = spawn_bot("fakediscord.floor_bot")
     await bot.wait_until_ready(driver, timeout=20)
 
     click = driver.click_button(panel, "answer", user=world.alice)
@@ -76,7 +76,7 @@ async def test_floor_bot_answers_button_click_ephemerally(
 
 
 async def test_floor_bot_resumes_after_reconnect_and_gets_missed_events(
-    driver: Driver, world: World, spawn_bot: SpawnBot, emulator: FakeDiscord
+    driver: Driver, world: World, spawn_bot: SpawnBot, emulator: DiscordEmulator
 ) -> None:
     panel = driver.add_bot_message(world.general, "Ready?", components=BUTTON_ROW)
     bot = spawn_bot()
@@ -212,7 +212,7 @@ TUTOR_COMMANDS = {"echo", "slow", "panel", "feedback", "fleeting", "quiz"}
 
 
 @pytest_asyncio.fixture
-async def start_client(discord_pointed_at_emulator: FakeDiscord) -> AsyncIterator[StartClient]:
+async def start_client(discord_pointed_at_emulator: DiscordEmulator) -> AsyncIterator[StartClient]:
     """Run clients in this event loop; close them (gateway code 1000) on teardown."""
     token = discord_pointed_at_emulator.token
     clients: list[discord.Client] = []
@@ -450,7 +450,7 @@ async def test_denied_and_deleted_channels_surface_as_client_errors(
 
 
 async def test_unknown_route_is_recorded_and_rejected(
-    emulator: FakeDiscord, driver: Driver, world: World, start_client: StartClient
+    emulator: DiscordEmulator, driver: Driver, world: World, start_client: StartClient
 ) -> None:
     client = await start_client(plain_client())
     channel = client.get_channel(world.general.id)
@@ -480,7 +480,7 @@ async def test_invalid_message_bodies_get_discord_errors(
     assert empty.value.code == 50006
 
 
-async def test_wrong_token_fails_login(discord_pointed_at_emulator: FakeDiscord) -> None:
+async def test_wrong_token_fails_login(discord_pointed_at_emulator: DiscordEmulator) -> None:
     client = discord.Client(intents=discord.Intents.default())
     with pytest.raises(discord.LoginFailure):
         async with client:
@@ -491,7 +491,7 @@ async def test_wrong_token_fails_login(discord_pointed_at_emulator: FakeDiscord)
 
 
 async def test_spliced_interaction_json_matches_the_recorded_payload(
-    emulator: FakeDiscord, driver: Driver, world: World
+    emulator: DiscordEmulator, driver: Driver, world: World
 ) -> None:
     # A session with no socket: frames land in its replay buffer, where they can be read.
     listener = Session("inspect", intents=0, shard=None)

@@ -1,6 +1,6 @@
 """fakediscord: a Discord API v10 + gateway emulator that real discord.py bots connect to.
 
-    async with FakeDiscord() as discord:
+    async with DiscordEmulator() as discord:
         d = discord.driver
         guild = d.create_guild("Study Group")
         channel = d.create_text_channel(guild, "general")
@@ -16,15 +16,15 @@ from . import permissions
 from .driver import Driver
 from .interactions import InteractionRecord
 from .process import BotProcess
-from .server import DEFAULT_TOKEN, FakeDiscord, UnknownRoute
+from .server import DEFAULT_TOKEN, DiscordEmulator, UnknownRoute
 from .state import Channel, Guild, Member, Message, Role, User
 
 __all__ = [
     "DEFAULT_TOKEN",
     "BotProcess",
     "Channel",
+    "DiscordEmulator",
     "Driver",
-    "FakeDiscord",
     "Guild",
     "InteractionRecord",
     "Member",

@@ -12,7 +12,7 @@ from .jsonutil import dumps
 from .state import CATEGORY, TEXT, Channel, Guild, Member, Message, Overwrite, Role, User, World
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .server import DiscordEmulator
 
 JSON = dict[str, Any]
 
@@ -20,7 +20,7 @@ JSON = dict[str, Any]
 class WorldBuilding:
     """Create and change entities; when a bot is connected, it gets the matching events."""
 
-    server: FakeDiscord
+    server: DiscordEmulator
     world: World
 
     @property

@@ -1,4 +1,4 @@
-"""FakeDiscord: the aiohttp app serving REST under /api/v10 and the gateway websocket."""
+"""DiscordEmulator: the aiohttp app serving REST under /api/v10 and the gateway websocket."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class UnknownRoute:
         return f"{self.method} {self.path} {self.detail}".rstrip()
 
 
-class FakeDiscord:
+class DiscordEmulator:
     """An emulated Discord on 127.0.0.1 that unmodified discord.py clients connect to.
 
     `unknown_routes` collects every request (and gateway opcode) the emulator does not
@@ -136,7 +136,7 @@ class FakeDiscord:
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> FakeDiscord:
+    async def __aenter__(self) -> DiscordEmulator:
         await self.start()
         return self
 

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .driver import Driver
-    from .server import FakeDiscord
-
-REPO_ROOT = Path(__file__).resolve().parents[3]
+    from .server import DiscordEmulator
 
 
 class BotProcess:
-    """A bot started with `python -m <module>`; stdout and stderr go to `log_path`."""
+    """A bot started as `python -m <module>` (or `python <script>`); its stdout and stderr go
+    to `log_path`."""
 
     def __init__(
         self,
@@ -29,10 +28,12 @@ class BotProcess:
         env: Mapping[str, str],
         log_path: Path,
         args: Sequence[str] = (),
-        cwd: Path = REPO_ROOT,
+        cwd: Path | None = None,
+        script: Path | None = None,
     ) -> None:
-        self.module = module
-        self.argv = [sys.executable, "-m", module, *args]
+        self.module = module if script is None else script.name
+        target = ["-m", module] if script is None else [str(script)]
+        self.argv = [sys.executable, *target, *args]
         self.env = dict(env)
         self.log_path = log_path
         self.cwd = cwd
@@ -41,21 +42,29 @@ class BotProcess:
     @classmethod
     def for_emulator(
         cls,
-        emulator: FakeDiscord,
-        module: str = "benchmarks.floor_bot",
+        emulator: DiscordEmulator,
+        module: str = "fakediscord.floor_bot",
         *,
         log_path: Path,
         extra_env: Mapping[str, str] | None = None,
         args: Sequence[str] = (),
+        cwd: Path | None = None,
+        python_path: Sequence[Path] = (),
+        script: Path | None = None,
     ) -> BotProcess:
+        """The bot's environment: ours, pointed at `emulator`, plus `extra_env`.
+
+        `python_path` goes in front of PYTHONPATH, e.g. another source tree whose `bot` should
+        be imported instead of the installed one. `cwd` defaults to ours; note that
+        `python -m` also puts the working directory first on the child's sys.path.
+        """
         env = dict(os.environ)
         env.update(emulator.bot_env())
-        # The repo root on PYTHONPATH makes `bot` and `benchmarks` importable however the
-        # parent was launched (installed package or not).
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+        paths = [str(p) for p in python_path]
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [*paths, env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
         env.update(extra_env or {})
-        return cls(module, env=env, log_path=log_path, args=args)
+        return cls(module, env=env, log_path=log_path, args=args, cwd=cwd, script=script)
 
     @property
     def pid(self) -> int | None:

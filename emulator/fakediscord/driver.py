@@ -10,17 +10,17 @@ from .driver_world import WorldBuilding
 from .interaction_payloads import ContextCache
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord, UnknownRoute
+    from .server import DiscordEmulator, UnknownRoute
 
 
 class Driver(WorldBuilding, InteractionSending, Observing):
-    """Everything a test or benchmark does to the emulator. Use `FakeDiscord.driver`.
+    """Everything a test or benchmark does to the emulator. Use `DiscordEmulator.driver`.
 
     Interaction methods dispatch synchronously and return an InteractionRecord; await its
     `wait_response()` / `wait_followups()` / `wait_original()` for the bot's side.
     """
 
-    def __init__(self, server: FakeDiscord) -> None:
+    def __init__(self, server: DiscordEmulator) -> None:
         self.server = server
         self.world = server.world
         self._contexts = ContextCache(server.world)

@@ -19,14 +19,14 @@ from .jsonutil import dumps
 from .state import Channel, Member, Message, User, World
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .server import DiscordEmulator
 
 JSON = dict[str, Any]
 Who = Member | User
 
 
 class InteractionSending:
-    server: FakeDiscord
+    server: DiscordEmulator
     world: World
     _contexts: ip.ContextCache
 

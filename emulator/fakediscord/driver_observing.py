@@ -9,14 +9,14 @@ from .interactions import InteractionRecord
 from .state import Channel, Guild, Member, Message, User, World
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .server import DiscordEmulator
 
 JSON = dict[str, Any]
 MessagePredicate = Callable[[Message], bool]
 
 
 class Observing:
-    server: FakeDiscord
+    server: DiscordEmulator
     world: World
 
     # ---- messages --------------------------------------------------------------------------

@@ -1,0 +1,37 @@
+"""The loop-lag lines a bot logs (bot.discord_ui.loop_lag), read back from its log file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+"""discord.utils.setup_logging (the floor bot's) colours its output whenever it can."""
+LAG_LINE = re.compile(
+    r"^\[?(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,(?P<ms>\d{3}))? .*loop-lag (?P<final>final )?"
+    r"max_ms=(?P<max>[0-9.]+) p99_ms=(?P<p99>[0-9.]+) samples=(?P<n>\d+)"
+)
+
+
+@dataclass
+class LagLine:
+    at: datetime
+    final: bool
+    max_ms: float
+    p99_ms: float
+    samples: int
+
+
+def parse_lag_lines(log_text: str) -> list[LagLine]:
+    lines = []
+    for raw in ANSI.sub("", log_text).splitlines():
+        m = LAG_LINE.search(raw)
+        if m:
+            at = datetime.strptime(m["ts"], "%Y-%m-%d %H:%M:%S")
+            # Without milliseconds (the floor's log format), take the middle of the second.
+            at = at.replace(microsecond=int(m["ms"]) * 1000 if m["ms"] else 500_000)
+            lines.append(
+                LagLine(at, bool(m["final"]), float(m["max"]), float(m["p99"]), int(m["n"]))
+            )
+    return lines

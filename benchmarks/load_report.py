@@ -1,0 +1,123 @@
+"""The load benchmark's report: a Markdown table per bot and phase, then ratios to the floor
+(and, with `--bot-src`, this checkout's bot against the other tree's)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+from benchmarks.load_run import BotRun, Options
+
+
+def _fmt(value: float | None, spec: str = ".1f") -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return format(value, spec)
+
+
+def phase_table(runs: list[BotRun]) -> list[str]:
+    rows = [
+        "| bot | phase | answers/s | p50 ms | p95 ms | p99 ms | failed | bot CPU µs/answer "
+        "| emulator+loadgen CPU µs/answer | loop lag ms: max (median 1-s max) | peak RSS MB "
+        "| load avg 1/5/15 at start |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for run in runs:
+        for ph in run.phases.values():
+            label = "closed loop" if ph.phase == "closed" else f"open {ph.offered_rate:.0f}/s"
+            rows.append(
+                f"| {run.name} | {label} | {ph.rate:.0f} | {ph.latency_ms(0.5):.1f} "
+                f"| {ph.latency_ms(0.95):.1f} | {ph.latency_ms(0.99):.1f} | {ph.failed} "
+                f"| {ph.cpu_per_answer_us:.0f} | {ph.loadgen_cpu_per_answer_us:.0f} "
+                f"| {_fmt(ph.lag_max_ms)} ({_fmt(ph.lag_typical_ms)}) "
+                f"| {run.peak_rss / 2**20:.0f} | {ph.load_before} |"
+            )
+    return rows
+
+
+def ratio_lines(ours: BotRun, floor: BotRun) -> list[str]:
+    lines = []
+    oc, fc = ours.phases.get("closed"), floor.phases.get("closed")
+    if oc and fc and fc.rate:
+        lines.append(
+            f"- {ours.name}: closed-loop throughput **{oc.rate / fc.rate:.2f}× the floor** "
+            f"({oc.rate:.0f} vs {fc.rate:.0f}/s; target ≥ 0.8×, defect < 0.5×); CPU per answer "
+            f"{oc.cpu_per_answer_us / fc.cpu_per_answer_us:.2f}× the floor's "
+            f"({oc.cpu_per_answer_us:.0f} vs {fc.cpu_per_answer_us:.0f} µs)"
+        )
+    oo, fo = ours.phases.get("open"), floor.phases.get("open")
+    if oo and fo and fo.latencies:
+        ours_p99, floor_p99 = oo.latency_ms(0.99), fo.latency_ms(0.99)
+        lines.append(
+            f"- {ours.name}: open-loop {oo.offered_rate:.0f}/s p99 **{ours_p99:.1f} ms = "
+            f"{ours_p99 / floor_p99:.2f}× the floor's** {floor_p99:.1f} ms "
+            "(target ≤ 1.5× and < 50 ms)"
+        )
+    return lines
+
+
+def version_lines(after: BotRun, before: BotRun) -> list[str]:
+    """This checkout against another source tree's bot, measured in the same run."""
+    lines = []
+    ac, bc = after.phases.get("closed"), before.phases.get("closed")
+    if ac and bc and bc.rate:
+        lines.append(
+            f"- {after.name} vs {before.name}: closed-loop throughput **{ac.rate / bc.rate:.2f}×** "
+            f"({ac.rate:.0f} vs {bc.rate:.0f}/s), CPU per answer "
+            f"{ac.cpu_per_answer_us / bc.cpu_per_answer_us:.2f}×"
+        )
+    ao, bo = after.phases.get("open"), before.phases.get("open")
+    if ao and bo and ao.latencies and bo.latencies:
+        a99, b99 = ao.latency_ms(0.99), bo.latency_ms(0.99)
+        lines.append(
+            f"- {after.name} vs {before.name}: open-loop p99 **{a99 / b99:.2f}×** "
+            f"({a99:.1f} vs {b99:.1f} ms)"
+        )
+    return lines
+
+
+def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
+    lines = phase_table(runs)
+    lines.append("")
+    floor = next((r for r in runs if r.name == "floor"), None)
+    for run in runs:
+        if run is floor:
+            continue
+        if floor is not None:
+            lines += ratio_lines(run, floor)
+        if run is not runs[0] and run is not floor:
+            lines += version_lines(runs[0], run)
+        lag = max((p.lag_max_ms or 0.0) for p in run.phases.values()) if run.phases else 0.0
+        lines.append(f"- {run.name}: max event-loop lag {lag:.1f} ms (target < 50 ms)")
+        replies = Counter[str]()
+        for ph in run.phases.values():
+            replies.update(ph.replies)
+        lines.append(
+            f"- {run.name} replies (measured): "
+            + ", ".join(f"{k} {v}" for k, v in replies.most_common())
+        )
+    if floor is not None and floor.lag_final is not None:
+        lines.append(f"- floor: max event-loop lag over its runs {floor.lag_final.max_ms:.1f} ms")
+    posts = ", ".join(f"{name} {count}" for name, count in info.get("posts", {}).items())
+    lines.append(
+        f"- posts created with /quiz: {posts} in {info.get('posting_seconds', 0):.1f} s;"
+        f" members that ran out of posts: {info.get('wrapped', 0)}; late callbacks "
+        f"{info.get('late_callbacks')}; unknown routes {len(info.get('unknown_routes', []))}; "
+        f"rounds {opts.rounds}; load average at start {info['load_start']}, at end "
+        f"{info['load_end']}"
+    )
+    harness_gc = info.get("harness_gc")
+    if harness_gc is not None:
+        lines.append(
+            "- harness (emulator + load generator) GC, off while measuring: longest pause "
+            f"{harness_gc.max_ms:.0f} ms, {harness_gc.total_ms / 1000:.1f} s in all"
+        )
+    for run in runs:
+        ph = run.phases.get("open")
+        if ph is not None and ph.dispatch_late_ms > 20:
+            lines.append(
+                f"- note: the load generator dispatched up to {ph.dispatch_late_ms:.0f} ms late "
+                f"in {run.name}'s open loop (a busy machine)"
+            )
+    return "\n".join(lines)

@@ -1,0 +1,100 @@
+"""What a quiz bot needs before it is measured: its own database, commands and posts.
+
+Each quiz bot source (this checkout, or `--bot-src`) gets a channel, a database made by its
+own store and its own posts, created with its own /quiz: two versions never share a schema.
+The floor answers any click, so it reuses the first source's posts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from pathlib import Path
+
+from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member, Message
+
+from benchmarks.bots import BotSource, prepare_db, quiz_bot_env, sync_commands
+from benchmarks.load_phases import CLICKS, TASK_ID, Load, post_id_of
+
+BUSIEST_RATE = 2500
+"""Answers/s no bot reaches in a closed loop: enough posts for it never run out."""
+
+
+def posts_needed(
+    *, runs: int, members: int, closed_seconds: float, warmup: float, rate: float,
+    open_seconds: float
+) -> int:
+    """Posts for `runs` measured runs on one set of posts, so that members always have
+    attempts left (a member that runs out anyway wraps around to posts it finished, which
+    the report counts)."""
+    per_run = BUSIEST_RATE * (closed_seconds + warmup + 1) + rate * open_seconds
+    return max(10, math.ceil(runs * per_run / members / len(CLICKS)) + 2)
+
+
+class SourceSetup:
+    """One quiz bot source's database, channel and (after its first start) posts."""
+
+    def __init__(self, source: BotSource, channel: Channel, workdir: Path, posts: int) -> None:
+        self.source = source
+        self.channel = channel
+        self.db_path = workdir / f"{source.name.replace('@', '-')}.db"
+        self.env = quiz_bot_env(self.db_path, source.content_dir)
+        self.logs = workdir
+        self.posts_wanted = posts
+        self.load: Load | None = None
+        self.posting_seconds = 0.0
+
+    @classmethod
+    async def prepare(
+        cls, emulator: DiscordEmulator, source: BotSource, guild: Guild, workdir: Path,
+        posts: int
+    ) -> SourceSetup:
+        name = "quiz-" + source.name.replace("@", "-")
+        channel = emulator.driver.create_text_channel(guild, name)
+        setup = cls(source, channel, workdir, posts)
+        log = workdir / f"{source.name}-prepare.log"
+        await prepare_db(emulator, source, setup.env, guild.id, log)
+        return setup
+
+    async def ensure_load(
+        self, emulator: DiscordEmulator, guild: Guild, poster: Member, members: list[Member]
+    ) -> Load:
+        """The load on this source's posts; the first call (its bot running) creates them."""
+        if self.load is None:
+            log = self.logs / f"{self.source.name}-sync.log"
+            await sync_commands(emulator, self.source, self.env, guild.id, log)
+            t0 = time.monotonic()
+            d = emulator.driver
+            posts = await create_posts(d, self.channel, poster, self.posts_wanted)
+            self.posting_seconds = time.monotonic() - t0
+            self.load = Load(d, posts, members)
+        return self.load
+
+
+def _is_post(message: Message) -> bool:
+    return any(
+        "quiz:ans:" in (c.get("custom_id") or "")
+        for row in message.get("components") or []
+        for c in row.get("components") or []
+    )
+
+
+async def create_posts(
+    d: Driver, channel: Channel, poster: Member, count: int, batch: int = 8
+) -> list[Message]:
+    """`count` quizzes posted with /quiz (a few at a time); their messages, by post id."""
+
+    async def one() -> None:
+        ix = d.slash("quiz", user=poster, channel=channel, options={"task": TASK_ID})
+        await ix.wait_followups(1, timeout=30)
+        text = ix.followups[0].get("content") or ""
+        if not text.startswith("Posted"):
+            raise RuntimeError(f"/quiz did not post: {text!r}")
+
+    for start in range(0, count, batch):
+        await asyncio.gather(*(one() for _ in range(min(batch, count - start))))
+    posts = [m for m in d.channel_messages(channel) if _is_post(m)]
+    if len(posts) != count:
+        raise RuntimeError(f"expected {count} posts, found {len(posts)}")
+    return sorted(posts, key=post_id_of)
