@@ -9,9 +9,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
-from .fakediscord import FakeDiscord
-from .fakediscord.process import BotProcess
+from fakediscord import DiscordEmulator
+from fakediscord.process import BotProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -19,7 +18,7 @@ CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
 WRONG_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.wrong-token-value"
 
 
-async def quizbot(emulator: FakeDiscord, tmp_path: Path, *args: str) -> tuple[int, str, str]:
+async def quizbot(emulator: DiscordEmulator, tmp_path: Path, *args: str) -> tuple[int, str, str]:
     """`python -m bot ARGS` against the emulator, awaited so the emulator keeps serving."""
     proc = BotProcess.for_emulator(
         emulator,
@@ -48,7 +47,7 @@ async def quizbot(emulator: FakeDiscord, tmp_path: Path, *args: str) -> tuple[in
 
 @pytest.mark.parametrize("command", [["run"], ["sync", "--guild", "1"]])
 async def test_a_refused_token_is_one_line(
-    emulator: FakeDiscord, tmp_path: Path, command: list[str]
+    emulator: DiscordEmulator, tmp_path: Path, command: list[str]
 ) -> None:
     code, out, err = await quizbot(emulator, tmp_path, *command)
     assert code == 1, err
