@@ -15,17 +15,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from bot.host_errors import HostError, HostErrors
+from bot.store.db import DEFAULT_DATABASE_URL, check_url
 
 README_TOKEN_SECTION = "README.md, section 'Creating the Discord application'"
 
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_GRACE_MINUTES: Final = 24 * 60
-# SQLite is what the bot runs on; postgresql+psycopg is accepted ahead of its support landing.
-SUPPORTED_DATABASES: Final = ("sqlite", "sqlite+pysqlite", "postgresql+psycopg")
 
 # Values never echoed in a message: the token, and database URLs (they may hold a password).
 _SECRET: Final = frozenset({"DISCORD_TOKEN", "DATABASE_URL"})
@@ -59,7 +56,7 @@ class Settings(BaseSettings):
 
     # SecretStr keeps the token out of repr(), logs and tracebacks of the settings object.
     discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
-    database_url: str = Field(default="sqlite:///data/quizbot.db", validation_alias="DATABASE_URL")
+    database_url: str = Field(default=DEFAULT_DATABASE_URL, validation_alias="DATABASE_URL")
     # A default that is missing is left to the commands that read banks (`db` reads none); a
     # folder the host named must exist.
     content_dir: Path = Field(
@@ -83,13 +80,7 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _supported_database(cls, value: str) -> str:
-        try:
-            url = make_url(value)
-        except ArgumentError:
-            raise ValueError("not a database URL") from None
-        if url.drivername not in SUPPORTED_DATABASES:
-            raise ValueError(f"unsupported database {url.drivername!r}")
-        return value
+        return check_url(value)
 
     @field_validator("content_dir")
     @classmethod

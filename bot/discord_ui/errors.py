@@ -104,8 +104,6 @@ def friendly_message(error: BaseException) -> str | None:
             return str(error) or "That didn't work, sorry."
         case app_commands.NoPrivateMessage():
             return "This command only works in a server."
-        case app_commands.CommandOnCooldown():
-            return f"Slow down a little: try again in {max(1, round(error.retry_after))} s."
         case MissingChannelPermissions() | PostCooldownError() | ModeratorCheckFailure():
             return str(error)
         case app_commands.CheckFailure():

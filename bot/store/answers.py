@@ -14,8 +14,8 @@ executemany per table it writes. A constraint violation (only possible if a writ
 the write lock) rolls the batch's writes back and replays it one answer at a time, so only the
 offending answer fails.
 
-Each new score is also added to the member's leaderboard totals here, in the same unit of
-work, so a leaderboard stays an index read however many scores there are (see `board_totals`).
+Each new score is also added to the member's leaderboard totals in the same unit of work
+(`board_totals.add_scores`), so a leaderboard stays an index read however many scores there are.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any, cast
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
     Connection,
@@ -40,11 +39,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from bot.clock import as_utc, local_date, week_start
 from bot.quiz.engine import Progress, check_open, hint_is_free, open_solution, see_hint
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.tasks import MAX_ATTEMPTS
-from bot.store import dialect
+from bot.store import board_totals, dialect
 from bot.store.periods import to_utc_naive
 from bot.store.posts import _post_info as post_info
 from bot.store.records import Answered, AnswerRequest, Grader, HintSeen, PostInfo, SolutionSeen
@@ -243,7 +241,7 @@ class _Writes:
             conn.execute(_statements(conn).insert_reveals, self.reveals)
         if self.scores:
             conn.execute(_INSERT_SCORES, self.scores)
-            _add_to_totals(conn, self.scores, self.stamp)
+            board_totals.add_scores(conn, self.scores, self.stamp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +250,6 @@ class _DialectStatements:
 
     upsert_member: Any
     insert_reveals: Any
-    add_total: Any
-    add_period: Any
 
 
 _BY_DIALECT: dict[str, _DialectStatements] = {}
@@ -272,10 +268,6 @@ def _statements(conn: Connection) -> _DialectStatements:
                 where=lambda new: _member.c.name.is_distinct_from(new.name),
             ),
             insert_reveals=dialect.insert_ignoring_conflicts(conn, _reveal),
-            add_total=_totals_upsert(conn, _total, ("guild_id", "user_id")),
-            add_period=_totals_upsert(
-                conn, _period, ("guild_id", "kind", "period_start", "user_id")
-            ),
         )
     return built
 
@@ -286,76 +278,6 @@ def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: 
         for (g, u), name in members.items()
     ]
     conn.execute(_statements(conn).upsert_member, rows)
-
-
-def _add_to_totals(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:
-    """Add new scores to their members' kept totals (servers without a `board_state` row keep
-    none: their leaderboards aggregate scores until the first build)."""
-    earning = [s for s in scores if s["points"] or s["solved"]]  # fails and forfeits add 0
-    if not earning:
-        return
-    guilds = sorted({s["guild_id"] for s in earning})
-    boards = {
-        row.guild_id: (row.timezone, row.periods_from)
-        for row in conn.execute(_BOARDS, {"guilds": guilds})
-    }
-    totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
-    periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])
-    for s in earning:
-        board = boards.get(s["guild_id"])
-        if board is None:
-            continue
-        zone, periods_from = board
-        sums = totals[(s["guild_id"], s["user_id"])]
-        sums[0] += s["points"]
-        sums[1] += int(s["solved"])
-        day = local_date(as_utc(now), ZoneInfo(zone))
-        if periods_from is not None and day < periods_from:
-            continue  # a day before the kept ones (a clock running behind): never read
-        for kind, start in (("day", day), ("week", week_start(day))):
-            sums = periods[(s["guild_id"], kind, start, s["user_id"])]
-            sums[0] += s["points"]
-            sums[1] += int(s["solved"])
-    if totals:
-        rows = [
-            {
-                "guild_id": g,
-                "user_id": u,
-                "points": p,
-                "solved": n,
-                "reached_at": now if p else None,
-            }
-            for (g, u), (p, n) in totals.items()
-        ]
-        conn.execute(_statements(conn).add_total, rows)
-    if periods:
-        rows = [
-            {
-                "guild_id": g,
-                "kind": kind,
-                "period_start": start,
-                "user_id": u,
-                "points": p,
-                "solved": n,
-                "reached_at": now if p else None,
-            }
-            for (g, kind, start, u), (p, n) in periods.items()
-        ]
-        conn.execute(_statements(conn).add_period, rows)
-
-
-def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:
-    return dialect.upsert(
-        conn,
-        table,
-        key,
-        lambda new: {
-            "points": table.c.points + new.points,
-            "solved": table.c.solved + new.solved,
-            # reached_at is NULL for a score without points, and on a row that has none yet.
-            "reached_at": dialect.greatest(conn, table.c.reached_at, new.reached_at),
-        },
-    )
 
 
 # -- the units of work -------------------------------------------------------------------------

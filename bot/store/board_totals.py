@@ -6,11 +6,13 @@ read, whatever the number of scores. `score` stays the truth: the totals are reb
 here, when a server's first leaderboard is asked, when its zone changes, and on demand.
 
 Decides: which periods and zone the kept totals serve (`_BoardState.serves`), when and in
-which zone they are (re)built (`_BoardState.rebuild_in`), and what a build writes.
+which zone they are (re)built (`_BoardState.rebuild_in`), what a build writes, and how a new
+score adds to them (`add_scores`, called by the answer write path in its own transaction).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -37,6 +39,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import cast as sql_cast
 
+from bot.store import dialect
 from bot.store.dialect import upsert
 from bot.store.periods import day_start, local_date, to_utc_naive, week_start
 from bot.store.tables import (
@@ -212,3 +215,92 @@ def rebuild_totals(conn: Connection, guild_id: int | None, tz: ZoneInfo | None) 
         zone = (tz and tz.key) or state.configured or state.zone or "UTC"
         build_board(conn, guild, zone, totals=True, full=True)
     return len(guilds)
+
+
+# -- adding new scores (the answer write path) --------------------------------------------------
+
+_BOARDS_OF = select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
+    _board.c.guild_id.in_(bindparam("guilds", expanding=True))
+)
+_ADDERS: dict[str, tuple[Any, Any]] = {}
+
+
+def _adders(conn: Connection) -> tuple[Any, Any]:
+    """The upserts that add sums to `member_total` and `member_period`, built once per engine."""
+    built = _ADDERS.get(conn.dialect.name)
+    if built is None:
+        built = _ADDERS[conn.dialect.name] = (
+            _totals_upsert(conn, _total, ("guild_id", "user_id")),
+            _totals_upsert(conn, _period, ("guild_id", "kind", "period_start", "user_id")),
+        )
+    return built
+
+
+def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:
+    """Add new scores to their members' kept totals (servers without a `board_state` row keep
+    none: their leaderboards aggregate scores until the first build)."""
+    earning = [s for s in scores if s["points"] or s["solved"]]  # fails and forfeits add 0
+    if not earning:
+        return
+    guilds = sorted({s["guild_id"] for s in earning})
+    boards = {
+        row.guild_id: (row.timezone, row.periods_from)
+        for row in conn.execute(_BOARDS_OF, {"guilds": guilds})
+    }
+    totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])
+    for s in earning:
+        board = boards.get(s["guild_id"])
+        if board is None:
+            continue
+        zone, periods_from = board
+        sums = totals[(s["guild_id"], s["user_id"])]
+        sums[0] += s["points"]
+        sums[1] += int(s["solved"])
+        day = local_date(now, ZoneInfo(zone))
+        if periods_from is not None and day < periods_from:
+            continue  # a day before the kept ones (a clock running behind): never read
+        for kind, start in (("day", day), ("week", week_start(day))):
+            sums = periods[(s["guild_id"], kind, start, s["user_id"])]
+            sums[0] += s["points"]
+            sums[1] += int(s["solved"])
+    if totals:
+        rows = [
+            {
+                "guild_id": g,
+                "user_id": u,
+                "points": p,
+                "solved": n,
+                "reached_at": now if p else None,
+            }
+            for (g, u), (p, n) in totals.items()
+        ]
+        conn.execute(_adders(conn)[0], rows)
+    if periods:
+        rows = [
+            {
+                "guild_id": g,
+                "kind": kind,
+                "period_start": start,
+                "user_id": u,
+                "points": p,
+                "solved": n,
+                "reached_at": now if p else None,
+            }
+            for (g, kind, start, u), (p, n) in periods.items()
+        ]
+        conn.execute(_adders(conn)[1], rows)
+
+
+def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:
+    return dialect.upsert(
+        conn,
+        table,
+        key,
+        lambda new: {
+            "points": table.c.points + new.points,
+            "solved": table.c.solved + new.solved,
+            # reached_at is NULL for a score without points, and on a row that has none yet.
+            "reached_at": dialect.greatest(conn, table.c.reached_at, new.reached_at),
+        },
+    )

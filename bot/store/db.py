@@ -16,9 +16,15 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 DEFAULT_DATABASE_URL = "sqlite:///data/quizbot.db"
+"""The one default: an SQLite file under ./data, created on first start."""
+
+SUPPORTED_DATABASES = ("sqlite", "sqlite+pysqlite", "postgresql+psycopg")
+"""Drivers the store accepts (postgresql+psycopg ahead of its support landing, so the
+setting does not change when it does)."""
 
 BEGIN_OPTION = "quizbot_sqlite_begin"
 """Execution option naming the BEGIN flavour: "IMMEDIATE" for write units of work."""
@@ -35,7 +41,18 @@ _PRAGMAS = (
 )
 
 
-def make_engine(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> Engine:
+def check_url(url: str) -> str:
+    """`url` if the store can use it; ValueError with the reason otherwise."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError("not a database URL") from None
+    if parsed.drivername not in SUPPORTED_DATABASES:
+        raise ValueError(f"unsupported database {parsed.drivername!r}")
+    return url
+
+
+def make_engine(url: str, *, create: bool = True) -> Engine:
     """The application's one engine; creates the data directory. With `create`, brings the
     schema to the current revision (`migrate.upgrade_database`: creates a new database's
     tables, upgrades an older one after backing its file up, refuses one newer than the code

@@ -1,7 +1,8 @@
-"""Day and week boundaries in a member's or server's time zone, as naive UTC datetimes.
+"""Time in the store's form: naive UTC. The one place it converts to and from the aware UTC
+datetimes everything above the store uses, and computes day and week boundaries.
 
-The database stores naive UTC, so every boundary is computed in local time (where "today"
-means something to people) and converted to UTC before it reaches a query. Pure functions.
+Every boundary is computed in local time (where "today" means something to people, see
+bot.clock) and converted to the storage form before it reaches a query. Pure functions.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ def to_utc_naive(moment: datetime) -> datetime:
 def from_utc_naive(moment: datetime) -> datetime:
     """A stored timestamp as an aware UTC datetime, safe for `.timestamp()` and formatting."""
     return moment.replace(tzinfo=UTC)
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    """`from_utc_naive` for a column that may be NULL."""
+    return None if moment is None else from_utc_naive(moment)
 
 
 def day_start(day: date, tz: ZoneInfo) -> datetime:

@@ -11,10 +11,9 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Row, Table, bindparam, distinct, func, or_, select, true, update
 
-from bot.store.periods import from_utc_naive, to_utc_naive
+from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostCounts, PostInfo
 from bot.store.tables import Attempt, Post, Score
-from bot.store.timestamps import aware
 
 _post = cast(Table, Post.__table__)
 _attempt = cast(Table, Attempt.__table__)

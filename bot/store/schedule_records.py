@@ -12,8 +12,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Row
 
-from bot.store.periods import from_utc_naive
-from bot.store.timestamps import aware
+from bot.store.periods import aware, from_utc_naive
 
 
 @dataclass(frozen=True, slots=True)

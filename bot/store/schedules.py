@@ -17,7 +17,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
-from bot.store.periods import from_utc_naive, to_utc_naive
+from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.schedule_records import (
     AttemptInfo,
     Chooser,
@@ -30,7 +30,6 @@ from bot.store.schedule_records import (
 from bot.store.schedule_tables import Schedule, ScheduleRun
 from bot.store.store import Store
 from bot.store.tables import Attempt, Post
-from bot.store.timestamps import aware
 
 _schedule = cast(Table, Schedule.__table__)
 _run = cast(Table, ScheduleRun.__table__)

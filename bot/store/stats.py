@@ -13,10 +13,9 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Table, and_, bindparam, func, select, true, union
 
-from bot.store.periods import day_start, local_date
+from bot.store.periods import aware, day_start, local_date
 from bot.store.records import MemberStats
 from bot.store.tables import Attempt, Score
-from bot.store.timestamps import aware
 
 _attempt = cast(Table, Attempt.__table__)
 _score = cast(Table, Score.__table__)

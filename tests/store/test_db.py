@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
+from bot.settings import Settings
 from bot.store import DEFAULT_DATABASE_URL, Store, make_engine
 
 
@@ -92,8 +93,8 @@ def test_default_url_creates_data_dir_relative_to_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert DEFAULT_DATABASE_URL == "sqlite:///data/quizbot.db"
-    engine = make_engine()
+    assert Settings(_env_file=None).database_url == DEFAULT_DATABASE_URL
+    engine = make_engine(DEFAULT_DATABASE_URL)
     try:
         assert (tmp_path / "data" / "quizbot.db").is_file()
         assert (tmp_path / "data" / "quizbot.db-wal").exists()
