@@ -7,45 +7,29 @@ from dataclasses import replace
 import pytest
 
 from bot import rendering
-from bot.quiz.tasks import (
-    Difficulty,
-    Kind,
-    MistakeNote,
-    Option,
-    Solution,
-    SolutionStep,
-    Task,
-)
+from bot.quiz.tasks import MistakeNote, Option, Solution, SolutionStep
+from tests.factories import choice, fill, note, options
 
-
-def options(*texts: str) -> tuple[Option, ...]:
-    return tuple(Option("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[i], t) for i, t in enumerate(texts))
-
-
-CHOICE = Task(
-    id="c-1",
+CHOICE = choice(
+    "c-1",
     topic="MLOps",
-    kind=Kind.CHOICE,
-    difficulty=Difficulty.EASY,
     prompt="Which one splits the model?",
-    options=options("Data parallelism", "Model parallelism"),
-    answers=("B",),
+    texts=("Data parallelism", "Model parallelism"),
+    answer="B",
     hint="Not the data.",
     solution=Solution(
         steps=(SolutionStep("Read the names", "Model parallelism splits the model."),),
         final_answer="Model parallelism -> Option B",
         quick_check="Model split [OK]",
     ),
-    mistakes=(MistakeNote("Confusing the two", ("A",)), MistakeNote("General")),
+    mistakes=(note("Confusing the two", "A"), note("General")),
 )
 
-FILL = Task(
-    id="f-1",
+FILL = fill(
+    "f-1",
     topic="MLOps",
-    kind=Kind.FILL,
-    difficulty=Difficulty.HARD,
     prompt="parts = {d: model.[1](d) for d in [2]}",
-    options=options("to_device", "devices", "device_list", "cpu"),
+    texts=("to_device", "devices", "device_list", "cpu"),
     answers=("A", "C"),
     hint="Move, then loop.",
     solution=Solution(explanation="to_device moves parts to each device in device_list."),

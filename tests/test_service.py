@@ -16,7 +16,7 @@ from bot.quiz.errors import InvalidAnswerError, PostClosedError, UnknownPostErro
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Answered, AnswerRequest, Grader, Store, make_engine
-from tests.quiz.factories import choice_task
+from tests.factories import choice_task
 
 GUILD, CHANNEL = 1, 10
 START = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)

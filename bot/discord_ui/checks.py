@@ -34,6 +34,17 @@ async def is_moderator(interaction: discord.Interaction[QuizBot]) -> bool:
     return config.mod_role_id is not None and any(r.id == config.mod_role_id for r in member.roles)
 
 
+MANAGE_GUILD = discord.Permissions(manage_guild=True)
+
+
+def moderator_group(name: str, description: str) -> app_commands.Group:
+    """A server-only command group shown to moderators. Hiding is a client convenience only:
+    each of its commands also carries `moderator_only`, which is what enforces it."""
+    return app_commands.Group(
+        name=name, description=description, guild_only=True, default_permissions=MANAGE_GUILD
+    )
+
+
 def moderator_only() -> object:
     """An app-command check: refuse, with a clear private message, anyone else."""
 

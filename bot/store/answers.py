@@ -21,12 +21,14 @@ Each new score is also added to the member's leaderboard totals in the same unit
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
     Connection,
     Table,
     bindparam,
@@ -72,7 +74,38 @@ Pair = tuple[int, int]
 _ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
 
 
-def _pairs_filter(table: Table) -> tuple[Any, ...]:
+def _progress_statement(
+    match: Callable[[Table], tuple[ColumnElement[bool], ...]],
+) -> CompoundSelect:
+    """Every matched pair's attempts, reveals and score, in one statement."""
+    return union_all(
+        select(
+            _attempt.c.post_id,
+            _attempt.c.user_id,
+            literal(_ATTEMPT).label("part"),
+            func.sum(case((_attempt.c.correct == true(), 0), else_=1)).label("a"),
+            func.max(case((_attempt.c.correct == true(), 1), else_=0)).label("b"),
+        )
+        .where(*match(_attempt))
+        .group_by(_attempt.c.post_id, _attempt.c.user_id),
+        select(
+            _reveal.c.post_id,
+            _reveal.c.user_id,
+            literal(_REVEAL),
+            case((_reveal.c.kind == "hint", 1), else_=0),
+            case((_reveal.c.kind == "solution", 1), else_=0),
+        ).where(*match(_reveal)),
+        select(
+            _score.c.post_id, _score.c.user_id, literal(_SCORE), _score.c.points, literal(0)
+        ).where(*match(_score)),
+    )
+
+
+def _one_pair(table: Table) -> tuple[ColumnElement[bool], ...]:
+    return (table.c.post_id == bindparam("post"), table.c.user_id == bindparam("user"))
+
+
+def _many_pairs(table: Table) -> tuple[ColumnElement[bool], ...]:
     # Two plain INs seek the (post_id, user_id, …) key on every engine; a row-value IN would
     # scan SQLite's whole index. They also match cross pairs (another asked member on another
     # asked post), which `_progress_of` drops.
@@ -82,42 +115,23 @@ def _pairs_filter(table: Table) -> tuple[Any, ...]:
     )
 
 
-# Built once: building a Core statement costs far more than running it (milliseconds for this
-# union), and a prebuilt one also reuses its compiled form.
-_PROGRESS = union_all(
-    select(
-        _attempt.c.post_id,
-        _attempt.c.user_id,
-        literal(_ATTEMPT).label("part"),
-        func.sum(case((_attempt.c.correct == true(), 0), else_=1)).label("a"),
-        func.max(case((_attempt.c.correct == true(), 1), else_=0)).label("b"),
-    )
-    .where(*_pairs_filter(_attempt))
-    .group_by(_attempt.c.post_id, _attempt.c.user_id),
-    select(
-        _reveal.c.post_id,
-        _reveal.c.user_id,
-        literal(_REVEAL),
-        case((_reveal.c.kind == "hint", 1), else_=0),
-        case((_reveal.c.kind == "solution", 1), else_=0),
-    ).where(*_pairs_filter(_reveal)),
-    select(
-        _score.c.post_id, _score.c.user_id, literal(_SCORE), _score.c.points, literal(0)
-    ).where(*_pairs_filter(_score)),
-)
-"""Every pair's attempts, reveals and score, in one statement."""
-
+# Built once: building a Core statement costs far more than running it (milliseconds for the
+# union), and a prebuilt one reuses its compiled form. A lone answer (most batches outside
+# bursts) takes the plain `=` forms: expanding an IN list is the costliest part of a run.
+_PROGRESS_ONE = _progress_statement(_one_pair)
+_PROGRESS_MANY = _progress_statement(_many_pairs)
+_POST = select(_post).where(_post.c.id == bindparam("id"))
 _POSTS = select(_post).where(_post.c.id.in_(bindparam("ids", expanding=True)))
-_BOARDS = select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
-    _board.c.guild_id.in_(bindparam("guilds", expanding=True))
-)
 _INSERT_ATTEMPTS = _attempt.insert()
 _INSERT_SCORES = _score.insert()
 
 
 def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
+    if len(pairs) == 1:
+        ((post_id, user_id),) = pairs
+        return conn.execute(_PROGRESS_ONE, {"post": post_id, "user": user_id})
     params = {"posts": sorted({p for p, _ in pairs}), "users": sorted({u for _, u in pairs})}
-    return conn.execute(_PROGRESS, params)
+    return conn.execute(_PROGRESS_MANY, params)
 
 
 @dataclass(slots=True)
@@ -158,7 +172,12 @@ def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress
 
 
 def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
-    rows = conn.execute(_POSTS, {"ids": sorted(set(post_ids))})
+    ids = sorted(set(post_ids))
+    rows = (
+        conn.execute(_POST, {"id": ids[0]})
+        if len(ids) == 1
+        else conn.execute(_POSTS, {"ids": ids})
+    )
     return {row.id: post_info(row) for row in rows}
 
 

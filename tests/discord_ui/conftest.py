@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.discord_ui.client import QuizBot
-from bot.quiz.tasks import Catalog, Difficulty, Kind, MistakeNote, Option, Solution, Task
+from bot.quiz.tasks import Catalog, Difficulty, Solution, Task
 from bot.service import QuizService
 from bot.settings import Settings
 from bot.store import Store, make_engine
@@ -21,6 +21,7 @@ from tests.discord_ui.fakes import (
     find_component,
     interaction_payload,
 )
+from tests.factories import choice, fill, note
 
 TOKEN = "TEST.TOKEN.do-not-log-me-123"
 COMMAND, COMPONENT, AUTOCOMPLETE = 2, 3, 4
@@ -28,81 +29,64 @@ BUTTON, STRING_SELECT = 2, 3
 
 
 def choice_task() -> Task:
-    return Task(
-        id="mc-split",
+    return choice(
+        "mc-split",
         topic="MLOps",
-        kind=Kind.CHOICE,
-        difficulty=Difficulty.EASY,
         prompt="Which strategy copies the full model to every worker?",
-        options=(
-            Option("A", "model parallelism"),
-            Option("B", "data parallelism"),
-            Option("C", "pipeline flushing"),
-            Option("D", "tensor sharding"),
-        ),
-        answers=("B",),
+        texts=("model parallelism", "data parallelism", "pipeline flushing", "tensor sharding"),
+        answer="B",
         hint="Think about what gets copied, and what gets split.",
         solution=Solution(explanation="Data parallelism copies the model and splits the data."),
         mistakes=(
-            MistakeNote("Model parallelism splits the model itself.", ("A",)),
-            MistakeNote("Flushing is about pipeline bubbles.", ("C",)),
-            MistakeNote("Read the question twice."),
+            note("Model parallelism splits the model itself.", "A"),
+            note("Flushing is about pipeline bubbles.", "C"),
+            note("Read the question twice."),
         ),
     )
 
 
 def fill_one_task() -> Task:
-    return Task(
-        id="fill-one",
+    return fill(
+        "fill-one",
         topic="MLOps",
-        kind=Kind.FILL,
         difficulty=Difficulty.MEDIUM,
         prompt="model = model.[1]('cuda')",
-        options=(Option("A", "to"), Option("B", "cuda_to"), Option("C", "move")),
+        texts=("to", "cuda_to", "move"),
         answers=("A",),
         hint="PyTorch's device-moving method is short.",
         solution=Solution(explanation="`to` moves a module to a device."),
-        mistakes=(MistakeNote("There is no cuda_to.", ("B",)),),
+        mistakes=(note("There is no cuda_to.", "B"),),
         instruction="Move the model to the GPU.",
     )
 
 
 def fill_two_task() -> Task:
-    return Task(
-        id="fill-two",
+    return fill(
+        "fill-two",
         topic="Python",
-        kind=Kind.FILL,
-        difficulty=Difficulty.HARD,
         prompt="parts = {d: model.[1](d) for d in [2]}",
-        options=(
-            Option("A", "to_device"),
-            Option("B", "devices_typo"),
-            Option("C", "device_list"),
-            Option("D", "cpu"),
-        ),
+        texts=("to_device", "devices_typo", "device_list", "cpu"),
         answers=("A", "C"),
         hint="[2] is the list the comprehension loops over.",
         solution=Solution(explanation="to_device over device_list."),
         mistakes=(
-            MistakeNote("cpu is a device, not a method.", ("D",)),
-            MistakeNote("devices_typo is not defined.", ("B",)),
+            note("cpu is a device, not a method.", "D"),
+            note("devices_typo is not defined.", "B"),
         ),
         instruction="Map devices to model parts.",
     )
 
 
 def fill_five_task() -> Task:
-    return Task(
-        id="fill-five",
+    return fill(
+        "fill-five",
         topic="Python",
-        kind=Kind.FILL,
-        difficulty=Difficulty.HARD,
         prompt="[1] = [2]([3], [4], [5])",
-        options=(Option("A", "x"), Option("B", "f"), Option("C", "a"), Option("D", "b")),
+        texts=("x", "f", "a", "b"),
         answers=("A", "B", "C", "D", "C"),
         hint="Assignment, call, three arguments.",
         solution=Solution(explanation="x = f(a, b, a)."),
-        mistakes=(MistakeNote("That is the function, not the target.", ("B",)),),
+        mistakes=(note("That is the function, not the target.", "B"),),
         instruction="Call f and keep the result.",
     )
 

@@ -4,7 +4,7 @@ from bot.quiz import engine
 from bot.quiz.engine import Progress, Status
 from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.tasks import Difficulty
-from tests.quiz.factories import choice_task, fill_task
+from tests.factories import choice_task, fill_task
 
 
 def play(task, *answers, progress=None):

@@ -23,7 +23,7 @@ from bot.schedule.runner import PosterError, Scheduler
 from bot.service import PostedTask, QuizService
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import ScheduleInfo
-from tests.quiz.factories import choice_task
+from tests.factories import choice_task
 
 GUILD = 1
 CHANNEL = 10

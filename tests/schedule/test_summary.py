@@ -14,7 +14,7 @@ from bot.quiz.tasks import Task
 from bot.schedule import summary
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import AttemptInfo, ScheduleStore
-from tests.quiz.factories import choice_task, fill_task
+from tests.factories import choice_task, fill_task
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 T0 = datetime(2025, 3, 3, 8, 0)

@@ -9,25 +9,15 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.engine import Outcome, Progress, grade
-from bot.quiz.tasks import Difficulty, Kind, Option, Solution, Task
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
+from tests.factories import choice
 
 GUILD = 1
 CHANNEL = 10
 NOW = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
 """A Wednesday, well away from any day or week boundary."""
 
-TASK = Task(
-    id="t-easy",
-    topic="Testing",
-    kind=Kind.CHOICE,
-    difficulty=Difficulty.EASY,
-    prompt="Which one?",
-    options=(Option("A", "right"), Option("B", "wrong"), Option("C", "also wrong")),
-    answers=("A",),
-    hint="It is the first.",
-    solution=Solution(final_answer="A"),
-)
+TASK = choice("t-easy")
 RIGHT, WRONG = ("A",), ("B",)
 
 

@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_ui.checks import moderator_only
+from bot.discord_ui.checks import moderator_group, moderator_only
 from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import ValueChoices, zone_autocomplete
 from bot.discord_ui.replies import Responder
@@ -24,18 +24,11 @@ if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
 
 Interaction = discord.Interaction["QuizBot"]
-MANAGE_GUILD = discord.Permissions(manage_guild=True)
 PostPolicyParam = app_commands.Transform[PostPolicy, ValueChoices(PostPolicy)]
 
 
 class ConfigCog(commands.Cog):
-    config = app_commands.Group(
-        name="config",
-        description="This server's quiz settings (moderators).",
-        guild_only=True,
-        # Only hides the commands in the client; `moderator_only` is what enforces it.
-        default_permissions=MANAGE_GUILD,
-    )
+    config = moderator_group("config", "This server's quiz settings (moderators).")
 
     def __init__(self, bot: QuizBot) -> None:
         self.bot = bot

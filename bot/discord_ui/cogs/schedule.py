@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.clock import discord_timestamp
-from bot.discord_ui.checks import is_moderator, moderator_only
+from bot.discord_ui.checks import is_moderator, moderator_group, moderator_only
 from bot.discord_ui.errors import guild_id_of, missing_post_permissions
 from bot.discord_ui.params import DifficultyParam, topic_autocomplete, zone_autocomplete
 from bot.discord_ui.replies import Responder
@@ -32,17 +32,10 @@ if TYPE_CHECKING:
     from bot.schedule.runner import Scheduler
 
 Interaction = discord.Interaction["QuizBot"]
-MANAGE_GUILD = discord.Permissions(manage_guild=True)
 
 
 class ScheduleCog(commands.Cog):
-    schedule = app_commands.Group(
-        name="schedule",
-        description="Daily quizzes in this server (moderators).",
-        guild_only=True,
-        # Only hides the commands in the client; `moderator_only` is what enforces it.
-        default_permissions=MANAGE_GUILD,
-    )
+    schedule = moderator_group("schedule", "Daily quizzes in this server (moderators).")
 
     def __init__(self, bot: QuizBot) -> None:
         self.bot = bot

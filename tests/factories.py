@@ -1,0 +1,109 @@
+"""Tasks built in code, through one factory, so a test states only what it is about and no
+test depends on the shipped banks. Options are given as texts and labelled A, B, C…"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.quiz.tasks import (
+    OPTION_LABELS,
+    Difficulty,
+    Kind,
+    MistakeNote,
+    Option,
+    Solution,
+    Task,
+)
+
+
+def options(*texts: str) -> tuple[Option, ...]:
+    return tuple(Option(OPTION_LABELS[i], text) for i, text in enumerate(texts))
+
+
+def note(text: str, *labels: str) -> MistakeNote:
+    """A mistake note tied to the options `labels`; general to the task without any."""
+    return MistakeNote(text, tuple(labels))
+
+
+def choice(
+    id: str = "t-choice",
+    *,
+    prompt: str = "Which one?",
+    texts: Sequence[str] = ("right", "wrong", "also wrong"),
+    answer: str = "A",
+    hint: str = "It is the first.",
+    solution: Solution | None = None,
+    mistakes: Sequence[MistakeNote] = (),
+    topic: str = "Testing",
+    difficulty: Difficulty = Difficulty.EASY,
+) -> Task:
+    return Task(
+        id=id,
+        topic=topic,
+        kind=Kind.CHOICE,
+        difficulty=difficulty,
+        prompt=prompt,
+        options=options(*texts),
+        answers=(answer,),
+        hint=hint,
+        solution=solution or Solution(final_answer=answer),
+        mistakes=tuple(mistakes),
+    )
+
+
+def fill(
+    id: str = "t-fill",
+    *,
+    prompt: str,
+    texts: Sequence[str],
+    answers: Sequence[str],
+    hint: str = "Look at each blank on its own.",
+    solution: Solution | None = None,
+    mistakes: Sequence[MistakeNote] = (),
+    instruction: str = "Fill the blanks.",
+    topic: str = "Testing",
+    difficulty: Difficulty = Difficulty.HARD,
+) -> Task:
+    return Task(
+        id=id,
+        topic=topic,
+        kind=Kind.FILL,
+        difficulty=difficulty,
+        prompt=prompt,
+        options=options(*texts),
+        answers=tuple(answers),
+        hint=hint,
+        solution=solution or Solution(explanation="The answer."),
+        mistakes=tuple(mistakes),
+        instruction=instruction,
+    )
+
+
+def choice_task(difficulty: Difficulty = Difficulty.EASY) -> Task:
+    """Three options, a note tied to B and a general one: the engine's and summaries' case."""
+    return choice(
+        prompt="Which splits the data?",
+        texts=("data parallelism", "model parallelism", "pipeline flushing"),
+        hint="Think about what gets copied.",
+        solution=Solution(
+            final_answer="data parallelism -> Option A", explanation="Data is split."
+        ),
+        mistakes=(
+            note("Model parallelism splits the model, not the data.", "B"),
+            note("Read the question twice."),
+        ),
+        difficulty=difficulty,
+    )
+
+
+def fill_task() -> Task:
+    """Three blanks over four options, two of them with notes."""
+    return fill(
+        prompt="x = {d: total [1] len([2]) for d in [3]}",
+        texts=("//", "devices", "device_list", "/"),
+        answers=("A", "C", "C"),
+        hint="Integer division.",
+        solution=Solution(explanation="Use // over device_list."),
+        mistakes=(note("'/' gives a float.", "D"), note("'devices' is not defined here.", "B")),
+        instruction="Fill all three blanks.",
+    )
