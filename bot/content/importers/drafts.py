@@ -1,0 +1,201 @@
+"""What an importer produces: tasks in our bank format, not yet checked, plus a report.
+
+Every format's parser (GIFT, Moodle XML, Aiken, practice pages) turns its source into `Draft`
+tasks and `ReportLine`s; `bank_yaml` writes the drafts as one YAML bank in the format of
+content/README.md, which the ordinary loader then checks like any hand-written bank. So an
+import is never trusted more than a bank a person wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+KINDS = ("choice", "fill")
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+@dataclass(slots=True)
+class Note:
+    """A mistake note; `options` are the labels it is tied to (none: general to the task)."""
+
+    text: str
+    options: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Step:
+    title: str
+    text: str
+
+
+@dataclass(slots=True)
+class Draft:
+    """One imported task, in the words of our bank format (content/README.md)."""
+
+    id: str
+    kind: str
+    """"choice" or "fill"."""
+    options: list[str]
+    answers: list[str]
+    """Option labels (A, B, …): exactly one for a choice task, one per blank for a fill task."""
+    question: str | None = None
+    """A choice task's question."""
+    instruction: str | None = None
+    """A fill task's instruction ("Complete the code to …")."""
+    code: str | None = None
+    """A fill task's template, blanks written [1] … [n]."""
+    difficulty: str = "medium"
+    topic: str | None = None
+    """None: the bank's topic."""
+    hint: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    final_answer: str | None = None
+    quick_check: str | None = None
+    explanation: str | None = None
+    mistakes: list[Note] = field(default_factory=list)
+    confirmed: bool = True
+    """False: the importer guessed the answers and a person must check them (a multi-blank
+    fill task from a practice page). `content check` refuses the task until it is set."""
+    source_line: int | None = None
+    """Where the question starts in the source, for the report."""
+    comment: str | None = None
+    """A note for the person reading the YAML (written as a comment above the task)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportLine:
+    """`SOURCE:LINE: <message>`: one per question left out, or guessed, or changed."""
+
+    line: int | None
+    message: str
+
+    def render(self, source: str) -> str:
+        return f"{source}:{self.line}: {self.message}" if self.line else f"{source}: {self.message}"
+
+
+def left_out(line: int | None, kind: str) -> ReportLine:
+    """The report line for a question kind we do not import (yet)."""
+    return ReportLine(line, f"left out: {kind} questions are not supported (yet)")
+
+
+@dataclass(slots=True)
+class ImportResult:
+    drafts: list[Draft]
+    report: list[ReportLine]
+    bank: str
+    """The bank's title."""
+    topic: str
+    source: str | None = None
+
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(text: str, *, limit: int = 48) -> str:
+    """A task id part from free text: lowercase letters and digits joined by '-'."""
+    words = _SLUG.sub("-", text.casefold()).strip("-")
+    return words[:limit].rstrip("-") or "task"
+
+
+def unique_ids(drafts: Iterable[Draft]) -> None:
+    """Make ids unique within the bank (a repeated title gets -2, -3, …), in place."""
+    seen: dict[str, int] = {}
+    for draft in drafts:
+        base = draft.id
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        if count > 1:
+            candidate = f"{base}-{count}"
+            while candidate in seen:
+                count += 1
+                candidate = f"{base}-{count}"
+            seen[candidate] = 1
+            draft.id = candidate
+
+
+def task_mapping(draft: Draft) -> dict[str, Any]:
+    """One task as the bank format's mapping, keys in the README's order."""
+    task: dict[str, Any] = {"id": draft.id, "kind": draft.kind, "difficulty": draft.difficulty}
+    if draft.topic:
+        task["topic"] = draft.topic
+    if draft.kind == "choice":
+        task["question"] = draft.question
+        task["options"] = list(draft.options)
+        task["answer"] = draft.answers[0] if draft.answers else None
+    else:
+        task["instruction"] = draft.instruction
+        task["code"] = draft.code
+        task["options"] = list(draft.options)
+        task["answers"] = list(draft.answers)
+    if not draft.confirmed:
+        task["confirmed"] = False
+    task["hint"] = draft.hint
+    solution: dict[str, Any] = {}
+    if draft.steps:
+        solution["steps"] = [{"title": s.title, "text": s.text} for s in draft.steps]
+    for key in ("final_answer", "quick_check", "explanation"):
+        value = getattr(draft, key)
+        if value:
+            solution[key] = value
+    task["solution"] = solution
+    if draft.mistakes:
+        task["mistakes"] = [
+            {"note": n.text, "options": list(n.options)} if n.options else n.text
+            for n in draft.mistakes
+        ]
+    return task
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, multi-line texts as literal blocks, keys in insertion order."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def bank_yaml(result: ImportResult) -> str:
+    """The drafts as one bank file. Comments (a draft's `comment`, the unconfirmed marker) go
+    above their task; everything else is plain data a person can edit."""
+    head: dict[str, Any] = {"bank": result.bank, "topic": result.topic}
+    if result.source:
+        head["source"] = result.source
+    parts = [yaml.dump(head, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)]
+    parts.append("tasks:\n")
+    for draft in result.drafts:
+        text = yaml.dump(
+            [task_mapping(draft)],
+            Dumper=_Dumper,
+            sort_keys=False,
+            allow_unicode=True,
+            width=100,
+        )
+        comments = _comments(draft)
+        parts.append("\n" + "".join(f"  # {c}\n" for c in comments))
+        parts.append(_indent(text, "  "))
+    return "".join(parts)
+
+
+def _comments(draft: Draft) -> Sequence[str]:
+    lines = []
+    if draft.comment:
+        lines.extend(draft.comment.splitlines())
+    if not draft.confirmed:
+        lines += [
+            "confirmed: false: the importer guessed which option fills which blank.",
+            "Check `answers`, then delete the `confirmed: false` line.",
+        ]
+    return lines
+
+
+def _indent(text: str, prefix: str) -> str:
+    return "".join(prefix + line if line.strip() else line for line in text.splitlines(True))
