@@ -1,0 +1,646 @@
+"""Practice pages ("… - Interactive Practice"), as copied from the browser, into our bank format.
+
+A page is a title, fill-in-the-blank tasks, then multiple-choice questions (either part may be
+missing, and their order does not matter)::
+
+    Data parallelism vs model parallelism in MLOps - Interactive Practice
+    1fill in blank                      <- a fill task starts: number glued to "fill in blank"
+    easy                                <- difficulty (missing: medium, reported)
+    Complete the code to …              <- instruction
+    MLOps                               <- topic tag (optional)
+    distributed_data = dataset.[1](n)   <- the code, up to the next section
+    Drag options to blanks, …           <- options follow, the label glued on: "Abatch"
+    Attempts: / 3 left                  <- ignored
+    💡 Hint                             <- hint text, often none
+    Common Mistakes                     <- mistake note(s), then the explanation (last paragraph)
+
+    1. What is the main difference …?   <- a choice task starts: "N. " then a difficulty or "A. "
+    easy
+    A. Data parallelism splits …        <- options "A. text"
+    Solution                            <- "Step N: title" + indented text (any number of steps),
+                                           "Final Answer:" (… -> Option A), "Quick Check:"
+    Hint: …
+    Common Mistakes:                    <- "• note" bullets
+
+Within a task the sections after the head (options, solution, hint, mistakes) may come in any
+order. What the page does not say, a person decides; the importer never pretends to know:
+
+- A choice task's answer is the "-> Option X" of its final answer.
+- A fill task's answer is read off its explanation, which names the right option(s) as words.
+  One blank and exactly one option named: that option. Otherwise the importer proposes a
+  guess and marks the task `confirmed: false`: which option fills which blank is for a person
+  to say. One blank, several options named: the first one named. Several blanks: the options
+  named that are written like code (`device_list`, `//`, `gpu0`; all named ones if none is),
+  in the order named, the last repeated when there are more blanks than candidates; a plain
+  word such as `devices` is usually the explanation talking, not the blank's text.
+  No option named at all: the task is left out (reported).
+- A mistake note is tied to the wrong options whose text it names ("Using batch instead of
+  split" -> batch), or that it names by label ("option B"); otherwise it is general.
+- A fill task without hint text gets a placeholder hint, a comment and a report line.
+- Code is kept as on the page, even when its brackets do not balance (reported).
+
+Every line that is not understood becomes a report line with its line number.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.content.importers.drafts import (
+    DIFFICULTIES,
+    Draft,
+    ImportResult,
+    Note,
+    ReportLine,
+    Step,
+    slug,
+    unique_ids,
+)
+from bot.quiz.tasks import BLANK_PATTERN, OPTION_LABELS
+
+PLACEHOLDER_HINT = "Read the code around each blank, then each option, carefully."
+"""The hint written for a fill task whose page shows "💡 Hint" with no text."""
+
+_TITLE_SUFFIX = re.compile(r"\s+[-–—]\s+(?:Interactive\s+)?Practice\s*$", re.I)
+_HEADER = re.compile(r"^Practice(?:\s+[-–—]\s+\d+\s+Tasks?)?$", re.I)
+_FILL_START = re.compile(r"^(\d+)\s*fill in (?:the )?blanks?$", re.I)
+_NUMBERED = re.compile(r"^(\d+)\.\s+(\S.*)$")
+_STEP = re.compile(r"^Step\s*(\d+)\s*(?:[:.)\-–]\s*(.*))?$", re.I)
+_FINAL = re.compile(r"^Final Answer\s*:?\s*(.*)$", re.I)
+_QUICK = re.compile(r"^Quick Check\s*:?\s*(.*)$", re.I)
+_CHOICE_OPTION = re.compile(r"^([A-Z])\.\s+(\S.*)$")
+_BULLET = re.compile(r"^\s*[•·*\-]\s+(\S.*)$")
+_ANSWER = re.compile(r"(?:->|→)\s*Option\s+([A-Z])\b")
+_LABEL_REF = re.compile(r"\b[Oo]ptions?\s+\(?([A-Z])\)?(?:\s*(?:,|or|and)\s*\(?([A-Z])\)?)*")
+_LEFT = re.compile(r"^\d+\s+left$", re.I)
+_WORD = re.compile(r"[a-z0-9]+")
+
+# Section markers, matched on unindented lines. The group is the text on the marker's line.
+_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("fill-options", re.compile(r"^Drag options to blanks\b.*()$", re.I)),
+    ("attempts", re.compile(r"^Attempts\s*:?\s*(.*)$", re.I)),
+    ("hint", re.compile(r"^(?:💡\s*)?Hint\b\s*:?\s*(.*)$", re.I)),
+    ("mistakes", re.compile(r"^Common Mistakes\s*:?\s*()$", re.I)),
+    ("solution", re.compile(r"^Solution\s*:?\s*()$", re.I)),
+    ("explanation", re.compile(r"^Explanation\s*:?\s*(.*)$", re.I)),
+)
+# Title words that say nothing about the subject, skipped when choosing the id prefix.
+_DULL = frozenset(
+    {"about", "basics", "from", "interactive", "into", "intro", "introduction", "over"}
+    | {"practice", "their", "this", "using", "versus", "what", "when", "which", "with", "your"}
+)
+
+Lines = list[tuple[int, str]]
+"""(line number, text) pairs, in page order."""
+
+
+def looks_like(text: str) -> bool:
+    """Whether `text` reads as a practice page (for format detection)."""
+    head = text[:200_000]
+    if re.search(r"^\s*\d+\s*fill in (?:the )?blanks?\s*$", head, re.M | re.I):
+        return True
+    if re.search(r"^Drag options to blanks", head, re.M | re.I):
+        return True
+    return bool(_ANSWER.search(head)) and bool(re.search(r"^Common Mistakes", head, re.M))
+
+
+def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
+    """The page's tasks as drafts, and a report line for everything guessed or not understood.
+    `source` names the file in report lines; `topic` overrides the page's topic tags."""
+    del source  # report lines carry line numbers; the caller renders them with the file name
+    page = _Page(text.splitlines())
+    return page.result(topic)
+
+
+@dataclass(slots=True)
+class _Section:
+    line: int
+    inline: str
+    body: Lines = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Block:
+    """One task's lines, split into its head and its named sections."""
+
+    kind: str
+    start: int
+    number: str
+    first: str
+    """The text on the task's first line (a choice task's question starts there)."""
+    head: Lines = field(default_factory=list)
+    sections: dict[str, _Section] = field(default_factory=dict)
+    options: Lines = field(default_factory=list)
+    """A choice task's option lines, wherever they stand."""
+
+
+class _Page:
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = [line.rstrip() for line in lines]
+        self.report: list[ReportLine] = []
+
+    def note(self, line: int | None, message: str) -> None:
+        self.report.append(ReportLine(line, message))
+
+    def not_understood(self, line: int, text: str) -> None:
+        shown = text.strip()
+        shown = shown if len(shown) <= 60 else shown[:57] + "…"
+        self.note(line, f"not understood, skipped: {shown!r}")
+
+    # ---- the page ---------------------------------------------------------------------------
+
+    def result(self, topic: str | None) -> ImportResult:
+        numbered = list(enumerate(self.lines, start=1))
+        title_at = next((n for n, text in numbered if text.strip()), None)
+        full_title = self.lines[title_at - 1].strip() if title_at else ""
+        bank = _TITLE_SUFFIX.sub("", full_title) or "Imported practice page"
+        if title_at is None:
+            return ImportResult([], [ReportLine(None, "the page is empty")], bank, topic or bank)
+        starts = [(n, kind) for n, _ in numbered[title_at:] if (kind := self._start_kind(n))]
+        first_task = starts[0][0] if starts else len(self.lines) + 1
+        for n, text in numbered[title_at : first_task - 1]:
+            if text.strip() and not _HEADER.match(text.strip()):
+                self.not_understood(n, text)
+        blocks = []
+        for i, (n, kind) in enumerate(starts):
+            end = starts[i + 1][0] if i + 1 < len(starts) else len(self.lines) + 1
+            body = [(m, t) for m, t in numbered[n : end - 1] if not _HEADER.match(t)]
+            blocks.append(self._split(kind, n, body))
+        tags = [tag for block in blocks if (tag := _topic_tag(block.head))]
+        bank_topic = topic or (Counter(t for _, t in tags).most_common(1)[0][0] if tags else None)
+        if not bank_topic:
+            bank_topic = bank
+            self.note(None, f"the page names no topic: using the title {bank!r}; pass --topic")
+        prefix = _id_prefix(bank, bank_topic)
+        counts = Counter[str]()
+        drafts = []
+        for block in blocks:
+            draft = self._fill(block) if block.kind == "fill" else self._choice(block)
+            if draft is None:
+                continue
+            counts[draft.kind] += 1
+            short = "fill" if draft.kind == "fill" else "mc"
+            draft.id = f"{prefix}-{short}-{counts[draft.kind]}"
+            tag = _topic_tag(block.head)
+            if topic is None and tag and tag[1] != bank_topic:
+                draft.topic = tag[1]
+            drafts.append(draft)
+        unique_ids(drafts)
+        if not starts:
+            self.note(None, "no tasks found: no 'Nfill in blank' or numbered question lines")
+        report = sorted(self.report, key=lambda r: r.line or 0)
+        return ImportResult(drafts, report, bank, bank_topic, full_title or None)
+
+    def _start_kind(self, n: int) -> str | None:
+        text = self.lines[n - 1]
+        if _FILL_START.match(text.strip()):
+            return "fill"
+        m = _NUMBERED.match(text)
+        if not m or _STEP.match(m[2]) or _FINAL.match(m[2]) or _QUICK.match(m[2]):
+            return None
+        following = next((t.strip() for t in self.lines[n:] if t.strip()), "")
+        if following.casefold() in DIFFICULTIES or re.match(r"^A\.\s+\S", following):
+            return "choice"
+        return None
+
+    def _split(self, kind: str, start: int, lines: Lines) -> _Block:
+        first = self.lines[start - 1].strip()
+        m = _NUMBERED.match(first) if kind == "choice" else _FILL_START.match(first)
+        assert m is not None
+        block = _Block(kind, start, m[1], m[2] if kind == "choice" else "")
+        current: Lines = block.head
+        for n, text in lines:
+            marker = _marker(text)
+            if marker is not None and (kind == "fill" or marker[0] != "fill-options"):
+                name, inline = marker
+                if name in block.sections:
+                    self.note(n, f"a second {name!r} section in this task: read as one")
+                    block.sections[name].body.append((n, inline))
+                else:
+                    block.sections[name] = _Section(n, inline)
+                current = block.sections[name].body
+            elif kind == "choice" and _is_next_option(text, block.options):
+                block.options.append((n, text))
+                current = block.options
+            else:
+                current.append((n, text))
+        return block
+
+    # ---- fill tasks -------------------------------------------------------------------------
+
+    def _fill(self, block: _Block) -> Draft | None:
+        paragraphs = _paragraphs(block.head)
+        difficulty = self._difficulty(block, paragraphs)
+        if not paragraphs:
+            self.note(block.start, "left out: a fill task without instruction or code")
+            return None
+        instruction = " ".join(t.strip() for _, t in paragraphs.pop(0))
+        if _topic_tag(block.head):
+            paragraphs.pop(0)
+        code_lines = [line for p in paragraphs for line in p]
+        code = ""
+        if code_lines:
+            first, last = code_lines[0][0], code_lines[-1][0]
+            code = textwrap.dedent("\n".join(self.lines[first - 1 : last])).strip("\n") + "\n"
+        blanks = sorted({int(n) for n in BLANK_PATTERN.findall(code)} - {0})
+        if not blanks:
+            self.note(block.start, "left out: the fill task's code has no blanks [1] … [n]")
+            return None
+        options = self._fill_options(block)
+        if len(options) < 2:
+            self.note(block.start, "left out: the fill task has fewer than 2 options")
+            return None
+        hint, hint_comment = self._hint(block, fill=True)
+        notes, explanation, explanation_line = self._fill_mistakes(block)
+        comments = [c for c in (hint_comment,) if c]
+        answers, confirmed = self._fill_answers(block, options, len(blanks), explanation)
+        if answers is None:
+            return None
+        if not confirmed:
+            named = ", ".join(options[OPTION_LABELS.index(a)] for a in dict.fromkeys(answers))
+            why = "several blanks" if len(blanks) > 1 else "several options named"
+            self.note(
+                explanation_line,
+                f"guessed: answers {answers} ({why}); a person must confirm which option "
+                "fills which blank",
+            )
+            comments.append(f"answers guessed from the explanation ({named}).")
+        unbalanced = _unbalanced(code)
+        if unbalanced:
+            self.note(code_lines[0][0], f"the code {unbalanced}; kept as on the page")
+            comments.append(f"The code {unbalanced}, as on the page.")
+        steps, final, quick = self._solution(block)
+        return Draft(
+            id="",
+            kind="fill",
+            options=options,
+            answers=answers,
+            instruction=instruction,
+            code=code,
+            difficulty=difficulty,
+            hint=hint,
+            steps=steps,
+            final_answer=final,
+            quick_check=quick,
+            explanation=explanation,
+            mistakes=[_tie(text, options, answers) for text in notes],
+            confirmed=confirmed,
+            source_line=block.start,
+            comment=_comment(comments),
+        )
+
+    def _fill_options(self, block: _Block) -> list[str]:
+        section = block.sections.get("fill-options")
+        if section is None:
+            return []
+        options: list[str] = []
+        for n, text in section.body:
+            line = text.strip()
+            if not line:
+                continue
+            label = OPTION_LABELS[len(options)] if len(options) < len(OPTION_LABELS) else ""
+            if label and line.startswith(label) and len(line) > 1:
+                rest = line[1:]
+                dotted = re.match(r"^\.\s+(\S.*)$", rest)
+                options.append((dotted[1] if dotted else rest).strip())
+            else:
+                self.not_understood(n, text)
+        return options
+
+    def _fill_mistakes(self, block: _Block) -> tuple[list[str], str | None, int | None]:
+        """The notes, the explanation and its line: a separate "Explanation" section, else the
+        paragraph after the notes (the last one of the section)."""
+        section = block.sections.get("mistakes")
+        lines = section.body if section else []
+        bullets = [(n, m[1]) for n, t in lines if (m := _BULLET.match(t))]
+        plain = [(n, t) for n, t in lines if not _BULLET.match(t)]
+        paragraphs = [_joined(p) for p in _paragraphs(plain)]
+        notes = [text for _, text in bullets]
+        explained = block.sections.get("explanation")
+        if explained is not None:
+            notes += [text for _, text in paragraphs]
+            body = [explained.inline, *(t for _, t in explained.body)]
+            return notes, _text(body) or None, explained.line
+        if not paragraphs:
+            return notes, None, None
+        if len(paragraphs) == 1 and not bullets and section is not None:
+            self.note(
+                paragraphs[0][0],
+                "one paragraph after 'Common Mistakes': read as the explanation; no mistake note",
+            )
+        notes += [text for _, text in paragraphs[:-1]]
+        return notes, paragraphs[-1][1], paragraphs[-1][0]
+
+    def _fill_answers(
+        self, block: _Block, options: list[str], blanks: int, explanation: str | None
+    ) -> tuple[list[str] | None, bool]:
+        named = _named(explanation or "", options)
+        if not named:
+            why = "has no explanation" if not explanation else "'s explanation names no option"
+            self.note(block.start, f"left out: the fill task {why}, so its answer is unknown")
+            return None, False
+        if blanks == 1 and len(named) == 1:
+            return [OPTION_LABELS[named[0]]], True
+        if blanks == 1:
+            return [OPTION_LABELS[named[0]]], False
+        code_like = [i for i in named if not re.fullmatch(r"[A-Za-z]+", options[i])]
+        candidates = code_like or named
+        guess = [candidates[min(b, len(candidates) - 1)] for b in range(blanks)]
+        return [OPTION_LABELS[i] for i in guess], False
+
+    # ---- choice tasks -----------------------------------------------------------------------
+
+    def _choice(self, block: _Block) -> Draft | None:
+        question_lines = [block.first]
+        difficulty: str | None = None
+        for n, text in block.head:
+            line = text.strip()
+            if not line:
+                continue
+            if difficulty is None and line.casefold() in DIFFICULTIES:
+                difficulty = line.casefold()
+            elif difficulty is None:
+                question_lines.append(line)
+            else:
+                self.not_understood(n, text)
+        if difficulty is None:
+            self.note(block.start, "no difficulty (easy, medium or hard): medium")
+            difficulty = "medium"
+        options = []
+        for n, text in block.options:
+            m = _CHOICE_OPTION.match(text)
+            if m:
+                options.append(m[2].strip())
+            elif text.strip():
+                self.not_understood(n, text)
+        if len(options) < 2:
+            self.note(block.start, "left out: the question has fewer than 2 options 'A. …'")
+            return None
+        steps, final, quick = self._solution(block)
+        answer = self._choice_answer(block, options, final)
+        if answer is None:
+            return None
+        hint, hint_comment = self._hint(block, fill=False)
+        notes = self._choice_mistakes(block)
+        mistakes = [_tie(text, options, [answer]) for text in notes]
+        comments = [c for c in (hint_comment,) if c]
+        if mistakes and not any(n.options for n in mistakes):
+            comments.append(
+                "The mistake notes name no option, so they are general; tie a note to the "
+                "options it describes: {note: …, options: [B]}."
+            )
+        return Draft(
+            id="",
+            kind="choice",
+            options=options,
+            answers=[answer],
+            question=" ".join(question_lines),
+            difficulty=difficulty,
+            hint=hint,
+            steps=steps,
+            final_answer=final,
+            quick_check=quick,
+            mistakes=mistakes,
+            source_line=block.start,
+            comment=_comment(comments),
+        )
+
+    def _choice_answer(self, block: _Block, options: list[str], final: str | None) -> str | None:
+        found = _ANSWER.search(final or "")
+        where = self._final_line(block)
+        if found is None:
+            self.note(block.start, "left out: no '-> Option X' gives the question's answer")
+            return None
+        label = found[1]
+        if label not in OPTION_LABELS[: len(options)]:
+            self.note(where, f"left out: the answer Option {label} is not among the options")
+            return None
+        said = (final or "")[: found.start()].strip()
+        if said and said != options[OPTION_LABELS.index(label)]:
+            self.note(where, f"the final answer's words are not option {label}'s text; check it")
+        return label
+
+    def _final_line(self, block: _Block) -> int:
+        section = block.sections.get("solution")
+        for n, text in section.body if section else []:
+            if _FINAL.match(_unnumbered(text.strip())):
+                return n
+        return block.start
+
+    def _choice_mistakes(self, block: _Block) -> list[str]:
+        section = block.sections.get("mistakes")
+        notes = []
+        for n, text in section.body if section else []:
+            m = _BULLET.match(text)
+            if m:
+                notes.append(m[1].strip())
+            elif text.strip():
+                self.not_understood(n, text)
+        return notes
+
+    # ---- shared sections --------------------------------------------------------------------
+
+    def _difficulty(self, block: _Block, paragraphs: list[Lines]) -> str:
+        if paragraphs and len(paragraphs[0]) == 1:
+            word = paragraphs[0][0][1].strip().casefold()
+            if word in DIFFICULTIES:
+                paragraphs.pop(0)
+                return word
+        self.note(block.start, "no difficulty (easy, medium or hard): medium")
+        return "medium"
+
+    def _hint(self, block: _Block, *, fill: bool) -> tuple[str, str | None]:
+        section = block.sections.get("hint")
+        text = _text([section.inline, *(t for _, t in section.body)]) if section else ""
+        if text:
+            return text, None
+        self.note(
+            section.line if section else block.start,
+            "no hint text on the page: wrote a placeholder hint; replace it",
+        )
+        comment = (
+            "hint: the page shows no hint text; this one is a placeholder. Write a nudge that "
+            "does not give the answer away."
+        )
+        return (PLACEHOLDER_HINT if fill else "Read each option carefully."), comment
+
+    def _solution(self, block: _Block) -> tuple[list[Step], str | None, str | None]:
+        section = block.sections.get("solution")
+        if section is None:
+            return [], None, None
+        items: list[tuple[int, str, str, list[str]]] = []  # line, what, title/inline, body
+        for n, text in section.body:
+            line = text.strip()
+            if not line:
+                if items:
+                    items[-1][3].append("")
+                continue
+            item = _item(line) if not text[:1].isspace() else None
+            if item is not None:
+                items.append((n, item[0], item[1], []))
+            elif items:
+                items[-1][3].append(text)
+            else:
+                self.not_understood(n, text)
+        steps: list[Step] = []
+        final = quick = None
+        for n, what, inline, body in items:
+            content = _text([inline, *body]) if what != "step" else _text(body)
+            if what == "final":
+                final = content or None
+            elif what == "quick":
+                quick = content or None
+            elif not inline or not content:
+                self.note(n, "a step without a title or text: left out of the solution")
+            else:
+                steps.append(Step(inline, content))
+        return steps, final, quick
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+
+
+def _comment(lines: Sequence[str]) -> str | None:
+    """Comment lines for the YAML, wrapped to fit the bank's line length."""
+    wrapped = [part for line in lines for part in textwrap.wrap(line, 90)]
+    return "\n".join(wrapped) or None
+
+
+def _marker(text: str) -> tuple[str, str] | None:
+    if not text or text[:1].isspace():
+        return None
+    for name, pattern in _MARKERS:
+        m = pattern.match(text.strip())
+        if m:
+            return name, m[1].strip()
+    return None
+
+
+def _is_next_option(text: str, seen: Lines) -> bool:
+    """An unindented "X. text" line where X is the next label of a choice task's options."""
+    m = _CHOICE_OPTION.match(text)
+    expected = sum(1 for _, t in seen if _CHOICE_OPTION.match(t))
+    return bool(m) and expected < len(OPTION_LABELS) and m[1] == OPTION_LABELS[expected]
+
+
+def _unnumbered(line: str) -> str:
+    m = _NUMBERED.match(line)
+    return m[2] if m else line
+
+
+def _item(line: str) -> tuple[str, str] | None:
+    """A solution item's kind and its text on the heading line, or None for a text line."""
+    numbered = _NUMBERED.match(line)
+    rest = numbered[2] if numbered else line
+    if m := _STEP.match(rest):
+        return "step", (m[2] or "").strip()
+    if m := _FINAL.match(rest):
+        return "final", m[1].strip()
+    if m := _QUICK.match(rest):
+        return "quick", m[1].strip()
+    return ("step", rest.strip()) if numbered else None
+
+
+def _paragraphs(lines: Lines) -> list[Lines]:
+    paragraphs: list[Lines] = [[]]
+    for n, text in lines:
+        if text.strip():
+            paragraphs[-1].append((n, text))
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return [p for p in paragraphs if p]
+
+
+def _joined(paragraph: Lines) -> tuple[int, str]:
+    return paragraph[0][0], " ".join(t.strip() for _, t in paragraph)
+
+
+def _text(lines: Sequence[str]) -> str:
+    """Lines as one text: the common indent removed, blank lines at either end dropped."""
+    return textwrap.dedent("\n".join(line for line in lines)).strip()
+
+
+def _topic_tag(head: Lines) -> tuple[int, str] | None:
+    """A fill task's topic tag: the short single line between the instruction and the code."""
+    paragraphs = _paragraphs(head)
+    if paragraphs and paragraphs[0][0][1].strip().casefold() in DIFFICULTIES:
+        paragraphs = paragraphs[1:]
+    if len(paragraphs) < 3 or len(paragraphs[1]) != 1:
+        return None
+    n, text = paragraphs[1][0]
+    tag = text.strip()
+    if len(tag) > 40 or BLANK_PATTERN.search(tag) or re.search(r"[=(){}\[\];:<>\"'`]", tag):
+        return None
+    return n, tag
+
+
+def _mentions(text: str, option: str) -> list[int]:
+    """Where `text` names `option` as a whole token: not inside a longer word or symbol run."""
+    found = []
+    start = text.find(option)
+    while start != -1 and option:
+        end = start + len(option)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if _free(before, option[0]) and _free(after, option[-1]):
+            found.append(start)
+        start = text.find(option, start + 1)
+    return found
+
+
+def _free(neighbour: str, edge: str) -> bool:
+    return not (neighbour.isalnum() or neighbour == "_" or neighbour == edge)
+
+
+def _named(text: str, options: Sequence[str]) -> list[int]:
+    """Indexes of the options `text` names, by text or label ("option B"), first mention first."""
+    first: dict[int, int] = {}
+    for i, option in enumerate(options):
+        spots = _mentions(text, option)
+        if spots:
+            first[i] = spots[0]
+    for m in _LABEL_REF.finditer(text):
+        for label in re.findall(r"\b([A-Z])\b", m[0]):
+            i = OPTION_LABELS.index(label)
+            if i < len(options):
+                first.setdefault(i, m.start())
+    return sorted(first, key=lambda i: (first[i], i))
+
+
+def _tie(text: str, options: Sequence[str], answers: Sequence[str]) -> Note:
+    """The note tied to the wrong options it names; general when it names none."""
+    labels = sorted(
+        OPTION_LABELS[i] for i in _named(text, options) if OPTION_LABELS[i] not in answers
+    )
+    return Note(text, tuple(labels))
+
+
+def _unbalanced(code: str) -> str | None:
+    """What is wrong with the code's brackets, blanks [n] aside, or None."""
+    plain = BLANK_PATTERN.sub("", code)
+    for opening, closing in ("()", "[]", "{}"):
+        diff = plain.count(opening) - plain.count(closing)
+        if diff:
+            more, less = (opening, closing) if diff > 0 else (closing, opening)
+            times = "once" if abs(diff) == 1 else f"{abs(diff)} times"
+            return f"has {more!r} {times} more than {less!r}"
+    return None
+
+
+def _id_prefix(title: str, topic: str) -> str:
+    """`<topic>-<key word of the title>`: the title's most repeated word (the first on a tie)
+    of more than 3 letters that is neither the topic's nor a filler word."""
+    topic_words = set(_WORD.findall(topic.casefold()))
+    words = [
+        w
+        for w in _WORD.findall(title.casefold())
+        if len(w) > 3 and w not in _DULL and w not in topic_words
+    ]
+    if not words:
+        return slug(topic, limit=40)
+    key = max(words, key=lambda w: (words.count(w), -words.index(w)))
+    return slug(f"{topic} {key}", limit=40)
