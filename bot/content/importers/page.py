@@ -340,8 +340,8 @@ class _Page:
     ) -> tuple[list[str] | None, bool]:
         named = _named(explanation or "", options)
         if not named:
-            why = "has no explanation" if not explanation else "'s explanation names no option"
-            self.note(block.start, f"left out: the fill task {why}, so its answer is unknown")
+            why = "no explanation" if not explanation else "an explanation that names no option"
+            self.note(block.start, f"left out: the fill task has {why}, so its answer is unknown")
             return None, False
         if blanks == 1 and len(named) == 1:
             return [OPTION_LABELS[named[0]]], True
