@@ -129,7 +129,6 @@ class _Block:
 
     kind: str
     start: int
-    number: str
     first: str
     """The text on the task's first line (a choice task's question starts there)."""
     head: Lines = field(default_factory=list)
@@ -142,6 +141,12 @@ class _Page:
     def __init__(self, lines: Sequence[str]) -> None:
         self.lines = [line.rstrip() for line in lines]
         self.report: list[ReportLine] = []
+        self.following = [""] * len(self.lines)
+        """The text of the next non-blank line after each line ("" at the end)."""
+        after = ""
+        for i in range(len(self.lines) - 1, -1, -1):
+            self.following[i] = after
+            after = self.lines[i].strip() or after
 
     def note(self, line: int | None, message: str) -> None:
         self.report.append(ReportLine(line, message))
@@ -170,6 +175,7 @@ class _Page:
             end = starts[i + 1][0] if i + 1 < len(starts) else len(self.lines) + 1
             body = [(m, t) for m, t in numbered[n : end - 1] if not _HEADER.match(t)]
             blocks.append(self._split(kind, n, body))
+            self._attempts(blocks[-1])
         tags = [tag for block in blocks if (tag := _topic_tag(block.head))]
         bank_topic = topic or (Counter(t for _, t in tags).most_common(1)[0][0] if tags else None)
         if not bank_topic:
@@ -202,7 +208,7 @@ class _Page:
         m = _NUMBERED.match(text)
         if not m or _STEP.match(m[2]) or _FINAL.match(m[2]) or _QUICK.match(m[2]):
             return None
-        following = next((t.strip() for t in self.lines[n:] if t.strip()), "")
+        following = self.following[n - 1]
         if following.casefold() in DIFFICULTIES or re.match(r"^A\.\s+\S", following):
             return "choice"
         return None
@@ -211,7 +217,7 @@ class _Page:
         first = self.lines[start - 1].strip()
         m = _NUMBERED.match(first) if kind == "choice" else _FILL_START.match(first)
         assert m is not None
-        block = _Block(kind, start, m[1], m[2] if kind == "choice" else "")
+        block = _Block(kind, start, m[2] if kind == "choice" else "")
         current: Lines = block.head
         for n, text in lines:
             marker = _marker(text)
@@ -323,8 +329,7 @@ class _Page:
         explained = block.sections.get("explanation")
         if explained is not None:
             notes += [text for _, text in paragraphs]
-            body = [explained.inline, *(t for _, t in explained.body)]
-            return notes, _text(body) or None, explained.line
+            return notes, self._explanation(block), explained.line
         if not paragraphs:
             return notes, None, None
         if len(paragraphs) == 1 and not bullets and section is not None:
@@ -404,6 +409,7 @@ class _Page:
             steps=steps,
             final_answer=final,
             quick_check=quick,
+            explanation=self._explanation(block),
             mistakes=mistakes,
             source_line=block.start,
             comment=_comment(comments),
@@ -443,6 +449,20 @@ class _Page:
         return notes
 
     # ---- shared sections --------------------------------------------------------------------
+
+    def _attempts(self, block: _Block) -> None:
+        """The "Attempts: 3 left" lines say nothing about the task; anything else there is
+        reported."""
+        section = block.sections.get("attempts")
+        for n, text in [(section.line, section.inline), *section.body] if section else []:
+            if text.strip() and not _LEFT.match(text.strip()):
+                self.not_understood(n, text)
+
+    def _explanation(self, block: _Block) -> str | None:
+        section = block.sections.get("explanation")
+        if section is None:
+            return None
+        return _text([section.inline, *(t for _, t in section.body)]) or None
 
     def _difficulty(self, block: _Block, paragraphs: list[Lines]) -> str:
         if paragraphs and len(paragraphs[0]) == 1:

@@ -388,6 +388,92 @@ def test_empty_and_unrelated_text_import_nothing() -> None:
     ]
 
 
+MARKER_VARIANTS = """\
+Variants - Interactive Practice
+
+1fill in blank
+
+easy
+
+Complete the code to print a greeting.
+
+Python
+
+[1]("hello")
+
+Drag options to blanks, or click blank then click option'
+
+A. print
+
+B. input
+
+Attempts: 3 left
+
+Please log in to keep your attempts
+
+Hint: It writes to the screen.
+
+Common Mistakes
+
+• Using input waits for the keyboard instead.
+
+print writes its argument to the screen.
+
+1. Which keyword defines a function?
+
+hard
+
+A. def
+
+B. fun
+
+Solution
+
+Step 1: Recall the syntax
+
+   Functions start with def.
+
+Final Answer: def -> Option A
+
+Explanation: Python has no fun keyword.
+"""
+
+
+def test_marker_variants_bullets_in_fill_notes_and_an_explanation_section() -> None:
+    result = page.parse(MARKER_VARIANTS, source="variants.txt")
+    fill, choice = result.drafts
+    # "A. print" is read as the option "print"; bullets are notes, the paragraph after them
+    # the explanation; an inline "Hint:" is the hint.
+    assert fill.options == ["print", "input"]
+    assert [(n.text, n.options) for n in fill.mistakes] == [
+        ("Using input waits for the keyboard instead.", ("B",))
+    ]
+    assert (fill.explanation, fill.answers, fill.confirmed) == (
+        "print writes its argument to the screen.",
+        ["A"],
+        True,
+    )
+    assert fill.hint == "It writes to the screen."
+    # Unnumbered solution items with their text on the same line; an Explanation section.
+    assert [(s.title, s.text) for s in choice.steps] == [
+        ("Recall the syntax", "Functions start with def.")
+    ]
+    assert choice.final_answer == "def -> Option A" and choice.answers == ["A"]
+    assert choice.explanation == "Python has no fun keyword."
+    lines = MARKER_VARIANTS.splitlines()
+    assert report(result) == [
+        (
+            lines.index("Please log in to keep your attempts") + 1,
+            "not understood, skipped: 'Please log in to keep your attempts'",
+        ),
+        (  # the choice question has no hint at all: reported at its first line
+            lines.index("1. Which keyword defines a function?") + 1,
+            "no hint text on the page: wrote a placeholder hint; replace it",
+        ),
+    ]
+    assert choice.hint == "Read each option carefully."
+
+
 # ---- detection --------------------------------------------------------------------------------
 
 
