@@ -97,14 +97,20 @@ def check_file(file: Path) -> ParsedBank:
 
 
 def _check_rendering(bank: ParsedBank) -> None:
-    """Drop the tasks the bot could not show, reporting each rendered string that is too long."""
+    """Drop the tasks the bot could not show, reporting each rendered string that is too long.
+
+    A field the tasks share (the bank's topic) is reported once, for the first task, not once
+    per task.
+    """
     shown: list[ParsedTask] = []
+    reported: set[tuple[int, str, str]] = set()
     for parsed in bank.tasks:
         found = rendering.render_problems(parsed.task)
-        bank.problems += [
-            Problem(bank.file, parsed.lines.get(field, parsed.line), parsed.task.id, field, msg)
-            for field, msg in found
-        ]
+        for field, message in found:
+            line = parsed.lines.get(field, parsed.line)
+            if (line, field, message) not in reported:
+                reported.add((line, field, message))
+                bank.problems.append(Problem(bank.file, line, parsed.task.id, field, message))
         if not found:
             shown.append(parsed)
     bank.tasks = shown
