@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from bot.content.loader import check_banks, find_bank_files
-from bot.content.problems import Problem
+from bot.content.problems import Problem, tally
 from bot.quiz.tasks import Kind, Task
 from bot.rendering import truncate
 
@@ -22,7 +22,7 @@ def _report(problems: list[Problem], out: TextIO) -> None:
     for problem in problems:
         print(problem, file=out)
     files = len({p.file for p in problems})
-    print(f"{_plural(len(problems), 'problem')} in {_plural(files, 'file')}", file=out)
+    print(f"{tally(problems)} in {_plural(files, 'file')}", file=out)
 
 
 def check_command(path: Path, out: TextIO) -> int:

@@ -1,11 +1,13 @@
 """Load task banks from YAML: every file under a folder, or one file.
 
 `check_banks` returns what loaded and every problem found; `load_banks` is for the bot, which
-refuses to start on broken content rather than serve half a bank.
+refuses to start on broken content rather than serve half a bank. A file over `MAX_FILE_BYTES`
+is refused unread, and each file lists at most `MAX_PROBLEMS_PER_FILE` problems (`limits`).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
@@ -14,7 +16,8 @@ import yaml
 from yaml.nodes import Node
 
 from bot import rendering
-from bot.content.problems import ContentError, Problem
+from bot.content.limits import MAX_FILE_BYTES
+from bot.content.problems import ContentError, Problem, file_report
 from bot.content.schema import BankChecker, ParsedBank, ParsedTask
 from bot.quiz.tasks import Catalog
 
@@ -33,19 +36,48 @@ def find_bank_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*") if p.suffix in BANK_SUFFIXES and p.is_file())
 
 
+def read_file(file: Path) -> tuple[str | None, list[Problem]]:
+    """The file's text, or the problem that prevents reading it; no more than the bound is
+    ever read, whatever the file claims its size to be."""
+    try:
+        with file.open("rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            size = file.stat().st_size
+            return None, [_file_problem(file, _too_large(size))]
+        return data.decode("utf-8"), []
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [_file_problem(file, f"cannot read the file: {exc}")]
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"the file is {size:,} bytes; a bank may be at most {MAX_FILE_BYTES:,} bytes: "
+        "split it into several banks"
+    )
+
+
+def _file_problem(file: Path, message: str) -> Problem:
+    return Problem(file, None, None, None, message)
+
+
 def parse_file(file: Path) -> tuple[Node | None, list[Problem]]:
     """The file's YAML node tree, or the problem that prevents reading it."""
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [Problem(file, None, None, None, f"cannot read the file: {exc}")]
+    text, problems = read_file(file)
+    if text is None:
+        return None, problems
     try:
         # SafeLoader: tags such as !!python/object are kept as plain tags, never executed.
+        # Aliases are not expanded here: an alias is the anchored node itself, and the walk
+        # refuses to walk a node twice (nodes.NodeChecker.fresh).
         return yaml.compose(text, Loader=SAFE_LOADER), []
     except yaml.MarkedYAMLError as exc:
         return None, [_yaml_problem(file, exc)]
     except yaml.YAMLError as exc:
-        return None, [Problem(file, None, None, None, f"YAML does not parse: {exc}")]
+        return None, [_file_problem(file, f"YAML does not parse: {exc}")]
+    except RecursionError:
+        # libyaml stops at 1,000 levels itself; PyYAML's own composer recurses per level.
+        return None, [_file_problem(file, "YAML does not parse: it is nested too deeply")]
 
 
 def _yaml_problem(file: Path, exc: yaml.MarkedYAMLError) -> Problem:
@@ -65,24 +97,30 @@ def check_file(file: Path) -> ParsedBank:
 
 
 def _check_rendering(bank: ParsedBank) -> None:
-    """Drop the tasks the bot could not show, reporting each rendered string that is too long."""
+    """Drop the tasks the bot could not show, reporting each rendered string that is too long.
+
+    A field the tasks share (the bank's topic) is reported once, for the first task, not once
+    per task.
+    """
     shown: list[ParsedTask] = []
+    reported: set[tuple[int, str, str]] = set()
     for parsed in bank.tasks:
         found = rendering.render_problems(parsed.task)
-        bank.problems += [
-            Problem(bank.file, parsed.lines.get(field, parsed.line), parsed.task.id, field, msg)
-            for field, msg in found
-        ]
+        for field, message in found:
+            line = parsed.lines.get(field, parsed.line)
+            if (line, field, message) not in reported:
+                reported.add((line, field, message))
+                bank.problems.append(Problem(bank.file, line, parsed.task.id, field, message))
         if not found:
             shown.append(parsed)
     bank.tasks = shown
 
 
-def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], list[Problem]]:
-    """Tasks with ids not seen before; a problem naming both places for each repeat."""
+def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], dict[Path, list[Problem]]]:
+    """Tasks with ids not seen before; a problem naming both places for each repeat, by file."""
     first: dict[str, tuple[Path, int]] = {}
     kept: list[ParsedTask] = []
-    problems: list[Problem] = []
+    problems: dict[Path, list[Problem]] = defaultdict(list)
     for bank in banks:
         for parsed in bank.tasks:
             task_id = parsed.task.id
@@ -90,16 +128,11 @@ def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], list[Problem
             if task_id in first:
                 where = "{}:{}".format(*first[task_id])
                 message = f"id '{task_id}' is already used by the task at {where}"
-                problems.append(Problem(bank.file, line, task_id, "id", message))
+                problems[bank.file].append(Problem(bank.file, line, task_id, "id", message))
             else:
                 first[task_id] = (bank.file, line)
                 kept.append(parsed)
     return kept, problems
-
-
-def _in_reading_order(problems: list[Problem], files: list[Path]) -> list[Problem]:
-    order = {file: i for i, file in enumerate(files)}
-    return sorted(problems, key=lambda p: (order.get(p.file, -1), p.line or 0))
 
 
 def check_banks(path: Path) -> tuple[Catalog, list[Problem]]:
@@ -110,8 +143,12 @@ def check_banks(path: Path) -> tuple[Catalog, list[Problem]]:
         return Catalog(), [Problem(path, None, None, None, why)]
     banks = [check_file(file) for file in files]
     tasks, duplicates = _unique(banks)
-    problems = [p for bank in banks for p in bank.problems] + duplicates
-    return Catalog.of(p.task for p in tasks), _in_reading_order(problems, files)
+    problems = [
+        problem
+        for bank in banks
+        for problem in file_report(bank.file, bank.problems + duplicates.get(bank.file, []))
+    ]
+    return Catalog.of(p.task for p in tasks), problems
 
 
 def load_banks(path: Path) -> Catalog:

@@ -1,10 +1,16 @@
-"""What is wrong with a bank, located precisely enough to fix without hunting."""
+"""What is wrong with a bank, located precisely enough to fix without hunting.
+
+Also how a file's problems are reported: in line order, and at most `MAX_PROBLEMS_PER_FILE` of
+them, then one `MoreProblems` line, so a hostile file cannot flood the terminal or the log.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from bot.content.limits import MAX_PROBLEMS_PER_FILE
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +37,38 @@ class Problem:
         return f"{where}: {what}: {self.message}" if what else f"{where}: {self.message}"
 
 
+@dataclass(frozen=True, slots=True)
+class MoreProblems(Problem):
+    """The last line of a file's problems when the file has more than are listed."""
+
+    @classmethod
+    def of(cls, file: Path) -> MoreProblems:
+        message = (
+            f"… and more problems in this file (only the first {MAX_PROBLEMS_PER_FILE} are "
+            "listed): fix these and check again"
+        )
+        return cls(file, None, None, None, message)
+
+
+def file_report(file: Path, problems: Iterable[Problem]) -> list[Problem]:
+    """One file's problems in line order, cut after the first `MAX_PROBLEMS_PER_FILE`."""
+    ordered = sorted(problems, key=lambda p: p.line or 0)
+    if len(ordered) <= MAX_PROBLEMS_PER_FILE:
+        return ordered
+    return [*ordered[:MAX_PROBLEMS_PER_FILE], MoreProblems.of(file)]
+
+
+def tally(problems: Sequence[Problem]) -> str:
+    """ "3 problems", or "100+ problems" when a file had more than it lists."""
+    count = sum(not isinstance(p, MoreProblems) for p in problems)
+    more = "+" if any(isinstance(p, MoreProblems) for p in problems) else ""
+    return f"{count}{more} problem{'' if count == 1 and not more else 's'}"
+
+
 class ContentError(Exception):
-    """The banks have problems; `problems` lists every one of them."""
+    """The banks have problems; `problems` lists every one of them (up to the per-file bound)."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = list(problems)
-        count = len(self.problems)
         lines = "\n".join(str(p) for p in self.problems)
-        super().__init__(f"{count} problem{'' if count == 1 else 's'} in the content:\n{lines}")
+        super().__init__(f"{tally(self.problems)} in the content:\n{lines}")

@@ -1,0 +1,223 @@
+"""Walking a YAML node tree and reporting what is wrong with it, at a bounded cost.
+
+We walk the node tree from `yaml.compose` rather than the dicts from `yaml.safe_load` because
+nodes keep their line numbers and their resolved tags: every problem can name its line, and a
+plain `yes` or `1.0` where text belongs is caught instead of silently becoming a bool or float.
+
+This module decides the generic shapes, and knows nothing of tasks:
+- a mapping has text keys, each at most once, only the allowed ones, and all the required ones;
+- a list is within its bounds, checked before any of its items is looked at;
+- a text is a non-empty string, within its length as Discord counts it;
+- a value is reached once: a node reached again came through a YAML alias, and walking it
+  again could multiply the work by every alias on the way (a "billion laughs" file), so it is
+  one problem and is not walked;
+- values quoted back in a message are cut short (`shown`), so no message grows with the file;
+- the walk of a file stops at the problem after `MAX_PROBLEMS_PER_FILE` (`EnoughProblems`).
+Together these bound the work per file by the file's size, which the loader bounds first.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Final
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from bot.content.limits import MAX_ECHO, MAX_PROBLEMS_PER_FILE, MAX_TEXT, too_long
+from bot.content.problems import Problem
+from bot.rendering import truncate
+
+_TAG: Final = "tag:yaml.org,2002:"
+STR_TAG: Final = _TAG + "str"
+NULL_TAG: Final = _TAG + "null"
+
+
+class EnoughProblems(Exception):
+    """The file has more problems than are listed: its walk stops here."""
+
+
+def line_of(node: Node | None) -> int | None:
+    return None if node is None else node.start_mark.line + 1
+
+
+def shown(value: str) -> str:
+    """`value` as quoted back in a message: one line, at most `MAX_ECHO` characters."""
+    return truncate(" ".join(value.split()), MAX_ECHO)
+
+
+def describe(node: Node) -> str:
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    value = shown(str(node.value))
+    kinds = {
+        "str": "text",
+        "bool": f"true/false ({value!r})",
+        "int": f"a number ({value})",
+        "float": f"a number ({value})",
+        "null": "nothing",
+        "timestamp": f"a date ({value})",
+    }
+    name = node.tag.removeprefix(_TAG)
+    return kinds.get(name, f"a value tagged {shown(node.tag)}")
+
+
+def join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def unknown_key_message(key: str, allowed: Mapping[str, bool]) -> str:
+    # A guess only for a key of a plausible length: difflib's cost grows with it.
+    plausible = len(key) <= 2 * max(map(len, allowed))
+    close = difflib.get_close_matches(key, allowed, n=1) if plausible else []
+    guess = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"unknown key '{shown(key)}'{guess}; allowed here: {', '.join(allowed)}"
+
+
+def _plural(count: int, what: str) -> str:
+    return f"{count:,} {what}{'' if count == 1 else 's'}"
+
+
+class NodeChecker:
+    """Checks one file's nodes, collecting every problem (up to the bound) rather than stopping
+    at the first. Subclasses walk their schema with `mapping`, `sequence`, `text`, `choose`."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.problems: list[Problem] = []
+        self.task_id: str | None = None
+        """The task the problems that follow lie in, once its id is known."""
+        self.lines: dict[str, int] = {}
+        """Line of each key and list item walked since the last reset, by field path."""
+        self._walked: set[int] = set()
+        self._aliased: set[int] = set()
+
+    def report(self, node: Node | None, path: str | None, message: str) -> None:
+        problem = Problem(self.file, line_of(node), self.task_id, path or None, message)
+        self.problems.append(problem)
+        if len(self.problems) > MAX_PROBLEMS_PER_FILE:
+            raise EnoughProblems
+
+    def fresh(self, node: Node, path: str) -> bool:
+        """Whether the walk reaches `node` for the first time; a repeat is reported once.
+
+        Every check of a value starts here, before its shape is looked at, so a value reached
+        again is one problem however it is shaped and however often it is reached.
+        """
+        # Nodes live as long as the tree being walked, so their ids stay unique meanwhile.
+        key = id(node)
+        if key not in self._walked:
+            self._walked.add(key)
+            return True
+        if key not in self._aliased:
+            self._aliased.add(key)
+            self.report(
+                node,
+                path,
+                "the value on this line is used again here through a YAML alias (*name); banks "
+                "allow no repeated value: write it out where it is needed",
+            )
+        return False
+
+    def mapping(self, node: Node, path: str, keys: Mapping[str, bool]) -> dict[str, Node] | None:
+        if not self.fresh(node, path):
+            return None
+        if not isinstance(node, MappingNode):
+            self.report(node, path, f"expected a mapping (key: value lines), got {describe(node)}")
+            return None
+        return self.fields(node, path, keys)
+
+    def fields(self, node: MappingNode, path: str, keys: Mapping[str, bool]) -> dict[str, Node]:
+        """The allowed keys of a mapping the caller has already checked is `fresh`.
+
+        Each key beyond the allowed ones is a problem, so the problem bound bounds the loop.
+        """
+        found: dict[str, Node] = {}
+        for key_node, value_node in node.value:
+            self._add_key(key_node, value_node, path, keys, found)
+        for key, required in keys.items():
+            if required and key not in found:
+                self.report(node, join(path, key), f"missing required key '{key}'")
+        return found
+
+    def _add_key(
+        self,
+        key_node: Node,
+        value_node: Node,
+        path: str,
+        keys: Mapping[str, bool],
+        found: dict[str, Node],
+    ) -> None:
+        if not (isinstance(key_node, ScalarNode) and key_node.tag == STR_TAG):
+            self.report(key_node, path, f"keys must be text, got {describe(key_node)}")
+            return
+        key = key_node.value
+        if key not in keys:
+            self.report(key_node, join(path, shown(key)), unknown_key_message(key, keys))
+            return
+        key_path = join(path, key)
+        if key in found:
+            first = self.lines.get(key_path)
+            # safe_load would silently keep the last one; say so instead.
+            self.report(key_node, key_path, f"'{key}' is given twice (first on line {first})")
+        else:
+            found[key] = value_node
+            self.lines[key_path] = line_of(key_node) or 0
+
+    def text(
+        self, node: Node, path: str, *, code: bool = False, limit: int = MAX_TEXT
+    ) -> str | None:
+        if not self.fresh(node, path):
+            return None
+        if isinstance(node, ScalarNode) and node.tag == NULL_TAG:
+            self.report(node, path, "must not be empty")
+            return None
+        if not (isinstance(node, ScalarNode) and node.tag == STR_TAG):
+            quote = " (put it in quotes)" if isinstance(node, ScalarNode) else ""
+            self.report(node, path, f"expected text, got {describe(node)}{quote}")
+            return None
+        # Code keeps its indentation; only the newline a block scalar adds is dropped.
+        value = node.value.strip("\n").rstrip() if code else node.value.strip()
+        if not value.strip():
+            self.report(node, path, "must not be empty")
+            return None
+        problem = too_long(value, limit)
+        if problem:
+            self.report(node, path, problem)
+            return None
+        return value
+
+    def sequence(
+        self, node: Node, path: str, *, at_most: int, at_least: int = 0, what: str = "item"
+    ) -> list[Node] | None:
+        """The items of a list of `at_least` to `at_most` of them; its count is checked first."""
+        if not self.fresh(node, path):
+            return None
+        if not isinstance(node, SequenceNode):
+            self.report(node, path, f"expected a list, got {describe(node)}")
+            return None
+        count = len(node.value)
+        if count > at_most:
+            self.report(node, path, f"{_plural(count, what)}; at most {at_most:,} are allowed")
+            return None
+        for i, item in enumerate(node.value):
+            self.lines[f"{path}[{i}]"] = line_of(item) or 0
+        if count < at_least:
+            self.report(node, path, f"needs at least {_plural(at_least, what)}")
+            return None
+        return list(node.value)
+
+    def choose(self, node: Node, path: str, allowed: type[StrEnum]) -> str | None:
+        value = self.text(node, path)
+        if value is None:
+            return None
+        if value not in {member.value for member in allowed}:
+            names = ", ".join(member.value for member in allowed)
+            what = allowed.__name__.lower()
+            self.report(node, path, f"{what} '{shown(value)}' is not one of {names}")
+            return None
+        return value

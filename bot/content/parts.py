@@ -1,0 +1,286 @@
+"""The parts of a task: how each is checked and built from its nodes.
+
+This module decides what each part may hold: the options (at least two, distinct, at most
+`MAX_OPTIONS`), the answer labels (each among the options), the question of a choice task, the
+instruction, code and answers of a fill task (the numbering of its blanks is `blanks`'), the
+solution and its steps (no "Step 1:" prefix, at most `MAX_STEPS`), and the mistake notes (within
+`MAX_SHORT_TEXT` each, at most `MAX_MISTAKES`, never tied to the correct answer). Which parts a
+task has, and how they make a `Task`, is `schema`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from bot.content.blanks import answer_count_problem, blank_problems, read_marks
+from bot.content.limits import (
+    MAX_LABELS,
+    MAX_MISTAKES,
+    MAX_OPTIONS,
+    MAX_SHORT_TEXT,
+    MAX_STEPS,
+    MAX_TEXT,
+)
+from bot.content.nodes import NodeChecker, describe, join, shown
+from bot.quiz.tasks import OPTION_LABELS, Kind, MistakeNote, Option, Solution, SolutionStep
+
+MIN_OPTIONS: Final = 2
+STEP_PREFIX: Final = re.compile(r"step\s*\d+\s*[:.)-]", re.IGNORECASE)
+
+SOLUTION_KEYS: Final = {
+    "steps": False,
+    "final_answer": False,
+    "quick_check": False,
+    "explanation": False,
+}
+STEP_KEYS: Final = {"title": True, "text": True}
+MISTAKE_KEYS: Final = {"note": True, "options": True}
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """The kind-specific part of a task."""
+
+    prompt: str
+    answers: tuple[str, ...]
+    instruction: str | None = None
+    language: str = "python"
+
+
+def span(labels: tuple[str, ...]) -> str:
+    return f"{labels[0]}–{labels[-1]}" if len(labels) > 1 else labels[0]
+
+
+class TaskParts(NodeChecker):
+    """The checks of a task's parts; `schema.BankChecker` walks a bank's tasks through them."""
+
+    def _text_of(
+        self, fields: dict[str, Node], prefix: str, key: str, *, limit: int = MAX_TEXT
+    ) -> str | None:
+        # A missing required key was already reported by fields().
+        return self.text(fields[key], join(prefix, key), limit=limit) if key in fields else None
+
+    def _body(
+        self,
+        fields: dict[str, Node],
+        prefix: str,
+        kind: Kind | None,
+        labels: tuple[str, ...] | None,
+    ) -> Body | None:
+        if kind is Kind.CHOICE:
+            return self._choice(fields, prefix, labels)
+        if kind is Kind.FILL:
+            return self._fill(fields, prefix, labels)
+        return None
+
+    def _options(self, node: Node | None, path: str) -> tuple[Option, ...] | None:
+        if node is None:
+            return None
+        items = self.sequence(node, path, at_least=MIN_OPTIONS, at_most=MAX_OPTIONS, what="option")
+        if items is None:
+            return None
+        options: list[Option] = []
+        seen: dict[str, str] = {}
+        for i, item in enumerate(items):
+            label = OPTION_LABELS[i]
+            text = self.text(item, f"{path}[{i}]")
+            if text is None:
+                continue
+            if text in seen:
+                self.report(item, f"{path}[{i}]", f"option {label} repeats option {seen[text]}")
+                continue
+            seen[text] = label
+            options.append(Option(label, text))
+        return tuple(options) if len(options) == len(items) else None
+
+    def _label(
+        self, node: Node, path: str, labels: tuple[str, ...] | None, what: str
+    ) -> str | None:
+        label = self.text(node, path)
+        if label is None or labels is None:
+            return label
+        if label not in labels:
+            self.report(
+                node, path, f"{what} '{shown(label)}' is not among the options {span(labels)}"
+            )
+            return None
+        return label
+
+    def _choice(
+        self, fields: dict[str, Node], prefix: str, labels: tuple[str, ...] | None
+    ) -> Body | None:
+        question = self._text_of(fields, prefix, "question")
+        answer_node = fields.get("answer")
+        answer = (
+            self._label(answer_node, join(prefix, "answer"), labels, "answer")
+            if answer_node is not None
+            else None
+        )
+        return Body(question, (answer,)) if question and answer else None
+
+    def _fill(
+        self, fields: dict[str, Node], prefix: str, labels: tuple[str, ...] | None
+    ) -> Body | None:
+        instruction = self._text_of(fields, prefix, "instruction")
+        language = self._text_of(fields, prefix, "language") if "language" in fields else "python"
+        answers = self._answers(fields.get("answers"), join(prefix, "answers"), labels)
+        code = self._code(fields.get("code"), join(prefix, "code"))
+        answers_node = fields.get("answers")
+        # Counted from the list itself, so a bad label does not hide a blank mismatch; a list
+        # over its bound was reported as such.
+        blanks_ok = (
+            code is not None
+            and isinstance(answers_node, SequenceNode)
+            and len(answers_node.value) <= MAX_LABELS
+            and self._blanks(fields, prefix, code, len(answers_node.value))
+        )
+        if not (instruction and language and answers and code and blanks_ok):
+            return None
+        return Body(code, answers, instruction, language)
+
+    def _answers(
+        self, node: Node | None, path: str, labels: tuple[str, ...] | None
+    ) -> tuple[str, ...] | None:
+        if node is None:
+            return None
+        items = self.sequence(node, path, at_least=1, at_most=MAX_LABELS, what="answer")
+        if items is None:
+            return None
+        answers = [
+            self._label(item, f"{path}[{i}]", labels, "answer") for i, item in enumerate(items)
+        ]
+        return None if None in answers else tuple(a for a in answers if a)
+
+    def _code(self, node: Node | None, path: str) -> str | None:
+        if node is None:
+            return None
+        code = self.text(node, path, code=True)
+        if code is not None and "```" in code:
+            self.report(node, path, "the code must not contain ``` (it would end the code block)")
+            return None
+        return code
+
+    def _blanks(self, fields: dict[str, Node], prefix: str, code: str, answers: int) -> bool:
+        """Report blank problems; whether there were none."""
+        marks = read_marks(code)
+        problems = blank_problems(marks)
+        for message in problems:
+            self.report(fields["code"], join(prefix, "code"), message)
+        mismatch = answer_count_problem(marks, answers)
+        if mismatch:
+            self.report(fields["answers"], join(prefix, "answers"), mismatch)
+        return not problems and mismatch is None
+
+    def _solution(self, node: Node | None, path: str) -> Solution | None:
+        if node is None:
+            return None
+        fields = self.mapping(node, path, SOLUTION_KEYS)
+        if fields is None:
+            return None
+        if not fields:
+            keys = ", ".join(SOLUTION_KEYS)
+            self.report(node, path, f"the solution is empty: give any of {keys}")
+            return None
+        before = len(self.problems)
+        steps = self._steps(fields["steps"], join(path, "steps")) if "steps" in fields else ()
+        texts = {
+            key: self.text(fields[key], join(path, key))
+            for key in ("final_answer", "quick_check", "explanation")
+            if key in fields
+        }
+        if len(self.problems) != before or steps is None:
+            return None
+        return Solution(steps=steps, **texts)
+
+    def _steps(self, node: Node, path: str) -> tuple[SolutionStep, ...] | None:
+        items = self.sequence(node, path, at_least=1, at_most=MAX_STEPS, what="step")
+        if items is None:
+            return None
+        steps = [self._step(item, f"{path}[{i}]") for i, item in enumerate(items)]
+        return None if None in steps else tuple(s for s in steps if s)
+
+    def _step(self, node: Node, path: str) -> SolutionStep | None:
+        fields = self.mapping(node, path, STEP_KEYS)
+        if fields is None or len(fields) < len(STEP_KEYS):
+            return None
+        title = self.text(fields["title"], join(path, "title"))
+        text = self.text(fields["text"], join(path, "text"))
+        numbered = STEP_PREFIX.match(title) if title else None
+        if numbered:
+            self.report(
+                fields["title"],
+                join(path, "title"),
+                f"drop the '{shown(numbered.group(0))}' prefix: the bot numbers the steps itself",
+            )
+            return None
+        return SolutionStep(title, text) if title and text else None
+
+    def _mistakes(
+        self,
+        node: Node | None,
+        path: str,
+        labels: tuple[str, ...] | None,
+        answers: tuple[str, ...] | None,
+    ) -> tuple[MistakeNote, ...] | None:
+        if node is None:
+            return ()
+        items = self.sequence(node, path, at_most=MAX_MISTAKES, what="mistake note")
+        if items is None:
+            return None
+        notes = [
+            self._mistake(item, f"{path}[{i}]", labels, answers) for i, item in enumerate(items)
+        ]
+        return None if None in notes else tuple(n for n in notes if n)
+
+    def _mistake(
+        self,
+        node: Node,
+        path: str,
+        labels: tuple[str, ...] | None,
+        answers: tuple[str, ...] | None,
+    ) -> MistakeNote | None:
+        if isinstance(node, ScalarNode):
+            text = self.text(node, path, limit=MAX_SHORT_TEXT)
+            return MistakeNote(text) if text else None
+        if not isinstance(node, MappingNode):
+            if self.fresh(node, path):
+                self.report(
+                    node,
+                    path,
+                    f"expected a note (text) or note: and options:, got {describe(node)}",
+                )
+            return None
+        fields = self.mapping(node, path, MISTAKE_KEYS)
+        if fields is None or len(fields) < len(MISTAKE_KEYS):
+            return None
+        text = self.text(fields["note"], join(path, "note"), limit=MAX_SHORT_TEXT)
+        tied = self._tied(fields["options"], join(path, "options"), labels, answers)
+        return MistakeNote(text, tied) if text and tied else None
+
+    def _tied(
+        self,
+        node: Node,
+        path: str,
+        labels: tuple[str, ...] | None,
+        answers: tuple[str, ...] | None,
+    ) -> tuple[str, ...] | None:
+        items = self.sequence(node, path, at_least=1, at_most=MAX_LABELS, what="option label")
+        if items is None:
+            return None
+        tied = [
+            self._label(item, f"{path}[{i}]", labels, "tied option") for i, item in enumerate(items)
+        ]
+        for item, label in zip(items, tied, strict=True):
+            if label and answers and set(answers) == {label}:
+                self.report(
+                    item,
+                    path,
+                    f"the note is tied to option {label}, the correct answer, so it would never "
+                    "be shown",
+                )
+                return None
+        return None if None in tied else tuple(t for t in tied if t)
