@@ -48,8 +48,8 @@ BUSY: Final = Fault(
     busy=True,
 )
 FULL: Final = Fault(
-    "the disk is full (or the database reached its size limit)",
-    "free space on the database's disk",
+    "the disk is full",
+    "free space on the database's disk (or raise the database's max_page_count, if set)",
 )
 DAMAGED: Final = Fault(
     "the database file is damaged",

@@ -8,7 +8,6 @@ Leaderboards still answer when their totals cannot be built.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import shutil
 import sqlite3
@@ -18,12 +17,22 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import Engine, event, text
+from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from bot.quiz.errors import StoreBusyError, StoreError, StoreUnavailableError
 from bot.store import Store, make_engine
-from tests.store.conftest import GUILD, NOW, RIGHT, WRONG, grade_task, new_post, request
+from tests.store.conftest import (
+    GUILD,
+    NOW,
+    RIGHT,
+    WRONG,
+    fill_the_disk,
+    grade_task,
+    new_post,
+    request,
+    write_lock_held,
+)
 
 UTC_ZONE = ZoneInfo("UTC")
 BUSY_MS = 100
@@ -40,18 +49,6 @@ def database_of(store: Store) -> str:
     database = store.engine.url.database
     assert database is not None
     return database
-
-
-@contextlib.contextmanager
-def write_lock_held(path: str) -> Iterator[None]:
-    """Another connection (another process, an admin's sqlite3 shell) holds the write lock."""
-    other = sqlite3.connect(path, isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")
-        yield
-        other.execute("ROLLBACK")
-    finally:
-        other.close()
 
 
 def fault_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
@@ -132,19 +129,6 @@ def test_a_bug_in_sql_is_not_a_database_fault(
 
 
 # -- a full disk ------------------------------------------------------------------------------
-
-
-def fill_the_disk(engine: Engine) -> None:
-    """Every connection of `engine` from now on may not grow the file: SQLite reports
-    SQLITE_FULL, as on a full disk, for any write that needs a new page."""
-    with engine.connect() as conn:
-        pages = conn.exec_driver_sql("PRAGMA page_count").scalar_one()
-
-    @event.listens_for(engine, "connect")
-    def _limit(dbapi_connection: sqlite3.Connection, _record: object) -> None:
-        dbapi_connection.execute(f"PRAGMA max_page_count = {pages}")
-
-    engine.dispose()  # pooled connections reconnect, with the limit
 
 
 def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
