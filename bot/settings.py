@@ -17,7 +17,12 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.host_errors import HostError, HostErrors
-from bot.store.db import DEFAULT_DATABASE_URL, SYNCHRONOUS_MODES, check_url
+from bot.store.db import (
+    DEFAULT_DATABASE_URL,
+    DEFAULT_SYNCHRONOUS,
+    SYNCHRONOUS_MODES,
+    check_url,
+)
 
 README_TOKEN_SECTION = "README.md, section 'Creating the Discord application'"
 
@@ -60,7 +65,9 @@ class Settings(BaseSettings):
     discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
     database_url: str = Field(default=DEFAULT_DATABASE_URL, validation_alias="DATABASE_URL")
     # FULL: an acknowledged answer survives a power loss; NORMAL trades that for speed.
-    sqlite_synchronous: str = Field(default="FULL", validation_alias="SQLITE_SYNCHRONOUS")
+    sqlite_synchronous: str = Field(
+        default=DEFAULT_SYNCHRONOUS, validation_alias="SQLITE_SYNCHRONOUS"
+    )
     # A default that is missing is left to the commands that read banks (`db` reads none); a
     # folder the host named must exist.
     content_dir: Path = Field(

@@ -32,7 +32,8 @@ BEGIN_OPTION = "quizbot_sqlite_begin"
 BUSY_TIMEOUT_MS = 5000
 """How long a unit of work waits for a lock before the database counts as busy."""
 
-SYNCHRONOUS_MODES = ("FULL", "NORMAL")
+DEFAULT_SYNCHRONOUS = "FULL"
+SYNCHRONOUS_MODES = (DEFAULT_SYNCHRONOUS, "NORMAL")
 """`PRAGMA synchronous` values the store runs with (the SQLITE_SYNCHRONOUS setting).
 
 FULL (the default): every commit is on disk (fsync of the WAL) before it returns, so an
@@ -67,7 +68,7 @@ def make_engine(
     url: str,
     *,
     create: bool = True,
-    synchronous: str = "FULL",
+    synchronous: str = DEFAULT_SYNCHRONOUS,
     busy_timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> Engine:
     """The application's one engine; creates the data directory. With `create`, brings the

@@ -82,9 +82,8 @@ _BY_CODE: Final[dict[int, Fault]] = {
 
 def sqlite_error(error: BaseException) -> sqlite3.Error | None:
     """The driver's error inside SQLAlchemy's wrapper (or the error itself)."""
-    if isinstance(error, DBAPIError):
-        error = error.orig  # type: ignore[assignment]
-    return error if isinstance(error, sqlite3.Error) else None
+    driver = error.orig if isinstance(error, DBAPIError) else error
+    return driver if isinstance(driver, sqlite3.Error) else None
 
 
 def classify(error: BaseException) -> Fault | None:

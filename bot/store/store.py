@@ -58,13 +58,13 @@ class Store:
         )
 
     @contextlib.contextmanager
-    def read(self, action: StoreAction = StoreAction.READ) -> Iterator[Connection]:
+    def read(self) -> Iterator[Connection]:
         """A read unit of work (deferred BEGIN: a consistent snapshot). For store modules.
 
         A database fault (a lock held too long, a damaged file, ...) raises StoreBusyError or
-        StoreUnavailableError naming `action`, and is logged once (`faults`)."""
+        StoreUnavailableError, and is logged once (`faults`)."""
         with (
-            faults.translated(self.engine.url, action),
+            faults.translated(self.engine.url, StoreAction.READ),
             self._serial,
             self.engine.connect() as conn,
             conn.begin(),
