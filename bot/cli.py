@@ -128,7 +128,7 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 1
     check_database(settings.database_url)
-    store = Store(make_engine(settings.database_url))
+    store = Store(make_engine(settings.database_url, synchronous=settings.sqlite_synchronous))
 
     def read() -> str | None:
         try:

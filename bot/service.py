@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bot.clock import Clock, Period, utcnow
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, SolutionAccess
-from bot.quiz.errors import QuizError, UnknownPostError
+from bot.quiz.errors import QuizError, StoreError, UnknownPostError
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.store import (
     Answered,
@@ -274,6 +274,10 @@ class QuizService:
             results = await self.run_write(
                 self.store.answer_batch, requests, self._grade, self.clock()
             )
+        except StoreError as exc:
+            # The database refused the transaction, which stored nothing; the store logged it.
+            # Every member of the batch is told their answer was not recorded.
+            results = [exc] * len(batch)
         except Exception as exc:  # the whole transaction failed: nothing was stored
             log.exception("answer batch of %d failed", len(batch))
             results = [exc] * len(batch)

@@ -17,7 +17,12 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.host_errors import HostError, HostErrors
-from bot.store.db import DEFAULT_DATABASE_URL, check_url
+from bot.store.db import (
+    DEFAULT_DATABASE_URL,
+    DEFAULT_SYNCHRONOUS,
+    SYNCHRONOUS_MODES,
+    check_url,
+)
 
 README_TOKEN_SECTION = "README.md, section 'Creating the Discord application'"
 
@@ -32,6 +37,8 @@ FIXES: Final[dict[str, str]] = {
     "DISCORD_TOKEN": f"put the bot token in the environment or in a .env file "
     f"(see {README_TOKEN_SECTION})",
     "DATABASE_URL": "use an SQLite URL such as sqlite:///data/quizbot.db",
+    "SQLITE_SYNCHRONOUS": f"use {' or '.join(SYNCHRONOUS_MODES)} (see README.md, section "
+    "'Settings')",
     "CONTENT_DIR": "point CONTENT_DIR (or the path you gave) at the folder or file of YAML "
     "task banks",
     "CONTENT_CACHE": "give a file path, or set it empty to turn the cache off",
@@ -57,6 +64,10 @@ class Settings(BaseSettings):
     # SecretStr keeps the token out of repr(), logs and tracebacks of the settings object.
     discord_token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
     database_url: str = Field(default=DEFAULT_DATABASE_URL, validation_alias="DATABASE_URL")
+    # FULL: an acknowledged answer survives a power loss; NORMAL trades that for speed.
+    sqlite_synchronous: str = Field(
+        default=DEFAULT_SYNCHRONOUS, validation_alias="SQLITE_SYNCHRONOUS"
+    )
     # A default that is missing is left to the commands that read banks (`db` reads none); a
     # folder the host named must exist.
     content_dir: Path = Field(
@@ -81,6 +92,14 @@ class Settings(BaseSettings):
     @classmethod
     def _supported_database(cls, value: str) -> str:
         return check_url(value)
+
+    @field_validator("sqlite_synchronous")
+    @classmethod
+    def _synchronous_mode(cls, value: str) -> str:
+        mode = value.strip().upper()
+        if mode not in SYNCHRONOUS_MODES:
+            raise ValueError(f"unknown synchronous mode {value!r}")
+        return mode
 
     @field_validator("content_dir")
     @classmethod

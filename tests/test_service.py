@@ -4,15 +4,23 @@ once through the store's write unit (closed posts, hints and solutions)."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
 from bot.quiz.engine import Progress, Status
-from bot.quiz.errors import InvalidAnswerError, PostClosedError, UnknownPostError
+from bot.quiz.errors import (
+    InvalidAnswerError,
+    PostClosedError,
+    StoreBusyError,
+    UnknownPostError,
+)
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Answered, AnswerRequest, Grader, Store, make_engine
@@ -118,6 +126,44 @@ async def test_a_failed_transaction_fails_every_answer_in_it_and_stores_nothing(
     assert (await service.counts(post_id)).answered == 0
     # The writer keeps going: the next answer commits.
     assert (await answer(service, post_id, 1)).outcome.status is Status.CORRECT
+
+
+async def test_a_held_write_lock_tells_every_member_of_the_batch_their_answer_was_not_recorded(
+    tmp_path: Path, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A real fault: another connection holds the write lock past the busy timeout. Every
+    answer of the group commit gets the domain error (not the driver's), the fault is logged
+    once without a traceback, and after the lock is released the same clicks count as first
+    attempts: nothing was recorded, nothing is lost."""
+    path = tmp_path / "quizbot.db"
+    store = Store(make_engine(f"sqlite:///{path}", busy_timeout_ms=100))
+    service = QuizService(Catalog.of([TASK]), store, clock=clock, batch_window=0.05)
+    await service.start()
+    try:
+        post_id = await post(service)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            results = await asyncio.gather(
+                *(answer(service, post_id, user, "B") for user in range(5)),
+                return_exceptions=True,
+            )
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert all(isinstance(r, StoreBusyError) for r in results)
+        assert {str(r) for r in results} == {
+            "The quiz database is busy; your answer was not recorded. Try again in a moment."
+        }
+        (record,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert record.levelno == logging.WARNING and record.name == "bot.store.faults"
+        assert not record.exc_info
+        replies = await asyncio.gather(*(answer(service, post_id, user, "B") for user in range(5)))
+        assert all(r.outcome.progress == Progress(wrong_tries=1) for r in replies)
+        assert (await service.counts(post_id)).answered == 5
+    finally:
+        await service.close()
+        store.engine.dispose()
 
 
 async def test_one_members_bad_answer_fails_only_that_answer(

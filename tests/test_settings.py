@@ -39,8 +39,11 @@ def test_defaults_and_good_values_load() -> None:
         DISCORD_API_BASE="http://127.0.0.1:8080/api/v10",
         QUIZBOT_LOOP_LAG_PROBE="yes",
         CONTENT_CACHE="",
+        SQLITE_SYNCHRONOUS=" normal ",
     )
     assert settings.log_level == "DEBUG"
+    assert settings.sqlite_synchronous == "NORMAL"
+    assert load().sqlite_synchronous == "FULL"
     assert settings.schedule_grace_minutes == MAX_GRACE_MINUTES
     assert settings.zone.key == "Europe/Berlin"
     assert settings.loop_lag_probe is True
@@ -83,6 +86,7 @@ def test_supported_database_urls_load(url: str) -> None:
         ("DISCORD_API_BASE", "http://h:port/api", "not an http(s) URL", "leave it unset"),
         ("DISCORD_API_BASE", "http://[::1/api", "not an http(s) URL", "leave it unset"),
         ("QUIZBOT_LOOP_LAG_PROBE", "maybe", "'maybe' is not true or false", "true or false"),
+        ("SQLITE_SYNCHRONOUS", "OFF", "unknown synchronous mode 'OFF'", "FULL or NORMAL"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_setting(

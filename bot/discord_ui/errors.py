@@ -21,6 +21,8 @@ from bot.quiz.errors import (
     NoMatchingTaskError,
     PostClosedError,
     QuizError,
+    StoreBusyError,
+    StoreUnavailableError,
     UnknownPostError,
     UnknownTaskError,
 )
@@ -100,6 +102,8 @@ def friendly_message(error: BaseException) -> str | None:
             return "That answer doesn't fit this task's options. Try the buttons on the post."
         case AttemptLimitError():
             return f"You've used all {MAX_ATTEMPTS} attempts on this one."
+        case StoreBusyError() | StoreUnavailableError():
+            return str(error)  # what the member lost, worded by the error itself
         case QuizError():
             return str(error) or "That didn't work, sorry."
         case app_commands.NoPrivateMessage():

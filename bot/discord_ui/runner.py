@@ -116,7 +116,9 @@ async def run_bot(settings: Settings) -> None:
     # Upgrades the schema if this quizbot is newer than the database (after backing an SQLite
     # file up; the migrations module logs where), or raises a SchemaError, a HostError the CLI
     # prints as one line. Off the loop: it may take a while.
-    engine = await asyncio.to_thread(make_engine, settings.database_url)
+    engine = await asyncio.to_thread(
+        make_engine, settings.database_url, synchronous=settings.sqlite_synchronous
+    )
     store = Store(engine)
     bot = build_bot(settings, catalog, store)
 

@@ -3,6 +3,8 @@ into a private, friendly reply (bot/discord_ui/errors.py). None of them is a bug
 
 from __future__ import annotations
 
+from enum import Enum
+
 
 class QuizError(Exception):
     """Base for everything a member or moderator can be told about."""
@@ -71,3 +73,42 @@ class ScheduleLimitError(QuizError):
 
 class ScheduleInputError(QuizError):
     """A /schedule or /config value the moderator can correct (time, zone, topic, id)."""
+
+
+class StoreAction(Enum):
+    """What a unit of work was doing when the database refused it. Its value is what the
+    member lost, the middle of a StoreError's message (a read lost nothing)."""
+
+    READ = ""
+    WRITE = "nothing was saved"
+    ANSWER = "your answer was not recorded"
+    REVEAL = "nothing was shown or saved"
+    CHANGE = "your change was not saved"
+    POST = "the quiz was not posted"
+
+
+class StoreError(QuizError):
+    """The database refused a unit of work, which stored nothing: the host's problem (a held
+    lock, a full disk, a damaged file), never the member's. The message, decided here, says
+    what the member lost; `fault` says what went wrong, for the host's log."""
+
+    condition = "unavailable right now"
+    advice = "The bot's host has been told."
+
+    def __init__(self, action: StoreAction, fault: str) -> None:
+        self.action = action
+        self.fault = fault
+        lost = f"; {action.value}" if action.value else ""
+        super().__init__(f"The quiz database is {self.condition}{lost}. {self.advice}")
+
+
+class StoreBusyError(StoreError):
+    """Another writer held the database's lock for longer than the busy timeout."""
+
+    condition = "busy"
+    advice = "Try again in a moment."
+
+
+class StoreUnavailableError(StoreError):
+    """The database cannot be written (or read) until the host acts: a full disk, a damaged
+    or read-only file, an I/O error."""

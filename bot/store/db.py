@@ -30,15 +30,27 @@ BEGIN_OPTION = "quizbot_sqlite_begin"
 """Execution option naming the BEGIN flavour: "IMMEDIATE" for write units of work."""
 
 BUSY_TIMEOUT_MS = 5000
+"""How long a unit of work waits for a lock before the database counts as busy."""
 
-_PRAGMAS = (
-    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
-    "PRAGMA journal_mode = WAL",
-    # Safe in WAL mode (no corruption on power loss, at worst the last commits roll back),
-    # and it removes the fsync from every commit.
-    "PRAGMA synchronous = NORMAL",
-    "PRAGMA foreign_keys = ON",
-)
+DEFAULT_SYNCHRONOUS = "FULL"
+SYNCHRONOUS_MODES = (DEFAULT_SYNCHRONOUS, "NORMAL")
+"""`PRAGMA synchronous` values the store runs with (the SQLITE_SYNCHRONOUS setting).
+
+FULL (the default): every commit is on disk (fsync of the WAL) before it returns, so an
+acknowledged answer survives a power loss. NORMAL in WAL mode fsyncs only at checkpoints: the
+last commits may roll back on power loss or an OS crash (never a corruption, and not on a crash
+of the bot alone). BENCHMARKS.md, "Durability", measures the cost with the group commit."""
+
+
+def _pragmas(synchronous: str, busy_timeout_ms: int) -> tuple[str, ...]:
+    if synchronous not in SYNCHRONOUS_MODES:
+        raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}")
+    return (
+        f"PRAGMA busy_timeout = {int(busy_timeout_ms)}",
+        "PRAGMA journal_mode = WAL",
+        f"PRAGMA synchronous = {synchronous}",
+        "PRAGMA foreign_keys = ON",
+    )
 
 
 def check_url(url: str) -> str:
@@ -52,11 +64,20 @@ def check_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, *, create: bool = True) -> Engine:
+def make_engine(
+    url: str,
+    *,
+    create: bool = True,
+    synchronous: str = DEFAULT_SYNCHRONOUS,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+) -> Engine:
     """The application's one engine; creates the data directory. With `create`, brings the
     schema to the current revision (`migrate.upgrade_database`: creates a new database's
     tables, upgrades an older one after backing its file up, refuses one newer than the code
     with `SchemaTooNewError`).
+
+    SQLite runs with `PRAGMA synchronous = <synchronous>` (see SYNCHRONOUS_MODES) and waits
+    `busy_timeout_ms` for a lock (tests shorten it).
 
     `sqlite://` (in memory) shares one connection across threads (StaticPool), so it suits
     tests; `Store` serialises its units of work on such an engine.
@@ -65,6 +86,7 @@ def make_engine(url: str, *, create: bool = True) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         engine = create_engine(url)
     else:
+        pragmas = _pragmas(synchronous, busy_timeout_ms)
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
         if is_memory(parsed.database):
             kwargs["poolclass"] = StaticPool
@@ -72,7 +94,7 @@ def make_engine(url: str, *, create: bool = True) -> Engine:
             assert parsed.database is not None
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, **kwargs)
-        _install_sqlite_hooks(engine)
+        _install_sqlite_hooks(engine, pragmas)
     if create:
         # Imported here: the migrations module builds on this one (`writer`, `is_memory`).
         from bot.store.migrate import upgrade_database
@@ -94,13 +116,13 @@ def is_memory(database: str | None) -> bool:
     return not database or database == ":memory:" or "mode=memory" in database
 
 
-def _install_sqlite_hooks(engine: Engine) -> None:
+def _install_sqlite_hooks(engine: Engine, pragmas: tuple[str, ...]) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            for pragma in _PRAGMAS:
+            for pragma in pragmas:
                 cursor.execute(pragma)
         finally:
             cursor.close()

@@ -4,11 +4,13 @@ Order: points desc, solved desc, reached_at (the latest point-earning finish), u
 without points are not ranked. Read from the maintained totals (`member_total`,
 `member_period`) when they serve the asked period and zone, else, as the reference and
 fallback, by aggregating the server's scores. When to (re)build the totals is decided in
-`board_totals`.
+`board_totals`; a build the database refuses (a full disk, a read-only file) falls back to the
+scores too, so a leaderboard never fails for want of a write.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime
@@ -37,10 +39,13 @@ from sqlalchemy import (
 )
 from sqlalchemy import cast as sql_cast
 
+from bot.quiz.errors import StoreError
 from bot.store.board_totals import board_state, build_board
 from bot.store.periods import Period, period_bounds, period_key, to_utc_naive
 from bot.store.records import Leaderboard, Rank
 from bot.store.tables import Member, MemberPeriod, MemberTotal, Score
+
+log = logging.getLogger(__name__)
 
 _member = cast(Table, Member.__table__)
 _score = cast(Table, Score.__table__)
@@ -179,10 +184,25 @@ def leaderboard(
                 return _ranked(
                     _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id
                 )
-        with units.write() as conn:
-            state = board_state(conn, guild_id)  # again, now under the write lock
-            if not state.serves(key, tz.key) and state.zone != zone:
-                build_board(conn, guild_id, zone, totals=state.zone is None)
+        try:
+            with units.write() as conn:
+                state = board_state(conn, guild_id)  # again, now under the write lock
+                if not state.serves(key, tz.key) and state.zone != zone:
+                    build_board(conn, guild_id, zone, totals=state.zone is None)
+        except StoreError as exc:
+            # A reader must not fail because the database cannot be written right now (a full
+            # disk, a read-only file, a held lock): the scores still give the exact answer.
+            # The unit of work logged the fault; this notes what the reader did about it.
+            log.warning(
+                "leaderboard of server %s aggregated from the scores: its totals could not "
+                "be built (%s)",
+                guild_id,
+                exc.fault,
+            )
+            with units.read() as conn:
+                return _ranked(
+                    _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id
+                )
     raise AssertionError("unreachable: the second attempt returns")
 
 

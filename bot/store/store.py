@@ -21,7 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
 from bot.quiz.engine import Progress
-from bot.store import answers, board_totals, guild_config, leaderboard, posts, stats
+from bot.quiz.errors import StoreAction
+from bot.store import answers, board_totals, faults, guild_config, leaderboard, posts, stats
 from bot.store.db import writer
 from bot.store.periods import Period
 from bot.store.records import (
@@ -43,7 +44,8 @@ class Store:
 
     Reads run in a deferred transaction (a consistent WAL snapshot, never blocked by writers);
     writes run in `BEGIN IMMEDIATE`, so read-then-write units (grading) are serialised by
-    SQLite's write lock instead of failing with SQLITE_BUSY.
+    SQLite's write lock instead of failing with SQLITE_BUSY. Every unit of work turns a fault
+    of the database into a domain error (`read`, `write`): the one place that does.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -57,14 +59,27 @@ class Store:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
-        """A read unit of work (deferred BEGIN: a consistent snapshot). For store modules."""
-        with self._serial, self.engine.connect() as conn, conn.begin():
+        """A read unit of work (deferred BEGIN: a consistent snapshot). For store modules.
+
+        A database fault (a lock held too long, a damaged file, ...) raises StoreBusyError or
+        StoreUnavailableError, and is logged once (`faults`)."""
+        with (
+            faults.translated(self.engine.url, StoreAction.READ),
+            self._serial,
+            self.engine.connect() as conn,
+            conn.begin(),
+        ):
             yield conn
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A write unit of work (BEGIN IMMEDIATE); commits on exit, rolls back on error."""
-        with self._serial, self._writer.begin() as conn:
+    def write(self, action: StoreAction = StoreAction.WRITE) -> Iterator[Connection]:
+        """A write unit of work (BEGIN IMMEDIATE); commits on exit, rolls back on error.
+
+        A database fault (the write lock not obtained within the busy timeout, a full disk, a
+        damaged or read-only file, ...) rolls it back and raises StoreBusyError or
+        StoreUnavailableError, whose message says what `action` lost; logged once (`faults`).
+        """
+        with faults.translated(self.engine.url, action), self._serial, self._writer.begin() as conn:
             yield conn
 
     # -- members and posts --------------------------------------------------------------------
@@ -87,7 +102,7 @@ class Store:
         closes_at: datetime | None = None,
         now: datetime,
     ) -> PostInfo:
-        with self.write() as conn:
+        with self.write(StoreAction.POST) as conn:
             return posts.create_post(
                 conn,
                 guild_id,
@@ -153,9 +168,10 @@ class Store:
         Requests are graded in order, so later requests see earlier ones (the same member
         twice in a batch is graded twice, in sequence). A request that fails (its grader
         raises, its post is unknown or closed, or the database rejects an attempt) leaves no
-        trace and gets its exception in its slot; the rest commit. Errors in the transaction
-        itself (e.g. the write lock not obtained within the busy timeout) raise, and then
-        nothing was written.
+        trace and gets its exception in its slot; the rest commit. A fault of the transaction
+        itself raises, and then nothing was written: StoreBusyError (the write lock not
+        obtained within the busy timeout) or StoreUnavailableError (a full disk, a damaged or
+        read-only file), each saying "your answer was not recorded".
 
         Per-slot errors: UnknownPostError (no such post in that guild), PostClosedError
         (closed, and the member has not finished), AttemptLimitError (the database refused
@@ -165,12 +181,12 @@ class Store:
         if not requests:
             return []  # not worth taking the write lock for
         try:
-            with self.write() as conn:
+            with self.write(StoreAction.ANSWER) as conn:
                 return answers.record_batch(conn, requests, grade, now)
         except IntegrityError:
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
             # cost the common path does not pay).
-            with self.write() as conn:
+            with self.write(StoreAction.ANSWER) as conn:
                 return answers.replay_batch(conn, requests, grade, now)
 
     def reveal_hint(
@@ -179,7 +195,7 @@ class Store:
         """Record that the member saw the hint (halves the points of a later solve). After
         finishing, or on a closed post, it costs nothing and is not recorded. Raises
         UnknownPostError."""
-        with self.write() as conn:
+        with self.write(StoreAction.REVEAL) as conn:
             return answers.reveal_hint(conn, post_id, guild_id, user_id, name, now)
 
     def reveal_solution(
@@ -195,7 +211,7 @@ class Store:
         """Show the member the solution, as `engine.open_solution` decides: before finishing
         (on an open post) only when `confirmed`, and then it forfeits: the member finishes
         with 0 points. Idempotent. Raises UnknownPostError."""
-        with self.write() as conn:
+        with self.write(StoreAction.REVEAL) as conn:
             return answers.reveal_solution(
                 conn, post_id, guild_id, user_id, name, now, confirmed=confirmed
             )
@@ -269,7 +285,7 @@ class Store:
         time zone, a policy other than "anyone"/"mods", a negative cooldown).
         """
         guild_config.check_changes(changes)
-        with self.write() as conn:
+        with self.write(StoreAction.CHANGE) as conn:
             return guild_config.update_guild_config(conn, guild_id, changes)
 
 

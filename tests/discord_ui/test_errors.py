@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.errors import SOMETHING_WENT_WRONG
-from tests.discord_ui.conftest import TOKEN, BotFactory, Driver
+from bot.quiz.engine import grade
+from bot.quiz.tasks import Catalog
+from bot.service import QuizService
+from bot.store import AnswerRequest, Store, make_engine
+from tests.discord_ui.conftest import TOKEN, BotFactory, Driver, settings
 from tests.discord_ui.fakes import (
+    ALICE,
+    CHANNEL_ID,
     DEFERRED_CHANNEL_MESSAGE,
     DEFERRED_UPDATE,
+    GUILD_ID,
     FakeDiscordHTTP,
 )
+from tests.store.conftest import fill_the_disk, write_lock_held
 
 CONTEXT = ("guild=800000000000000001", "channel=700000000000000001", "user=111")
 
@@ -203,3 +213,77 @@ async def test_an_error_after_a_public_deferral_stays_private(
     assert [c.method for c in fake.calls if c.path.endswith("/messages/@original")] == ["DELETE"]
     assert fake.last_reply().ephemeral
     assert fake.last_reply().text == SOMETHING_WENT_WRONG
+
+
+# -- database faults ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def impatient_bot(
+    tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog
+) -> AsyncIterator[QuizBot]:
+    """A bot whose database gives up waiting for a lock after 0.1 s (5 s in production)."""
+    db = tmp_path / "quiz.db"
+    store = Store(make_engine(f"sqlite:///{db}", busy_timeout_ms=100))
+    bot = QuizBot(settings(db), QuizService(catalog, store, batch_window=0.001))
+    await bot.login(TOKEN)
+    yield bot
+    await bot.close()
+    store.engine.dispose()
+
+
+async def test_a_busy_database_tells_the_member_the_answer_was_not_recorded(
+    impatient_bot: QuizBot, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    driver = Driver(impatient_bot, fake)
+    message = await driver.post("mc-split")
+    database = impatient_bot.service.store.engine.url.database
+    assert database is not None
+    with write_lock_held(database):
+        await driver.click(message, r"quiz:ans:\d+:B")
+        refused = fake.last_reply()
+        await driver.click(message, r"quiz:hint:\d+")
+        hint_refused = fake.last_reply()
+    assert refused.ephemeral
+    assert refused.text == (
+        "The quiz database is busy; your answer was not recorded. Try again in a moment."
+    )
+    assert hint_refused.ephemeral
+    assert hint_refused.text == (
+        "The quiz database is busy; nothing was shown or saved. Try again in a moment."
+    )
+    assert not [r for r in caplog.records if r.exc_info]
+    assert "Traceback" not in caplog.text
+    assert [r.levelno for r in caplog.records if r.levelno >= logging.WARNING] == [
+        logging.WARNING
+    ] * 2
+
+    # The lock is gone: the same click counts, as the member's first try.
+    await driver.click(message, r"quiz:ans:\d+:B")
+    assert "**10** points on your first try" in fake.last_reply().text
+
+
+async def test_a_full_disk_leaves_leaderboard_and_stats_working(
+    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    await driver.post("mc-split")
+    store = bot.service.store
+    post = store.latest_post(GUILD_ID, CHANNEL_ID)
+    assert post is not None
+    task = bot.service.task(post.task_id)
+    members = [(ALICE.id, ALICE.name)] + [(2000 + n, f"student{n}") for n in range(300)]
+    store.answer_batch(
+        [AnswerRequest(post.id, GUILD_ID, user, name, ("B",)) for user, name in members],
+        lambda _task_id, request, progress: grade(task, progress, request.picks),
+        bot.service.clock(),
+    )
+    fill_the_disk(store.engine)  # building the leaderboard's totals needs new pages
+
+    await driver.command("leaderboard", period="all")
+    board = fake.last_reply()
+    assert "Leaderboard · all time" in board.text
+    assert board.text.count("student") == 9
+    await driver.command("stats")
+    assert "1 of 1 tried" in fake.last_reply().text
+    assert any("aggregated from the scores" in r.getMessage() for r in caplog.records)
+    assert not [r for r in caplog.records if r.exc_info]

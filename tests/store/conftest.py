@@ -1,12 +1,16 @@
-"""Stores on a fresh database, a small task, and helpers to answer it at a given moment."""
+"""Stores on a fresh database, a small task, helpers to answer it at a given moment, and
+real database faults (a held write lock, a full disk)."""
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine, event
 
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
@@ -66,3 +70,31 @@ def file_store(tmp_path: Path) -> Iterator[Store]:
     engine = make_engine(f"sqlite:///{tmp_path}/data/quizbot.db")
     yield Store(engine)
     engine.dispose()
+
+
+# -- database faults, for real ----------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def write_lock_held(path: str | Path) -> Iterator[None]:
+    """Another connection (another process, an admin's sqlite3 shell) holds the write lock."""
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+def fill_the_disk(engine: Engine) -> None:
+    """Every connection of `engine` from now on may not grow the file: SQLite reports
+    SQLITE_FULL, as on a full disk, for any write that needs a new page."""
+    with engine.connect() as conn:
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar_one()
+
+    @event.listens_for(engine, "connect")
+    def _limit(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        dbapi_connection.execute(f"PRAGMA max_page_count = {pages}")
+
+    engine.dispose()  # pooled connections reconnect, with the limit

@@ -21,7 +21,7 @@ def test_first_start_creates_the_data_directory_in_wal_mode(tmp_path: Path) -> N
         with engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
-            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
         assert {"member", "guild_config", "post", "attempt", "reveal", "score"} <= set(
             inspect(engine).get_table_names()
@@ -98,5 +98,35 @@ def test_default_url_creates_data_dir_relative_to_cwd(
     try:
         assert (tmp_path / "data" / "quizbot.db").is_file()
         assert (tmp_path / "data" / "quizbot.db-wal").exists()
+    finally:
+        engine.dispose()
+
+
+def test_synchronous_is_full_by_default_and_normal_when_set(tmp_path: Path) -> None:
+    """FULL: an acknowledged commit is on disk; NORMAL (the SQLITE_SYNCHRONOUS setting) on
+    every pooled connection, not only the first."""
+    url = f"sqlite:///{tmp_path}/quizbot.db"
+    for setting, expected in ((None, 2), ("NORMAL", 1), ("FULL", 2)):
+        engine = (
+            make_engine(url) if setting is None else make_engine(url, synchronous=setting)
+        )
+        try:
+            with engine.connect() as first, engine.connect() as second:
+                for conn in (first, second):
+                    assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == expected
+        finally:
+            engine.dispose()
+
+
+def test_an_unknown_synchronous_mode_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="FULL, NORMAL"):
+        make_engine(f"sqlite:///{tmp_path}/quizbot.db", synchronous="OFF; DROP TABLE post")
+
+
+def test_the_busy_timeout_can_be_shortened(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path}/quizbot.db", busy_timeout_ms=50)
+    try:
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 50
     finally:
         engine.dispose()
