@@ -132,7 +132,9 @@ def _question(block: _Block) -> Draft | ReportLine:
             if len(options) < 2:
                 return bad(number, "the ANSWER line needs at least two options before it")
             label = found["label"].upper()
-            if label not in OPTION_LABELS[: len(options)]:
+            if not label:
+                return bad(number, "the ANSWER line names no option")
+            if len(label) != 1 or label not in OPTION_LABELS[: len(options)]:
                 last = OPTION_LABELS[len(options) - 1]
                 return bad(number, f"ANSWER {found['label']!r} is not one of the options A–{last}")
             answer = label

@@ -74,6 +74,9 @@ _KIND_NAMES = {
 }
 """Moodle's question types we leave out, in the words of Moodle's question type names."""
 
+_BANK_COMMENT = "quizbot bank: "
+_BANK_TITLE = re.compile(r"<!-- quizbot bank: (?P<bank>[^\n]+?) -->")
+"""An export of ours names its bank in a comment; the import takes the title back from it."""
 _RIGHT = 100.0
 _DEFAULT_INCORRECT = {"your answer is incorrect.", "your answer is incorrect"}
 """Moodle fills <incorrectfeedback> with this by default: not a note anyone wrote."""
@@ -91,8 +94,11 @@ def looks_like(text: str) -> bool:
 def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
     """The questions of a Moodle XML file as drafts, plus a report of what was left out or
     changed. `topic`, when given, is every task's topic (the file's categories are ignored);
-    otherwise each task gets its category's topic and the bank the first category's."""
+    otherwise each task gets its category's topic and the bank the first category's. The bank's
+    title is the one an export of ours wrote in a comment, else the file's name."""
     name = PurePath(source).stem or "moodle-xml"
+    title = _BANK_TITLE.search(text[:4096])
+    bank = title["bank"] if title else name
     report: list[ReportLine] = []
     drafts: list[Draft] = []
     categories: list[str] = []
@@ -100,7 +106,7 @@ def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
         root, lines = _read(text)
     except _Refused as refused:
         report.append(ReportLine(refused.line, refused.message))
-        return ImportResult([], report, bank=name, topic=topic or name, source=_source(source))
+        return ImportResult([], report, bank=bank, topic=topic or name, source=_source(source))
     category: str | None = None
     for question in root.findall("question"):
         line = lines.get(id(question))
@@ -121,7 +127,7 @@ def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
         if topic or draft.topic == bank_topic:
             draft.topic = None
     unique_ids(drafts)
-    return ImportResult(drafts, report, bank=name, topic=bank_topic, source=_source(source))
+    return ImportResult(drafts, report, bank=bank, topic=bank_topic, source=_source(source))
 
 
 def _source(source: str) -> str:
@@ -594,7 +600,14 @@ class _Markdown(HTMLParser):
         return True
 
     def _break(self, newlines: str) -> None:
-        self.out.append(newlines)
+        """End the line (or paragraph): add only the newlines the output does not end with, so
+        nested blocks ("<li><p>") do not stack blank lines."""
+        have = 0
+        for chunk in reversed(self.out):
+            have += len(chunk) - len(chunk.rstrip("\n"))
+            if chunk.strip("\n"):
+                break
+        self.out.append("\n" * max(len(newlines) - have, 0))
 
     def markdown(self) -> str:
         text = "".join(self.out)
@@ -617,7 +630,7 @@ def export(tasks: Sequence[Task], *, bank: str) -> str:
     """`tasks` as a Moodle XML file: a category per topic, then one `multichoice` question per
     choice task and per one-blank fill task; every other task as an XML comment saying why."""
     quiz = ET.Element("quiz")
-    quiz.append(ET.Comment(_comment(f"quizbot bank: {bank}")))
+    quiz.append(ET.Comment(_comment(f"{_BANK_COMMENT}{bank}")))
     topic: str | None = None
     for task in tasks:
         if task.kind is Kind.FILL and task.blanks != 1:
@@ -635,7 +648,8 @@ def export(tasks: Sequence[Task], *, bank: str) -> str:
             )
         quiz.append(_question(task))
     ET.indent(quiz)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(quiz, "unicode") + "\n"
+    body = ET.tostring(quiz, "unicode", short_empty_elements=False)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
 
 
 def _comment(text: str) -> str:
