@@ -83,6 +83,12 @@ def left_out(line: int | None, kind: str) -> ReportLine:
     return ReportLine(line, f"left out: {kind} questions are not supported (yet)")
 
 
+NEUTRAL_HINT = "Read each option carefully."
+"""The hint of a task whose source has none (our format requires one)."""
+NEUTRAL_HINT_COMMENT = "The source has no hint: a neutral one was written; a real nudge is better."
+"""The draft's `comment` that says so, for the person checking the bank."""
+
+
 @dataclass(slots=True)
 class ImportResult:
     drafts: list[Draft]

@@ -1,0 +1,703 @@
+"""Moodle XML: a Moodle question bank's export, read into our drafts and written from our tasks.
+
+Import (`parse`), question by question:
+
+- `multichoice` with one right answer (`<single>true</single>`) and `truefalse` become choice
+  tasks. The answer with `fraction="100"` is the right option; each wrong option's `<feedback>`
+  becomes the mistake note tied to it (the same text on several options: one note tied to all of
+  them); `<incorrectfeedback>` becomes a general note; `<generalfeedback>` and the right
+  option's feedback become the solution; the first `<hint>` becomes the hint; `<name>` becomes
+  the id.
+- A `category` question sets the topic of the questions after it (`$course$/top/Sub` -> "Sub").
+- Every other kind, and a question that cannot be a choice task, becomes a report line.
+- The file is parsed with defusedxml: a file that declares entities (an entity bomb) or
+  refers to an external one is refused with one report line, as is XML that is not well formed.
+
+Export (`export`): choice tasks and one-blank fill tasks as `multichoice` questions with Markdown
+texts, so `parse(export(tasks))` gives the tasks back (content/README.md, "Moodle XML", says
+exactly what survives); fill tasks with several blanks are left out with an XML comment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import PurePath
+from typing import ClassVar
+from xml.etree import ElementTree as ET
+
+from defusedxml import DefusedXmlException, EntitiesForbidden
+from defusedxml.ElementTree import DefusedXMLParser
+
+from bot.content.importers.drafts import (
+    DIFFICULTIES,
+    NEUTRAL_HINT,
+    NEUTRAL_HINT_COMMENT,
+    Draft,
+    ImportResult,
+    Note,
+    ReportLine,
+    Step,
+    left_out,
+    slug,
+    unique_ids,
+)
+from bot.content.schema import ID_PATTERN, MAX_ID_LENGTH
+from bot.quiz.tasks import BLANK_PATTERN, OPTION_LABELS, Kind, Solution, Task
+
+FORMAT_NAME = "Moodle XML"
+
+FILL_TAG = "quizbot-fill"
+"""Marks an exported one-blank fill task, so that it comes back as a fill task."""
+DIFFICULTY_TAG = "quizbot-difficulty-"
+"""Followed by easy, medium or hard: Moodle has no difficulty of its own."""
+
+_KIND_NAMES = {
+    "shortanswer": "short answer",
+    "numerical": "numerical",
+    "matching": "matching",
+    "essay": "essay",
+    "description": "description",
+    "multianswer": "embedded answers (Cloze)",
+    "calculated": "calculated",
+    "calculatedsimple": "simple calculated",
+    "calculatedmulti": "calculated multichoice",
+    "ddwtos": "drag and drop into text",
+    "gapselect": "select missing words",
+    "ddimageortext": "drag and drop onto image",
+    "ddmarker": "drag and drop markers",
+    "ordering": "ordering",
+    "randomsamatch": "random short-answer matching",
+    "random": "random",
+}
+"""Moodle's question types we leave out, in the words of Moodle's question type names."""
+
+_BANK_COMMENT = "quizbot bank: "
+_BANK_TITLE = re.compile(r"<!-- quizbot bank: (?P<bank>[^\n]+?) -->")
+"""An export of ours names its bank in a comment; the import takes the title back from it."""
+_RIGHT = 100.0
+_DEFAULT_INCORRECT = {"your answer is incorrect.", "your answer is incorrect"}
+"""Moodle fills <incorrectfeedback> with this by default: not a note anyone wrote."""
+_NO_FEEDBACK_COMMENT = "The source has no feedback: the solution gives only the answer."
+
+
+def looks_like(text: str) -> bool:
+    """Whether `text` is a Moodle XML file: a `<quiz>` root near the start."""
+    return re.search(r"<quiz[\s>/]", text[:4096]) is not None
+
+
+# --- import -------------------------------------------------------------------------------------
+
+
+def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
+    """The questions of a Moodle XML file as drafts, plus a report of what was left out or
+    changed. `topic`, when given, is every task's topic (the file's categories are ignored);
+    otherwise each task gets its category's topic and the bank the first category's. The bank's
+    title is the one an export of ours wrote in a comment, else the file's name."""
+    name = PurePath(source).stem or "moodle-xml"
+    title = _BANK_TITLE.search(text[:4096])
+    bank = title["bank"] if title else name
+    report: list[ReportLine] = []
+    drafts: list[Draft] = []
+    categories: list[str] = []
+    try:
+        root, lines = _read(text)
+    except _Refused as refused:
+        report.append(ReportLine(refused.line, refused.message))
+        return ImportResult([], report, bank=bank, topic=topic or name, source=_source(source))
+    category: str | None = None
+    for question in root.findall("question"):
+        line = lines.get(id(question))
+        if question.get("type") == "category":
+            category = _category_topic(question.findtext("category/text") or "")
+            if category:
+                categories.append(category)
+            continue
+        try:
+            draft = _draft(question, line, report)
+        except _LeftOut as out:
+            report.append(out.report)
+            continue
+        draft.topic = category
+        drafts.append(draft)
+    bank_topic = topic or (categories[0] if categories else name)
+    for draft in drafts:
+        if topic or draft.topic == bank_topic:
+            draft.topic = None
+    unique_ids(drafts)
+    return ImportResult(drafts, report, bank=bank, topic=bank_topic, source=_source(source))
+
+
+def _source(source: str) -> str:
+    return f"{FORMAT_NAME}: {PurePath(source).name}"
+
+
+class _Refused(Exception):
+    """The whole file is refused: one report line says why."""
+
+    def __init__(self, line: int | None, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+class _LeftOut(Exception):
+    """One question is left out: its report line."""
+
+    def __init__(self, report: ReportLine) -> None:
+        super().__init__(report.message)
+        self.report = report
+
+
+class _LineBuilder(ET.TreeBuilder):
+    """The element tree, plus the line each `<question>` starts on (keyed by element id: the
+    tree keeps every element alive, so the ids stay unique)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parser: DefusedXMLParser | None = None
+        self.lines: dict[int, int] = {}
+
+    def start(self, tag: str, attrs: dict[str, str]) -> ET.Element:
+        element = super().start(tag, attrs)
+        if tag == "question" and self.parser is not None:
+            self.lines[id(element)] = self.parser.parser.CurrentLineNumber
+        return element
+
+
+def _read(text: str) -> tuple[ET.Element, dict[int, int]]:
+    builder = _LineBuilder()
+    parser = DefusedXMLParser(target=builder)
+    builder.parser = parser
+    try:
+        parser.feed(text)
+        root = parser.close()
+    except EntitiesForbidden as error:
+        raise _Refused(parser.parser.CurrentLineNumber, _entities_refused(error)) from None
+    except DefusedXmlException as error:
+        line = parser.parser.CurrentLineNumber
+        raise _Refused(line, f"refused: the file uses a forbidden XML feature ({error})") from None
+    except ET.ParseError as error:
+        line, column = error.position
+        reason = re.sub(r": line \d+, column \d+$", "", str(error))
+        raise _Refused(
+            line, f"refused: not well-formed XML: {reason} (column {column + 1})"
+        ) from None
+    if root.tag != "quiz":
+        raise _Refused(1, f"refused: not Moodle XML: the root element is <{root.tag}>, not <quiz>")
+    return root, builder.lines
+
+
+def _entities_refused(error: EntitiesForbidden) -> str:
+    if error.sysid or error.pubid:
+        target = error.sysid or error.pubid
+        return (
+            f"refused: the file declares an external entity ({error.name!r} -> {target}); "
+            "Moodle XML never needs one"
+        )
+    return (
+        f"refused: the file declares the XML entity {error.name!r}, as an entity bomb "
+        '("billion laughs") does; Moodle XML never needs entities'
+    )
+
+
+def _category_topic(path: str) -> str | None:
+    """The last part of a category path; '//' is a '/' inside a name. `$course$/top` alone
+    (Moodle's root category) names no topic."""
+    parts = [p.replace("\0", "/").strip() for p in path.replace("//", "\0").split("/")]
+    parts = [p for p in parts if p]
+    if parts and parts[0].startswith("$") and parts[0].endswith("$"):
+        parts = parts[1:]
+    if parts and parts[0].casefold() == "top":
+        parts = parts[1:]
+    return parts[-1] if parts else None
+
+
+@dataclass(slots=True)
+class _Answer:
+    text: str
+    fraction: float
+    feedback: str
+
+
+@dataclass(slots=True)
+class _Question:
+    """One `<question>` being read: its texts as Discord markdown, and what reading them found."""
+
+    element: ET.Element
+    line: int | None
+    name: str = ""
+    images: int = 0
+    comments: list[str] = field(default_factory=list)
+
+    def text(self, element: ET.Element | None) -> str:
+        """A Moodle text field (`<x format="…"><text>…</text></x>`) as Discord markdown."""
+        if element is None:
+            return ""
+        raw = element.findtext("text") or ""
+        fmt = element.get("format", "html")
+        if fmt in ("html", "moodle_auto_format"):
+            self.images += len(re.findall(r"<img\b", raw, re.IGNORECASE))
+        return _convert(raw, fmt)
+
+    def field(self, tag: str) -> str:
+        return self.text(self.element.find(tag))
+
+    def out(self, why: str) -> _LeftOut:
+        return _LeftOut(ReportLine(self.line, f"left out: question {self.name!r}: {why}"))
+
+    def note(self, what: str) -> ReportLine:
+        return ReportLine(self.line, f"question {self.name!r}: {what}")
+
+
+def _draft(element: ET.Element, line: int | None, report: list[ReportLine]) -> Draft:
+    kind = element.get("type", "")
+    question = _Question(element, line, name=(element.findtext("name/text") or "").strip())
+    if kind == "multichoice":
+        if not _is_true(element.findtext("single", "true")):
+            raise _LeftOut(left_out(line, "multiple-answer"))
+        answers = [_answer(question, a) for a in element.findall("answer")]
+    elif kind == "truefalse":
+        answers = _true_false(question)
+    else:
+        raise _LeftOut(left_out(line, _KIND_NAMES.get(kind, kind or "untyped")))
+    text = question.field("questiontext")
+    right = _right_option(question, answers, report)
+    draft = Draft(
+        id=_task_id(question.name, text),
+        kind="choice",
+        options=[a.text for a in answers],
+        answers=[OPTION_LABELS[right]],
+        question=text,
+        source_line=line,
+    )
+    tags = [(t.findtext("text") or "").strip() for t in element.findall("tags/tag")]
+    _difficulty(draft, tags)
+    if kind == "multichoice" and FILL_TAG in tags:
+        _as_fill(draft, question)
+    draft.mistakes = _notes(question, answers, right)
+    _solution(draft, question, answers[right].feedback)
+    _hint(draft, question, report)
+    if question.images:
+        report.append(
+            question.note(f"{question.images} image(s) left out; the text says [image: …]")
+        )
+    draft.comment = "\n".join(question.comments) or None
+    return draft
+
+
+def _is_true(value: str | None) -> bool:
+    return (value or "").strip().casefold() in ("true", "1", "yes")
+
+
+def _answer(question: _Question, element: ET.Element) -> _Answer:
+    raw = element.get("fraction", "0")
+    try:
+        fraction = float(raw)
+    except ValueError:
+        raise question.out(f"the fraction {raw!r} of an answer is not a number") from None
+    return _Answer(question.text(element), fraction, question.text(element.find("feedback")))
+
+
+def _true_false(question: _Question) -> list[_Answer]:
+    by_text = {}
+    for element in question.element.findall("answer"):
+        answer = _answer(question, element)
+        by_text[answer.text.casefold()] = answer
+    if set(by_text) != {"true", "false"}:
+        raise question.out("a true/false question needs one 'true' and one 'false' answer")
+    return [
+        _Answer("True", by_text["true"].fraction, by_text["true"].feedback),
+        _Answer("False", by_text["false"].fraction, by_text["false"].feedback),
+    ]
+
+
+def _right_option(question: _Question, answers: list[_Answer], report: list[ReportLine]) -> int:
+    if len(answers) < 2:
+        raise question.out("it has fewer than two answers")
+    right = [i for i, a in enumerate(answers) if a.fraction >= _RIGHT]
+    if not right:
+        raise question.out('no answer is marked right (fraction="100")')
+    if len(right) > 1:
+        labels = ", ".join(OPTION_LABELS[i] for i in right)
+        raise question.out(f"answers {labels} are all marked right; a choice task has one")
+    for i, answer in enumerate(answers):
+        if 0 < answer.fraction < _RIGHT:
+            report.append(
+                question.note(
+                    f"option {OPTION_LABELS[i]} gave {answer.fraction:g}% credit; "
+                    "it now counts as wrong"
+                )
+            )
+    return right[0]
+
+
+def _task_id(name: str, question_text: str) -> str:
+    """The question's name when it already is a valid task id (an export of ours), else a slug
+    of the name, or of the question text when the question has no name."""
+    if ID_PATTERN.fullmatch(name) and len(name) <= MAX_ID_LENGTH:
+        return name
+    return slug(name or question_text)
+
+
+def _difficulty(draft: Draft, tags: list[str]) -> None:
+    for tag in tags:
+        level = tag.removeprefix(DIFFICULTY_TAG)
+        if tag.startswith(DIFFICULTY_TAG) and level in DIFFICULTIES:
+            draft.difficulty = level
+
+
+_FENCED = re.compile(
+    r"\A(?P<instruction>.+?)\n\n```(?P<language>[\w+#.-]*)\n(?P<code>.*)\n```\Z", re.S
+)
+
+
+def _as_fill(draft: Draft, question: _Question) -> None:
+    """An exported one-blank fill task: the instruction, then the code in a fence."""
+    match = _FENCED.match(draft.question or "")
+    if not match or BLANK_PATTERN.findall(match["code"]) != ["1"]:
+        question.comments.append(
+            f"Tagged {FILL_TAG}, but the question is not an instruction followed by code with "
+            "one blank [1]: imported as a choice task."
+        )
+        return
+    draft.kind = "fill"
+    draft.question = None
+    draft.instruction = match["instruction"].strip()
+    draft.code = match["code"]
+    language = match["language"]
+    if language and language != "python":
+        question.comments.append(f"The code is {language}: add `language: {language}`.")
+
+
+def _notes(question: _Question, answers: list[_Answer], right: int) -> list[Note]:
+    """Each wrong option's feedback, tied to it (one note for a text several options share),
+    then `<incorrectfeedback>` as a general note."""
+    tied: dict[str, list[str]] = {}
+    for i, answer in enumerate(answers):
+        if i != right and answer.feedback:
+            tied.setdefault(answer.feedback, []).append(OPTION_LABELS[i])
+    notes = [Note(text, tuple(labels)) for text, labels in tied.items()]
+    general = question.field("incorrectfeedback")
+    if general and general.casefold() not in _DEFAULT_INCORRECT:
+        notes.append(Note(general))
+    return notes
+
+
+_SOLUTION_MARK = re.compile(
+    r"^\*\*(?:Step\s+\d+:\s*(?P<step>[^\n]+?)\*\*[ \t]*$|(?P<key>Final answer|Quick check):\*\*)",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def _solution(draft: Draft, question: _Question, right_feedback: str) -> None:
+    """The solution from `<generalfeedback>`: the parts `_solution_markdown` marks (steps,
+    final answer, quick check) where marked, the rest (and the right option's feedback) as the
+    explanation; only the answer when the source gives neither."""
+    text = question.field("generalfeedback")
+    marks = list(_SOLUTION_MARK.finditer(text))
+    explanation = text[: marks[0].start()].strip() if marks else text
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        body = text[mark.end() : end].strip()
+        if mark["step"]:
+            draft.steps.append(Step(mark["step"].strip(), body))
+        elif mark["key"].casefold() == "final answer":
+            draft.final_answer = _join(draft.final_answer, body)
+        else:
+            draft.quick_check = _join(draft.quick_check, body)
+    draft.explanation = _join(right_feedback, explanation)
+    if not (draft.steps or draft.final_answer or draft.quick_check or draft.explanation):
+        draft.final_answer = draft.options[OPTION_LABELS.index(draft.answers[0])]
+        question.comments.append(_NO_FEEDBACK_COMMENT)
+
+
+def _join(*texts: str | None) -> str | None:
+    return "\n\n".join(t for t in texts if t) or None
+
+
+def _hint(draft: Draft, question: _Question, report: list[ReportLine]) -> None:
+    hints = [h for h in (question.text(e) for e in question.element.findall("hint")) if h]
+    if len(hints) > 1:
+        report.append(question.note(f"only the first of its {len(hints)} hints is kept"))
+    if hints:
+        draft.hint = hints[0]
+    else:
+        draft.hint = NEUTRAL_HINT
+        question.comments.append(NEUTRAL_HINT_COMMENT)
+
+
+# --- text formats -------------------------------------------------------------------------------
+
+
+def _convert(raw: str, fmt: str) -> str:
+    """A text in one of Moodle's formats as Discord markdown: Markdown and plain text stay as
+    they are; HTML (also Moodle's auto-format, whose newlines are line breaks) is converted."""
+    if fmt in ("markdown", "plain_text"):
+        return raw.strip()
+    if fmt == "moodle_auto_format":
+        raw = raw.replace("\r\n", "\n").replace("\n", "<br>")
+    return _html_to_markdown(raw)
+
+
+@dataclass(slots=True)
+class _Mark:
+    """An open inline tag's Markdown marker, written at the tag's first visible text."""
+
+    tag: str
+    marker: str
+    written: bool = False
+
+
+# TODO(html_text.py): the GIFT importer owns bot/content/importers/html_text.py, the shared
+# HTML-to-Discord-markdown conversion; when it lands, call it here and delete this class.
+class _Markdown(HTMLParser):
+    """HTML as Discord markdown: paragraphs, line breaks, bold, italics, code, preformatted
+    blocks, lists, links as "text (url)", images as "[image: alt]", tables as "a | b" rows;
+    entities unescaped; every other tag dropped (never shown raw)."""
+
+    _BLOCKS: ClassVar = frozenset(
+        {"p", "div", "section", "article", "header", "footer", "blockquote", "figure"}
+        | {"figcaption", "dl", "dt", "dd", "table", "hr", "h1", "h2", "h3", "h4", "h5", "h6"}
+    )
+    _INLINE: ClassVar = {
+        "b": "**",
+        "strong": "**",
+        "i": "*",
+        "em": "*",
+        "code": "`",
+        "tt": "`",
+        "kbd": "`",
+        "samp": "`",
+        "u": "__",
+        "s": "~~",
+        "strike": "~~",
+        "del": "~~",
+    }
+    _SKIP: ClassVar = frozenset({"script", "style", "head", "title"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.inline: list[_Mark] = []
+        self.lists: list[str] = []
+        """The open lists' tags, innermost last, and how many items each has so far."""
+        self.items: list[int] = []
+        self.links: list[tuple[int, str]] = []
+        self.pre: list[str] | None = None
+        self.pres: list[str] = []
+        self.skip = 0
+        self.first_cell = True
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIP:
+            self.skip += 1
+        elif self.pre is not None:
+            if tag == "br":
+                self.pre.append("\n")
+        elif tag == "pre":
+            self._break("\n\n")
+            self.pre = []
+        elif tag == "br":
+            self.out.append("\n")
+        elif tag in self._INLINE:
+            self.inline.append(_Mark(tag, self._INLINE[tag]))
+        elif tag in ("ul", "ol"):
+            self._break("\n\n" if not self.lists else "\n")
+            self.lists.append(tag)
+            self.items.append(0)
+        elif tag == "li":
+            bullet = "- "
+            if self.lists:
+                self.items[-1] += 1
+                bullet = f"{self.items[-1]}. " if self.lists[-1] == "ol" else "- "
+            self._break("\n")
+            self.out.append("  " * max(len(self.lists) - 1, 0) + bullet)
+        elif tag == "a":
+            self.links.append((len(self.out), dict(attrs).get("href") or ""))
+        elif tag == "img":
+            alt = (dict(attrs).get("alt") or "").strip()
+            self._text(f"[image: {alt}]" if alt else "[image]")
+        elif tag == "tr":
+            self._break("\n")
+            self.first_cell = True
+        elif tag in ("td", "th"):
+            if not self.first_cell:
+                self.out.append(" | ")
+            self.first_cell = False
+        elif tag in self._BLOCKS:
+            self._break("\n\n")
+            if tag[0] == "h" and tag[1:].isdigit():
+                self.inline.append(_Mark(tag, "**"))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP:
+            self.skip = max(self.skip - 1, 0)
+        elif tag == "pre" and self.pre is not None:
+            self.pres.append("".join(self.pre).removeprefix("\n").rstrip())
+            self.out.append(f"\0{len(self.pres) - 1}\0")
+            self.pre = None
+            self._break("\n\n")
+        elif self.pre is not None:
+            return
+        elif tag in self._INLINE or (tag[0] == "h" and tag[1:].isdigit()):
+            self._close(tag)
+            if tag in self._BLOCKS:
+                self._break("\n\n")
+        elif tag in ("ul", "ol") and self.lists:
+            self.lists.pop()
+            self.items.pop()
+            self._break("\n\n" if not self.lists else "\n")
+        elif tag == "a" and self.links:
+            start, href = self.links.pop()
+            text = "".join(self.out[start:]).strip()
+            if href and not href.startswith("#") and href not in text:
+                self.out.append(f" ({href})" if text else href)
+        elif tag in self._BLOCKS:
+            self._break("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        if self.pre is not None:
+            self.pre.append(data)
+            return
+        self._text(re.sub(r"\s+", " ", data))
+
+    def _text(self, text: str) -> None:
+        if self._after_space():
+            text = text.lstrip()
+        if not text.strip():
+            self.out.append(text)
+            return
+        # Markers open at the first visible text, so "<b> x</b>" gives " **x**", not "** x**".
+        lead = text[: len(text) - len(text.lstrip())]
+        self.out.append(lead)
+        for mark in self.inline:
+            if not mark.written:
+                self.out.append(mark.marker)
+                mark.written = True
+        self.out.append(text.lstrip())
+
+    def _close(self, tag: str) -> None:
+        for i in range(len(self.inline) - 1, -1, -1):
+            if self.inline[i].tag == tag:
+                mark = self.inline.pop(i)
+                if mark.written:
+                    trailing = ""
+                    if self.out and self.out[-1].endswith(" "):
+                        self.out[-1] = self.out[-1].rstrip(" ")
+                        trailing = " "
+                    self.out.append(f"{mark.marker}{trailing}")
+                return
+
+    def _after_space(self) -> bool:
+        for chunk in reversed(self.out):
+            if chunk:
+                return chunk[-1].isspace()
+        return True
+
+    def _break(self, newlines: str) -> None:
+        """End the line (or paragraph): add only the newlines the output does not end with, so
+        nested blocks ("<li><p>") do not stack blank lines."""
+        have = 0
+        for chunk in reversed(self.out):
+            have += len(chunk) - len(chunk.rstrip("\n"))
+            if chunk.strip("\n"):
+                break
+        self.out.append("\n" * max(len(newlines) - have, 0))
+
+    def markdown(self) -> str:
+        text = "".join(self.out)
+        text = re.sub(r"[ \t]+\n", "\n", text)
+        text = re.sub(r"\n{3,}", "\n\n", text).strip()
+        return re.sub(r"\0(\d+)\0", lambda m: f"```\n{self.pres[int(m[1])]}\n```", text)
+
+
+def _html_to_markdown(html: str) -> str:
+    parser = _Markdown()
+    parser.feed(html)
+    parser.close()
+    return parser.markdown()
+
+
+# --- export -------------------------------------------------------------------------------------
+
+
+def export(tasks: Sequence[Task], *, bank: str) -> str:
+    """`tasks` as a Moodle XML file: a category per topic, then one `multichoice` question per
+    choice task and per one-blank fill task; every other task as an XML comment saying why."""
+    quiz = ET.Element("quiz")
+    quiz.append(ET.Comment(_comment(f"{_BANK_COMMENT}{bank}")))
+    topic: str | None = None
+    for task in tasks:
+        if task.kind is Kind.FILL and task.blanks != 1:
+            why = (
+                f"left out: {task.id} is a fill task with {task.blanks} blanks; "
+                "a Moodle multichoice question has one answer"
+            )
+            quiz.append(ET.Comment(_comment(why)))
+            continue
+        if task.topic != topic:
+            topic = task.topic
+            category = ET.SubElement(quiz, "question", type="category")
+            ET.SubElement(ET.SubElement(category, "category"), "text").text = (
+                "$course$/top/" + topic.replace("/", "//")
+            )
+        quiz.append(_question(task))
+    ET.indent(quiz)
+    body = ET.tostring(quiz, "unicode", short_empty_elements=False)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
+
+
+def _comment(text: str) -> str:
+    # "--" may not appear inside an XML comment.
+    return " " + re.sub(r"-(?=-)", "- ", text) + " "
+
+
+def _question(task: Task) -> ET.Element:
+    question = ET.Element("question", type="multichoice")
+    ET.SubElement(ET.SubElement(question, "name"), "text").text = task.id
+    if task.kind is Kind.CHOICE:
+        text = task.prompt
+    else:
+        text = f"{task.instruction}\n\n```{task.language}\n{task.prompt}\n```"
+    _text(question, "questiontext", text)
+    _text(question, "generalfeedback", _solution_markdown(task.solution))
+    ET.SubElement(question, "single").text = "true"
+    ET.SubElement(question, "shuffleanswers").text = "false"
+    ET.SubElement(question, "answernumbering").text = "ABCD"
+    if task.general_notes:
+        _text(question, "incorrectfeedback", "\n\n".join(task.general_notes))
+    for option in task.options:
+        fraction = "100" if option.label == task.answers[0] else "0"
+        answer = ET.SubElement(question, "answer", fraction=fraction, format="markdown")
+        ET.SubElement(answer, "text").text = option.text
+        _text(answer, "feedback", "\n\n".join(task.notes_for(option.label)))
+    _text(question, "hint", task.hint)
+    tags = ET.SubElement(question, "tags")
+    names = [DIFFICULTY_TAG + task.difficulty.value]
+    if task.kind is Kind.FILL:
+        names.append(FILL_TAG)
+    for name in names:
+        ET.SubElement(ET.SubElement(tags, "tag"), "text").text = name
+    return question
+
+
+def _text(parent: ET.Element, tag: str, text: str) -> None:
+    ET.SubElement(ET.SubElement(parent, tag, format="markdown"), "text").text = text
+
+
+def _solution_markdown(solution: Solution) -> str:
+    """The solution as one text, each part marked so that `_solution` reads it back: the
+    explanation first (it has no mark), then "**Step n: title**", "**Final answer:** …",
+    "**Quick check:** …"."""
+    parts = [solution.explanation] if solution.explanation else []
+    parts += [f"**Step {n}: {s.title}**\n{s.text}" for n, s in enumerate(solution.steps, 1)]
+    if solution.final_answer:
+        parts.append(f"**Final answer:** {solution.final_answer}")
+    if solution.quick_check:
+        parts.append(f"**Quick check:** {solution.quick_check}")
+    return "\n\n".join(parts)
