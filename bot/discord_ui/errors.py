@@ -261,8 +261,8 @@ def _readable(option: Any) -> bool:
     if "value" not in option:
         return False
     value = option["value"]
-    if kind in SNOWFLAKE_OPTIONS:
-        return isinstance(value, str) and value.isascii() and value.isdigit()
+    if kind in SNOWFLAKE_OPTIONS:  # a snowflake is an unsigned 64-bit number
+        return isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20
     if kind == NUMBER_OPTION and not option.get("focused") and value not in (None, ""):
         return isinstance(value, int | float) and not isinstance(value, bool)
     return isinstance(kind, int)

@@ -239,6 +239,9 @@ class Harness:
         self.bot = self.run(self._start(db, catalog))
         self.driver = Driver(self.bot, fake)
         self.posts = {task: self.run(self.driver.post(task)) for task in POSTED}
+        # A daily quiz, for the schedule id options and their autocomplete to find.
+        add = Option("schedule add", "topic", STRING, [], texts, member=MOD, others=ADD)
+        self.command(add, "MLOps")
 
     @staticmethod
     async def _start(db: Path, catalog: Catalog) -> QuizBot:
