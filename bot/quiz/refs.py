@@ -29,7 +29,9 @@ TEXT_LIMIT = 100
 """The most characters a free-text option takes (topic, task, time, time zone): the options
 declare it as their max_length, so Discord's client enforces it too."""
 
-NO_SUCH_SCHEDULE = "This server has no daily quiz with that number. `/schedule list` shows them."
+NO_SUCH_SCHEDULE = (
+    "This server has no daily quiz with that `id`: `/schedule list` shows their numbers."
+)
 
 
 def _id_number(text: str) -> int | None:
@@ -50,10 +52,16 @@ def post_number(text: str) -> int | None:
     return _id_number(text.strip().removeprefix("#"))
 
 
+def search_text(text: str) -> str:
+    """Typed text to search the posts' task ids for: trimmed, without control characters
+    (which no one types, and SQLite's LIKE would end a pattern at a NUL)."""
+    return "".join(c for c in text if c.isprintable()).strip()
+
+
 def post_ref(text: str | None) -> int | str | None:
     """What the `task` option of /hint and /solution names: None (nothing typed: the channel's
     latest post), a post id (the autocomplete's values, or "#12" typed), or text to search for."""
-    text = (text or "").strip()
+    text = search_text(text or "")
     if not text:
         return None
     number = post_number(text)

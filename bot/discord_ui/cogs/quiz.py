@@ -91,7 +91,7 @@ class QuizCog(commands.Cog):
         service = self.bot.service
         config = await service.guild_config(guild_id)
         check_may_post(config.post_policy, await is_moderator(interaction))
-        chosen = service.choose_task(topic, difficulty, task)
+        chosen = service.choose_task(topic or None, difficulty, task)  # "" is no topic
         wait = self.bot.cooldowns.claim(channel_id, config.cooldown_seconds)
         if wait:
             raise PostCooldownError(wait)
@@ -151,9 +151,8 @@ class QuizCog(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild_id is None:
             return []
-        found = await self.bot.service.search_posts(
-            interaction.guild_id, typed(current), MAX_CHOICES
-        )
+        text = refs.search_text(typed(current))
+        found = await self.bot.service.search_posts(interaction.guild_id, text, MAX_CHOICES)
         return [
             app_commands.Choice(name=posted_choice_name(p), value=str(p.post.id)) for p in found
         ]
