@@ -40,6 +40,8 @@ TOO_BIG = str(2**63)
         ("0", "0"),
         ("-1", "-1"),
         ("##12", "##12"),
+        ("\x00", None),
+        ("mc-\x00split\n", "mc-split"),
     ],
 )
 def test_post_ref_is_an_id_only_in_ascii_digits_within_sqlite_range(
@@ -127,4 +129,5 @@ def test_any_text_is_an_in_range_id_or_search_text(text: str) -> None:
     if isinstance(ref, int):
         assert 1 <= ref <= 2**63 - 1
     else:
-        assert ref is None or ref == text.strip()
+        assert ref is None or ref == refs.search_text(text)
+        assert ref is None or all(c.isprintable() for c in ref)
