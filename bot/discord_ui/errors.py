@@ -241,7 +241,7 @@ async def report(interaction: discord.Interaction[QuizBot], error: BaseException
         message = SOMETHING_WENT_WRONG
     elif isinstance(error, discord.HTTPException):
         log.warning("Discord refused a call in %s: %s", context(interaction), error)
-    elif message == OUT_OF_DATE:
+    elif isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
         log.warning("%s in %s: run `quizbot sync`?", error, context(interaction))
     await send_private(interaction, shown(message, interaction))
 
