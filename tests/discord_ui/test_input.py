@@ -12,6 +12,7 @@ from typing import Any
 
 import discord
 import pytest
+from discord import app_commands
 from sqlalchemy import text
 
 from bot.discord_ui.client import QuizBot
@@ -22,8 +23,10 @@ from bot.discord_ui.errors import (
     send_private,
     shown,
 )
+from bot.discord_ui.params import Checked
 from bot.quiz.engine import Progress
 from bot.quiz.errors import ScheduleInputError
+from bot.quiz.refs import TEXT_LIMIT
 from bot.rendering import MESSAGE_CONTENT, discord_len
 from tests.discord_ui.conftest import AUTOCOMPLETE, BUTTON, COMMAND, COMPONENT, Driver
 from tests.discord_ui.fakes import (
@@ -413,3 +416,38 @@ async def test_raw_schedule_ids_beyond_int64_name_the_option(
             assert reply.ephemeral
             assert "no daily quiz with that `id`" in reply.text
     assert troubles(caplog) == []
+
+
+# -- the declarations --------------------------------------------------------------------------
+
+
+def test_every_typed_option_is_declared_bounded_and_parsed_under_its_own_name(
+    bot: QuizBot,
+) -> None:
+    """Discord's client enforces what an option declares; the transformer (`Checked`) parses
+    the same bounds again for raw payloads, and names the option in its refusal."""
+    checked = 0
+    for command in bot.tree.walk_commands():
+        if not isinstance(command, app_commands.Command):
+            continue
+        for param in command.parameters:
+            where = f"/{command.qualified_name} {param.display_name}"
+            if param.type is discord.AppCommandOptionType.string:
+                assert param.choices or (param.max_value or 10**9) <= TEXT_LIMIT, where
+            if param.type is discord.AppCommandOptionType.integer:
+                assert param.min_value is not None, where
+            # The transformer behind the option: only discord.py's own keeps it private.
+            transformer = command._params[param.name]._annotation
+            if param.type in CHECKED_TYPES:
+                assert isinstance(transformer, Checked), where
+                assert transformer.option == param.display_name, where
+                checked += 1
+    assert checked >= 15
+
+
+CHECKED_TYPES = {
+    discord.AppCommandOptionType.string,
+    discord.AppCommandOptionType.integer,
+    discord.AppCommandOptionType.boolean,
+    discord.AppCommandOptionType.role,
+}
