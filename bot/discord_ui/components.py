@@ -10,6 +10,16 @@ memory, so a button posted last week by another process works the same as a fres
     quiz:pick:<post>:<blank>:<picks>  one blank's select in the picker, e.g. quiz:pick:42:2:A-
     quiz:submit:<post>:<picks>      submit the picker's picks, e.g. quiz:submit:42:AC
     quiz:reveal:<post>              confirm /solution before finishing (forfeits attempts)
+
+<post> is a post's id (1 to 2**63 - 1, ASCII digits), <option> an option letter A-Z, <blank> a
+blank number 1-5, <picks> one character per blank of a task with 2 to 5 blanks: its option
+letter, or "-" while unpicked. The pick, submit and reveal controls only ever sit on the
+member's private (ephemeral) messages.
+
+A custom_id can be forged, so each item's template matches ANY id with its prefix and number of
+fields, and `from_custom_id` parses the fields (`bot.quiz.refs`, `picker.parse_picks`): one that
+does not parse makes an item `refusing` the click, which gets a private refusal (an exception
+raised in `from_custom_id` would only be logged by discord.py, the click left unanswered).
 """
 
 from __future__ import annotations
@@ -21,16 +31,25 @@ import discord
 
 from bot import rendering
 from bot.discord_ui import picker, replies
-from bot.discord_ui.errors import Guarded, QuizView, guild_id_of, member_name
+from bot.discord_ui.errors import (
+    Guarded,
+    QuizView,
+    guild_id_of,
+    member_name,
+    private_message_only,
+)
 from bot.discord_ui.replies import Responder
-from bot.quiz import engine
+from bot.quiz import engine, refs
+from bot.quiz.errors import QuizError
 from bot.quiz.tasks import Option
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
     from bot.service import PostedTask
 
-_POST = r"(?P<post>[0-9]{1,20})"
+_POST = r"(?P<post>[^:]*)"
+"""A post id field followed by more fields; the last field of a template takes the rest."""
+_LAST_POST = r"(?P<post>[\s\S]*)"
 BUTTONS_PER_ROW = 5
 HINT_ROW = 4
 """Option buttons take rows 0-3 (rendering.MAX_BUTTON_OPTIONS); Hint and Answer sit below."""
@@ -47,13 +66,16 @@ class PostIdOnly:
         match: re.Match[str],
         /,
     ) -> Self:
-        return cls(int(match["post"]))  # type: ignore[call-arg]
+        try:
+            return cls(refs.post_id(match["post"]))  # type: ignore[call-arg]
+        except QuizError as exc:
+            return cls(0).refusing(exc)  # type: ignore[call-arg, attr-defined, no-any-return]
 
 
 class AnswerButton(
     Guarded,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:ans:{_POST}:(?P<opt>[A-Z])",
+    template=rf"quiz:ans:{_POST}:(?P<opt>[\s\S]*)",
 ):
     def __init__(
         self,
@@ -88,11 +110,15 @@ class AnswerButton(
         match: re.Match[str],
         /,
     ) -> Self:
+        try:
+            post_id, option = refs.post_id(match["post"]), refs.option_label(match["opt"])
+        except QuizError as exc:
+            return cls(0, "A").refusing(exc)
         if isinstance(item, discord.ui.Button):
             # discord.py has just rebuilt the clicked button from the message (custom_id and
             # all) for this click alone: wrap it rather than build a copy.
-            return cls(int(match["post"]), match["opt"], button=item)
-        return cls(int(match["post"]), match["opt"], label=getattr(item, "label", None))
+            return cls(post_id, option, button=item)
+        return cls(post_id, option, label=getattr(item, "label", None))
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         bot = interaction.client
@@ -116,7 +142,7 @@ class HintButton(
     Guarded,
     PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:hint:{_POST}",
+    template=rf"quiz:hint:{_LAST_POST}",
 ):
     def __init__(self, post_id: int, *, row: int | None = None) -> None:
         super().__init__(
@@ -146,7 +172,7 @@ class OpenPickerButton(
     Guarded,
     PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:open:{_POST}",
+    template=rf"quiz:open:{_LAST_POST}",
 ):
     def __init__(self, post_id: int, *, row: int | None = None) -> None:
         super().__init__(
@@ -168,7 +194,7 @@ class ConfirmSolutionButton(
     Guarded,
     PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:reveal:{_POST}",
+    template=rf"quiz:reveal:{_LAST_POST}",
 ):
     def __init__(self, post_id: int) -> None:
         super().__init__(
@@ -181,6 +207,7 @@ class ConfirmSolutionButton(
         self.post_id = post_id
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        private_message_only(interaction)
         service = interaction.client.service
         async with Responder(interaction, update=True) as responder:
             result = await service.solution(

@@ -3,20 +3,28 @@
 Domain errors (`QuizError`), refused checks and missing channel permissions are the member's
 business and get a friendly sentence. Anything else is our bug: the member is told it has been
 logged, and the traceback goes to the log with enough context to find the interaction again.
+
+What a member typed is never trusted on the way back either: every private error reply is cut
+to Discord's 2,000 characters, and the typed text a domain message quotes (with `!r`, see
+bot/quiz/errors.py) is shown cut and with its markdown and mentions escaped (`shown`). The bot's
+allowed_mentions is none (bot/discord_ui/client.py), so nothing pings whatever slips through.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Self
 
 import discord
 from discord import app_commands
 
+from bot import rendering
 from bot.discord_ui.checks import ModeratorCheckFailure
 from bot.quiz.errors import (
     AttemptLimitError,
+    ForgedControlError,
     InvalidAnswerError,
     NoMatchingTaskError,
     PostClosedError,
@@ -38,6 +46,12 @@ replace the public "thinking…" message, so an error reply must not use it."""
 log = logging.getLogger(__name__)
 
 SOMETHING_WENT_WRONG = "Something went wrong; it has been logged."
+OUT_OF_DATE = (
+    "Discord sent this command in a shape I don't know: my commands may be out of date. "
+    "Try again in a while, or tell a server admin."
+)
+QUOTE_LIMIT = 100
+"""The most characters of a typed value quoted back in a reply."""
 CLOSED = "This quiz has closed, so it takes no more answers. You can still see the solution."
 
 # The channel permissions a task post needs, with the names Discord's settings screen uses.
@@ -81,13 +95,65 @@ def missing_post_permissions(perms: discord.Permissions, *, thread: bool = False
 
 
 def unwrap(error: BaseException) -> BaseException:
-    """The exception the handler raised, not discord.py's wrapper around it."""
-    while isinstance(error, app_commands.CommandInvokeError):
-        error = error.original
-    return error
+    """The exception the handler (or an option's parser) raised, not discord.py's wrapper."""
+    while True:
+        if isinstance(error, app_commands.CommandInvokeError):
+            error = error.original
+        elif isinstance(error, app_commands.TransformerError) and isinstance(
+            error.__cause__, QuizError
+        ):
+            # Our transformers parse with bot.quiz.refs; discord.py wraps what they raise.
+            error = error.__cause__
+        else:
+            return error
 
 
-def friendly_message(error: BaseException) -> str | None:
+def _escaped(text: str) -> str:
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+
+
+def quoted(value: str) -> str:
+    """Typed text as a reply quotes it: cut, in quotes like repr (control characters shown as
+    escapes), markdown and mentions escaped."""
+    return _escaped(repr(rendering.truncate(value, QUOTE_LIMIT)))
+
+
+def inline(value: str) -> str:
+    """Typed text as a reply shows it within a sentence: cut, control characters replaced,
+    markdown and mentions escaped."""
+    text = rendering.truncate(value, QUOTE_LIMIT)
+    return _escaped("".join(c if c.isprintable() else "\ufffd" for c in text))
+
+
+def _typed_values(interaction: discord.Interaction[Any]) -> Iterator[str]:
+    for _, value in interaction.namespace:
+        if isinstance(value, str) and value:
+            yield value
+
+
+def shown(message: str, interaction: discord.Interaction[Any] | None = None) -> str:
+    """`message` as it may be sent: the interaction's typed values it quotes with repr shown
+    `quoted`, and the whole cut to Discord's limit on a message's content."""
+    if interaction is not None and interaction.type is discord.InteractionType.application_command:
+        for value in sorted(_typed_values(interaction), key=len, reverse=True):
+            message = message.replace(repr(value), quoted(value))
+    return rendering.truncate(message, rendering.MESSAGE_CONTENT)
+
+
+def option_named(interaction: discord.Interaction[Any], kind: discord.AppCommandOptionType) -> str:
+    """The command's option of this type (each of ours has at most one user, channel or role
+    option), for a refusal of a value discord.py itself could not convert."""
+    command = interaction.command
+    if isinstance(command, app_commands.Command):
+        names = [p.display_name for p in command.parameters if p.type is kind]
+        if len(names) == 1:
+            return f"`{names[0]}`"
+    return f"{kind.name}"
+
+
+def friendly_message(
+    error: BaseException, interaction: discord.Interaction[Any] | None = None
+) -> str | None:
     """The sentence a member gets for an expected failure; None for a bug."""
     match error:
         case PostClosedError():
@@ -95,7 +161,12 @@ def friendly_message(error: BaseException) -> str | None:
         case UnknownPostError():
             return "I can't find that quiz in this server. Pick one from the list, perhaps?"
         case NoMatchingTaskError():
-            return f"I couldn't find a matching task: {error} Try another topic or difficulty."
+            topic = inline(error.topic) if error.topic else None
+            wanted = " ".join(x for x in (error.difficulty, topic) if x) or "any"
+            return (
+                f"I couldn't find a matching task: there is no {wanted} task in the loaded "
+                "banks. Try another topic or difficulty."
+            )
         case UnknownTaskError():
             return f"I couldn't find a matching task ({error}). Try another topic or difficulty."
         case InvalidAnswerError():
@@ -113,7 +184,12 @@ def friendly_message(error: BaseException) -> str | None:
         case app_commands.CheckFailure():
             return "You can't use that command here."
         case app_commands.TransformerError():
-            return f"I couldn't understand {error.value!r} for that option."
+            # A value discord.py's own transformers refused (an unresolved member or a voice
+            # channel, say): ours raise domain errors, which `unwrap` has taken out.
+            where = "" if interaction is None else f" for {option_named(interaction, error.type)}"
+            return f"I can't use that value{where}. Pick one from the list, please."
+        case app_commands.CommandSignatureMismatch() | app_commands.CommandNotFound():
+            return OUT_OF_DATE
         case discord.Forbidden():
             return (
                 "Discord didn't let me do that here: I'm missing a permission in this "
@@ -130,7 +206,9 @@ def describe(interaction: discord.Interaction[Any]) -> str:
         return f"/{command.qualified_name}"
     data: Any = interaction.data or {}
     custom_id = data.get("custom_id")
-    return f"component {custom_id!r}" if custom_id else f"interaction type {interaction.type!r}"
+    if custom_id:
+        return f"component {rendering.truncate(str(custom_id), QUOTE_LIMIT)!r}"
+    return f"interaction type {interaction.type!r}"
 
 
 def context(interaction: discord.Interaction[Any]) -> str:
@@ -142,7 +220,9 @@ def context(interaction: discord.Interaction[Any]) -> str:
 
 
 async def send_private(interaction: discord.Interaction[Any], content: str) -> None:
-    """Best effort: the interaction may have expired, and a failure here must not cascade."""
+    """Best effort: the interaction may have expired, and a failure here must not cascade.
+    After a deferral this is a follow-up, which takes the place of "thinking…"."""
+    content = rendering.truncate(content, rendering.MESSAGE_CONTENT)
     try:
         if interaction.response.is_done():
             if interaction.extras.get(PUBLIC_DEFERRAL):
@@ -152,23 +232,76 @@ async def send_private(interaction: discord.Interaction[Any], content: str) -> N
             await interaction.followup.send(content, ephemeral=True)
         else:
             await interaction.response.send_message(content, ephemeral=True)
-    except discord.HTTPException:
-        log.warning("could not send an error reply for %s", context(interaction), exc_info=True)
+    except discord.HTTPException as exc:
+        log.warning("could not send an error reply for %s: %s", context(interaction), exc)
 
 
 async def report(interaction: discord.Interaction[QuizBot], error: BaseException) -> None:
     """Answer the member privately; log bugs (and refused Discord calls) with their context."""
     error = unwrap(error)
-    message = friendly_message(error)
+    message = friendly_message(error, interaction)
     if message is None:
         log.error("unhandled error in %s", context(interaction), exc_info=error)
         message = SOMETHING_WENT_WRONG
     elif isinstance(error, discord.HTTPException):
         log.warning("Discord refused a call in %s: %s", context(interaction), error)
-    await send_private(interaction, message)
+    elif isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
+        log.warning("%s in %s: run `quizbot sync`?", error, context(interaction))
+    await send_private(interaction, shown(message, interaction))
+
+
+SNOWFLAKE_OPTIONS = frozenset({6, 7, 8, 9, 11})
+"""user, channel, role, mentionable, attachment: discord.py reads their values with int()."""
+NUMBER_OPTION = 10
+
+
+def _readable(option: Any) -> bool:
+    """Whether discord.py can read one option of a command payload without failing."""
+    if not isinstance(option, dict) or not isinstance(option.get("name"), str):
+        return False
+    kind = option.get("type")
+    if kind in (1, 2):  # a subcommand (group): its own options
+        return all(_readable(o) for o in _listed(option.get("options", [])))
+    if "value" not in option:
+        return False
+    value = option["value"]
+    if kind in SNOWFLAKE_OPTIONS:  # a snowflake is an unsigned 64-bit number
+        return isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20
+    if kind == NUMBER_OPTION and not option.get("focused") and value not in (None, ""):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(kind, int)
+
+
+def _listed(options: Any) -> list[Any]:
+    return options if isinstance(options, list) else [None]
+
+
+def readable_payload(data: Any) -> bool:
+    """Whether discord.py can read a command payload's options. Discord only sends readable
+    ones; a raw payload can send a user option "abc", which would fail inside the library,
+    before any handler or error hook, and leave the member without a reply."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("name"), str)
+        and all(_readable(o) for o in _listed(data.get("options", [])))
+    )
+
+
+UNREADABLE = "Discord sent this command with a value I can't read. Pick the options from the lists."
 
 
 class QuizTree(app_commands.CommandTree["QuizBot"]):
+    async def interaction_check(self, interaction: discord.Interaction[QuizBot], /) -> bool:
+        """Refuse, privately, a payload discord.py could not read (see `readable_payload`)."""
+        if readable_payload(interaction.data):
+            return True
+        if interaction.type is discord.InteractionType.autocomplete:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.autocomplete([])
+        else:
+            await send_private(interaction, UNREADABLE)
+        return False
+
     async def on_error(
         self, interaction: discord.Interaction[QuizBot], error: app_commands.AppCommandError, /
     ) -> None:
@@ -199,12 +332,22 @@ class QuizView(discord.ui.View):
 class Guarded:
     """Mixin for our DynamicItems (list it first): run `handle`, report any failure privately.
 
-    discord.py only logs an exception from a DynamicItem's callback, leaving the member's
-    click unanswered ("This interaction failed"); this makes every failure a reply.
+    discord.py only logs an exception from a DynamicItem's callback (or its `from_custom_id`),
+    leaving the member's click unanswered ("This interaction failed"); this makes every failure
+    a reply. A custom_id that does not parse still makes an item, `refusing` the parse's error,
+    and its click gets that refusal instead of running `handle`.
     """
+
+    refusal: QuizError | None = None
+
+    def refusing(self, error: QuizError) -> Self:
+        self.refusal = error
+        return self
 
     async def callback(self, interaction: discord.Interaction[QuizBot]) -> None:
         try:
+            if self.refusal is not None:
+                raise self.refusal
             await self.handle(interaction)
         except Exception as exc:
             await report(interaction, exc)
@@ -218,6 +361,15 @@ def guild_id_of(interaction: discord.Interaction[Any]) -> int:
     if interaction.guild_id is None:
         raise app_commands.NoPrivateMessage()
     return interaction.guild_id
+
+
+def private_message_only(interaction: discord.Interaction[Any]) -> None:
+    """For controls that edit their own message (the picker, the solution's confirmation),
+    which the bot only ever puts on a member's private message: refuse one clicked anywhere
+    else, as only a forged custom_id can be, rather than edit a public message."""
+    message = interaction.message
+    if message is None or not message.flags.ephemeral:
+        raise ForgedControlError()
 
 
 def member_name(interaction: discord.Interaction[Any]) -> str:

@@ -20,11 +20,18 @@ import discord
 
 from bot import rendering
 from bot.discord_ui import replies
-from bot.discord_ui.errors import Guarded, QuizView, guild_id_of, member_name
+from bot.discord_ui.errors import (
+    Guarded,
+    QuizView,
+    guild_id_of,
+    member_name,
+    private_message_only,
+)
 from bot.discord_ui.replies import Reply, Responder
+from bot.quiz import refs
 from bot.quiz.engine import Outcome, Status, check_open, check_partial_picks
-from bot.quiz.errors import InvalidAnswerError
-from bot.quiz.tasks import MAX_BLANKS, Task
+from bot.quiz.errors import InvalidAnswerError, QuizError
+from bot.quiz.tasks import MAX_BLANKS, OPTION_LABELS, Task
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -37,8 +44,19 @@ LAYOUT_TEXT_LIMIT = 4000
 
 Picks = dict[int, str]
 
-_POST = r"(?P<post>[0-9]{1,20})"
-_PICKS = rf"(?P<picks>[A-Z{EMPTY}]{{1,{MAX_BLANKS}}})"
+_POST = r"(?P<post>[^:]*)"
+_PICKS = r"(?P<picks>[\s\S]*)"
+"""The fields of the picker's custom_ids (see the grammar in components.py): the templates take
+any text there, and `from_custom_id` parses it."""
+
+
+def parse_picks(text: str) -> str:
+    """The picks field of a custom_id: one option letter or EMPTY per blank of a task with
+    2 to MAX_BLANKS blanks (the picker is for multi-blank tasks only). Whether they fit the
+    post's task is `checked_picks`'s business, once the task is loaded."""
+    if not 2 <= len(text) <= MAX_BLANKS or any(c not in OPTION_LABELS + EMPTY for c in text):
+        raise InvalidAnswerError("the custom_id holds no picks")
+    return text
 
 
 def encode_picks(picks: Mapping[int, str], blanks: int) -> str:
@@ -204,6 +222,8 @@ async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -
     async with Responder(interaction) as responder:
         view = await service.member_view(post_id, guild_id_of(interaction), interaction.user.id)
         posted, progress = view.posted, view.progress
+        if not posted.task.multi_blank:  # a forged custom_id: the post has option buttons
+            raise InvalidAnswerError(f"post {post_id} is answered with its buttons")
         check_open(posted.closed, progress)
         if progress.finished:
             await responder.send(Reply(replies.finished_text(progress)))
@@ -215,7 +235,7 @@ async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -
 class BlankSelect(
     Guarded,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"quiz:pick:{_POST}:(?P<blank>[1-{MAX_BLANKS}]):{_PICKS}",
+    template=rf"quiz:pick:{_POST}:(?P<blank>[^:]*):{_PICKS}",
 ):
     def __init__(
         self,
@@ -259,9 +279,15 @@ class BlankSelect(
         /,
     ) -> Self:
         options = item.options if isinstance(item, discord.ui.Select) else None
-        return cls(int(match["post"]), int(match["blank"]), match["picks"], options)
+        try:
+            post_id = refs.post_id(match["post"])
+            blank, picks = refs.blank_number(match["blank"]), parse_picks(match["picks"])
+        except QuizError as exc:
+            return cls(0, 1, EMPTY * 2, options).refusing(exc)
+        return cls(post_id, blank, picks, options)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        private_message_only(interaction)
         service = interaction.client.service
         async with Responder(interaction, update=True) as responder:
             posted = await service.posted(self.post_id, guild_id_of(interaction))
@@ -301,9 +327,13 @@ class SubmitButton(
         match: re.Match[str],
         /,
     ) -> Self:
-        return cls(int(match["post"]), match["picks"])
+        try:
+            return cls(refs.post_id(match["post"]), parse_picks(match["picks"]))
+        except QuizError as exc:
+            return cls(0, EMPTY * 2).refusing(exc)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        private_message_only(interaction)
         bot = interaction.client
         guild_id = guild_id_of(interaction)
         async with Responder(interaction, update=True) as responder:

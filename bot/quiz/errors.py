@@ -1,5 +1,10 @@
 """Domain errors, in one place: each names what went wrong, and the Discord layer turns each
-into a private, friendly reply (bot/discord_ui/errors.py). None of them is a bug."""
+into a private, friendly reply (bot/discord_ui/errors.py). None of them is a bug.
+
+A message that quotes what a member or moderator typed quotes it with `!r` (`f"{text!r} is
+not ..."`): the Discord layer finds those quotes and shows them cut and escaped, so typed
+markdown or mentions are shown as typed, never rendered.
+"""
 
 from __future__ import annotations
 
@@ -112,3 +117,23 @@ class StoreBusyError(StoreError):
 class StoreUnavailableError(StoreError):
     """The database cannot be written (or read) until the host acts: a full disk, a damaged
     or read-only file, an I/O error."""
+
+
+class InvalidInputError(QuizError):
+    """A value outside what its option takes: too long, not one of the choices, out of range,
+    or of the wrong kind. Discord's client prevents these; a raw payload or a forged custom_id
+    does not, so `bot.quiz.refs` refuses them, naming the option (`option`)."""
+
+    def __init__(self, option: str, problem: str) -> None:
+        self.option = option
+        self.problem = problem
+        super().__init__(f"The `{option}` option {problem}.")
+
+
+class ForgedControlError(QuizError):
+    """A button or select this bot never put where it was clicked (a forged custom_id)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "That control doesn't belong to this message. Use the buttons on the quiz post."
+        )

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Row, Table, bindparam, distinct, func, or_, select, true, update
 
+from bot.quiz import refs
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostCounts, PostInfo
 from bot.store.tables import Attempt, Post, Score
@@ -109,9 +110,9 @@ def latest_post(conn: Connection, guild_id: int, channel_id: int) -> PostInfo | 
 def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list[PostInfo]:
     text = text.strip()
     match = _post.c.task_id.contains(text, autoescape=True)
-    number = text.removeprefix("#")
-    if number.isdigit():
-        match = or_(match, _post.c.id == int(number))
+    number = refs.post_number(text)  # not every digit is ASCII, nor every number an id
+    if number is not None:
+        match = or_(match, _post.c.id == number)
     stmt = (
         select(_post)
         .where(_post.c.guild_id == guild_id, match)

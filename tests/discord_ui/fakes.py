@@ -194,9 +194,12 @@ class FakeDiscordHTTP:
 
     def _update(self, message_id: int, body: dict[str, Any]) -> dict[str, Any]:
         message = self.messages[message_id]
+        ephemeral = int(message.get("flags", 0) or 0) & EPHEMERAL
         for key in ("content", "embeds", "components", "flags"):
             if key in body:
                 message[key] = body[key] if body[key] is not None else message[key]
+        # An edit cannot make a private message public (nor the reverse): Discord keeps the bit.
+        message["flags"] = (int(message.get("flags", 0) or 0) & ~EPHEMERAL) | ephemeral
         return message
 
     async def handle(

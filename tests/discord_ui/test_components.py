@@ -68,6 +68,7 @@ async def test_every_item_round_trips_through_its_custom_id(
         assert rebuilt.custom_id == custom_id
         for attr in STATE:
             assert getattr(rebuilt, attr, None) == getattr(item, attr, None), attr
+        assert rebuilt.refusal is None  # type: ignore[attr-defined]
         seen.add(type(item))
     assert seen == set(DYNAMIC_ITEMS)
 
@@ -78,12 +79,33 @@ def test_picks_encoding() -> None:
     assert picker.encode_picks({}, 5) == "-----"
 
 
-def test_forged_custom_ids_do_not_match() -> None:
-    for bad in ("quiz:ans:1:AB", "quiz:ans:x:A", "quiz:pick:1:6:A", "quiz:submit:1:abc",
-                "quiz:hint:", "quiz:reveal:1:2", "quiz:pick:1:1:ABCDEF"):
-        assert not any(
-            cls.__discord_ui_compiled_template__.fullmatch(bad) for cls in DYNAMIC_ITEMS
-        ), bad
+FORGED = (
+    "quiz:ans:1:AB", "quiz:ans:x:A", "quiz:ans:²:A", "quiz:ans:99999999999999999999:A",
+    "quiz:ans:9223372036854775808:A", "quiz:ans:0:A", "quiz:ans:1:", "quiz:pick:1:6:A-",
+    "quiz:pick:1:0:A-", "quiz:pick:1:1:A", "quiz:pick:1:1:ABCDEF", "quiz:pick:1:1:ab",
+    "quiz:submit:1:abc", "quiz:submit:1:A", "quiz:submit:١٢:AB", "quiz:hint:", "quiz:hint:#1",
+    "quiz:reveal:1:2", "quiz:open: 1", f"quiz:hint:{'9' * 6000}",
+)
+
+
+@pytest.mark.parametrize("custom_id", FORGED)
+async def test_a_forged_custom_id_reaches_one_item_which_refuses_it(
+    bot: QuizBot, fake: FakeDiscordHTTP, custom_id: str
+) -> None:
+    claims = [
+        cls for cls in DYNAMIC_ITEMS if cls.__discord_ui_compiled_template__.fullmatch(custom_id)
+    ]
+    assert len(claims) == 1, claims  # so it gets one reply, not none and not two
+    (cls,) = claims
+    match = cls.__discord_ui_compiled_template__.fullmatch(custom_id)
+    assert match is not None
+    payload = interaction_payload(
+        fake, kind=COMPONENT, data={"custom_id": custom_id, "component_type": 2}
+    )
+    interaction = discord.Interaction(data=payload, state=bot._connection)  # type: ignore[arg-type]
+    base = discord.ui.Button(custom_id=custom_id, label="x")
+    item = await cls.from_custom_id(interaction, base, match)
+    assert item.refusal is not None  # type: ignore[attr-defined]
 
 
 async def test_post_layout_choice_task(driver: Driver) -> None:

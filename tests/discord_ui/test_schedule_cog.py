@@ -337,6 +337,33 @@ async def test_add_refuses_a_bad_time_clearly(sd: ScheduleDriver, time: str) -> 
     assert await sd.schedules() == []
 
 
+@pytest.mark.parametrize(
+    ("options", "refusal"),
+    [
+        ({"count": 0}, "The `count` option takes a whole number from 1 to 5."),
+        ({"count": 6}, "The `count` option takes a whole number from 1 to 5."),
+        ({"count": 999}, "The `count` option takes a whole number from 1 to 5."),
+        ({"count": "3"}, "The `count` option takes a whole number from 1 to 5."),
+        ({"difficulty": "extreme"}, "The `difficulty` option takes one of: easy, medium, hard."),
+        ({"thread": "yes"}, "The `thread` option takes True or False."),
+        ({"topic": "x" * 101}, "The `topic` option takes at most 100 characters."),
+        ({"timezone": "x" * 3000}, "The `timezone` option takes at most 100 characters."),
+    ],
+)
+async def test_add_refuses_raw_values_discords_client_would_not_send(
+    sd: ScheduleDriver, options: dict[str, Any], refusal: str
+) -> None:
+    reply = await sd.run("schedule add", **{**ADD, **options})
+    assert reply.ephemeral
+    assert reply.text == refusal
+    assert await sd.schedules() == []
+
+
+async def test_a_typed_zone_is_quoted_back_escaped(sd: ScheduleDriver) -> None:
+    reply = await sd.run("schedule add", **{**ADD, "timezone": "@everyone __Mars__"})
+    assert "'@\u200beveryone \\_\\_Mars\\_\\_' is not a time zone I know" in reply.text
+
+
 async def test_add_refuses_an_unknown_zone(sd: ScheduleDriver) -> None:
     reply = await sd.run("schedule add", **{**ADD, "timezone": "Mars/Olympus"})
     assert "not a time zone I know" in reply.text

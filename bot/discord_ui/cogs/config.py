@@ -15,7 +15,7 @@ from discord.ext import commands
 
 from bot.discord_ui.checks import moderator_group, moderator_only
 from bot.discord_ui.errors import guild_id_of
-from bot.discord_ui.params import ValueChoices, zone_autocomplete
+from bot.discord_ui.params import ServerRole, Text, ValueChoices, zone_autocomplete
 from bot.discord_ui.replies import Responder
 from bot.quiz.rules import PostPolicy
 from bot.schedule.zones import known_zones, resolve_zone
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
 
 Interaction = discord.Interaction["QuizBot"]
-PostPolicyParam = app_commands.Transform[PostPolicy, ValueChoices(PostPolicy)]
+PostPolicyParam = app_commands.Transform[PostPolicy, ValueChoices(PostPolicy, "policy")]
 
 
 class ConfigCog(commands.Cog):
@@ -43,7 +43,9 @@ class ConfigCog(commands.Cog):
     )
     @app_commands.autocomplete(zone=zone_autocomplete)
     @moderator_only()  # type: ignore[operator]
-    async def config_timezone(self, interaction: Interaction, zone: str) -> None:
+    async def config_timezone(
+        self, interaction: Interaction, zone: app_commands.Transform[str, Text("zone")]
+    ) -> None:
         guild_id = guild_id_of(interaction)
         name = resolve_zone(zone)
         async with Responder(interaction) as responder:
@@ -61,7 +63,9 @@ class ConfigCog(commands.Cog):
     )
     @moderator_only()  # type: ignore[operator]
     async def config_modrole(
-        self, interaction: Interaction, role: discord.Role | None = None
+        self,
+        interaction: Interaction,
+        role: app_commands.Transform[discord.Role, ServerRole("role")] | None = None,
     ) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:

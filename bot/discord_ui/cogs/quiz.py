@@ -19,9 +19,16 @@ from bot.discord_ui.errors import (
     member_name,
     missing_post_permissions,
 )
-from bot.discord_ui.params import DifficultyParam, topic_autocomplete
+from bot.discord_ui.params import (
+    DifficultyParam,
+    TaskParam,
+    TopicParam,
+    topic_autocomplete,
+    typed,
+)
 from bot.discord_ui.posting import post_task
 from bot.discord_ui.replies import Reply, Responder
+from bot.quiz import refs
 from bot.quiz.errors import NothingPostedError, UnknownPostError
 from bot.quiz.rules import check_may_post
 from bot.quiz.tasks import Difficulty, Task
@@ -65,9 +72,9 @@ class QuizCog(commands.Cog):
     async def quiz(
         self,
         interaction: Interaction,
-        topic: str | None = None,
+        topic: TopicParam | None = None,
         difficulty: DifficultyParam | None = None,
-        task: str | None = None,
+        task: TaskParam | None = None,
     ) -> None:
         guild_id = guild_id_of(interaction)
         channel = interaction.channel
@@ -84,7 +91,7 @@ class QuizCog(commands.Cog):
         service = self.bot.service
         config = await service.guild_config(guild_id)
         check_may_post(config.post_policy, await is_moderator(interaction))
-        chosen = service.choose_task(topic, difficulty, task)
+        chosen = service.choose_task(topic or None, difficulty, task)  # "" is no topic
         wait = self.bot.cooldowns.claim(channel_id, config.cooldown_seconds)
         if wait:
             raise PostCooldownError(wait)
@@ -110,10 +117,9 @@ class QuizCog(commands.Cog):
         self, interaction: Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         namespace = interaction.namespace
-        topic = namespace.topic or None
-        difficulty = namespace.difficulty
-        level = Difficulty(difficulty) if difficulty in set(Difficulty) else None
-        needle = current.casefold()
+        topic = typed(namespace.topic) or None
+        level = next((d for d in Difficulty if d.value == namespace.difficulty), None)
+        needle = typed(current).casefold()
         return [
             app_commands.Choice(name=task_choice_name(t), value=t.id)
             for t in self.bot.service.catalog.select(topic, level)
@@ -126,17 +132,18 @@ class QuizCog(commands.Cog):
         """The chosen post (an autocomplete value is its id), or this channel's latest."""
         service = self.bot.service
         guild_id = guild_id_of(interaction)
-        if not task:
+        ref = refs.post_ref(task)
+        if ref is None:
             latest = await service.latest_posted(guild_id, interaction.channel_id or 0)
             if latest is None:
                 raise NothingPostedError()
             return latest
-        if task.strip().isdigit():
-            return await service.posted(int(task), guild_id)
+        if isinstance(ref, int):
+            return await service.posted(ref, guild_id)
         # Typed text instead of a picked suggestion: take the best match, as the list would.
-        found = await service.search_posts(guild_id, task.strip(), 1)
+        found = await service.search_posts(guild_id, ref, 1)
         if not found:
-            raise UnknownPostError(f"no posted task matches {task!r}")
+            raise UnknownPostError("no posted task matches the text typed")
         return found[0]
 
     async def posted_autocomplete(
@@ -144,7 +151,8 @@ class QuizCog(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild_id is None:
             return []
-        found = await self.bot.service.search_posts(interaction.guild_id, current, MAX_CHOICES)
+        text = refs.search_text(typed(current))
+        found = await self.bot.service.search_posts(interaction.guild_id, text, MAX_CHOICES)
         return [
             app_commands.Choice(name=posted_choice_name(p), value=str(p.post.id)) for p in found
         ]
@@ -152,7 +160,7 @@ class QuizCog(commands.Cog):
     @app_commands.command(name="hint", description="A private hint (it halves the points).")
     @app_commands.guild_only()
     @app_commands.describe(task="A task posted in this server; default: the latest here")
-    async def hint(self, interaction: Interaction, task: str | None = None) -> None:
+    async def hint(self, interaction: Interaction, task: TaskParam | None = None) -> None:
         service = self.bot.service
         async with Responder(interaction) as responder:
             posted = await self.resolve(interaction, task)
@@ -167,7 +175,7 @@ class QuizCog(commands.Cog):
     @app_commands.command(name="solution", description="The worked solution, privately.")
     @app_commands.guild_only()
     @app_commands.describe(task="A task posted in this server; default: the latest here")
-    async def solution(self, interaction: Interaction, task: str | None = None) -> None:
+    async def solution(self, interaction: Interaction, task: TaskParam | None = None) -> None:
         service = self.bot.service
         async with Responder(interaction) as responder:
             posted = await self.resolve(interaction, task)

@@ -18,7 +18,17 @@ from discord.ext import commands
 from bot.clock import discord_timestamp
 from bot.discord_ui.checks import is_moderator, moderator_group, moderator_only
 from bot.discord_ui.errors import guild_id_of, missing_post_permissions
-from bot.discord_ui.params import DifficultyParam, topic_autocomplete, zone_autocomplete
+from bot.discord_ui.params import (
+    CountParam,
+    DifficultyParam,
+    Flag,
+    ScheduleIdParam,
+    Text,
+    TopicParam,
+    topic_autocomplete,
+    typed,
+    zone_autocomplete,
+)
 from bot.discord_ui.replies import Responder
 from bot.discord_ui.schedule_list import choice_name, list_embed, schedule_lines, what
 from bot.quiz.errors import ScheduleInputError
@@ -64,12 +74,12 @@ class ScheduleCog(commands.Cog):
         self,
         interaction: Interaction,
         channel: discord.TextChannel,
-        time: str,
-        timezone: str | None = None,
-        topic: str | None = None,
+        time: app_commands.Transform[str, Text("time")],
+        timezone: app_commands.Transform[str, Text("timezone")] | None = None,
+        topic: TopicParam | None = None,
         difficulty: DifficultyParam | None = None,
-        count: app_commands.Range[int, 1, MAX_TASKS_PER_RUN] = 1,
-        thread: bool = False,
+        count: CountParam = 1,
+        thread: app_commands.Transform[bool, Flag("thread")] = False,
     ) -> None:
         guild_id = guild_id_of(interaction)
         service = self.bot.service
@@ -121,7 +131,9 @@ class ScheduleCog(commands.Cog):
     @app_commands.rename(schedule_id="id")
     @app_commands.describe(schedule_id="The schedule's number, from /schedule list")
     @moderator_only()  # type: ignore[operator]
-    async def schedule_remove(self, interaction: Interaction, schedule_id: int) -> None:
+    async def schedule_remove(
+        self, interaction: Interaction, schedule_id: ScheduleIdParam
+    ) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
             info = await self.scheduler.remove_schedule(guild_id, schedule_id)
@@ -135,14 +147,16 @@ class ScheduleCog(commands.Cog):
     @app_commands.rename(schedule_id="id")
     @app_commands.describe(schedule_id="The schedule's number, from /schedule list")
     @moderator_only()  # type: ignore[operator]
-    async def schedule_pause(self, interaction: Interaction, schedule_id: int) -> None:
+    async def schedule_pause(self, interaction: Interaction, schedule_id: ScheduleIdParam) -> None:
         await self._pause(interaction, schedule_id, paused=True)
 
     @schedule.command(name="resume", description="Resume a paused daily quiz.")
     @app_commands.rename(schedule_id="id")
     @app_commands.describe(schedule_id="The schedule's number, from /schedule list")
     @moderator_only()  # type: ignore[operator]
-    async def schedule_resume(self, interaction: Interaction, schedule_id: int) -> None:
+    async def schedule_resume(
+        self, interaction: Interaction, schedule_id: ScheduleIdParam
+    ) -> None:
         await self._pause(interaction, schedule_id, paused=False)
 
     async def _pause(self, interaction: Interaction, schedule_id: int, *, paused: bool) -> None:
@@ -171,10 +185,11 @@ class ScheduleCog(commands.Cog):
         # Autocomplete skips command checks; the list is for moderators' eyes only.
         if interaction.guild_id is None or not await is_moderator(interaction):
             return []
+        text = typed(current)
         choices = []
         for s in await self.scheduler.schedules_of(interaction.guild_id):
             name = choice_name(s)
-            if current.strip("# ") in str(s.id) or current.casefold() in name.casefold():
+            if text.strip("# ") in str(s.id) or text.casefold() in name.casefold():
                 choices.append(app_commands.Choice(name=name, value=s.id))
         return choices[:MAX_CHOICES]
 
