@@ -30,6 +30,19 @@ def build_parser() -> argparse.ArgumentParser:
     listing = content_sub.add_parser("list", help="print every task")
     listing.add_argument("path", nargs="?", type=Path, help="a bank file or folder")
     listing.add_argument("--json", action="store_true", help="the stable JSON export")
+    importing = content_sub.add_parser(
+        "import", help="turn a GIFT, Moodle XML, Aiken or practice-page file into a bank"
+    )
+    importing.add_argument("source", type=Path, help="the file to import")
+    importing.add_argument(
+        "--format", choices=["gift", "moodle-xml", "aiken", "page"], help="default: detected"
+    )
+    importing.add_argument("--topic", help="the bank's topic (default: from the source)")
+    importing.add_argument("--output", type=Path, help="the bank file to write (default: stdout)")
+    exporting = content_sub.add_parser("export", help="write banks as GIFT or Moodle XML")
+    exporting.add_argument("path", nargs="?", type=Path, help="a bank file or folder")
+    exporting.add_argument("--format", choices=["gift", "moodle-xml"], required=True)
+    exporting.add_argument("--output", type=Path, help="the file to write (default: stdout)")
 
     practice = sub.add_parser("practice", help="play the banks in the terminal, no Discord needed")
     practice.add_argument("--topic", help="only tasks of this topic")
@@ -80,10 +93,25 @@ def _setting_overrides(args: argparse.Namespace) -> dict[str, str]:
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "content":
         from bot.content.commands import check_command, list_command
+        from bot.content.transfer import export_command, import_command
 
         path = settings.content_dir
-        if args.content_command == "check":
-            return check_command(path, sys.stdout)
+        match args.content_command:
+            case "check":
+                return check_command(path, sys.stdout)
+            case "import":
+                return import_command(
+                    args.source,
+                    fmt=args.format,
+                    topic=args.topic,
+                    output=args.output,
+                    out=sys.stdout,
+                    err=sys.stderr,
+                )
+            case "export":
+                return export_command(
+                    path, fmt=args.format, output=args.output, out=sys.stdout, err=sys.stderr
+                )
         return list_command(path, args.json, sys.stdout, sys.stderr)
     if args.command == "practice":
         return _practice(args, settings)

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from bot.content.loader import check_banks, find_bank_files
+from bot.content.loader import check_banks, find_bank_files, read_banks
 from bot.content.problems import Problem, tally
+from bot.content.schema import ParsedTask
 from bot.quiz.tasks import Kind, Task
 from bot.rendering import truncate
 
@@ -36,7 +37,7 @@ def check_command(path: Path, out: TextIO) -> int:
     return 0
 
 
-def task_record(task: Task) -> dict[str, Any]:
+def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
     """The task as plain data, for the JSON export. Keys and their order are stable."""
     solution = task.solution
     return {
@@ -58,6 +59,8 @@ def task_record(task: Task) -> dict[str, Any]:
             "explanation": solution.explanation,
         },
         "mistakes": [{"note": n.text, "options": list(n.options)} for n in task.mistakes],
+        # Last, so the keys before it keep their order for older readers.
+        "confirmed": confirmed,
     }
 
 
@@ -67,8 +70,17 @@ def short_prompt(task: Task) -> str:
     return truncate(" ".join(text.split()), SHORT_PROMPT)
 
 
-def _listing(tasks: list[Task]) -> list[str]:
-    rows = [(t.id, t.kind.value, t.difficulty.value, t.topic, short_prompt(t)) for t in tasks]
+def _listing(tasks: list[ParsedTask]) -> list[str]:
+    rows = [
+        (
+            p.task.id,
+            p.task.kind.value,
+            p.task.difficulty.value,
+            p.task.topic,
+            ("(not confirmed) " if not p.confirmed else "") + short_prompt(p.task),
+        )
+        for p in tasks
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     return [
         "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
@@ -80,16 +92,17 @@ def _listing(tasks: list[Task]) -> list[str]:
 
 def list_command(path: Path, as_json: bool, out: TextIO, err: TextIO | None = None) -> int:
     """List every task (one line each, or JSON); broken content prints its problems instead.
+    A task an importer left unconfirmed is listed, marked: only real errors stop the list.
 
     Problems go to `err` (default: `out`), so `--json` output on stdout stays parseable.
     """
-    catalog, problems = check_banks(path)
+    tasks, problems = read_banks(path)
     if problems:
         _report(problems, err or out)
         return 1
-    tasks = list(catalog)
     if as_json:
-        json.dump([task_record(t) for t in tasks], out, indent=2, ensure_ascii=False)
+        records = [task_record(p.task, confirmed=p.confirmed) for p in tasks]
+        json.dump(records, out, indent=2, ensure_ascii=False)
         out.write("\n")
     else:
         for line in _listing(tasks):

@@ -17,7 +17,7 @@ from yaml.nodes import Node
 
 from bot import rendering
 from bot.content.limits import MAX_FILE_BYTES
-from bot.content.problems import ContentError, Problem, file_report
+from bot.content.problems import ContentError, Problem, Unconfirmed, file_report
 from bot.content.schema import BankChecker, ParsedBank, ParsedTask
 from bot.quiz.tasks import Catalog
 
@@ -135,12 +135,13 @@ def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], dict[Path, l
     return kept, problems
 
 
-def check_banks(path: Path) -> tuple[Catalog, list[Problem]]:
-    """Every valid task at `path`, and every problem (empty when the content is clean)."""
+def read_banks(path: Path) -> tuple[list[ParsedTask], list[Problem]]:
+    """Every valid task at `path`, confirmed or not, and every problem in the files (an
+    unconfirmed task is not one: `check_banks` adds those)."""
     files = find_bank_files(path)
     if not files:
         why = "no *.yaml or *.yml banks here" if path.exists() else "no such file or directory"
-        return Catalog(), [Problem(path, None, None, None, why)]
+        return [], [Problem(path, None, None, None, why)]
     banks = [check_file(file) for file in files]
     tasks, duplicates = _unique(banks)
     problems = [
@@ -148,7 +149,20 @@ def check_banks(path: Path) -> tuple[Catalog, list[Problem]]:
         for bank in banks
         for problem in file_report(bank.file, bank.problems + duplicates.get(bank.file, []))
     ]
-    return Catalog.of(p.task for p in tasks), problems
+    return tasks, problems
+
+
+def check_banks(path: Path) -> tuple[Catalog, list[Problem]]:
+    """Every task the bot may serve at `path`, and every problem (empty when the content is
+    clean). A task not yet confirmed (`confirmed: false`) is left out and is a problem here."""
+    tasks, problems = read_banks(path)
+    unconfirmed = [
+        Unconfirmed.of(p.file or path, p.lines.get("confirmed", p.line), p.task.id)
+        for p in tasks
+        if not p.confirmed
+    ]
+    served = Catalog.of(p.task for p in tasks if p.confirmed)
+    return served, problems + unconfirmed
 
 
 def load_banks(path: Path) -> Catalog:

@@ -33,6 +33,7 @@ from bot.rendering import truncate
 _TAG: Final = "tag:yaml.org,2002:"
 STR_TAG: Final = _TAG + "str"
 NULL_TAG: Final = _TAG + "null"
+BOOL_TAG: Final = _TAG + "bool"
 
 
 class EnoughProblems(Exception):
@@ -210,6 +211,13 @@ class NodeChecker:
             self.report(node, path, f"needs at least {_plural(at_least, what)}")
             return None
         return list(node.value)
+
+    def flag(self, node: Node, path: str) -> bool | None:
+        """A YAML true/false; None (and a problem) for anything else."""
+        if isinstance(node, ScalarNode) and node.tag == BOOL_TAG:
+            return node.value.lower() in ("true", "yes", "on")
+        self.report(node, path, f"expected true or false, got {describe(node)}")
+        return None
 
     def choose(self, node: Node, path: str, allowed: type[StrEnum]) -> str | None:
         value = self.text(node, path)

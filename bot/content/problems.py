@@ -50,6 +50,21 @@ class MoreProblems(Problem):
         return cls(file, None, None, None, message)
 
 
+@dataclass(frozen=True, slots=True)
+class Unconfirmed(Problem):
+    """A task an importer could not be sure of (`confirmed: false`): the bot will not serve it
+    and `content check` fails until a person has checked it, but it is no error in the file,
+    so `content list` still lists the task."""
+
+    @classmethod
+    def of(cls, file: Path, line: int | None, task: str) -> Unconfirmed:
+        message = (
+            "not confirmed: the importer guessed which option fills which blank. Check "
+            "`answers`, then delete the line `confirmed: false`"
+        )
+        return cls(file, line, task, "confirmed", message)
+
+
 def file_report(file: Path, problems: Iterable[Problem]) -> list[Problem]:
     """One file's problems in line order, cut after the first `MAX_PROBLEMS_PER_FILE`."""
     ordered = sorted(problems, key=lambda p: p.line or 0)

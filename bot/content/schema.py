@@ -38,6 +38,7 @@ COMMON_TASK_KEYS: Final = {
     "hint": True,
     "solution": True,
     "mistakes": False,
+    "confirmed": False,
 }
 KIND_KEYS: Final = {
     Kind.CHOICE: {"question": True, "options": True, "answer": True},
@@ -57,6 +58,10 @@ class ParsedTask:
     line: int
     lines: Mapping[str, int]
     """Line of each field of the task, by field path, to place problems found later."""
+    confirmed: bool = True
+    """False: an importer guessed its answers (`confirmed: false`); not served until a person
+    checks them (see problems.Unconfirmed)."""
+    file: Path | None = None
 
 
 @dataclass(slots=True)
@@ -128,12 +133,18 @@ class BankChecker(TaskParts):
         kind = self._kind(node, prefix)
         keys = {**COMMON_TASK_KEYS, **(KIND_KEYS[kind] if kind else _ALL_KIND_KEYS)}
         fields = self.fields(node, prefix, keys)
+        confirmed = (
+            self.flag(fields["confirmed"], join(prefix, "confirmed"))
+            if "confirmed" in fields
+            else True
+        )
         task = self._build(fields, prefix, kind, bank_topic, bank_title)
-        if task is not None and len(self.problems) == before:
+        if task is not None and confirmed is not None and len(self.problems) == before:
             lines = dict(self.lines)
             if "topic" not in lines and topic_line is not None:
                 lines["topic"] = topic_line
-            self.result.tasks.append(ParsedTask(task, line_of(node) or 0, lines))
+            parsed = ParsedTask(task, line_of(node) or 0, lines, confirmed, self.file)
+            self.result.tasks.append(parsed)
 
     def _identify(self, node: MappingNode, index: int) -> str:
         """Set the task id for the problems that follow; the field prefix to use without one."""

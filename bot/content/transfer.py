@@ -1,0 +1,112 @@
+"""`quizbot content import` and `quizbot content export`: banks in and out of other formats.
+
+An import writes one bank (to a file, or stdout) and its report to stderr: one line per
+question left out or guessed, `SOURCE:LINE: …`. It succeeds (exit 0) when at least one task was
+imported. The bank is then checked like any bank, and its problems are reported too, so a
+person sees at once what to fix before it can be served.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Final, TextIO
+
+from bot.content import importers
+from bot.content.importers.drafts import bank_yaml
+from bot.content.loader import check_banks
+from bot.content.problems import Unconfirmed
+
+MAX_SOURCE_BYTES: Final = 10_000_000
+"""A source larger than this is refused unread (10,000 GIFT questions are about 2 MB)."""
+
+
+def import_command(
+    source: Path,
+    *,
+    fmt: str | None,
+    topic: str | None,
+    output: Path | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    text = _read(source, err)
+    if text is None:
+        return 1
+    try:
+        fmt, result = importers.parse(text, source=str(source), fmt=fmt, topic=topic)
+    except importers.UnknownFormatError as exc:
+        print(f"{source}: {exc}", file=err)
+        return 1
+    for line in result.report:
+        print(line.render(str(source)), file=err)
+    if not result.drafts:
+        print(f"{source}: no task imported ({fmt})", file=err)
+        return 1
+    bank = bank_yaml(result)
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(bank, encoding="utf-8")
+    else:
+        out.write(bank)
+    unconfirmed = _check(bank, output, err)
+    print(
+        f"{source}: imported {len(result.drafts)} task(s) as {fmt}"
+        + (f", {unconfirmed} to confirm" if unconfirmed else "")
+        + f"; {len(result.report)} report line(s)",
+        file=err,
+    )
+    return 0
+
+
+def export_command(path: Path, *, fmt: str, output: Path | None, out: TextIO, err: TextIO) -> int:
+    catalog, problems = check_banks(path)
+    if problems:
+        for problem in problems:
+            print(problem, file=err)
+        print(f"{path}: fix these before exporting", file=err)
+        return 1
+    tasks = list(catalog)
+    banks = sorted({t.bank for t in tasks})
+    title = banks[0] if len(banks) == 1 else f"quizbot banks from {path.name or path}"
+    try:
+        text = importers.export(tasks, fmt=fmt, bank=title)
+    except importers.UnknownFormatError as exc:
+        print(f"quizbot: {exc}", file=err)
+        return 1
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    else:
+        out.write(text)
+    return 0
+
+
+def _read(source: Path, err: TextIO) -> str | None:
+    try:
+        with source.open("rb") as fh:
+            data = fh.read(MAX_SOURCE_BYTES + 1)
+    except OSError as exc:
+        print(f"{source}: cannot read it: {exc.strerror or exc}", file=err)
+        return None
+    if len(data) > MAX_SOURCE_BYTES:
+        print(f"{source}: larger than {MAX_SOURCE_BYTES:,} bytes; split it", file=err)
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        print(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})", file=err)
+        return None
+
+
+def _check(bank: str, output: Path | None, err: TextIO) -> int:
+    """Check the written bank like any other; report its problems; count the tasks a person
+    must confirm (those are expected, and not repeated here: the report named them)."""
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / (output.name if output else "imported.yaml")
+        file.write_text(bank, encoding="utf-8")
+        _, problems = check_banks(file)
+    unconfirmed = sum(isinstance(p, Unconfirmed) for p in problems)
+    for problem in problems:
+        if not isinstance(problem, Unconfirmed):
+            print(str(problem).replace(str(file), str(output or "<stdout>")), file=err)
+    return unconfirmed
