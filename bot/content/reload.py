@@ -175,11 +175,16 @@ class ContentReloader:
     async def _watch_changes(self, stop: asyncio.Event) -> None:
         # A single bank file is watched through its folder: editors that save by replacing
         # the file would leave a watch on the file itself looking at the old one.
-        where = self.path.parent if self.path.is_file() else self.path
+        one_file = self.path.is_file()
+        where = self.path.parent if one_file else self.path
         log.info("watching %s for content changes", self.path)
         try:
             async for _changes in awatch(
-                where, watch_filter=watch_filter(self.path), step=self.step_ms, stop_event=stop
+                where,
+                watch_filter=watch_filter(self.path),
+                step=self.step_ms,
+                stop_event=stop,
+                recursive=not one_file,
             ):
                 await self.reload()
         except Exception as exc:  # the folder went away, too many watches, ...: the host's

@@ -227,6 +227,26 @@ async def test_a_broken_save_keeps_serving_then_the_fix_reloads(
     assert "c-8" in holder.catalog
 
 
+async def test_a_single_bank_file_is_watched_through_its_folder(tmp_path: Path) -> None:
+    file = tmp_path / "one.yaml"
+    file.write_text(bank("c-1"))
+    holder = Holder(load_banks(file))
+    reloader = ContentReloader(file, holder, step_ms=50)
+    reloader.watch()
+    try:
+        (tmp_path / "other.yaml").write_text(bank("c-2"))  # not the bank: no reload
+
+        def replace_the_file() -> None:  # as editors save: a new file renamed over the old
+            (tmp_path / "one.yaml.new").write_text(bank("c-1", "c-9"))
+            (tmp_path / "one.yaml.new").replace(file)
+
+        await saved_until(replace_the_file, holder.swapped.is_set)
+    finally:
+        await reloader.stop()
+    assert [t.id for t in holder.catalog] == ["c-1", "c-9"]
+    assert all("c-9" in swapped for swapped in holder.swaps)  # other.yaml reloaded nothing
+
+
 async def test_stop_ends_the_watch(content: Path, holder: Holder) -> None:
     reloader = ContentReloader(content, holder)
     reloader.watch()
