@@ -141,7 +141,11 @@ class ContentReloader:
                 for problem in result.problems:
                     log.warning("content problem: %s", problem)
                 return result
-            await self.target.use_catalog(result.catalog)
+            try:
+                await self.target.use_catalog(result.catalog)
+            except Exception:  # the database, most likely: the watch must go on regardless
+                log.exception("handing the reloaded content to the service failed")
+                return result
             log.info("%s", result.summary())
             return result
 
