@@ -3,8 +3,9 @@
 Sync on purpose: the async service runs these methods in a worker thread. Nothing returned
 is an ORM object (only frozen dataclasses and plain values), so results can cross threads.
 
-`Store` owns the transactions; what runs inside them lives in one module per job: `posts`,
-`answers` (the hot write path), `leaderboard` and `board_totals`, `stats`, `guild_config`.
+`Store` owns the transactions; what runs inside them lives in one module per job: `posts`
+(with `task_versions`, the task each post was made from), `answers` (the hot write path),
+`leaderboard` and `board_totals`, `stats`, `guild_config`.
 """
 
 from __future__ import annotations
