@@ -181,17 +181,25 @@ class Start:
 
 
 def prepare_post(
-    db_path: Path, guild_id: int, channel_id: int, task_id: str, message_id_for: object
+    db_path: Path,
+    content: Path,
+    guild_id: int,
+    channel_id: int,
+    task_id: str,
+    message_id_for: object,
 ) -> int:
-    """A post of `task_id` in a fresh DB; `message_id_for(post_id)` makes the emulator message."""
+    """A post of `task_id` (from `content`) in a fresh DB; `message_id_for(post_id)` makes the
+    emulator message."""
     from datetime import UTC, datetime
 
+    from bot.content import load_banks
     from bot.store import Store, make_engine
 
+    task = load_banks(content).get_or_raise(task_id)
     engine = make_engine(f"sqlite:///{db_path}")
     try:
         store = Store(engine)
-        post = store.create_post(guild_id, channel_id, task_id, None, now=datetime.now(UTC))
+        post = store.create_post(guild_id, channel_id, task, None, now=datetime.now(UTC))
         store.set_post_message(post.id, message_id_for(post.id))  # type: ignore[operator]
         return post.id
     finally:
@@ -221,7 +229,7 @@ async def one_start(
             return int(msg["id"])
 
         db_path = workdir / f"startup-{run}.db"
-        post_id = prepare_post(db_path, guild.id, channel.id, task_id, make_message)
+        post_id = prepare_post(db_path, content, guild.id, channel.id, task_id, make_message)
         env = quiz_bot_env(db_path, content, probe=False)
         env["CONTENT_CACHE"] = str(cache_file)
         proc = BotProcess.for_emulator(

@@ -18,7 +18,7 @@ from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.tasks import MAX_ATTEMPTS, Kind, Task
-from bot.store import AnswerRequest, Store
+from bot.store import AnswerRequest, PostInfo, Store
 
 PRACTICE_GUILD = 0
 PRACTICE_CHANNEL = 0
@@ -63,7 +63,7 @@ class PracticeSession:
     def play(self, task: Task) -> bool:
         """Play one task; False when the member quits."""
         post = self.store.create_post(
-            PRACTICE_GUILD, PRACTICE_CHANNEL, task.id, self.user_id, now=utcnow()
+            PRACTICE_GUILD, PRACTICE_CHANNEL, task, self.user_id, now=utcnow()
         )
         self.show(task)
         while True:
@@ -93,8 +93,8 @@ class PracticeSession:
         picks = tuple(c for c in line.upper() if c.isalpha())
         request = AnswerRequest(post_id, PRACTICE_GUILD, self.user_id, self.name, picks)
 
-        def grade(_task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
-            return engine.grade(task, progress, req.picks)
+        def grade(post: PostInfo, req: AnswerRequest, progress: Progress) -> Outcome:
+            return engine.grade(post.task or task, progress, req.picks)
 
         try:
             outcome = self.store.answer(request, grade, utcnow()).outcome

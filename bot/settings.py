@@ -42,6 +42,7 @@ FIXES: Final[dict[str, str]] = {
     "CONTENT_DIR": "point CONTENT_DIR (or the path you gave) at the folder or file of YAML "
     "task banks",
     "CONTENT_CACHE": "give a file path, or set it empty to turn the cache off",
+    "CONTENT_WATCH": "use true or false",
     "QUIZBOT_TIMEZONE": "use an IANA zone name such as UTC or Europe/Berlin",
     "LOG_LEVEL": f"use one of {', '.join(LOG_LEVELS)}",
     "SCHEDULE_GRACE_MINUTES": f"use a whole number of minutes from 0 to {MAX_GRACE_MINUTES}",
@@ -77,6 +78,8 @@ class Settings(BaseSettings):
     content_cache: Path | None = Field(
         default=Path("data/content-cache.pickle"), validation_alias="CONTENT_CACHE"
     )
+    # Reload the banks when a file under CONTENT_DIR changes (SIGHUP reloads either way).
+    content_watch: bool = Field(default=True, validation_alias="CONTENT_WATCH")
     timezone: str = Field(default="UTC", validation_alias="QUIZBOT_TIMEZONE")
     log_level: str = Field(default="INFO", validation_alias="LOG_LEVEL")
     # Bounded: a day covers any outage worth catching up on, and a huge value overflows

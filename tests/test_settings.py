@@ -139,3 +139,10 @@ def test_a_missing_token_names_the_variable(token: str | None) -> None:
         settings.token()
     assert str(caught.value).startswith("the bot token is not set (DISCORD_TOKEN) — ")
     assert "Creating the Discord application" in str(caught.value)
+
+
+def test_content_watch_is_on_unless_turned_off() -> None:
+    assert load().content_watch is True
+    assert load(CONTENT_WATCH="false").content_watch is False
+    (line,) = problems(CONTENT_WATCH="sometimes")
+    assert line == "'sometimes' is not true or false (CONTENT_WATCH) — use true or false"

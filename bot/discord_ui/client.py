@@ -1,8 +1,8 @@
 """The bot: a commands.Bot (for cogs/extensions) whose app commands do all the work.
 
-It owns the long-lived parts: the service, the live-count updater and the daily-quiz
-scheduler, which it builds in `setup_hook`, starts once the gateway is ready and stops in
-`close`.
+It owns the long-lived parts: the service, the live-count updater, the daily-quiz scheduler
+and the content reloader (a change under CONTENT_DIR, or SIGHUP, reloads the banks), which it
+builds in `setup_hook`, starts once the gateway is ready and stops in `close`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from datetime import timedelta
 import discord
 from discord.ext import commands
 
+from bot.content.reload import ContentReloader
 from bot.discord_ui import loop_lag
 from bot.discord_ui.components import DYNAMIC_ITEMS
 from bot.discord_ui.errors import QuizTree
@@ -69,7 +70,10 @@ class QuizBot(commands.Bot):
         self.live_counts = LiveCounts(self, interval=live_count_interval)
         self.cooldowns = ChannelCooldowns()
         self.run_scheduler = run_scheduler
-        self._scheduler_start: asyncio.Task[None] | None = None
+        self._when_ready: asyncio.Task[None] | None = None
+        self.content = ContentReloader(settings.content_dir, service)
+        """Reloads the banks: on changes under CONTENT_DIR once ready (CONTENT_WATCH), and
+        on `reload_content` (SIGHUP)."""
 
     async def setup_hook(self) -> None:
         # Commands are synced by `quizbot sync`, never on start: syncing is rate limited and
@@ -83,9 +87,9 @@ class QuizBot(commands.Bot):
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
-        if self.run_scheduler:
-            self._scheduler_start = asyncio.create_task(
-                self._start_scheduler(), name="quizbot-scheduler-start"
+        if self.run_scheduler or self.settings.content_watch:
+            self._when_ready = asyncio.create_task(
+                self._start_when_ready(), name="quizbot-start-when-ready"
             )
         if self.settings.loop_lag_probe:
             loop_lag.start_loop_lag_probe()
@@ -95,22 +99,31 @@ class QuizBot(commands.Bot):
         # in BENCHMARKS.md).
         gc.freeze()
 
-    async def _start_scheduler(self) -> None:
+    async def _start_when_ready(self) -> None:
         # Posting before the gateway is ready would work over REST, but recovery reads the
         # channel cache and the bot's own user; waiting also means nothing posts while the
-        # bot still shows as offline.
+        # bot still shows as offline. The content watch waits too: `quizbot sync` logs in
+        # (setup_hook runs) but never gets ready.
         await self.wait_until_ready()
-        self.scheduler.start()
+        if self.run_scheduler:
+            self.scheduler.start()
+        if self.settings.content_watch:
+            self.content.watch()
 
-    async def _stop_scheduler(self) -> None:
-        if self._scheduler_start is not None:
-            self._scheduler_start.cancel()
+    def reload_content(self) -> None:
+        """Reload the banks now (SIGHUP); the outcome is logged."""
+        self.content.request()
+
+    async def _stop_background(self) -> None:
+        if self._when_ready is not None:
+            self._when_ready.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._scheduler_start
-            self._scheduler_start = None
+                await self._when_ready
+            self._when_ready = None
         scheduler = getattr(self, "scheduler", None)  # None when setup_hook never ran
         if scheduler is not None:
             await scheduler.stop()
+        await self.content.stop()
 
     async def on_ready(self) -> None:
         user = self.user
@@ -118,7 +131,7 @@ class QuizBot(commands.Bot):
 
     async def close(self) -> None:
         # First: a tick in flight must not outlive the service it writes through.
-        await self._stop_scheduler()
+        await self._stop_background()
         await loop_lag.stop_loop_lag_probe()
         await self.live_counts.close()
         try:

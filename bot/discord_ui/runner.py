@@ -53,6 +53,8 @@ def configure_logging(settings: Settings, stream: TextIO | None = None) -> loggi
     root.setLevel(settings.log_level)
     # The webhook adapter logs interaction callback URLs, which hold interaction tokens.
     logging.getLogger("discord.webhook.async_").setLevel(max(root.level, logging.INFO))
+    # One INFO line per changed file; the reload's own line says what it did.
+    logging.getLogger("watchfiles").setLevel(max(root.level, logging.WARNING))
     return handler
 
 
@@ -131,17 +133,24 @@ async def run_bot(settings: Settings) -> None:
         closing.add(task)
         task.add_done_callback(closing.discard)
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    def reload(signame: str) -> None:
+        log.info("%s received, reloading the content from %s", signame, settings.content_dir)
+        bot.reload_content()
+
+    handlers = {signal.SIGTERM: stop, signal.SIGINT: stop}
+    if hasattr(signal, "SIGHUP"):  # not on Windows
+        handlers[signal.SIGHUP] = reload
+    for sig, handler in handlers.items():
         # Windows event loops have no signal handlers; Ctrl-C still works there.
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop, sig.name)
+            loop.add_signal_handler(sig, handler, sig.name)
     try:
         async with bot:
             async with _logging_in(settings):
                 await bot.login(token)
             await bot.connect()
     finally:
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in handlers:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         if closing:

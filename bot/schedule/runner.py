@@ -37,7 +37,7 @@ from typing import Any, Protocol, TypeVar
 from bot import rendering
 from bot.clock import Clock, as_utc
 from bot.quiz.errors import QuizError
-from bot.quiz.tasks import Difficulty
+from bot.quiz.tasks import Difficulty, Task
 from bot.schedule import rotation, summary, timing
 from bot.schedule.timing import Due, Slot
 from bot.service import PostedTask, QuizService
@@ -259,10 +259,13 @@ class Scheduler:
     async def _claim(self, schedule: ScheduleInfo, slot: Slot, now: datetime) -> RunInfo | None:
         difficulty = Difficulty(schedule.difficulty) if schedule.difficulty else None
         # Raises NoMatchingTaskError (shown in /schedule list) when the banks changed under it.
-        candidates = [t.id for t in self.service.tasks_matching(schedule.topic, difficulty)]
+        candidates = {t.id: t for t in self.service.tasks_matching(schedule.topic, difficulty)}
 
-        def choose(history: Mapping[str, TaskPosts]) -> Sequence[str]:
-            return rotation.choose(candidates, history, schedule.count, seed=str(schedule.guild_id))
+        def choose(history: Mapping[str, TaskPosts]) -> Sequence[Task]:
+            chosen = rotation.choose(
+                list(candidates), history, schedule.count, seed=str(schedule.guild_id)
+            )
+            return [candidates[task_id] for task_id in chosen]
 
         closes = timing.following(slot, schedule.at, schedule.zone)
         return await self._write(

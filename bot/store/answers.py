@@ -6,7 +6,8 @@ One write unit of work reads each post's state once, lets the rules decide once,
 - the member's progress: `_progress_of`, derived from attempts, reveals and the score (never
   stored twice);
 - whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
-  `bot.quiz.engine` (`check_open`, the service's grader, `see_hint`, `open_solution`);
+  `bot.quiz.engine` (`check_open`, the service's grader, `see_hint`, `open_solution`); the
+  grader gets the post as read, with the task version it was posted with (`PostInfo.task`);
 - the attempt limit: the database's own constraints (a fourth attempt cannot be stored).
 
 A batch of answers (the service's group commit) costs two reads, whatever its size, and one
@@ -46,7 +47,7 @@ from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.tasks import MAX_ATTEMPTS
 from bot.store import board_totals, dialect
 from bot.store.periods import to_utc_naive
-from bot.store.posts import _post_info as post_info
+from bot.store.posts import post_infos, select_posts
 from bot.store.records import Answered, AnswerRequest, Grader, HintSeen, PostInfo, SolutionSeen
 from bot.store.tables import (
     Attempt,
@@ -120,8 +121,8 @@ def _many_pairs(table: Table) -> tuple[ColumnElement[bool], ...]:
 # bursts) takes the plain `=` forms: expanding an IN list is the costliest part of a run.
 _PROGRESS_ONE = _progress_statement(_one_pair)
 _PROGRESS_MANY = _progress_statement(_many_pairs)
-_POST = select(_post).where(_post.c.id == bindparam("id"))
-_POSTS = select(_post).where(_post.c.id.in_(bindparam("ids", expanding=True)))
+_POST = select_posts().where(_post.c.id == bindparam("id"))
+_POSTS = select_posts().where(_post.c.id.in_(bindparam("ids", expanding=True)))
 _INSERT_ATTEMPTS = _attempt.insert()
 _INSERT_SCORES = _score.insert()
 
@@ -172,13 +173,14 @@ def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress
 
 
 def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
+    """The posts, each with the task version it was posted with (`PostInfo.task`)."""
     ids = sorted(set(post_ids))
     rows = (
         conn.execute(_POST, {"id": ids[0]})
         if len(ids) == 1
         else conn.execute(_POSTS, {"ids": ids})
     )
-    return {row.id: post_info(row) for row in rows}
+    return {post.id: post for post in post_infos(conn, rows)}
 
 
 def _post_of(posts: dict[int, PostInfo], post_id: int, guild_id: int) -> PostInfo:
@@ -357,7 +359,7 @@ def _record(
             pair = (request.post_id, request.user_id)
             progress = state[pair]
             check_open(post.is_closed(now), progress)
-            outcome = grade(post.task_id, request, progress)
+            outcome = grade(post, request, progress)
         except Exception as exc:  # the member's error (or the grader's): this answer only
             results.append(exc)
             continue

@@ -1,31 +1,57 @@
 """Posted tasks: creating, finding and closing them, and who answered them.
 
 Decides which post is a channel's latest (newest `posted_at`, then highest id), what a search
-matches, and that a post closes once (`closed_at` is set only while it is NULL).
+matches, and that a post closes once (`closed_at` is set only while it is NULL). A post is
+created with its task's version and read with it (`PostInfo.task`, via `task_versions`), so it
+keeps the task it was posted with.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, bindparam, distinct, func, or_, select, true, update
+from sqlalchemy import (
+    Connection,
+    Row,
+    Select,
+    Table,
+    bindparam,
+    distinct,
+    func,
+    or_,
+    select,
+    true,
+    update,
+)
 
 from bot.quiz import refs
+from bot.quiz.tasks import Task
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostCounts, PostInfo
-from bot.store.tables import Attempt, Post, Score
+from bot.store.tables import Attempt, Post, Score, TaskVersion
+from bot.store.task_versions import ensure_versions, tasks_by_hash
 
 _post = cast(Table, Post.__table__)
+_version = cast(Table, TaskVersion.__table__)
 _attempt = cast(Table, Attempt.__table__)
 _score = cast(Table, Score.__table__)
 
 _p_post = bindparam("post_id")
 
-_POST = select(_post).where(_post.c.id == _p_post)
+
+def select_posts() -> Select[Any]:
+    """Posts with their version's hash (`task_hash`, NULL without a version): every read of
+    a post starts here, and `post_infos` turns its rows into PostInfos with their Task."""
+    joined = _post.outerjoin(_version, _post.c.task_version_id == _version.c.id)
+    return select(_post, _version.c.hash.label("task_hash")).select_from(joined)
+
+
+_POST = select_posts().where(_post.c.id == _p_post)
 _LATEST_FIRST = (_post.c.posted_at.desc(), _post.c.id.desc())
 _LATEST_IN_CHANNEL = (
-    select(_post)
+    select_posts()
     .where(_post.c.guild_id == bindparam("guild_id"), _post.c.channel_id == bindparam("channel_id"))
     .order_by(*_LATEST_FIRST)
     .limit(1)
@@ -50,7 +76,19 @@ _POST_COUNTS = select(
 )
 
 
-def _post_info(row: Row[Any]) -> PostInfo:
+def post_infos(conn: Connection, rows: Iterable[Row[Any]]) -> list[PostInfo]:
+    """PostInfos of rows of `select_posts`, each with the Task of its version."""
+    rows = list(rows)
+    tasks = tasks_by_hash(conn, (row.task_hash for row in rows))
+    return [_post_info(row, tasks.get(row.task_hash)) for row in rows]
+
+
+def post_info(conn: Connection, row: Row[Any]) -> PostInfo:
+    (info,) = post_infos(conn, [row])
+    return info
+
+
+def _post_info(row: Row[Any], task: Task | None) -> PostInfo:
     return PostInfo(
         id=row.id,
         guild_id=row.guild_id,
@@ -62,34 +100,64 @@ def _post_info(row: Row[Any]) -> PostInfo:
         schedule_id=row.schedule_id,
         closes_at=aware(row.closes_at),
         closed_at=aware(row.closed_at),
+        task_version_id=row.task_version_id,
+        task=task,
     )
+
+
+def insert_posts(
+    conn: Connection,
+    tasks: Sequence[Task],
+    *,
+    guild_id: int,
+    channel_id: int,
+    posted_by: int | None,
+    schedule_id: int | None,
+    closes_at: datetime | None,
+    now: datetime,
+) -> list[int]:
+    """One new post per task, each recording its task's version; their ids, in order."""
+    versions = ensure_versions(conn, tasks, now)
+    ids = []
+    for task, version_id in zip(tasks, versions, strict=True):
+        values = {
+            "guild_id": guild_id,
+            "channel_id": channel_id,
+            "message_id": None,
+            "task_id": task.id,
+            "task_version_id": version_id,
+            "posted_by": posted_by,
+            "posted_at": to_utc_naive(now),
+            "schedule_id": schedule_id,
+            "closes_at": None if closes_at is None else to_utc_naive(closes_at),
+            "closed_at": None,
+        }
+        ids.append(conn.execute(_post.insert(), values).inserted_primary_key[0])  # type: ignore[index]
+    return ids
 
 
 def create_post(
     conn: Connection,
     guild_id: int,
     channel_id: int,
-    task_id: str,
+    task: Task,
     posted_by: int | None,
     *,
     schedule_id: int | None,
     closes_at: datetime | None,
     now: datetime,
 ) -> PostInfo:
-    values = {
-        "guild_id": guild_id,
-        "channel_id": channel_id,
-        "message_id": None,
-        "task_id": task_id,
-        "posted_by": posted_by,
-        "posted_at": to_utc_naive(now),
-        "schedule_id": schedule_id,
-        "closes_at": None if closes_at is None else to_utc_naive(closes_at),
-        "closed_at": None,
-    }
-    result = conn.execute(_post.insert(), values)
-    post_id = result.inserted_primary_key[0]  # type: ignore[index]
-    return _post_info(conn.execute(_POST, {"post_id": post_id}).one())
+    (post_id,) = insert_posts(
+        conn,
+        [task],
+        guild_id=guild_id,
+        channel_id=channel_id,
+        posted_by=posted_by,
+        schedule_id=schedule_id,
+        closes_at=closes_at,
+        now=now,
+    )
+    return post_info(conn, conn.execute(_POST, {"post_id": post_id}).one())
 
 
 def set_post_message(conn: Connection, post_id: int, message_id: int) -> None:
@@ -98,13 +166,13 @@ def set_post_message(conn: Connection, post_id: int, message_id: int) -> None:
 
 def get_post(conn: Connection, post_id: int) -> PostInfo | None:
     row = conn.execute(_POST, {"post_id": post_id}).first()
-    return None if row is None else _post_info(row)
+    return None if row is None else post_info(conn, row)
 
 
 def latest_post(conn: Connection, guild_id: int, channel_id: int) -> PostInfo | None:
     params = {"guild_id": guild_id, "channel_id": channel_id}
     row = conn.execute(_LATEST_IN_CHANNEL, params).first()
-    return None if row is None else _post_info(row)
+    return None if row is None else post_info(conn, row)
 
 
 def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list[PostInfo]:
@@ -114,12 +182,12 @@ def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list
     if number is not None:
         match = or_(match, _post.c.id == number)
     stmt = (
-        select(_post)
+        select_posts()
         .where(_post.c.guild_id == guild_id, match)
         .order_by(*_LATEST_FIRST)
         .limit(limit)
     )
-    return [_post_info(row) for row in conn.execute(stmt)]
+    return post_infos(conn, conn.execute(stmt))
 
 
 def close_post(conn: Connection, post_id: int, now: datetime) -> bool:
@@ -130,3 +198,31 @@ def close_post(conn: Connection, post_id: int, now: datetime) -> bool:
 def post_counts(conn: Connection, post_id: int) -> PostCounts:
     answered, solved, first_try = conn.execute(_POST_COUNTS, {"post_id": post_id}).one()
     return PostCounts(answered, solved, first_try)
+
+
+_UNVERSIONED_TASKS = (
+    select(_post.c.task_id).where(_post.c.task_version_id.is_(None)).distinct()
+)
+_PIN = (
+    update(_post)
+    .where(_post.c.task_id == bindparam("task"), _post.c.task_version_id.is_(None))
+    .values(task_version_id=bindparam("version"))
+)
+
+
+def unversioned_task_ids(conn: Connection) -> set[str]:
+    """The tasks of posts without a version (made before versions existed, by 0.1.0)."""
+    return set(conn.execute(_UNVERSIONED_TASKS).scalars())
+
+
+def pin_unversioned(conn: Connection, tasks: Mapping[str, Task], now: datetime) -> int:
+    """Give each post without a version the version of `tasks[its task id]`, where there is
+    one; the number of posts pinned."""
+    known = [tasks[task_id] for task_id in sorted(unversioned_task_ids(conn)) if task_id in tasks]
+    if not known:
+        return 0
+    versions = ensure_versions(conn, known, now)
+    pinned = 0
+    for task, version_id in zip(known, versions, strict=True):
+        pinned += conn.execute(_PIN, {"task": task.id, "version": version_id}).rowcount
+    return pinned

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.clock import as_utc
 from bot.quiz.engine import Outcome, Progress, SolutionAccess, post_closed
+from bot.quiz.tasks import Task
 
 
 @dataclass(frozen=True, slots=True)
 class PostInfo:
-    """A posted task. Timestamps are aware UTC datetimes."""
+    """A posted task. Timestamps are aware UTC datetimes.
+
+    `task` is the task exactly as it was posted (its stored version), whatever the banks say
+    now; None only for a post from before versions (0.1.0) not pinned to one yet, which uses
+    the loaded task of `task_id` (`QuizService.task_of` decides, once)."""
 
     id: int
     guild_id: int
@@ -25,6 +30,9 @@ class PostInfo:
     schedule_id: int | None = None
     closes_at: datetime | None = None
     closed_at: datetime | None = None
+    task_version_id: int | None = None
+    task: Task | None = field(default=None, repr=False, compare=False)
+    """Decoded from the version `task_version_id` names (so equal ids mean equal tasks)."""
 
     def is_closed(self, now: datetime) -> bool:
         """Closed explicitly, or past its closing time (the rule: `engine.post_closed`)."""
@@ -40,9 +48,9 @@ class AnswerRequest:
     picks: tuple[str, ...]
 
 
-Grader = Callable[[str, AnswerRequest, Progress], Outcome]
-"""Grades one request on the posted task (its id) given the member's progress; pure (the
-engine's `grade` on the task the service looks up)."""
+Grader = Callable[[PostInfo, AnswerRequest, Progress], Outcome]
+"""Grades one request on the post's task (`PostInfo.task`, the version it was posted with)
+given the member's progress; pure (the engine's `grade` on `QuizService.task_of(post)`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Row
 
+from bot.quiz.tasks import Task
 from bot.store.periods import aware, from_utc_naive
 
 
@@ -82,8 +83,8 @@ class AttemptInfo:
     created_at: datetime
 
 
-Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[str]]
-"""Picks the day's task ids given the server's posting history."""
+Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[Task]]
+"""Picks the day's tasks given the server's posting history (keyed by task id)."""
 
 
 _SCHEDULE_TIMES = frozenset(

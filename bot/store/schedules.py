@@ -17,6 +17,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
+from bot.store import posts
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.schedule_records import (
     AttemptInfo,
@@ -217,6 +218,8 @@ class ScheduleStore:
 
         The posts exist (without message ids) before anything is sent: the buttons of a
         message carry its post id, and reconciliation after a crash looks for exactly those.
+        Each records the version of its task (`posts.insert_posts`), so the day's quiz keeps
+        the tasks it was posted with, and closes with their result.
         """
         stamp = to_utc_naive(now)
         claim = (
@@ -237,27 +240,20 @@ class ScheduleStore:
             if result.rowcount != 1:
                 return None
             run_id = result.inserted_primary_key[0]
-            task_ids = list(choose(self._history(conn, schedule.guild_id)))
-            if not task_ids:
+            tasks = list(choose(self._history(conn, schedule.guild_id)))
+            if not tasks:
                 # The scheduler checks for matching tasks before it claims: this is a bug.
                 raise ValueError("the chooser picked no task")  # rolls the claim back
-            post_ids = [
-                conn.execute(
-                    _post.insert(),
-                    {
-                        "guild_id": schedule.guild_id,
-                        "channel_id": schedule.channel_id,
-                        "message_id": None,
-                        "task_id": task_id,
-                        "posted_by": None,
-                        "posted_at": stamp,
-                        "schedule_id": schedule.id,
-                        "closes_at": None if closes_at is None else to_utc_naive(closes_at),
-                        "closed_at": None,
-                    },
-                ).inserted_primary_key[0]
-                for task_id in task_ids
-            ]
+            post_ids = posts.insert_posts(
+                conn,
+                tasks,
+                guild_id=schedule.guild_id,
+                channel_id=schedule.channel_id,
+                posted_by=None,
+                schedule_id=schedule.id,
+                closes_at=closes_at,
+                now=now,
+            )
             conn.execute(
                 update(_run)
                 .where(_run.c.id == run_id)

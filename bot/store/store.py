@@ -3,15 +3,16 @@
 Sync on purpose: the async service runs these methods in a worker thread. Nothing returned
 is an ORM object (only frozen dataclasses and plain values), so results can cross threads.
 
-`Store` owns the transactions; what runs inside them lives in one module per job: `posts`,
-`answers` (the hot write path), `leaderboard` and `board_totals`, `stats`, `guild_config`.
+`Store` owns the transactions; what runs inside them lives in one module per job: `posts`
+(with `task_versions`, the task each post was made from), `answers` (the hot write path),
+`leaderboard` and `board_totals`, `stats`, `guild_config`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -22,6 +23,7 @@ from sqlalchemy.pool import StaticPool
 
 from bot.quiz.engine import Progress
 from bot.quiz.errors import StoreAction
+from bot.quiz.tasks import Task
 from bot.store import answers, board_totals, faults, guild_config, leaderboard, posts, stats
 from bot.store.db import writer
 from bot.store.periods import Period
@@ -95,24 +97,36 @@ class Store:
         self,
         guild_id: int,
         channel_id: int,
-        task_id: str,
+        task: Task,
         posted_by: int | None,
         *,
         schedule_id: int | None = None,
         closes_at: datetime | None = None,
         now: datetime,
     ) -> PostInfo:
+        """A new post of `task`, recording the task's version with it (one is stored when this
+        exact content has none yet): the post keeps this task whatever the banks do later."""
         with self.write(StoreAction.POST) as conn:
             return posts.create_post(
                 conn,
                 guild_id,
                 channel_id,
-                task_id,
+                task,
                 posted_by,
                 schedule_id=schedule_id,
                 closes_at=closes_at,
                 now=now,
             )
+
+    def pin_unversioned(self, tasks: Mapping[str, Task], now: datetime) -> int:
+        """Pin each post without a task version (made by 0.1.0, before versions) to the version
+        of `tasks[its task id]`, where `tasks` has it; the number of posts pinned. A read
+        first, so the usual case (nothing to pin) takes no write lock."""
+        with self.read() as conn:
+            if not posts.unversioned_task_ids(conn) & tasks.keys():
+                return 0
+        with self.write() as conn:
+            return posts.pin_unversioned(conn, tasks, now)
 
     def set_post_message(self, post_id: int, message_id: int) -> None:
         with self.write() as conn:

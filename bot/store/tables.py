@@ -11,7 +11,16 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import cast
 
-from sqlalchemy import BigInteger, CheckConstraint, DateTime, Index, Table, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 from sqlmodel import Field, SQLModel
 
 from bot.quiz.rules import PostPolicy
@@ -62,6 +71,22 @@ class GuildConfig(SQLModel, table=True):
     cooldown_seconds: int = 30
 
 
+class TaskVersion(SQLModel, table=True):
+    """A task exactly as it was posted: its canonical JSON (bot/quiz/task_codec.py), stored
+    once per distinct content. Rows are never changed or deleted: a post's version is what it
+    grades with and shows, whatever later happens to the task in the banks."""
+
+    __tablename__ = "task_version"
+    __table_args__ = (UniqueConstraint("hash", name="uq_task_version_hash"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    task_id: str
+    hash: str
+    """sha256 of `content`, in hex: the version's name (`task_codec.task_hash`)."""
+    content: str = Field(sa_type=Text)
+    created_at: datetime = Field(sa_type=NAIVE_UTC)
+
+
 class Post(SQLModel, table=True):
     """One posted instance of a task: members answer posts, not tasks."""
 
@@ -84,6 +109,12 @@ class Post(SQLModel, table=True):
     schedule_id: int | None = Field(default=None, index=True)
     closes_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
     closed_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    task_version_id: int | None = Field(
+        default=None,
+        sa_column_args=[ForeignKey("task_version.id", name="fk_post_task_version")],
+    )
+    """The task as posted (`task_version`); None only for posts from before versions (0.1.0)
+    whose task was not loaded when the service last pinned them (`Store.pin_unversioned`)."""
 
 
 class Attempt(SQLModel, table=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,8 @@ import pytest
 from bot.discord_ui import runner
 from bot.discord_ui.api_base import point_discord_at
 from bot.discord_ui.client import EXTENSIONS, QuizBot
+from bot.quiz.tasks import Catalog
+from bot.service import QuizService
 from bot.settings import Settings
 from tests.discord_ui.conftest import TOKEN
 from tests.discord_ui.fakes import FakeDiscordHTTP
@@ -39,8 +42,7 @@ def make_settings(tmp_path: Path, **extra: str) -> Settings:
         _env_file=None,
         DISCORD_TOKEN=TOKEN,
         DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
-        CONTENT_DIR=str(CONTENT),
-        **extra,
+        **({"CONTENT_DIR": str(CONTENT)} | extra),
     )
 
 
@@ -148,6 +150,44 @@ async def test_run_bot_closes_cleanly_on_sigterm(
     assert "SIGTERM received, closing" in err
     assert TOKEN not in err
     assert (tmp_path / "bot.db").exists()
+
+
+async def test_sighup_reloads_the_content(
+    fake: FakeDiscordHTTP,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
+) -> None:
+    banks = tmp_path / "content"
+    shutil.copytree(CONTENT, banks)
+    (bank,) = banks.rglob("*.yaml")
+    reloaded: list[list[str]] = []
+    swapped = asyncio.Event()
+    close, use_catalog = QuizBot.close, QuizService.use_catalog
+
+    async def swapping(self: QuizService, catalog: Catalog) -> None:
+        await use_catalog(self, catalog)
+        swapped.set()
+
+    async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
+        bank.write_text(bank.read_text().replace("id: mlops-parallelism-mc-5", "id: mc-renamed"))
+        signal.raise_signal(signal.SIGHUP)
+        await swapped.wait()
+        reloaded.append([t.id for t in self.service.catalog])
+        await close(self)
+
+    monkeypatch.setattr(QuizService, "use_catalog", swapping)
+    monkeypatch.setattr(QuizBot, "connect", connect)
+    settings = make_settings(
+        tmp_path, CONTENT_DIR=str(banks), CONTENT_WATCH="false", CONTENT_CACHE=""
+    )
+    await asyncio.wait_for(runner.run_bot(settings), 20)
+    [ids] = reloaded
+    assert "mc-renamed" in ids and "mlops-parallelism-mc-5" not in ids
+    err = capfd.readouterr().err
+    assert f"SIGHUP received, reloading the content from {banks}" in err
+    assert "reloaded content: 10 tasks in 1 bank (+1, -1, 0 changed)" in err
 
 
 async def test_run_bot_refuses_broken_banks_without_connecting(

@@ -23,7 +23,7 @@ from bot.schedule.runner import PosterError, Scheduler
 from bot.service import PostedTask, QuizService
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import ScheduleInfo
-from tests.factories import choice_task
+from tests.factories import choice_task, note
 
 GUILD = 1
 CHANNEL = 10
@@ -571,6 +571,32 @@ async def test_closing_shows_the_result_and_stops_answers(
         await bot.service.answer(first.post_id, GUILD, 6, "m6", ("A",))
     reply = await bot.service.solution(first.post_id, GUILD, 6, "m6", confirmed=False)
     assert reply.shown and not reply.forfeited_now  # free after closing
+
+
+async def test_a_post_closes_with_the_version_it_was_posted_with(
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+) -> None:
+    """The banks change while the daily post is open (a reload, then a restart with the
+    edit): members are graded, and the result is summarised, on the task as posted."""
+    bot = start()
+    bot.add()
+    await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
+    (first,) = poster.messages
+    edit = [
+        dataclasses.replace(t, answers=("B",), mistakes=(note("A is wrong now.", "A"),))
+        for t in BANK
+    ]
+    await bot.service.use_catalog(Catalog.of(edit))
+    for user, pick in ((1, "A"), (2, "B"), (3, "B")):
+        await bot.service.answer(first.post_id, GUILD, user, f"m{user}", (pick,))
+    await bot.close()
+
+    again = start(bank=edit)
+    await again.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
+    closed = first.closed_content or ""
+    assert "**Answer:** A · data parallelism" in closed
+    assert "**3** answered · **1** solved · **1** on the first try" in closed
+    assert "67% picked B — Model parallelism splits the model, not the data." in closed
 
 
 async def test_closing_is_retried_when_the_edit_fails(

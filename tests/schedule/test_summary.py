@@ -126,7 +126,7 @@ def test_misconceptions_from_real_attempts(
 ) -> None:
     store, schedules = stores
     now = datetime(2025, 3, 3, 8, 0, tzinfo=UTC)
-    post = store.create_post(1, 10, batch_task.id, None, now=now)
+    post = store.create_post(1, 10, batch_task, None, now=now)
     label = {o.text: o.label for o in batch_task.options}
 
     def answer(user: int, text: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import Engine, event
 
 from bot.quiz.engine import Outcome, Progress, grade
+from bot.quiz.tasks import Task
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
 
@@ -25,9 +26,10 @@ TASK = choice("t-easy")
 RIGHT, WRONG = ("A",), ("B",)
 
 
-def grade_task(task_id: str, request: AnswerRequest, progress: Progress) -> Outcome:
-    assert task_id == TASK.id
-    return grade(TASK, progress, request.picks)
+def grade_task(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
+    """The service's grader in small: the task the post was posted with."""
+    assert post.task is not None
+    return grade(post.task, progress, request.picks)
 
 
 def request(post: PostInfo | int, user_id: int, picks: tuple[str, ...] = RIGHT) -> AnswerRequest:
@@ -52,10 +54,10 @@ def new_post(
     store: Store,
     now: datetime = NOW,
     guild_id: int = GUILD,
-    task_id: str = TASK.id,
+    task: Task = TASK,
     closes_at: datetime | None = None,
 ) -> PostInfo:
-    return store.create_post(guild_id, CHANNEL, task_id, 99, closes_at=closes_at, now=now)
+    return store.create_post(guild_id, CHANNEL, task, 99, closes_at=closes_at, now=now)
 
 
 @pytest.fixture

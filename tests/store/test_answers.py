@@ -18,7 +18,7 @@ from bot.quiz.errors import (
     PostClosedError,
     UnknownPostError,
 )
-from bot.store import Answered, AnswerRequest, Store
+from bot.store import Answered, AnswerRequest, PostInfo, Store
 from tests.store.conftest import (
     GUILD,
     NOW,
@@ -92,10 +92,10 @@ def test_batch_isolates_a_failing_request(store: Store) -> None:
     """The bad request leaves no trace (not even its member row); the others commit."""
     post = new_post(store)
 
-    def grade_or_explode(task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
+    def grade_or_explode(post: PostInfo, req: AnswerRequest, progress: Progress) -> Outcome:
         if req.user_id == 2:
             raise RuntimeError("grader bug")
-        return grade_task(task_id, req, progress)
+        return grade_task(post, req, progress)
 
     batch = [
         request(post, 1),

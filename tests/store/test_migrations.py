@@ -14,6 +14,7 @@ import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from sqlalchemy import Engine, text
 from bot.content import load_banks
 from bot.quiz.engine import Status
 from bot.quiz.errors import PostClosedError
+from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.migrate import (
@@ -93,6 +95,9 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
     ids = {k: EXPECTED[k] for k in ("schedule_ids", "run_ids", "post_ids")}
     ids |= {"open_post": EXPECTED["open_post"], "closed_post": EXPECTED["closed_post"]}
     now_facts = fixture.plain(fixture.facts(store, ScheduleStore(store), ids))
+    # 0002_task_versions: the posts have no version until the service pins them (below).
+    for post in now_facts["posts"].values():
+        assert (post.pop("task_version_id"), post.pop("task")) == (None, None)
     # Compared one part at a time so a failure names what was lost.
     for part in EXPECTED:
         assert now_facts[part] == EXPECTED[part], part
@@ -108,6 +113,7 @@ def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
     engine.dispose()
     after = row_counts(old_db)
     assert after.pop("alembic_version") == 1
+    assert after.pop("task_version") == 0  # 0002: versions come when the service pins posts
     assert after == before
     (backup,) = old_db.parent.glob("quizbot.db.backup-*")
     assert re.fullmatch(r"quizbot\.db\.backup-\d{8}T\d{6}Z", backup.name)
@@ -160,6 +166,62 @@ async def test_an_old_closed_post_still_refuses_answers(upgraded: Engine) -> Non
     (result,) = store.answer_batch([request], lambda _r, _p: pytest.fail("graded"), now)
     assert isinstance(result, PostClosedError)
     assert store.progress(closed_post, dave).attempts_used == 0
+
+
+async def test_the_service_pins_old_posts_so_a_later_edit_does_not_change_them(
+    upgraded: Engine,
+) -> None:
+    """0002_task_versions: a 0.1.0 post has no version; the service pins every one whose task
+    is loaded when it starts, and from then on the post keeps that task, whatever the banks
+    say. Posts of a task that is not loaded stay unpinned (and are pinned once it is)."""
+    store = Store(upgraded)
+    now = fixture.NOW + timedelta(hours=1)
+    catalog = load_banks(CONTENT)
+    open_post, guild, carol = EXPECTED["open_post"], fixture.GUILD_A, fixture.CAROL
+    task_id = EXPECTED["posts"][str(open_post)]["task_id"]
+    task = catalog.get_or_raise(task_id)
+    others = [t for t in catalog if t.id != task_id]
+    service = QuizService(Catalog.of(others), store, clock=lambda: now)
+    try:
+        await service.start()
+        pinned = {p: store.get_post(p) for p in EXPECTED["post_ids"]}
+        assert pinned[open_post] is not None and pinned[open_post].task is None
+        assert all(
+            post.task == catalog.get(post.task_id)
+            for post in pinned.values()
+            if post is not None and post.task_id != task_id
+        )
+        # The task comes back (a reload), and is then edited: its right answer moves.
+        await service.use_catalog(catalog)
+        edited = replace(task, answers=(next(x for x in task.labels if x != task.answers[0]),))
+        await service.use_catalog(Catalog.of([*others, edited]))
+        reply = await service.answer(open_post, guild, carol, "carol", task.answers)
+        assert reply.outcome.status is Status.CORRECT  # graded as it was pinned
+        assert reply.posted.task == task
+    finally:
+        await service.close()
+    with store.read() as conn:
+        unversioned = conn.execute(text("SELECT count(*) FROM post WHERE task_version_id IS NULL"))
+        assert unversioned.scalar() == 0
+
+
+def test_0002_downgrades_to_the_0_1_0_schema_keeping_every_row(
+    upgraded: Engine, old_db: Path, tmp_path: Path
+) -> None:
+    reference = tmp_path / "reference.db"
+    shutil.copyfile(OLD_DB, reference)
+    before = row_counts(reference)
+    task = load_banks(CONTENT).get_or_raise("mlops-parallelism-mc-1")
+    post = Store(upgraded).create_post(fixture.GUILD_A, 1, task, None, now=fixture.NOW)
+    with upgraded.begin() as conn:
+        command.downgrade(alembic_config(conn), BASELINE)
+        assert conn.execute(text("PRAGMA foreign_key_check")).all() == []
+    upgraded.dispose()
+    after = row_counts(old_db)
+    assert after.pop("alembic_version") == 1
+    assert after.pop("post") == before.pop("post") + 1 == post.id
+    assert after == before
+    assert schema(old_db) == schema(reference)
 
 
 def test_the_baseline_builds_exactly_the_0_1_0_schema(old_db: Path, tmp_path: Path) -> None:

@@ -7,12 +7,14 @@ from datetime import UTC, timedelta
 import pytest
 
 from bot.store import GuildConfigInfo, Store
+from tests.factories import choice
 from tests.store.conftest import CHANNEL, GUILD, NOW, new_post
 
 
 def test_create_get_and_attach_the_message(store: Store) -> None:
+    later = NOW + timedelta(days=1)
     post = store.create_post(
-        GUILD, CHANNEL, "gpu-1", 42, schedule_id=3, closes_at=NOW + timedelta(days=1), now=NOW
+        GUILD, CHANNEL, choice("gpu-1"), 42, schedule_id=3, closes_at=later, now=NOW
     )
     assert (post.guild_id, post.channel_id, post.task_id, post.posted_by) == (
         GUILD,
@@ -32,19 +34,19 @@ def test_create_get_and_attach_the_message(store: Store) -> None:
 
 def test_latest_post_per_channel(store: Store) -> None:
     assert store.latest_post(GUILD, CHANNEL) is None
-    new_post(store, NOW - timedelta(hours=1), task_id="older")
-    latest = new_post(store, NOW, task_id="newer")
-    store.create_post(GUILD, CHANNEL + 1, "elsewhere", None, now=NOW + timedelta(hours=1))
+    new_post(store, NOW - timedelta(hours=1), task=choice("older"))
+    latest = new_post(store, NOW, task=choice("newer"))
+    store.create_post(GUILD, CHANNEL + 1, choice("elsewhere"), None, now=NOW + timedelta(hours=1))
     found = store.latest_post(GUILD, CHANNEL)
     assert found is not None and found.id == latest.id
 
 
 def test_search_posts_most_recent_first(store: Store) -> None:
-    a = new_post(store, NOW - timedelta(hours=2), task_id="gpu-memory")
-    b = new_post(store, NOW - timedelta(hours=1), task_id="cpu-cache")
-    c = new_post(store, NOW, task_id="GPU-streams")
-    new_post(store, NOW, guild_id=GUILD + 1, task_id="gpu-other-server")
-    d = new_post(store, NOW, task_id="gpu_under")
+    a = new_post(store, NOW - timedelta(hours=2), task=choice("gpu-memory"))
+    b = new_post(store, NOW - timedelta(hours=1), task=choice("cpu-cache"))
+    c = new_post(store, NOW, task=choice("GPU-streams"))
+    new_post(store, NOW, guild_id=GUILD + 1, task=choice("gpu-other-server"))
+    d = new_post(store, NOW, task=choice("gpu_under"))
     assert [p.id for p in store.search_posts(GUILD, "gpu-")] == [c.id, a.id]
     assert [p.id for p in store.search_posts(GUILD, "")] == [d.id, c.id, b.id, a.id]
     assert [p.id for p in store.search_posts(GUILD, "", limit=2)] == [d.id, c.id]

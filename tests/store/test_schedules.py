@@ -14,8 +14,10 @@ from sqlalchemy import inspect
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES
+from bot.quiz.tasks import Task
 from bot.store import Store, make_engine
 from bot.store.schedules import RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
+from tests.factories import choice
 
 GUILD = 1
 NOW = datetime(2025, 3, 2, 7, 0, tzinfo=UTC)
@@ -41,8 +43,8 @@ def add(schedules: ScheduleStore, guild_id: int = GUILD, **kwargs: object) -> Sc
     return schedules.add(**(values | kwargs))  # type: ignore[arg-type]
 
 
-def pick(*task_ids: str) -> Callable[[Mapping[str, TaskPosts]], Sequence[str]]:
-    return lambda history: list(task_ids)
+def pick(*task_ids: str) -> Callable[[Mapping[str, TaskPosts]], Sequence[Task]]:
+    return lambda history: [choice(task_id) for task_id in task_ids]
 
 
 def claim(
@@ -283,9 +285,9 @@ def test_runs_to_close(schedules: ScheduleStore) -> None:
 def test_task_history_counts_every_post_in_the_server(
     schedules: ScheduleStore, store: Store
 ) -> None:
-    store.create_post(GUILD, 10, "t1", 7, now=NOW)
-    store.create_post(GUILD, 10, "t1", 7, now=NOW + timedelta(hours=1))
-    store.create_post(2, 10, "t2", 7, now=NOW)
+    store.create_post(GUILD, 10, choice("t1"), 7, now=NOW)
+    store.create_post(GUILD, 10, choice("t1"), 7, now=NOW + timedelta(hours=1))
+    store.create_post(2, 10, choice("t2"), 7, now=NOW)
     assert schedules.task_history(GUILD) == {"t1": TaskPosts(2, NOW + timedelta(hours=1))}
 
 

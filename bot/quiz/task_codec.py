@@ -1,0 +1,151 @@
+"""A task's canonical, versioned form: what a post stores so it keeps the task it was made from.
+
+`task_to_dict` and `task_from_dict` are exact inverses (`task_from_dict(task_to_dict(t)) == t`
+for every Task). `canonical_json` is that dict as JSON with sorted keys and no insignificant
+whitespace, so equal tasks always give the same text, and `task_hash` (sha256 of it) names a
+version: two posts of an unchanged task share one version; any edit of a text, an answer, an
+option or a note makes a new one.
+
+Pure: the store keeps the JSON (bot/store/task_versions.py), this module decides its shape.
+`FORMAT` is written into every version, so a later shape can still read the earlier ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from bot.quiz.tasks import Difficulty, Kind, MistakeNote, Option, Solution, SolutionStep, Task
+
+FORMAT: Final = 1
+"""The shape of `task_to_dict`; a change to it (a new Task field) is a new format number."""
+
+_KEYS: Final = frozenset(
+    {
+        "format",
+        "id",
+        "topic",
+        "kind",
+        "difficulty",
+        "prompt",
+        "options",
+        "answers",
+        "hint",
+        "solution",
+        "mistakes",
+        "instruction",
+        "language",
+        "bank",
+    }
+)
+
+
+class TaskCodecError(ValueError):
+    """Stored content that is not a task version this code can read."""
+
+
+def task_to_dict(task: Task) -> dict[str, Any]:
+    """Every field of `task`, as JSON-ready plain data (lists, dicts, strings, None)."""
+    solution = task.solution
+    return {
+        "format": FORMAT,
+        "id": task.id,
+        "topic": task.topic,
+        "kind": task.kind.value,
+        "difficulty": task.difficulty.value,
+        "prompt": task.prompt,
+        "options": [{"label": o.label, "text": o.text} for o in task.options],
+        "answers": list(task.answers),
+        "hint": task.hint,
+        "solution": {
+            "steps": [{"title": s.title, "text": s.text} for s in solution.steps],
+            "final_answer": solution.final_answer,
+            "quick_check": solution.quick_check,
+            "explanation": solution.explanation,
+        },
+        "mistakes": [{"text": n.text, "options": list(n.options)} for n in task.mistakes],
+        "instruction": task.instruction,
+        "language": task.language,
+        "bank": task.bank,
+    }
+
+
+def task_from_dict(data: Mapping[str, Any]) -> Task:
+    """The Task `task_to_dict` made `data` from; TaskCodecError if `data` is not one."""
+    if data.get("format") != FORMAT:
+        raise TaskCodecError(f"unknown task version format {data.get('format')!r}")
+    if unknown := set(data) - _KEYS:
+        raise TaskCodecError(f"unknown keys in a task version: {', '.join(sorted(unknown))}")
+    try:
+        solution = data["solution"]
+        return Task(
+            id=data["id"],
+            topic=data["topic"],
+            kind=Kind(data["kind"]),
+            difficulty=Difficulty(data["difficulty"]),
+            prompt=data["prompt"],
+            options=tuple(Option(o["label"], o["text"]) for o in data["options"]),
+            answers=tuple(data["answers"]),
+            hint=data["hint"],
+            solution=Solution(
+                steps=tuple(SolutionStep(s["title"], s["text"]) for s in solution["steps"]),
+                final_answer=solution["final_answer"],
+                quick_check=solution["quick_check"],
+                explanation=solution["explanation"],
+            ),
+            mistakes=tuple(MistakeNote(n["text"], tuple(n["options"])) for n in data["mistakes"]),
+            instruction=data["instruction"],
+            language=data["language"],
+            bank=data["bank"],
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise TaskCodecError(f"not a task version: {type(exc).__name__}: {exc}") from exc
+
+
+def canonical_json(task: Task) -> str:
+    """`task_to_dict` as JSON: sorted keys, no spaces, non-ASCII kept as is."""
+    return json.dumps(
+        task_to_dict(task), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+def content_hash(content: str) -> str:
+    """The hex sha256 of a version's canonical JSON."""
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def task_hash(task: Task) -> str:
+    """The version's name: sha256 of `canonical_json(task)`, in hex (64 characters)."""
+    return content_hash(canonical_json(task))
+
+
+def encode_task(task: Task) -> tuple[str, str]:
+    """(canonical JSON, its hash): what the store keeps for one version."""
+    content = canonical_json(task)
+    return content, content_hash(content)
+
+
+def decode_task(content: str) -> Task:
+    """The Task of a stored version's JSON; TaskCodecError if it is not one."""
+    try:
+        data = json.loads(content)
+    except ValueError as exc:
+        raise TaskCodecError(f"a task version is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise TaskCodecError("a task version is not a JSON object")
+    return task_from_dict(data)
+
+
+__all__ = [
+    "FORMAT",
+    "TaskCodecError",
+    "canonical_json",
+    "content_hash",
+    "decode_task",
+    "encode_task",
+    "task_from_dict",
+    "task_hash",
+    "task_to_dict",
+]
