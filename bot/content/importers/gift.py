@@ -84,34 +84,45 @@ _FENCE = re.compile(r"\s*```")
 _LITERAL_INDEX = re.compile(r"\[(\d+)\]")
 
 
-def _unescaped(token: str) -> re.Pattern[str]:
-    """Matches an escape pair (group 1 unset) or `token` itself (group 1 set), so scanning with
-    it finds the first unescaped `token`."""
-    return re.compile(r"\\.|(" + re.escape(token) + ")", re.DOTALL)
+@dataclass(frozen=True, slots=True)
+class _Token:
+    """A token of the syntax, found only where it is not escaped."""
+
+    text: str
+    pattern: re.Pattern[str]
+    """Matches an escape pair (group 1 unset) or the token itself (group 1 set)."""
 
 
-_OPEN = _unescaped("{")
-_CLOSE = _unescaped("}")
-_TITLE = _unescaped("::")
-_GENERAL = _unescaped("####")
-_HASH = _unescaped("#")
-_ARROW = _unescaped("->")
+def _token(text: str) -> _Token:
+    return _Token(text, re.compile(r"\\.|(" + re.escape(text) + ")", re.DOTALL))
+
+
+_OPEN = _token("{")
+_CLOSE = _token("}")
+_TITLE = _token("::")
+_GENERAL = _token("####")
+_HASH = _token("#")
+_ARROW = _token("->")
 _ANSWER_MARK = re.compile(r"\\.|([=~])", re.DOTALL)
 
 
-def _find(pattern: re.Pattern[str], text: str, start: int = 0) -> int:
-    """Where the first unescaped token of `pattern` is in `text` from `start`, or -1."""
-    for match in pattern.finditer(text, start):
+def _find(token: _Token, text: str, start: int = 0) -> int:
+    """Where the first unescaped `token` is in `text` from `start`, or -1."""
+    if "\\" not in text:
+        return text.find(token.text, start)
+    for match in token.pattern.finditer(text, start):
         if match.group(1):
             return match.start()
     return -1
 
 
-def _split(pattern: re.Pattern[str], text: str, limit: int = -1) -> list[str]:
-    """`text` split at unescaped tokens (at most `limit` splits; -1: all)."""
+def _split(token: _Token, text: str, limit: int = -1) -> list[str]:
+    """`text` split at unescaped `token`s (at most `limit` splits; -1: all)."""
+    if "\\" not in text:
+        return text.split(token.text, limit)
     parts: list[str] = []
     start = 0
-    for match in pattern.finditer(text):
+    for match in token.pattern.finditer(text):
         if match.group(1) and (limit < 0 or len(parts) < limit):
             parts.append(text[start : match.start()])
             start = match.end()
@@ -375,6 +386,8 @@ def _draft(q: _Question, meta: dict[str, list[str]]) -> Draft:
         kind = _kind_left_out(answers)
         if kind:
             raise _LeftOut(left_out(q.line, kind))
+        if not any(a.right for a in answers):
+            raise _malformed(q.line, "no right answer ('=')")
         if len(answers) > len(OPTION_LABELS):
             raise _malformed(q.line, f"{len(answers)} answers (at most {len(OPTION_LABELS)})")
         if missing_word:

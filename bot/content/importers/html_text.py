@@ -79,8 +79,11 @@ def _convert(html: str, *, markup: bool, newlines: bool) -> str:
 
 
 def _tidy(text: str, newlines: bool) -> str:
-    """Trailing spaces off every line, at most one blank line in a row, no blank ends."""
-    lines = [line.rstrip() if newlines else line.strip() for line in text.split("\n")]
+    """Trailing spaces off every line (and, unless spacing counts as typed, runs of spaces
+    squeezed), at most one blank line in a row, no blank ends."""
+    if "\n" not in text:
+        return (text.rstrip() if newlines else " ".join(text.split())).lstrip()
+    lines = [line.rstrip() if newlines else " ".join(line.split()) for line in text.split("\n")]
     out: list[str] = []
     for line in lines:
         if line or (out and out[-1]):

@@ -424,3 +424,17 @@ def test_solution_text_is_read_back_into_its_parts() -> None:
     gift._set_solution(draft, gift._Parts(["a", "b"], 0, [], "", gift.solution_text(task)))
     assert draft.steps == [Step("One", "a\n\nb")]
     assert (draft.final_answer, draft.quick_check, draft.explanation) == ("x\n\ny", "ok", "done")
+
+
+def test_emoji_stay_as_written_in_the_bank_yaml(tmp_path: Path) -> None:
+    result = gift.parse("::party:: Which one is 🎉?{=🎉 party ~é accent}", source="e.gift")
+    text = bank_yaml(result)
+    assert "- 🎉 party" in text and "\\U0001F389" not in text
+    assert checked(result, tmp_path).get_or_raise("party").options[0].text == "🎉 party"
+
+
+def test_the_benchmarks_questions_import_cleanly(tmp_path: Path) -> None:
+    from benchmarks.import_gift import generate, run_once
+
+    phases = run_once(generate(60), 60, tmp_path)  # exits if anything is left out or refused
+    assert len(phases) == 3
