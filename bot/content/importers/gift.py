@@ -200,7 +200,7 @@ def _blocks(source: str) -> Iterator[_Block]:
                 key, value = found.group(1).lower(), unescape(found.group(2)).strip()
                 block.meta.setdefault(key, []).append(value)
         else:
-            block.lines.append(line.rstrip())
+            block.lines.append(line)
             block.numbers.append(number)
     if block.lines:
         yield block
@@ -430,14 +430,13 @@ def _notes(parts: _Parts, general_notes: list[str]) -> list[Note]:
     return tied_notes + [Note(text) for text in general_notes]
 
 
-_ITEM = re.compile(r"- (.*)")
-
-
 def _note_items(feedback: str) -> list[str]:
-    """A feedback's notes: the items of a `- ` list of two or more (continuation lines indented
-    two spaces), else the whole text."""
+    """A feedback's notes: the items of a `- ` list (continuation lines indented two spaces, or
+    empty), else the whole text."""
     lines = feedback.split("\n")
-    if not lines[0].startswith("- ") or not all(line.startswith(("- ", "  ")) for line in lines):
+    if not lines[0].startswith("- ") or not all(
+        not line or line.startswith(("- ", "  ")) for line in lines
+    ):
         return [feedback]
     items: list[list[str]] = []
     for line in lines:
@@ -445,8 +444,6 @@ def _note_items(feedback: str) -> list[str]:
             items.append([line[2:]])
         else:
             items[-1].append(line[2:])
-    if len(items) < 2:
-        return [feedback]
     return ["\n".join(item).strip() for item in items]
 
 
@@ -535,7 +532,9 @@ def _split_missing_word(q: _Question) -> tuple[str, str]:
     marked = _convert(raw, q.fmt, markup=True).split("\n")
     if len(marked) != len(plain):  # defensive: the two layouts should always match
         marked = plain
-    at = next(i for i, line in enumerate(plain) if BLANK in line)
+    at = next((i for i, line in enumerate(plain) if BLANK in line), None)
+    if at is None:
+        raise _malformed(q.line, "its answer block inside HTML that hides it (a comment, a tag)")
     fence: tuple[int, int] | None = None
     opened: int | None = None
     for i, line in enumerate(plain):
@@ -550,11 +549,12 @@ def _split_missing_word(q: _Question) -> tuple[str, str]:
             opened = None
     if fence:
         code = "\n".join(plain[fence[0] + 1 : fence[1]]).strip("\n").rstrip()
-        instruction = marked[: fence[0]] + marked[fence[1] + 1 :]
+        around = ("\n".join(marked[: fence[0]]), "\n".join(marked[fence[1] + 1 :]))
+        instruction = _join(*(part.strip() for part in around))
     else:
         code = "\n".join(plain[at:]).strip()
-        instruction = marked[:at]
-    return "\n".join(instruction).strip(), code.replace(BLANK, "[1]")
+        instruction = "\n".join(marked[:at]).strip()
+    return instruction, code.replace(BLANK, "[1]")
 
 
 def _id(title: str | None, text: str) -> str:
@@ -657,6 +657,7 @@ def category_topic(path: str) -> str | None:
 def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
     """Every question of a GIFT file as a draft, or as a report line saying why not."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace(BLANK, "")  # our placeholder, never the author's text
     drafts: list[Draft] = []
     report: list[ReportLine] = []
     first_category: str | None = None
@@ -745,8 +746,9 @@ def _one_line(text: str) -> str:
 
 def _text(text: str) -> str:
     """An answer or feedback text: escaped, and marked `[markdown]` if it starts with something
-    that reads as a format marker."""
-    return ("[markdown]" if _FORMAT.match(text) else "") + escape(text)
+    GIFT would read as a format marker or as a weight (`%50%`: `%` has no escape)."""
+    shield = _FORMAT.match(text) or _WEIGHT.match(text)
+    return ("[markdown]" if shield else "") + escape(text)
 
 
 def _export_task(task: Task) -> list[str]:
@@ -778,8 +780,9 @@ def _export_task(task: Task) -> list[str]:
 
 def _feedback(task: Task, label: str) -> str:
     """A wrong option's feedback: what the bot shows whoever picks it (the notes tied to it, or
-    else the general notes), two or more as a `- ` list."""
+    else the general notes); two or more, or one that itself starts with `- `, as a `- ` list,
+    continuation lines indented two spaces."""
     notes = task.notes_for(label) or task.general_notes
-    if len(notes) < 2:
-        return "".join(notes)
+    if len(notes) == 1 and not notes[0].startswith("- "):
+        return notes[0]
     return "\n".join("- " + note.replace("\n", "\n  ") for note in notes)

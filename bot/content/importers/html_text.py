@@ -67,6 +67,7 @@ def to_text(html: str, *, newlines: bool = False) -> str:
 
 
 def _convert(html: str, *, markup: bool, newlines: bool) -> str:
+    html = html.replace(_PRE, "")  # our placeholder, never the author's text
     if "<" not in html and "&" not in html:
         # No tag and no entity: nothing to parse (most texts).
         text = html if newlines else _SPACES.sub(" ", html)

@@ -215,6 +215,13 @@ def test_code_with_braces_in_a_fenced_block_is_the_fill_code() -> None:
     assert draft.mistakes == [Note("equality keeps only 30", ("C",))]
 
 
+def test_code_in_an_html_pre_block_is_the_fill_code() -> None:
+    draft = by_id(parse_file("code.gift"))["pre"]
+    assert draft.instruction == "Complete **the** loop:\n\nThen run it."
+    assert draft.code == "for i in range(3):\n    total += [1] << 1"
+    assert draft.options == ["i", "3"]
+
+
 def test_without_a_fence_the_code_starts_at_the_blanks_line() -> None:
     draft = by_id(parse_file("code.gift"))["no-fence"]
     assert draft.instruction == "The line with the blank is the code:"
@@ -438,3 +445,31 @@ def test_the_benchmarks_questions_import_cleanly(tmp_path: Path) -> None:
 
     phases = run_once(generate(60), 60, tmp_path)  # exits if anything is left out or refused
     assert len(phases) == 3
+
+
+def test_an_answer_block_hidden_by_html_is_reported() -> None:
+    result = gift.parse("::h:: [html]<p>x <!-- {=a ~b} --> y</p>", source="h.gift")
+    assert result.drafts == []
+    assert [line.render("h.gift") for line in result.report] == [
+        "h.gift:1: left out: the question has its answer block inside HTML that hides it"
+        " (a comment, a tag)"
+    ]
+
+
+def test_no_input_crashes_the_import() -> None:
+    # Seeded random GIFT-ish text: every question becomes a draft or a report line, and the
+    # drafts always write a bank.
+    import random
+
+    rng = random.Random(10)
+    pieces = [
+        "::t::", "{", "}", "=", "~", "#", "####", "\\", ":", "\n", "\n\n", "// c\n", "[html]",
+        "[markdown]", "<p>", "</b>", "<pre>", "```", "%50%", "->", "T", "FALSE", "$CATEGORY: a/b",
+        " text ", "x[0]", "[1]", "&amp;", "\ue000", "🎉",
+    ]  # fmt: skip
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 25)))
+        result = gift.parse(text, source="fuzz.gift")
+        bank_yaml(result)
+        questions = len(result.drafts) + sum(1 for r in result.report if r.line is not None)
+        assert questions <= text.count("\n\n") + 1
