@@ -281,7 +281,7 @@ def round_trip_tasks() -> list[Task]:
     everything = choice(
         "ci.q_1",
         prompt=f"Which one?\n\n// a line that looks like a comment\n$CATEGORY: not one\n{SPECIAL}",
-        texts=(f"first {SPECIAL}", "[html]<b>not html</b>", "#3", "~4", "=5"),
+        texts=(f"first {SPECIAL}", "[html]<b>not html</b>", "#3", "~4", "%50% off", "tab\t\nend"),
         answer="B",
         hint=f"Hint with {SPECIAL}\nand a second line",
         solution=solution,
@@ -289,6 +289,7 @@ def round_trip_tasks() -> list[Task]:
             note(f"Tied to A and C: {SPECIAL}", "A", "C"),
             note("Second note on C\n- with a list-like line", "C"),
             note("Only D", "D"),
+            note("- starts like a list item\n\nand has a blank line", "E", "F"),
             note("General: never shown (every wrong option has a note) but kept"),
         ),
         topic="CI/CD",
