@@ -589,7 +589,7 @@ _MARKER = re.compile(
 )
 
 
-def solution_text(task: Task) -> str:
+def general_feedback(task: Task) -> str:
     """The task's solution as one Markdown text (GIFT's general feedback), laid out as the bot
     shows it; the explanation is labelled when something comes before it, so that reading it
     back (`_set_solution`) finds every part again."""
@@ -607,7 +607,7 @@ def solution_text(task: Task) -> str:
 
 def _set_solution(draft: Draft, parts: _Parts) -> None:
     """Steps, final answer, quick check and explanation from the general feedback (in the
-    layout `solution_text` writes; any other text is all explanation), with the right option's
+    layout `general_feedback` writes; any other text is all explanation), with the right option's
     feedback before the explanation. Our format wants a solution: without any feedback, the
     final answer is what the bot would show anyway (the right option; `[1] = …` in a fill task)."""
     text = parts.general
@@ -754,7 +754,7 @@ def _text(text: str) -> str:
 def _export_task(task: Task) -> list[str]:
     lines = [f"// hint: {_one_line(task.hint)}", f"// difficulty: {task.difficulty}"]
     lines += [f"// note: {_one_line(note)}" for note in task.general_notes]
-    general = solution_text(task)
+    general = general_feedback(task)
     close = f"####{_text(general)}\n}}" if general else "}"
     head = f"::{task.id}:: [markdown]"
     if task.kind is Kind.CHOICE and tuple(o.text for o in task.options) == TRUE_FALSE:

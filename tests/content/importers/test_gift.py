@@ -419,19 +419,32 @@ def test_a_fill_task_with_several_blanks_is_a_left_out_comment_line() -> None:
     assert gift.parse(text, source="b.gift").drafts == []
 
 
-def test_solution_text_is_read_back_into_its_parts() -> None:
+def test_the_solution_is_written_in_the_bots_layout_and_read_back_into_its_parts() -> None:
     task = choice(
+        "s",
         solution=Solution(
             steps=(SolutionStep("One", "a\n\nb"),),
             final_answer="x\n\ny",
             quick_check="ok",
             explanation="done",
-        )
+        ),
     )
-    draft = Draft("d", "choice", ["a", "b"], ["A"])
-    gift._set_solution(draft, gift._Parts(["a", "b"], 0, [], "", gift.solution_text(task)))
+    text = gift.export([task], bank="b")
+    assert (
+        "####**Step 1\\: One**\na\\n\nb\\n\n**Final answer\\:** x\\n\ny\\n\n"
+        "**Quick check\\:** ok\\n\n**Explanation\\:** done\n}"
+    ) in text
+    draft = gift.parse(text, source="b.gift").drafts[0]
     assert draft.steps == [Step("One", "a\n\nb")]
     assert (draft.final_answer, draft.quick_check, draft.explanation) == ("x\n\ny", "ok", "done")
+
+
+def test_general_feedback_written_by_a_person_is_the_explanation() -> None:
+    text = "::q:: [markdown]Pick.{=a#Yes. ~b####**Note:** it is a.\\n\\n**Final answer:** a}"
+    draft = gift.parse(text, source="q.gift").drafts[0]
+    # Not our layout (it does not start with a label): all of it is explanation.
+    assert draft.steps == [] and draft.final_answer is None
+    assert draft.explanation == "Yes.\n\n**Note:** it is a.\n\n**Final answer:** a"
 
 
 def test_emoji_stay_as_written_in_the_bank_yaml(tmp_path: Path) -> None:
