@@ -30,7 +30,8 @@ Export writes the reverse: a choice task as `::id:: [markdown]question {=right ~
 a missing-word question whose code is a fenced block around the answer block, and any other
 fill task as a `// left out:` comment line. The solution is written in the bot's layout
 ("**Step 1: …**", "**Final answer:** …", "**Quick check:** …", then the explanation) and read
-back into those parts, so import(export(tasks)) gives every field back (see `export`).
+back into those parts, so import(export(tasks)) gives every field back (see `export`) but a
+fill task's `language`, which drafts have no place for yet.
 """
 
 from __future__ import annotations
