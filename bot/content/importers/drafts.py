@@ -169,22 +169,33 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 _Dumper.add_representer(str, _str)
 
 
+class _FastDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """`_Dumper` on libyaml's emitter when PyYAML has it (the PyPI wheels do): the same text,
+    several times faster. libyaml writes characters outside the BMP (emoji) and U+0085 as
+    `\\U…` / `\\N` escapes, so a task whose text comes out with one is written again with
+    `_Dumper`, which keeps them as they are."""
+
+
+_FastDumper.add_representer(str, _str)
+
+
+def _dump(data: Any) -> str:
+    options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 100}
+    text = yaml.dump(data, Dumper=_FastDumper, **options)
+    if "\\U" in text or "\\N" in text:
+        text = yaml.dump(data, Dumper=_Dumper, **options)
+    return text
+
+
 def bank_yaml(result: ImportResult) -> str:
     """The drafts as one bank file. Comments (a draft's `comment`, the unconfirmed marker) go
     above their task; everything else is plain data a person can edit."""
     head: dict[str, Any] = {"bank": result.bank, "topic": result.topic}
     if result.source:
         head["source"] = result.source
-    parts = [yaml.dump(head, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)]
-    parts.append("tasks:\n")
+    parts = [_dump(head), "tasks:\n"]
     for draft in result.drafts:
-        text = yaml.dump(
-            [task_mapping(draft)],
-            Dumper=_Dumper,
-            sort_keys=False,
-            allow_unicode=True,
-            width=100,
-        )
+        text = _dump([task_mapping(draft)])
         comments = _comments(draft)
         parts.append("\n" + "".join(f"  # {c}\n" for c in comments))
         parts.append(_indent(text, "  "))

@@ -1,0 +1,83 @@
+"""HTML from other quiz formats as Discord Markdown (or plain text for code): never raw tags."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.content.importers.html_text import escape_markdown, to_markdown, to_text
+
+
+@pytest.mark.parametrize(
+    ("html", "markdown", "text"),
+    [
+        ("<p>One</p><p>Two<br>three</p>", "One\n\nTwo\nthree", "One\n\nTwo\nthree"),
+        (
+            "<b>bold</b> <strong> strong </strong> <i>it</i> <em>em</em>",
+            "**bold** **strong** *it* *em*",
+            "bold strong it em",
+        ),
+        ("<code>a*b_c</code> and 2*3", "`a*b_c` and 2\\*3", "a*b_c and 2*3"),
+        ("<code>a`b</code>", "`` a`b ``", "a`b"),
+        (
+            "<pre><code>def f():\n    return {1: 2}\n</code></pre><p>after</p>",
+            "```\ndef f():\n    return {1: 2}\n```\n\nafter",
+            "```\ndef f():\n    return {1: 2}\n```\n\nafter",
+        ),
+        (
+            "<ul><li>one</li><li>two <b>2</b></li></ul><ol><li>a</li><li>b</li></ol>",
+            "- one\n- two **2**\n\n1. a\n2. b",
+            "- one\n- two 2\n\n1. a\n2. b",
+        ),
+        (
+            '<a href="https://x.org/a_b">the site</a> <a href="https://y.org">https://y.org</a>',
+            "the site (https://x.org/a_b) https://y.org",
+            "the site (https://x.org/a_b) https://y.org",
+        ),
+        ("<h2>Title</h2>body", "**Title**\n\nbody", "Title\n\nbody"),
+        ('<img src="g.png" alt="a graph"> below', "a graph below", "a graph below"),
+        ("<script>alert(1)</script><style>p{}</style>kept", "kept", "kept"),
+        ("<div><span>a</span>\n\n   <span>b</span></div>", "a b", "a b"),
+        ("<b></b>empty <i> </i>", "empty", "empty"),
+        ("unclosed <b>bold", "unclosed bold", "unclosed bold"),
+        ("<blink>odd</blink> tags <x-y z=1>go</x-y>", "odd tags go", "odd tags go"),
+    ],
+)
+def test_html_conversion(html: str, markdown: str, text: str) -> None:
+    assert to_markdown(html) == markdown
+    assert to_text(html) == text
+
+
+def test_entities_are_decoded_and_a_decoded_tag_is_text() -> None:
+    assert to_text("x &lt;b&gt; &amp; &quot;q&quot; &#65; &eacute;") == 'x <b> & "q" A é'
+    assert to_markdown("&lt;b&gt;bold?&lt;/b&gt;") == "<b>bold?</b>"
+
+
+def test_a_lone_angle_bracket_is_text() -> None:
+    assert to_markdown("a < b and c > d") == "a < b and c > d"
+    assert to_markdown("if x<1 or y <= 2: <b>x</b>") == "if x<1 or y <= 2: **x**"
+
+
+def test_moodle_auto_format_keeps_line_breaks_and_spacing() -> None:
+    html = "line one\n    indented <b>x</b>\n\n\n\nline three  "
+    assert to_markdown(html, newlines=True) == "line one\n    indented **x**\n\nline three"
+    assert to_text(html, newlines=True) == "line one\n    indented x\n\nline three"
+    assert to_markdown("a\n  b") == "a b"  # HTML: a line break is a space
+
+
+def test_markdown_and_text_have_the_same_lines() -> None:
+    html = "<p>Intro <b>*</b></p><ul><li>x</li></ul><pre>a\n\n  b</pre>tail <code>`</code>"
+    assert len(to_markdown(html).split("\n")) == len(to_text(html).split("\n"))
+
+
+def test_escape_markdown() -> None:
+    assert escape_markdown("2*3*4") == "2\\*3\\*4"
+    assert escape_markdown("a\\b `c`") == "a\\\\b \\`c\\`"
+    assert escape_markdown("__init__ and snake_case_name") == (
+        "\\_\\_init\\_\\_ and snake_case_name"
+    )
+    assert escape_markdown("~~gone~~ ||spoiler|| ~5 a|b") == (
+        "\\~\\~gone\\~\\~ \\|\\|spoiler\\|\\| ~5 a|b"
+    )
+    assert escape_markdown("# big\n> quote\n-# small\nnot # this") == (
+        "\\# big\n\\> quote\n\\-# small\nnot # this"
+    )
