@@ -84,7 +84,7 @@ def _tidy(text: str, newlines: bool) -> str:
     squeezed), at most one blank line in a row, no blank ends."""
     if "\n" not in text:
         return (text.rstrip() if newlines else " ".join(text.split())).lstrip()
-    lines = [line.rstrip() if newlines else " ".join(line.split()) for line in text.split("\n")]
+    lines = [line.rstrip() if newlines else _fold(line) for line in text.split("\n")]
     out: list[str] = []
     for line in lines:
         if line or (out and out[-1]):
@@ -92,6 +92,16 @@ def _tidy(text: str, newlines: bool) -> str:
     while out and not out[-1]:
         out.pop()
     return "\n".join(out).lstrip()
+
+
+_NESTED_ITEM = re.compile(r"^( +)(?:- |\d+\. )")
+
+
+def _fold(line: str) -> str:
+    """Runs of white space become one space; a nested list item keeps its indentation."""
+    nested = _NESTED_ITEM.match(line)
+    indent = nested.group(1) if nested else ""
+    return indent + " ".join(line.split())
 
 
 class _Converter(HTMLParser):
@@ -110,6 +120,8 @@ class _Converter(HTMLParser):
         self.pre: list[str] | None = None
         self.code_depth = 0
         self.dropped = 0
+        self.cells = 0
+        """Cells begun in the current table row: they are joined with " | "."""
 
     # Layout ---------------------------------------------------------------------------------
 
@@ -143,7 +155,8 @@ class _Converter(HTMLParser):
             self._break(2)
             self.pre = []
         elif tag in BLOCKS or tag in HEADINGS:
-            self._break(2)
+            # A list inside a list item continues it on the next line, indented.
+            self._break(1 if tag in ("ul", "ol") and self.lists else 2)
             if tag in ("ul", "ol"):
                 self.lists.append([0 if tag == "ul" else 1])
             elif tag in HEADINGS:
@@ -158,8 +171,11 @@ class _Converter(HTMLParser):
             self._emit("  " * (depth - 1) + bullet)
         elif tag in ("tr",):
             self._break(1)
+            self.cells = 0
         elif tag in ("td", "th"):
-            self._emit(" ")
+            if self.cells:
+                self._emit(" | ")
+            self.cells += 1
         elif tag == "img":
             alt = dict(attrs).get("alt")
             if alt:
@@ -192,7 +208,7 @@ class _Converter(HTMLParser):
                 self._close(tag)
             elif tag in ("ul", "ol") and self.lists:
                 self.lists.pop()
-            self._break(2)
+            self._break(1 if tag in ("ul", "ol") and self.lists else 2)
         elif tag == "li":
             self._break(1)
         elif tag in MARKS or tag in ("code", "a"):

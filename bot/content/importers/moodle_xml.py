@@ -23,9 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import PurePath
-from typing import ClassVar
 from xml.etree import ElementTree as ET
 
 from defusedxml import DefusedXmlException, EntitiesForbidden
@@ -44,6 +42,7 @@ from bot.content.importers.drafts import (
     slug,
     unique_ids,
 )
+from bot.content.importers.html_text import to_markdown
 from bot.content.schema import ID_PATTERN, MAX_ID_LENGTH
 from bot.quiz.tasks import BLANK_PATTERN, OPTION_LABELS, Kind, Solution, Task
 
@@ -451,176 +450,8 @@ class _Mark:
     written: bool = False
 
 
-# TODO(html_text.py): the GIFT importer owns bot/content/importers/html_text.py, the shared
-# HTML-to-Discord-markdown conversion; when it lands, call it here and delete this class.
-class _Markdown(HTMLParser):
-    """HTML as Discord markdown: paragraphs, line breaks, bold, italics, code, preformatted
-    blocks, lists, links as "text (url)", images as "[image: alt]", tables as "a | b" rows;
-    entities unescaped; every other tag dropped (never shown raw)."""
-
-    _BLOCKS: ClassVar = frozenset(
-        {"p", "div", "section", "article", "header", "footer", "blockquote", "figure"}
-        | {"figcaption", "dl", "dt", "dd", "table", "hr", "h1", "h2", "h3", "h4", "h5", "h6"}
-    )
-    _INLINE: ClassVar = {
-        "b": "**",
-        "strong": "**",
-        "i": "*",
-        "em": "*",
-        "code": "`",
-        "tt": "`",
-        "kbd": "`",
-        "samp": "`",
-        "u": "__",
-        "s": "~~",
-        "strike": "~~",
-        "del": "~~",
-    }
-    _SKIP: ClassVar = frozenset({"script", "style", "head", "title"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.inline: list[_Mark] = []
-        self.lists: list[str] = []
-        """The open lists' tags, innermost last, and how many items each has so far."""
-        self.items: list[int] = []
-        self.links: list[tuple[int, str]] = []
-        self.pre: list[str] | None = None
-        self.pres: list[str] = []
-        self.skip = 0
-        self.first_cell = True
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIP:
-            self.skip += 1
-        elif self.pre is not None:
-            if tag == "br":
-                self.pre.append("\n")
-        elif tag == "pre":
-            self._break("\n\n")
-            self.pre = []
-        elif tag == "br":
-            self.out.append("\n")
-        elif tag in self._INLINE:
-            self.inline.append(_Mark(tag, self._INLINE[tag]))
-        elif tag in ("ul", "ol"):
-            self._break("\n\n" if not self.lists else "\n")
-            self.lists.append(tag)
-            self.items.append(0)
-        elif tag == "li":
-            bullet = "- "
-            if self.lists:
-                self.items[-1] += 1
-                bullet = f"{self.items[-1]}. " if self.lists[-1] == "ol" else "- "
-            self._break("\n")
-            self.out.append("  " * max(len(self.lists) - 1, 0) + bullet)
-        elif tag == "a":
-            self.links.append((len(self.out), dict(attrs).get("href") or ""))
-        elif tag == "img":
-            alt = (dict(attrs).get("alt") or "").strip()
-            self._text(f"[image: {alt}]" if alt else "[image]")
-        elif tag == "tr":
-            self._break("\n")
-            self.first_cell = True
-        elif tag in ("td", "th"):
-            if not self.first_cell:
-                self.out.append(" | ")
-            self.first_cell = False
-        elif tag in self._BLOCKS:
-            self._break("\n\n")
-            if tag[0] == "h" and tag[1:].isdigit():
-                self.inline.append(_Mark(tag, "**"))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP:
-            self.skip = max(self.skip - 1, 0)
-        elif tag == "pre" and self.pre is not None:
-            self.pres.append("".join(self.pre).removeprefix("\n").rstrip())
-            self.out.append(f"\0{len(self.pres) - 1}\0")
-            self.pre = None
-            self._break("\n\n")
-        elif self.pre is not None:
-            return
-        elif tag in self._INLINE or (tag[0] == "h" and tag[1:].isdigit()):
-            self._close(tag)
-            if tag in self._BLOCKS:
-                self._break("\n\n")
-        elif tag in ("ul", "ol") and self.lists:
-            self.lists.pop()
-            self.items.pop()
-            self._break("\n\n" if not self.lists else "\n")
-        elif tag == "a" and self.links:
-            start, href = self.links.pop()
-            text = "".join(self.out[start:]).strip()
-            if href and not href.startswith("#") and href not in text:
-                self.out.append(f" ({href})" if text else href)
-        elif tag in self._BLOCKS:
-            self._break("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        if self.skip:
-            return
-        if self.pre is not None:
-            self.pre.append(data)
-            return
-        self._text(re.sub(r"\s+", " ", data))
-
-    def _text(self, text: str) -> None:
-        if self._after_space():
-            text = text.lstrip()
-        if not text.strip():
-            self.out.append(text)
-            return
-        # Markers open at the first visible text, so "<b> x</b>" gives " **x**", not "** x**".
-        lead = text[: len(text) - len(text.lstrip())]
-        self.out.append(lead)
-        for mark in self.inline:
-            if not mark.written:
-                self.out.append(mark.marker)
-                mark.written = True
-        self.out.append(text.lstrip())
-
-    def _close(self, tag: str) -> None:
-        for i in range(len(self.inline) - 1, -1, -1):
-            if self.inline[i].tag == tag:
-                mark = self.inline.pop(i)
-                if mark.written:
-                    trailing = ""
-                    if self.out and self.out[-1].endswith(" "):
-                        self.out[-1] = self.out[-1].rstrip(" ")
-                        trailing = " "
-                    self.out.append(f"{mark.marker}{trailing}")
-                return
-
-    def _after_space(self) -> bool:
-        for chunk in reversed(self.out):
-            if chunk:
-                return chunk[-1].isspace()
-        return True
-
-    def _break(self, newlines: str) -> None:
-        """End the line (or paragraph): add only the newlines the output does not end with, so
-        nested blocks ("<li><p>") do not stack blank lines."""
-        have = 0
-        for chunk in reversed(self.out):
-            have += len(chunk) - len(chunk.rstrip("\n"))
-            if chunk.strip("\n"):
-                break
-        self.out.append("\n" * max(len(newlines) - have, 0))
-
-    def markdown(self) -> str:
-        text = "".join(self.out)
-        text = re.sub(r"[ \t]+\n", "\n", text)
-        text = re.sub(r"\n{3,}", "\n\n", text).strip()
-        return re.sub(r"\0(\d+)\0", lambda m: f"```\n{self.pres[int(m[1])]}\n```", text)
-
-
 def _html_to_markdown(html: str) -> str:
-    parser = _Markdown()
-    parser.feed(html)
-    parser.close()
-    return parser.markdown()
+    return to_markdown(html)
 
 
 # --- export -------------------------------------------------------------------------------------

@@ -81,3 +81,10 @@ def test_escape_markdown() -> None:
     assert escape_markdown("# big\n> quote\n-# small\nnot # this") == (
         "\\# big\n\\> quote\n\\-# small\nnot # this"
     )
+
+
+def test_nested_lists_keep_their_indentation_and_tables_their_columns() -> None:
+    nested = "<ul><li>one</li><li>two<ul><li>inner</li></ul></li></ul><ol><li>a</li></ol>"
+    assert to_markdown(nested) == "- one\n- two\n  - inner\n\n1. a"
+    table = "<table><tr><th>x</th><th>y</th></tr><tr><td>1</td><td>2</td></tr></table>"
+    assert to_markdown(table) == "x | y\n1 | 2"
