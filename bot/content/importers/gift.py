@@ -45,6 +45,7 @@ from typing import Final
 from bot.content.importers import html_text
 from bot.content.importers.drafts import (
     DIFFICULTIES,
+    NEUTRAL_HINT,
     Draft,
     ImportResult,
     Note,
@@ -59,7 +60,6 @@ from bot.quiz.tasks import OPTION_LABELS, Kind, Task
 
 DEFAULT_FORMAT: Final = "moodle"
 TRUE_FALSE: Final = ("True", "False")
-CHOICE_HINT: Final = "Read each option carefully."
 FILL_HINT: Final = "Read the text around the blank and try each option in it."
 FILL_INSTRUCTION: Final = "Choose what goes in the blank [1]."
 NEUTRAL_HINT_COMMENT: Final = (
@@ -479,7 +479,7 @@ def _choice_draft(q: _Question, parts: _Parts, question: str, general_notes: lis
         answers=[OPTION_LABELS[parts.answer]],
         question=question,
         topic=q.topic,
-        hint=CHOICE_HINT,
+        hint=NEUTRAL_HINT,
         mistakes=_notes(parts, general_notes),
         source_line=q.line,
         comment=NEUTRAL_HINT_COMMENT,

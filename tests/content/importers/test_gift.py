@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.content.importers import gift
-from bot.content.importers.drafts import Draft, ImportResult, Note, Step, bank_yaml
+from bot.content.importers.drafts import NEUTRAL_HINT, Draft, ImportResult, Note, Step, bank_yaml
 from bot.content.loader import check_banks
 from bot.quiz.tasks import Catalog, Difficulty, Solution, SolutionStep, Task
 from tests.factories import choice, fill, note
@@ -54,7 +54,7 @@ def test_multiple_choice_feedback_becomes_tied_notes_and_the_solution() -> None:
     # The right answer's feedback, then the general feedback.
     assert draft.explanation == "Right: three elements.\n\nlen counts the elements of a sequence."
     assert draft.difficulty == "medium"
-    assert draft.hint == gift.CHOICE_HINT
+    assert draft.hint == NEUTRAL_HINT
     assert draft.comment == gift.NEUTRAL_HINT_COMMENT
 
 
