@@ -16,14 +16,17 @@ from typing import Final
 from bot import rendering
 from bot.quiz import tasks
 
-MAX_FILE_BYTES: Final = 1_000_000
-"""A bank file over this is refused before it is read or parsed; the seed bank is 13 kB."""
+MAX_FILE_BYTES: Final = 16_000_000
+"""A bank file over this is refused before it is read or parsed. The seed bank is 13 kB; an
+import of 10,000 GIFT questions writes about 6 MB, which must still check. (Banks uploaded in
+Discord have their own, smaller bounds, checked before the file is even downloaded.)"""
 
 MAX_PROBLEMS_PER_FILE: Final = 100
 """Problems listed per file; the check of a file stops at the next one, saying there are more."""
 
-MAX_TASKS_PER_BANK: Final = 1_000
-"""Tasks in one file; a larger bank is split into several files."""
+MAX_TASKS_PER_BANK: Final = 10_000
+"""Tasks in one file: what one import of a large question bank writes; a larger bank is split
+into several files."""
 
 MAX_BLANKS: Final = tasks.MAX_BLANKS
 """Blanks [1]..[MAX_BLANKS] in a fill template; any other number is out of range."""

@@ -268,8 +268,8 @@ def test_a_file_over_the_size_limit_is_refused_unparsed(tmp_path: Path) -> None:
     problem = only(check_banks(file)[1])
     assert (problem.file, problem.line, problem.task, problem.field) == (file, None, None, None)
     assert problem.message == (
-        f"the file is {file.stat().st_size:,} bytes; a bank may be at most 1,000,000 bytes: "
-        "split it into several banks"
+        f"the file is {file.stat().st_size:,} bytes; a bank may be at most "
+        f"{MAX_FILE_BYTES:,} bytes: split it into several banks"
     )
 
 

@@ -82,7 +82,7 @@ BANKS: dict[str, Callable[[Path], Path]] = {
         + "    mistakes: *a9\n  - *a9\n  - *a9\n",
     ),
     "deep-nesting": lambda d: write(d, "bank: " + "[" * 500_000 + "\n"),
-    "5-MB-file": lambda d: write(d, GOOD_BANK + "# padding\n" * 500_000),
+    "20-MB-file": lambda d: write(d, GOOD_BANK + "# padding\n" * 2_000_000),
     "5-GB-sparse-file": lambda d: (_sparse(d / "bank.yaml", 5 << 30), d / "bank.yaml")[1],
     "many-problems": lambda d: write(d, GOOD_BANK + "".join(f"k{n}: v\n" for n in range(5000))),
 }
