@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 
 from bot import rendering
-from bot.discord_ui.errors import PUBLIC_DEFERRAL, context
+from bot.discord_ui.errors import PUBLIC_DEFERRAL, context, send_private
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
 
@@ -120,26 +120,27 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
 
 
 def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
-    """What happened to a stored attempt, in one short plain line: the reply when Discord
-    refused the detailed one, so the member still learns where their attempts stand."""
+    """The short plain reply to an answer, for when Discord refused the detailed one: what
+    became of the stored attempt, so the member knows where their attempts stand."""
     if len(picks) == 1:
         answer = picks[0]
     else:
         answer = ", ".join(f"[{blank}] {label}" for blank, label in enumerate(picks, start=1))
+    recorded = f"Your answer {answer} was recorded"
     match outcome.status:
         case Status.CORRECT:
             points = outcome.points
             result = f"right, for **{points}** point{'' if points == 1 else 's'}"
-            after = ""
         case Status.WRONG:
             result = f"not right, {attempts_left(outcome.attempts_left)}"
-            after = ""
-        case _:
-            result = "not right, and that was your last attempt"
-            after = " /solution shows the worked solution."
-    return (
-        f"Your answer {answer} was recorded: {result}. I couldn't show the details.{after}"
-    )
+        case Status.FAILED:
+            return (
+                f"{recorded}: not right, and that was your last attempt. I couldn't show the "
+                "details; /solution shows the worked solution."
+            )
+        case Status.ALREADY_FINISHED:
+            return finished_text(outcome.progress)  # nothing was stored: already short
+    return f"{recorded}: {result}. I couldn't show the details."
 
 
 def hint_reply(hint: HintReply) -> Reply:
@@ -301,7 +302,8 @@ class Responder:
                 await self.interaction.response.send_message(**kwargs)
 
     async def edit(self, reply: Reply | None = None, **kwargs: Any) -> None:
-        """Replace the component's own message (content, embeds, view, as given)."""
+        """Replace the component's own message (content, embeds, view, as given, or
+        `reply`'s)."""
         kwargs = outgoing(reply, **kwargs)
         if kwargs.get("view") is not None:
             kwargs["view"] = detached(kwargs["view"])
@@ -317,7 +319,7 @@ class Responder:
         """The detailed reply to an answer: sent, or edited in for an `update` Responder.
 
         If Discord refuses it after the attempt was stored, a short plain private message
-        (`recorded_text`) still tells the member what happened to their attempt, rather than
+        (`recorded_text`) still tells the member what became of their attempt, rather than
         "Something went wrong" and a member who clicks again, spending another attempt.
         """
         try:
@@ -333,18 +335,5 @@ class Responder:
                 context(self.interaction),
                 exc,
             )
-            await self.notify(recorded_text(outcome, picks))
-
-    async def notify(self, content: str) -> None:
-        """A new private message of plain text, whether or not anything was sent before.
-        A failure is logged (without a traceback: Discord is down, not our code) and dropped."""
-        try:
             async with self._lock:
-                if self.interaction.response.is_done():
-                    await self.interaction.followup.send(content, ephemeral=True)
-                else:
-                    await self.interaction.response.send_message(content, ephemeral=True)
-        except discord.HTTPException as exc:
-            log.warning(
-                "could not tell the member either in %s: %s", context(self.interaction), exc
-            )
+                await send_private(self.interaction, recorded_text(outcome, picks))

@@ -256,7 +256,7 @@ async def test_a_refused_last_attempt_points_to_the_solution(
     await driver.click(message, r"quiz:ans:\d+:D")
     assert fake.last_reply().text == (
         "Your answer D was recorded: not right, and that was your last attempt. "
-        "I couldn't show the details. /solution shows the worked solution."
+        "I couldn't show the details; /solution shows the worked solution."
     )
 
 
