@@ -459,11 +459,12 @@ def fill_tasks(draw: st.DrawFn, n: int) -> dict[str, Any]:
 
 @st.composite
 def banks(draw: st.DrawFn) -> dict[str, Any]:
-    kinds = draw(st.lists(st.sampled_from([choice_tasks, fill_tasks]), min_size=1, max_size=3))
+    """A bank with a task of each kind; its topic fits the longest title of most of them
+    ("Solution · Fill in the blank · …"), the choice task may give its own."""
     return {
         "bank": draw(text(300)),
-        "topic": draw(text(240)),
-        "tasks": [draw(kind(n)) for n, kind in enumerate(kinds)],
+        "topic": draw(text(225)),
+        "tasks": [draw(choice_tasks(0)), draw(fill_tasks(1))],
     }
 
 
