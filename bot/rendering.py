@@ -1,8 +1,14 @@
 """The text of every message, embed and component the bot shows for a task.
 
 Pure strings, no discord import: the Discord layer builds its embeds, buttons and selects from
-these functions, and the content loader checks every bank against the same functions, so a bank
-that passes `quizbot content check` cannot fail at post time with a "too long" API error.
+these functions. Two things keep every message within Discord's limits:
+
+- the content loader checks every bank against the same functions (`render_problems`), so what
+  a member must read in full (the post with every option, the hint, the mistake notes, the
+  worked solution) is never cut;
+- every message the bot sends or edits passes `fit_message` on its way out, which cuts
+  whatever else would not fit (a quoted pick, a summary's last lines, one embed too many for
+  the 6,000-character total) with a visible "…", least important parts first.
 
 Where each string goes (the contract the loader validates):
 
@@ -17,8 +23,8 @@ Where each string goes (the contract the loader validates):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Final
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final
 
 from bot.quiz.tasks import Kind, Option, Task
 
@@ -30,13 +36,25 @@ EMBED_TITLE: Final = 256
 EMBED_DESCRIPTION: Final = 4096
 EMBED_FIELD_NAME: Final = 256
 EMBED_FIELD_VALUE: Final = 1024
+EMBED_FOOTER: Final = 2048
+EMBED_AUTHOR: Final = 256
+EMBED_FIELDS: Final = 25
 EMBED_TOTAL: Final = 6000
+"""Over every embed of one message: titles, descriptions, field names and values, footers,
+author names."""
+EMBEDS: Final = 10
 MESSAGE_CONTENT: Final = 2000
+LAYOUT_TEXT: Final = 4000
+"""Over every text display of one components-v2 message (the five-blank picker)."""
+QUOTED_PICK: Final = 100
+"""A member's pick quoted inside a reply's first line, which must always show in full."""
 MAX_BUTTON_OPTIONS: Final = 20
 """Four rows of five option buttons; the fifth row holds Hint and Answer."""
 MAX_SELECT_OPTIONS: Final = 25
 
 ELLIPSIS: Final = "…"
+FENCE: Final = "```"
+CLOSE_FENCE: Final = "\n```"
 KIND_TITLES: Final = {Kind.CHOICE: "Multiple choice", Kind.FILL: "Fill in the blank"}
 
 
@@ -63,6 +81,25 @@ def truncate(text: str, limit: int) -> str:
             break
         kept.append(char)
     return "".join(kept).rstrip() + ELLIPSIS
+
+
+def fit_text(text: str, limit: int) -> str:
+    """`truncate` for Markdown: a cut that leaves a code block open closes it again, so the
+    "…" and whatever follows the text do not render as code (or as raw backticks)."""
+    cut = truncate(text, limit)
+    if cut == text or cut.count(FENCE) % 2 == 0:
+        return cut
+    room = limit - discord_len(CLOSE_FENCE)
+    if room < 1:
+        return cut
+    cut = truncate(text, room)
+    return cut + CLOSE_FENCE if cut.count(FENCE) % 2 else cut
+
+
+def quoted(text: str, limit: int = QUOTED_PICK) -> str:
+    """Task text quoted inside a sentence (e.g. the option a member picked): one line, cut to
+    `limit`, so the sentence around it always shows in full."""
+    return truncate(_one_line(text), limit)
 
 
 def _one_line(text: str) -> str:
@@ -154,6 +191,104 @@ def solution_text(task: Task) -> str:
     if solution.explanation:
         parts.append(solution.explanation)
     return "\n\n".join(parts)
+
+
+# -- one message, fitted -----------------------------------------------------------------------
+
+JSONEmbed = dict[str, Any]
+"""An embed in Discord's JSON shape (what discord.py's `Embed.to_dict()` gives)."""
+
+
+def fit_message(
+    content: str | None, embeds: Sequence[JSONEmbed] = ()
+) -> tuple[str | None, list[JSONEmbed]]:
+    """`content` and `embeds` cut to Discord's limits; every send and edit goes through this.
+
+    Each text is first cut to its own limit. Content keeps its beginning, where every reply
+    puts its outcome line. Then, while the embeds together are over 6,000 characters, text is
+    cut least important first: descriptions, field values, footers, author names, field
+    names, titles; within each, later embeds and fields first (a reply leads with what
+    matters). A description may go entirely; anything else keeps at least its "…", so the
+    result is always valid. The input is left unchanged.
+    """
+    if content:
+        content = fit_text(content, MESSAGE_CONTENT)
+    fitted = [_fit_embed(embed) for embed in embeds[:EMBEDS]]
+    over = embeds_size(fitted) - EMBED_TOTAL
+    for holder, key, least in _least_important_first(fitted):
+        if over <= 0:
+            break
+        size = discord_len(holder[key])
+        keep = max(least, size - over)
+        if keep >= size:
+            continue
+        if keep:
+            holder[key] = fit_text(holder[key], keep)
+        else:
+            del holder[key]
+        over -= size - discord_len(holder.get(key, ""))
+    return content, fitted
+
+
+def _fit_embed(embed: JSONEmbed) -> JSONEmbed:
+    out = dict(embed)
+    if out.get("title"):
+        out["title"] = truncate(out["title"], EMBED_TITLE)
+    if out.get("description"):
+        out["description"] = fit_text(out["description"], EMBED_DESCRIPTION)
+    if "fields" in out:
+        out["fields"] = [
+            {
+                **f,
+                "name": truncate(f["name"], EMBED_FIELD_NAME),
+                "value": fit_text(f["value"], EMBED_FIELD_VALUE),
+            }
+            for f in out["fields"][:EMBED_FIELDS]
+        ]
+    for part, key, limit in (("footer", "text", EMBED_FOOTER), ("author", "name", EMBED_AUTHOR)):
+        if (out.get(part) or {}).get(key):
+            out[part] = {**out[part], key: truncate(out[part][key], limit)}
+    return out
+
+
+def _embed_texts(embed: JSONEmbed) -> Iterator[str]:
+    yield embed.get("title") or ""
+    yield embed.get("description") or ""
+    for f in embed.get("fields") or ():
+        yield f.get("name") or ""
+        yield f.get("value") or ""
+    yield (embed.get("footer") or {}).get("text") or ""
+    yield (embed.get("author") or {}).get("name") or ""
+
+
+def _embed_size(embed: JSONEmbed) -> int:
+    return sum(discord_len(text) for text in _embed_texts(embed))
+
+
+def embeds_size(embeds: Iterable[JSONEmbed]) -> int:
+    """What embeds count toward the 6,000 characters of one message."""
+    return sum(_embed_size(embed) for embed in embeds)
+
+
+def _least_important_first(embeds: list[JSONEmbed]) -> Iterator[tuple[dict[str, Any], str, int]]:
+    """(holder, key, shortest allowed) of every text the 6,000 total may cut, in cutting order."""
+    last_first = embeds[::-1]
+    for embed in last_first:
+        if embed.get("description"):
+            yield embed, "description", 0
+    for embed in last_first:
+        for f in (embed.get("fields") or [])[::-1]:
+            yield f, "value", 1
+    for part, key in (("footer", "text"), ("author", "name")):
+        for embed in last_first:
+            if (embed.get(part) or {}).get(key):
+                yield embed[part], key, 1
+    for embed in last_first:
+        for f in (embed.get("fields") or [])[::-1]:
+            yield f, "name", 1
+    for embed in last_first:
+        if embed.get("title"):
+            yield embed, "title", 1
 
 
 def _longest_picks(task: Task) -> dict[int, str]:

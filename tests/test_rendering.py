@@ -193,3 +193,83 @@ def test_select_tasks_take_at_most_twenty_five_options() -> None:
     many = options(*(f"o{n}" for n in range(26)))
     assert rendering.render_problems(replace(FILL, options=many[:25])) == []
     assert [f for f, _ in rendering.render_problems(replace(FILL, options=many))] == ["options"]
+
+
+# -- cutting to fit -------------------------------------------------------------------------------
+
+
+def test_a_cut_inside_a_code_block_closes_it() -> None:
+    text = "Look:\n```python\n" + "x = 1\n" * 100 + "```\nThe end."
+    cut = rendering.fit_text(text, 60)
+    assert rendering.discord_len(cut) <= 60
+    assert cut.startswith("Look:\n```python\nx = 1") and cut.endswith("…\n```")
+    assert cut.count("```") == 2
+
+
+def test_a_cut_outside_code_blocks_is_a_plain_cut() -> None:
+    text = "```a```" + "b" * 50
+    assert rendering.fit_text(text, 20) == rendering.truncate(text, 20)
+    assert rendering.fit_text("fits", 4) == "fits"
+
+
+def test_a_quoted_pick_is_one_short_line() -> None:
+    assert rendering.quoted("B · two\nlines") == "B · two lines"
+    long = rendering.quoted("B · " + "💡" * 100)
+    assert rendering.discord_len(long) <= rendering.QUOTED_PICK and long.endswith("…")
+
+
+def embed(**parts: object) -> dict[str, object]:
+    return {"type": "rich", **parts}
+
+
+def test_fit_message_leaves_what_fits_alone() -> None:
+    embeds = [embed(title="T", description="D", fields=[{"name": "n", "value": "v"}])]
+    assert rendering.fit_message("hello", embeds) == ("hello", embeds)
+    assert rendering.fit_message(None, []) == (None, [])
+
+
+def test_fit_message_keeps_the_start_of_the_content() -> None:
+    content, _ = rendering.fit_message("✅ Right! " + "💡" * 2000)
+    assert content is not None and content.startswith("✅ Right! 💡")
+    assert rendering.discord_len(content) == rendering.MESSAGE_CONTENT and content.endswith("…")
+
+
+def test_fit_message_cuts_each_text_to_its_own_limit_and_leaves_its_input() -> None:
+    given = embed(
+        title="t" * 300,
+        description="d" * 5000,
+        fields=[{"name": "n" * 300, "value": "v" * 2000, "inline": False}],
+        footer={"text": "f" * 3000},
+    )
+    _, (fitted,) = rendering.fit_message(None, [given])
+    assert len(fitted["title"]) == 256 and fitted["title"].endswith("…")
+    assert [(len(f["name"]), len(f["value"]), f["inline"]) for f in fitted["fields"]] == [
+        (256, 1024, False)
+    ]
+    assert len(fitted["footer"]["text"]) == 2048
+    # Each at its limit, they make 7,680: the description, first to give way, takes the cut.
+    assert len(fitted["description"]) == 6000 - 256 - 256 - 1024 - 2048
+    assert fitted["description"].endswith("…")
+    assert rendering.embeds_size([fitted]) == rendering.EMBED_TOTAL
+    assert len(given["title"]) == 300  # a copy was cut, not the caller's embed
+
+
+def test_over_six_thousand_the_last_embeds_description_goes_first() -> None:
+    notes = embed(fields=[{"name": "Why not?", "value": "n" * 1024}])
+    solution = embed(title="Solution", description="s" * 4096)
+    code = embed(title="Your answer", description="c" * 4096)
+    _, (kept_notes, kept_code, cut_solution) = rendering.fit_message(
+        None, [notes, code, solution]
+    )
+    assert kept_notes == notes and kept_code == code
+    assert cut_solution["description"].endswith("…")
+    assert rendering.embeds_size([kept_notes, kept_code, cut_solution]) == rendering.EMBED_TOTAL
+
+
+def test_even_the_fullest_message_is_brought_within_every_limit() -> None:
+    field = {"name": "💡" * 200, "value": "v" * 1024}
+    full = [embed(title="t" * 256, description="d" * 4096, fields=[field] * 25)] * 10
+    _, fitted = rendering.fit_message(None, full)
+    assert rendering.embeds_size(fitted) <= rendering.EMBED_TOTAL
+    for e in fitted:
+        assert all(f["name"] and f["value"] for f in e["fields"])  # Discord refuses empty ones

@@ -135,7 +135,8 @@ class AnswerButton(
                 bot.live_counts.bump(self.post_id)
             task = result.posted.task
             chosen = engine.describe_answer(task, picks)
-            await responder.send(replies.answer_reply(task, result.outcome, chosen))
+            reply = replies.answer_reply(task, result.outcome, chosen)
+            await responder.answered(result.outcome, picks, reply)
 
 
 class HintButton(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.discord_ui.embeds import task_embed
+from bot.discord_ui.replies import outgoing
 from bot.quiz.errors import QuizError
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class LiveCounts:
             message = self._bot.get_partial_messageable(
                 post.channel_id, guild_id=post.guild_id
             ).get_partial_message(post.message_id)
-            await message.edit(embed=task_embed(posted, counts))
+            await message.edit(**outgoing(embed=task_embed(posted, counts)))
             self.edits += 1
         except (discord.NotFound, QuizError):
             return _Result.GONE  # the message (or post, or task) is gone

@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 
 EMPTY = "-"
 CLASSIC_MAX_BLANKS = 4
-LAYOUT_TEXT_LIMIT = 4000
-"""Discord's limit on the text of all text displays in one components-v2 message."""
 
 Picks = dict[int, str]
 
@@ -140,11 +138,7 @@ def wrong_blanks_embed(task: Task, picks: Mapping[int, str], outcome: Outcome) -
     if not any(task.notes_for(picks[b]) for b in outcome.wrong_blanks) and outcome.notes:
         lines.append(rendering.notes_text(outcome.notes))
     embed = discord.Embed(colour=replies.WRONG)
-    embed.add_field(
-        name="Wrong blanks",
-        value=rendering.truncate("\n".join(lines), rendering.EMBED_FIELD_VALUE),
-        inline=False,
-    )
+    embed.add_field(name="Wrong blanks", value="\n".join(lines), inline=False)
     return embed
 
 
@@ -185,6 +179,8 @@ def outcome_screen(posted: PostedTask, picks: Picks, outcome: Outcome) -> Screen
 
 
 def layout_text(screen: Screen) -> str:
+    """The screen as the one text display of a components-v2 message. The notice (the outcome
+    line) comes first, so a cut to Discord's limit takes the end, never the notice."""
     parts = [screen.content]
     for embed in screen.embeds:
         if embed.title:
@@ -192,7 +188,7 @@ def layout_text(screen: Screen) -> str:
         if embed.description:
             parts.append(embed.description)
         parts.extend(f"**{f.name}**\n{f.value}" for f in embed.fields)
-    return rendering.truncate("\n\n".join(parts), LAYOUT_TEXT_LIMIT)
+    return rendering.fit_text("\n\n".join(parts), rendering.LAYOUT_TEXT)
 
 
 def message_kwargs(screen: Screen, *, layout: bool) -> dict[str, Any]:
@@ -356,4 +352,9 @@ class SubmitButton(
                 if result.outcome.recorded:
                     bot.live_counts.bump(self.post_id)
                 screen = outcome_screen(posted, picks, result.outcome)
+                layout = uses_layout(posted.task)
+                await responder.answered(
+                    result.outcome, ordered, **message_kwargs(screen, layout=layout)
+                )
+                return
             await responder.edit(**message_kwargs(screen, layout=uses_layout(posted.task)))

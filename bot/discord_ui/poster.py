@@ -18,6 +18,7 @@ import discord
 from bot.clock import as_utc
 from bot.discord_ui.embeds import task_embed
 from bot.discord_ui.posting import send_task
+from bot.discord_ui.replies import outgoing
 from bot.schedule.runner import PosterError
 
 if TYPE_CHECKING:
@@ -120,4 +121,4 @@ class DiscordPoster:
         message = self._channel(posted.post).get_partial_message(posted.post.message_id)  # type: ignore[attr-defined]
         with _refusals(posted.post.channel_id):
             # No `view`: the buttons stay, and now answer that the quiz has closed.
-            await message.edit(content=content, embed=task_embed(posted, counts))
+            await message.edit(**outgoing(content=content, embed=task_embed(posted, counts)))

@@ -4,35 +4,40 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import rendering
 from bot.discord_ui.components import post_view
 from bot.discord_ui.embeds import task_embed
+from bot.discord_ui.replies import outgoing
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
     from bot.service import PostedTask
 
 
+def post_message(posted: PostedTask, *, extra: str | None = None) -> dict[str, Any]:
+    """The post's send arguments: embed and buttons, `extra` as the content, fitted to
+    Discord's limits; pings nobody."""
+    return outgoing(
+        content=extra or None,
+        embed=task_embed(posted),
+        view=post_view(posted),
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
 async def send_task(
     channel: discord.abc.Messageable, posted: PostedTask, *, extra: str | None = None
 ) -> discord.Message:
-    """Send the post (its embed and buttons) and nothing else; pings nobody.
+    """Send the post (`post_message`) and nothing else.
 
     `extra` (e.g. the scheduler's "📅 Daily quiz · Sun 02 Mar 2025") goes in the message
     content: the live-count updater redraws only the embed, so it stays as sent.
     Raises discord.Forbidden / HTTPException when Discord refuses; the caller reports it.
     """
-    content = rendering.truncate(extra, rendering.MESSAGE_CONTENT) if extra else None
-    return await channel.send(
-        content=content,
-        embed=task_embed(posted),
-        view=post_view(posted),
-        allowed_mentions=discord.AllowedMentions.none(),
-    )
+    return await channel.send(**post_message(posted, extra=extra))
 
 
 async def post_task(

@@ -1,7 +1,8 @@
 """What a member is told privately: answer outcomes, hints, solutions; and how it is sent.
 
 Every reply here is ephemeral. Nothing about one member's answer is ever shown to the channel
-beyond the aggregate counts on the post.
+beyond the aggregate counts on the post. Every message the bot sends or edits, replies and
+posts alike, goes out through `outgoing`, which fits it to Discord's limits.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 
 from bot import rendering
-from bot.discord_ui.errors import PUBLIC_DEFERRAL
+from bot.discord_ui.errors import PUBLIC_DEFERRAL, context, send_private
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
 
@@ -59,9 +60,7 @@ def solution_embed(task: Task) -> discord.Embed:
 def notes_embed(notes: Sequence[str], *, title: str = "Why not?") -> discord.Embed:
     text = rendering.notes_text(notes) if notes else "Have another careful look at the question."
     embed = discord.Embed(colour=WRONG)
-    embed.add_field(
-        name=title, value=rendering.truncate(text, rendering.EMBED_FIELD_VALUE), inline=False
-    )
+    embed.add_field(name=title, value=text, inline=False)
     return embed
 
 
@@ -95,7 +94,9 @@ def finished_text(progress: Progress) -> str:
 
 
 def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
-    """The reply to one option button. `chosen` is the member's pick in words."""
+    """The reply to one option button. `chosen` is the member's pick in words; it is quoted
+    shortened, so the outcome line (right or wrong, attempts left) always shows in full."""
+    chosen = rendering.quoted(chosen)
     match outcome.status:
         case Status.CORRECT:
             return Reply(
@@ -116,6 +117,30 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
             )
         case Status.ALREADY_FINISHED:
             return Reply(finished_text(outcome.progress))
+
+
+def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
+    """The short plain reply to an answer, for when Discord refused the detailed one: what
+    became of the stored attempt, so the member knows where their attempts stand."""
+    if len(picks) == 1:
+        answer = picks[0]
+    else:
+        answer = ", ".join(f"[{blank}] {label}" for blank, label in enumerate(picks, start=1))
+    recorded = f"Your answer {answer} was recorded"
+    match outcome.status:
+        case Status.CORRECT:
+            points = outcome.points
+            result = f"right, for **{points}** point{'' if points == 1 else 's'}"
+        case Status.WRONG:
+            result = f"not right, {attempts_left(outcome.attempts_left)}"
+        case Status.FAILED:
+            return (
+                f"{recorded}: not right, and that was your last attempt. I couldn't show the "
+                "details; /solution shows the worked solution."
+            )
+        case Status.ALREADY_FINISHED:
+            return finished_text(outcome.progress)  # nothing was stored: already short
+    return f"{recorded}: {result}. I couldn't show the details."
 
 
 def hint_reply(hint: HintReply) -> Reply:
@@ -155,6 +180,36 @@ def solution_prompt(posted: PostedTask) -> str:
 
 
 V = TypeVar("V", bound="BaseView")
+
+
+def outgoing(reply: Reply | None = None, **kwargs: Any) -> dict[str, Any]:
+    """Arguments for send / edit: `reply`'s text and embeds (unless given), with the content
+    and embeds fitted to Discord's limits (`rendering.fit_message`).
+
+    Every message the bot sends or edits passes through here, so none can be refused as too
+    long, whatever the bank holds; embeds that already fit are passed on as they are.
+    """
+    if reply is not None:
+        kwargs.setdefault("embeds", list(reply.embeds))
+        if reply.content is not None:
+            kwargs.setdefault("content", reply.content)
+    key = "embed" if "embed" in kwargs else "embeds"
+    given = kwargs.get(key)
+    embeds: list[discord.Embed] = (
+        [] if given is None else [given] if isinstance(given, discord.Embed) else list(given)
+    )
+    content = kwargs.get("content")
+    raw = [embed.to_dict() for embed in embeds]
+    fitted_content, fitted = rendering.fit_message(content, raw)
+    if "content" in kwargs:
+        kwargs["content"] = fitted_content
+    if embeds:
+        kept = [
+            embed if after == before else discord.Embed.from_dict(after)
+            for embed, before, after in zip(embeds, raw, fitted, strict=False)
+        ]
+        kwargs[key] = kept[0] if key == "embed" else kept
+    return kwargs
 
 
 def detached(view: V) -> V:
@@ -234,10 +289,7 @@ class Responder:
     async def send(self, reply: Reply | None = None, **kwargs: Any) -> None:
         """A new message (private unless the Responder says otherwise): `reply`'s text and
         embeds, or send_message's own arguments."""
-        if reply is not None:
-            kwargs.setdefault("embeds", list(reply.embeds))
-            if reply.content is not None:
-                kwargs.setdefault("content", reply.content)
+        kwargs = outgoing(reply, **kwargs)
         if kwargs.get("view") is not None:
             kwargs["view"] = detached(kwargs["view"])
         else:
@@ -249,8 +301,10 @@ class Responder:
             else:
                 await self.interaction.response.send_message(**kwargs)
 
-    async def edit(self, **kwargs: Any) -> None:
-        """Replace the component's own message (content, embeds, view, as given)."""
+    async def edit(self, reply: Reply | None = None, **kwargs: Any) -> None:
+        """Replace the component's own message (content, embeds, view, as given, or
+        `reply`'s)."""
+        kwargs = outgoing(reply, **kwargs)
         if kwargs.get("view") is not None:
             kwargs["view"] = detached(kwargs["view"])
         async with self._lock:
@@ -258,3 +312,28 @@ class Responder:
                 await self.interaction.edit_original_response(**kwargs)
             else:
                 await self.interaction.response.edit_message(**kwargs)
+
+    async def answered(
+        self, outcome: Outcome, picks: Sequence[str], reply: Reply | None = None, **kwargs: Any
+    ) -> None:
+        """The detailed reply to an answer: sent, or edited in for an `update` Responder.
+
+        If Discord refuses it after the attempt was stored, a short plain private message
+        (`recorded_text`) still tells the member what became of their attempt, rather than
+        "Something went wrong" and a member who clicks again, spending another attempt.
+        """
+        try:
+            if self.update:
+                await self.edit(reply, **kwargs)
+            else:
+                await self.send(reply, **kwargs)
+        except discord.HTTPException as exc:
+            if not outcome.recorded:
+                raise
+            log.warning(
+                "Discord refused the answer reply in %s (%s); sending the short one",
+                context(self.interaction),
+                exc,
+            )
+            async with self._lock:
+                await send_private(self.interaction, recorded_text(outcome, picks))

@@ -34,7 +34,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
-from bot import rendering
 from bot.clock import Clock, as_utc
 from bot.quiz.errors import QuizError
 from bot.quiz.tasks import Difficulty, Task
@@ -370,11 +369,9 @@ class Scheduler:
             if posted.post.message_id is None:
                 continue
             result = summary.summarise(posted.task, [a for a in attempts if a.post_id == post_id])
-            content = f"{_header(run, n, total)} · closed\n{result.text()}"
+            content = result.text(head=f"{_header(run, n, total)} · closed")
             try:
-                await self.poster.close(
-                    posted, content=rendering.truncate(content, rendering.MESSAGE_CONTENT)
-                )
+                await self.poster.close(posted, content=content)
             except PosterError as exc:
                 log.warning("post %s closed, but its message could not be edited: %s", post_id, exc)
         await self._write(self.schedules.mark_closed, run.id, now)

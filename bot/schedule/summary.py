@@ -19,6 +19,10 @@ from bot.quiz.tasks import Task
 MISCONCEPTION_SHARE = Fraction(1, 5)
 """A wrong option is a misconception of the group when at least this share picked it."""
 TOP_ANSWERERS = 3
+ANSWER_ROOM = 300
+"""What the answer keeps of its line on a closed post whose summary would not fit."""
+SHORTEST_CUT = 80
+"""A misconception line is cut to the room left only if that leaves at least this much."""
 
 
 class AttemptRecord(Protocol):
@@ -73,25 +77,67 @@ class CloseSummary:
     top: tuple[TopAnswerer, ...]
     misconceptions: tuple[Misconception, ...]
 
-    def text(self) -> str:
-        """Markdown for the closed post (mentions render as names and ping nobody in edits)."""
-        lines = [f"**Answer:** {self.answer}"]
+    def text(self, head: str | None = None, limit: int = rendering.MESSAGE_CONTENT) -> str:
+        """Markdown for the closed post, under `head` (the scheduler's line), within `limit`
+        characters (mentions render as names and ping nobody in edits).
+
+        What does not fit is cut least important first: the answer (it is in the solution
+        too) is shortened to `ANSWER_ROOM`, then the misconceptions that do not fit are cut
+        or counted in a last line. The head, the counts and the top answerers always show.
+        """
+        lines = [head] if head else []
+        answer = f"**Answer:** {self.answer}"
         if not self.answered:
-            lines.append("Nobody answered this one.")
-            return "\n".join(lines)
-        lines.append(
-            f"**{self.answered}** answered · **{self.solved}** solved"
-            f" · **{self.first_try}** on the first try"
-        )
+            rest = ["Nobody answered this one."]
+        else:
+            rest = [
+                f"**{self.answered}** answered · **{self.solved}** solved"
+                f" · **{self.first_try}** on the first try"
+            ]
         if self.top:
             ranked = " ".join(
                 f"{n}. <@{t.user_id}> ({_tries(t.tries)})" for n, t in enumerate(self.top, 1)
             )
-            lines.append(f"**Top answerers:** {ranked}")
-        if self.misconceptions:
-            lines.append("**Common mistakes:**")
-            lines += [f"• {m.line()}" for m in self.misconceptions]
-        return "\n".join(lines)
+            rest.append(f"**Top answerers:** {ranked}")
+        mistakes = [f"• {m.line()}" for m in self.misconceptions]
+        if mistakes:
+            rest.append("**Common mistakes:**")
+        over = _size([*lines, answer, *rest, *mistakes]) - limit
+        if over > 0 and rendering.discord_len(answer) > ANSWER_ROOM:
+            keep = max(ANSWER_ROOM, rendering.discord_len(answer) - over)
+            answer = rendering.fit_text(answer, keep)
+        lines += [answer, *rest]
+        lines += _fitting(mistakes, limit - _size(lines))
+        return rendering.fit_text("\n".join(lines), limit)
+
+
+def _size(lines: Sequence[str]) -> int:
+    """The length of the lines joined by newlines."""
+    return sum(rendering.discord_len(line) for line in lines) + max(len(lines) - 1, 0)
+
+
+def _fitting(lines: Sequence[str], room: int) -> list[str]:
+    """Lines to put below the others in `room` characters (each costs its newline): all that
+    fit, the first that does not cut if enough of it fits, and a count of those left out."""
+    if sum(rendering.discord_len(line) + 1 for line in lines) <= room:
+        return list(lines)
+    room -= rendering.discord_len(_more(len(lines))) + 1
+    kept: list[str] = []
+    for line in lines:
+        size = rendering.discord_len(line) + 1
+        if size <= room:
+            kept.append(line)
+            room -= size
+            continue
+        if room - 1 >= SHORTEST_CUT:
+            kept.append(rendering.fit_text(line, room - 1))
+        break
+    left = len(lines) - len(kept)
+    return [*kept, _more(left)] if left else kept
+
+
+def _more(n: int) -> str:
+    return f"• …and {n} more"
 
 
 def _percent(part: int, whole: int) -> int:
@@ -173,4 +219,4 @@ def discussion_text(task: Task) -> str:
     hidden = explanation.replace("||", "| |")
     head = "Talk it through here. The explanation (click to reveal): "
     room = rendering.MESSAGE_CONTENT - rendering.discord_len(head) - 4
-    return f"{head}||{rendering.truncate(hidden, room)}||"
+    return f"{head}||{rendering.fit_text(hidden, room)}||"

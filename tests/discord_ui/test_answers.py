@@ -2,14 +2,81 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
+import discord
+import pytest
+
+from bot import rendering
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.errors import CLOSED
-from tests.discord_ui.conftest import Driver
-from tests.discord_ui.fakes import ALICE, BOB, FakeDiscordHTTP
+from bot.quiz.tasks import Catalog, Solution, Task
+from tests.discord_ui.conftest import (
+    Driver,
+    choice_task,
+    fill_five_task,
+    fill_one_task,
+    fill_two_task,
+)
+from tests.discord_ui.fakes import (
+    ALICE,
+    BOB,
+    CHANNEL_MESSAGE,
+    DEFERRED_CHANNEL_MESSAGE,
+    UPDATE_MESSAGE,
+    FakeDiscordHTTP,
+)
+from tests.factories import choice, note
 
 ANSWER = "data parallelism"  # option B of mc-split
+CALLBACK = "/interactions/{webhook_id}/{webhook_token}/callback"
+FOLLOWUP = "/webhooks/{webhook_id}/{webhook_token}"
+LONG_B = "B" + "b" * 1999
+
+
+def long_options_task() -> Task:
+    """Issue 9's bank: two 2,000-character options pass the check."""
+    return choice(
+        "long-options",
+        texts=("A" + "a" * 1999, LONG_B),
+        answer="A",
+        solution=Solution(explanation="The first one."),
+        mistakes=(note("n" * 1000, "B"),),
+    )
+
+
+@pytest.fixture
+def catalog() -> Catalog:
+    return Catalog.of(
+        [choice_task(), fill_one_task(), fill_two_task(), fill_five_task(), long_options_task()]
+    )
+
+
+class BadRequest:
+    status = 400
+    reason = "Bad Request"
+
+
+def refused() -> discord.HTTPException:
+    return discord.HTTPException(
+        BadRequest(),  # type: ignore[arg-type]
+        {"message": "Invalid Form Body", "code": 50035},
+    )
+
+
+def fail_next(fake: FakeDiscordHTTP, route: str) -> None:
+    """Discord refuses the next call to `route`, and only that one."""
+
+    def once() -> discord.HTTPException:
+        del fake.fail[route]
+        return refused()
+
+    fake.fail[route] = once  # type: ignore[assignment]
+
+
+def warnings_and_worse(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 async def test_wrong_twice_then_third_miss_reveals_the_solution(
@@ -139,3 +206,109 @@ async def test_post_from_another_server_is_refused(
     reply = fake.last_reply()
     assert reply.ephemeral
     assert "can't find that quiz" in reply.text
+
+
+# -- Discord's limits, and a reply Discord refuses anyway --------------------------------------
+
+
+async def test_a_long_option_is_quoted_short_and_the_outcome_line_shows_whole(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    message = await driver.post("long-options")
+    await driver.click(message, r"quiz:ans:\d+:B")
+    reply = fake.last_reply()
+    content = reply.data["content"]
+    assert rendering.discord_len(content) <= rendering.MESSAGE_CONTENT
+    assert content.startswith("Not quite: **B · Bbbb")
+    assert "…** isn't it. You have **2** attempts left." in content
+    assert reply.data["embeds"][0]["fields"][0]["value"] == "• " + "n" * 1000
+
+
+async def test_a_refused_answer_reply_still_says_what_happened_to_the_attempt(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    message = await driver.post("mc-split")
+    fake.clear()
+    fail_next(fake, CALLBACK)
+    await driver.click(message, r"quiz:ans:\d+:A")
+
+    refused_call, short = fake.callbacks()
+    assert refused_call.data.get("embeds")  # the detailed reply, which Discord refused
+    assert short.callback_type == CHANNEL_MESSAGE and short.ephemeral
+    assert short.data["content"] == (
+        "Your answer A was recorded: not right, **2** attempts left. "
+        "I couldn't show the details."
+    )
+    assert not short.data.get("embeds")
+    assert (await bot.service.progress(1, ALICE.id)).wrong_tries == 1
+    (record,) = warnings_and_worse(caplog)
+    assert record.levelno == logging.WARNING and record.exc_info is None
+    assert "quiz:ans:1:A" in record.getMessage()
+
+
+async def test_a_refused_last_attempt_points_to_the_solution(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    message = await driver.post("mc-split")
+    await driver.click(message, r"quiz:ans:\d+:A")
+    await driver.click(message, r"quiz:ans:\d+:C")
+    fail_next(fake, CALLBACK)
+    await driver.click(message, r"quiz:ans:\d+:D")
+    assert fake.last_reply().text == (
+        "Your answer D was recorded: not right, and that was your last attempt. "
+        "I couldn't show the details; /solution shows the worked solution."
+    )
+
+
+async def test_a_refused_reply_after_a_deferral_comes_as_a_follow_up(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    message = await driver.post("mc-split")
+    bot.ack_after = 0  # acknowledged before the answer is stored
+    fake.clear()
+    fail_next(fake, FOLLOWUP)
+    await driver.click(message, r"quiz:ans:\d+:B")
+
+    assert [c.callback_type for c in fake.callbacks()] == [DEFERRED_CHANNEL_MESSAGE]
+    refused_call, short = [c for c in fake.calls if c.path == FOLLOWUP]
+    assert refused_call.data.get("embeds")
+    assert short.ephemeral
+    assert short.text == (
+        "Your answer B was recorded: right, for **10** points. I couldn't show the details."
+    )
+    assert [r.levelno for r in warnings_and_worse(caplog)] == [logging.WARNING]
+
+
+async def test_a_refused_picker_result_still_says_what_happened_to_the_attempt(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    post = await driver.post("fill-two")
+    opened = await driver.click(post, r"quiz:open:\d+")
+    picker = fake.response_to(opened)
+    await driver.select(picker, r"quiz:pick:\d+:1:--", "A")
+    await driver.select(picker, r"quiz:pick:\d+:2:A-", "B")
+    fake.clear()
+    fail_next(fake, CALLBACK)
+    await driver.click(picker, r"quiz:submit:\d+:AB")
+
+    refused_call, short = fake.callbacks()
+    assert refused_call.callback_type == UPDATE_MESSAGE  # the picker's redraw, refused
+    # A new private message: the picker stays as it was, ready for another try.
+    assert short.callback_type == CHANNEL_MESSAGE and short.ephemeral
+    assert short.text == (
+        "Your answer [1] A, [2] B was recorded: not right, **2** attempts left. "
+        "I couldn't show the details."
+    )
+    assert (await bot.service.progress(1, ALICE.id)).wrong_tries == 1
+    (record,) = warnings_and_worse(caplog)
+    assert record.exc_info is None and "quiz:submit:1:AB" in record.getMessage()
+
+
+async def test_a_refused_reply_that_stored_nothing_is_not_called_recorded(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    message = await driver.post("mc-split")
+    await driver.click(message, r"quiz:ans:\d+:B")
+    fail_next(fake, CALLBACK)
+    await driver.click(message, r"quiz:ans:\d+:A")  # already finished: nothing stored
+    assert "recorded" not in fake.last_reply().text
