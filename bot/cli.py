@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
 from bot.host_errors import HostError
@@ -51,6 +52,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     practice.add_argument("--content", type=Path, help="bank file or folder (default: CONTENT_DIR)")
 
+    export = sub.add_parser("export", help="export what members did, for grading elsewhere")
+    export_sub = export.add_subparsers(dest="export_command", required=True)
+    results = export_sub.add_parser(
+        "results", help="one row per member and task (DATABASE_URL): attempts, points, ..."
+    )
+    results.add_argument("--guild", type=int, required=True, help="the server's id")
+    results.add_argument(
+        "--since",
+        type=_local_date,
+        help="only posts made from this date on, YYYY-MM-DD, in the server's time zone",
+    )
+    results.add_argument("--format", choices=["csv", "json"], default="csv")
+    results.add_argument(
+        "--names", action="store_true", help="add members' display names (default: ids only)"
+    )
+    results.add_argument("--output", type=Path, help="the file to write (default: stdout)")
+
     db = sub.add_parser("db", help="the database schema (DATABASE_URL)")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("current", help="show the schema revision and whether it is the newest")
@@ -58,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
         "upgrade", help="upgrade the schema to this quizbot's (an SQLite file is backed up first)"
     )
     return parser
+
+
+def _local_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2025-09-01") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -115,6 +140,19 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return list_command(path, args.json, sys.stdout, sys.stderr)
     if args.command == "practice":
         return _practice(args, settings)
+    if args.command == "export":
+        from bot.results_export import export_results
+
+        return export_results(
+            settings.database_url,
+            args.guild,
+            since=args.since,
+            fmt=args.format,
+            names=args.names,
+            output=args.output,
+            out=sys.stdout,
+            err=sys.stderr,
+        )
     if args.command == "db":
         if args.db_command == "upgrade":
             from bot.store.preflight import check_database

@@ -7,6 +7,7 @@ limits atomically, and both take the numbers from here.
 from __future__ import annotations
 
 from enum import StrEnum
+from fractions import Fraction
 
 from bot.quiz.errors import NotModeratorError
 
@@ -14,6 +15,10 @@ MAX_SCHEDULES = 10
 """Daily quizzes one server may have (active or paused)."""
 MAX_TASKS_PER_RUN = 5
 """Tasks one daily quiz may post per day."""
+MISCONCEPTION_SHARE = Fraction(1, 5)
+"""A wrong option is a misconception of the group when at least this share of those who
+answered picked it: the close summary of a daily post and /insights both apply it
+(bot/schedule/summary.py `misconceptions_among`)."""
 
 
 class PostPolicy(StrEnum):

@@ -14,10 +14,9 @@ from typing import Protocol
 
 from bot import rendering
 from bot.quiz.engine import describe_answer
+from bot.quiz.rules import MISCONCEPTION_SHARE
 from bot.quiz.tasks import Task
 
-MISCONCEPTION_SHARE = Fraction(1, 5)
-"""A wrong option is a misconception of the group when at least this share picked it."""
 TOP_ANSWERERS = 3
 ANSWER_ROOM = 300
 """What the answer keeps of its line on a closed post whose summary would not fit."""
@@ -174,11 +173,39 @@ def misconceptions(
 ) -> tuple[Misconception, ...]:
     """Each wrong option (per blank for fill tasks) picked by ≥ 20% of those who answered,
     most common first."""
-    pickers: dict[tuple[int, str], set[int]] = {}
+    return misconceptions_among(task, wrong_pickers(task, attempts), answered)
+
+
+Pickers = dict[tuple[int, str], set[int]]
+"""(blank, option label) -> the members who picked that option wrongly there."""
+
+
+class Picked(Protocol):
+    """What `wrong_pickers` reads of an attempt (an `AttemptRecord` is one)."""
+
+    @property
+    def user_id(self) -> int: ...
+    @property
+    def picks(self) -> tuple[str, ...]: ...
+
+
+def wrong_pickers(task: Task, attempts: Iterable[Picked]) -> Pickers:
+    """Who picked which wrong option: a pick is wrong where it differs from `task`'s answer
+    for its blank (the task the attempt was graded with)."""
+    pickers: Pickers = {}
     for a in attempts:
         for blank, (got, want) in enumerate(zip(a.picks, task.answers, strict=False), 1):
             if got != want:
                 pickers.setdefault((blank, got), set()).add(a.user_id)
+    return pickers
+
+
+def misconceptions_among(
+    task: Task, pickers: Pickers, answered: int
+) -> tuple[Misconception, ...]:
+    """The wrong picks that are misconceptions of the group (MISCONCEPTION_SHARE of the
+    `answered` members or more), with the notes `task` ties to each option; most common
+    first. The one place the share rule is applied."""
     per_blank = task.multi_blank
     found = [
         Misconception(

@@ -1,0 +1,198 @@
+"""What /insights tells moderators about a period: the hardest tasks, the group's
+misconceptions and participation per day. Pure: the store hands over the window's activity
+(bot/store/insights.py), this decides what it means.
+
+- The period is the last 7 ("week") or 30 ("month") local days, today included, in the
+  server's zone: a rolling window, so Monday's report is not empty (`window`).
+- Hardest: the lowest first-try rate (members right on their first attempt / members who
+  answered) among tasks with at least MIN_ANSWERERS answerers (fewer say nothing about the
+  group); ties go to the task more members answered, then to the task id (`hardest`).
+- Misconceptions: the close summary's rule, applied to the period (`summary.wrong_pickers` on
+  the task each post was made with, `summary.misconceptions_among` for the share): a wrong
+  option picked by MISCONCEPTION_SHARE of the task's answerers or more, with the notes its
+  task ties to it. The notes are those of the latest post's task version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from enum import StrEnum
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from bot import rendering
+from bot.quiz.tasks import Task
+from bot.schedule.summary import Misconception, Pickers, misconceptions_among, wrong_pickers
+
+if TYPE_CHECKING:
+    from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
+
+MIN_ANSWERERS = 3
+"""A task needs this many answerers in the period to count among the hardest."""
+HARDEST_SHOWN = 5
+MISCONCEPTIONS_SHOWN = 8
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+class InsightsPeriod(StrEnum):
+    WEEK = "week"
+    MONTH = "month"
+
+    @property
+    def days(self) -> int:
+        return 7 if self is InsightsPeriod.WEEK else 30
+
+    @property
+    def title(self) -> str:
+        return f"the last {self.days} days"
+
+
+def window(period: InsightsPeriod | str, today: date) -> tuple[date, date]:
+    """The first and last local day of the period (both included), ending `today`."""
+    days = InsightsPeriod(period).days
+    return today - timedelta(days=days - 1), today
+
+
+@dataclass(frozen=True, slots=True)
+class HardTask:
+    task_id: str
+    title: str
+    answered: int
+    solved: int
+    first_try: int
+
+    @property
+    def rate(self) -> Fraction:
+        return Fraction(self.first_try, self.answered)
+
+    def line(self) -> str:
+        percent = int(100 * self.rate + Fraction(1, 2))
+        return (
+            f"**{self.title}** (`{self.task_id}`): {percent}% first try · "
+            f"{self.first_try}/{self.answered} first try · {self.solved} solved"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskMisconceptions:
+    task_id: str
+    title: str
+    found: tuple[Misconception, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Insights:
+    period: InsightsPeriod
+    first_day: date
+    last_day: date
+    members: int
+    hardest: tuple[HardTask, ...]
+    misconceptions: tuple[TaskMisconceptions, ...]
+    days: tuple[DayActivity, ...]
+
+    @property
+    def attempts(self) -> int:
+        return sum(d.attempts for d in self.days)
+
+    def hardest_text(self) -> str:
+        if not self.hardest:
+            return f"No task had {MIN_ANSWERERS} or more members answering in this period."
+        return "\n".join(f"{n}. {t.line()}" for n, t in enumerate(self.hardest, 1))
+
+    def misconceptions_text(self) -> str:
+        if not self.misconceptions:
+            return "No wrong option was picked by 20% or more of a task's answerers."
+        lines: list[str] = []
+        for task in self.misconceptions:
+            lines.append(f"**{task.title}** (`{task.task_id}`)")
+            lines += [f"• {m.line()}" for m in task.found]
+        return "\n".join(lines)
+
+    def participation_text(self) -> str:
+        """A sparkline of members per day, the totals and the busiest day."""
+        if not self.attempts:
+            return "Nobody answered in this period."
+        busiest = max(self.days, key=lambda d: (d.members, d.attempts, d.day))
+        return "\n".join(
+            (
+                f"`{sparkline([d.members for d in self.days])}` members per day, "
+                f"{_day(self.first_day)} → {_day(self.last_day)}",
+                f"**{self.members}** members · **{self.attempts}** attempts · busiest "
+                f"{_day(busiest.day)} ({busiest.members} members, {busiest.attempts} attempts)",
+            )
+        )
+
+    def day_table(self) -> str:
+        """One line per day (the week's view): date, members, attempts."""
+        return "\n".join(
+            f"`{_day(d.day)}` {d.members} members · {d.attempts} attempts" for d in self.days
+        )
+
+
+def _day(day: date) -> str:
+    return day.strftime("%a %d %b")
+
+
+def sparkline(values: Sequence[int]) -> str:
+    """One block per value, scaled to the largest; a zero is the lowest block."""
+    top = max(values, default=0)
+    if top <= 0:
+        return SPARKS[0] * len(values)
+    steps = len(SPARKS) - 1
+    return "".join(SPARKS[(v * steps + top - 1) // top] for v in values)
+
+
+def hardest(
+    tasks: Sequence[TaskActivity], titles: Mapping[str, str], shown: int = HARDEST_SHOWN
+) -> tuple[HardTask, ...]:
+    eligible = [t for t in tasks if t.answered >= MIN_ANSWERERS]
+    eligible.sort(key=lambda t: (Fraction(t.first_try, t.answered), -t.answered, t.task_id))
+    return tuple(
+        HardTask(t.task_id, titles.get(t.task_id, t.task_id), t.answered, t.solved, t.first_try)
+        for t in eligible[:shown]
+    )
+
+
+def build(
+    period: InsightsPeriod | str,
+    activity: WindowActivity,
+    tasks: Mapping[int, Task],
+    shown: int = MISCONCEPTIONS_SHOWN,
+) -> Insights:
+    """The insights of a window. `tasks` maps each post id to the task it was posted with
+    (`QuizService.task_of`); a post without one (its task is gone) adds no misconceptions."""
+    latest: dict[str, Task] = {}
+    for post in sorted(activity.posts.values(), key=lambda p: (p.posted_at, p.id)):
+        if post.id in tasks:
+            latest[post.task_id] = tasks[post.id]
+    titles = {task_id: rendering.task_title(task) for task_id, task in latest.items()}
+    answered = {t.task_id: t.answered for t in activity.tasks}
+
+    by_post: dict[int, list[WrongPick]] = {}
+    for pick in activity.wrong_picks:
+        by_post.setdefault(pick.post_id, []).append(pick)
+    pickers: dict[str, Pickers] = {}
+    for post_id, picks in by_post.items():
+        post = activity.posts.get(post_id)
+        if post is None or post_id not in tasks:
+            continue
+        merged = pickers.setdefault(post.task_id, {})
+        for key, users in wrong_pickers(tasks[post_id], picks).items():
+            merged.setdefault(key, set()).update(users)
+    found = [
+        TaskMisconceptions(task_id, titles[task_id], ms)
+        for task_id, task_pickers in pickers.items()
+        if (ms := misconceptions_among(latest[task_id], task_pickers, answered.get(task_id, 0)))
+    ]
+    found.sort(key=lambda t: (-max(m.percent for m in t.found), t.task_id))
+    return Insights(
+        period=InsightsPeriod(period),
+        first_day=activity.first_day,
+        last_day=activity.last_day,
+        members=activity.members,
+        hardest=hardest(activity.tasks, titles),
+        misconceptions=tuple(found[:shown]),
+        days=activity.days,
+    )

@@ -1,0 +1,148 @@
+"""/insights through the real command tree, from raw interaction payloads (the shared
+`Driver`): who may see it, where it goes, and the figures it shows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import discord
+import pytest
+
+from bot.discord_ui.client import QuizBot
+from bot.quiz.engine import Outcome, Progress, grade
+from bot.store import AnswerRequest, PostInfo
+from tests.discord_ui.conftest import COMMAND, Driver, choice_task
+from tests.discord_ui.fakes import (
+    ALICE,
+    BOB,
+    CHANNEL_ID,
+    GUILD_ID,
+    MOD,
+    Call,
+    FakeDiscordHTTP,
+    Member,
+    interaction_payload,
+)
+from tests.discord_ui.test_schedule_cog import cache_guild
+
+NOW = datetime(2025, 3, 12, 15, 0, tzinfo=UTC)  # a Wednesday
+STRING, BOOLEAN = 3, 5
+REFUSED = "Only moderators can do that"
+TUTORS = 555
+TUTOR = Member(444, "tutor", roles=(TUTORS,))
+
+
+def insights_data(**options: Any) -> dict[str, Any]:
+    opts = [
+        {"name": name, "type": BOOLEAN if isinstance(value, bool) else STRING, "value": value}
+        for name, value in options.items()
+    ]
+    return {"id": "1", "name": "insights", "type": 1, "options": opts}
+
+
+async def run(driver: Driver, fake: FakeDiscordHTTP, member: Member, **options: Any) -> Call:
+    payload = interaction_payload(
+        fake, kind=COMMAND, data=insights_data(**options), member=member
+    )
+    before = len(fake.replies())
+    await driver.dispatch(payload)
+    replies = fake.replies()
+    assert len(replies) == before + 1
+    return replies[-1]
+
+
+def _grade(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
+    assert post.task is not None
+    return grade(post.task, progress, request.picks)
+
+
+@pytest.fixture
+def seeded(bot: QuizBot) -> QuizBot:
+    """Yesterday's post of mc-split (right: B): alice misses with A then solves, bob misses
+    with A, A and C, the moderator is right at once."""
+    bot.service.clock = lambda: NOW
+    store = bot.service.store
+    yesterday = NOW - timedelta(days=1)
+    post = store.create_post(GUILD_ID, CHANNEL_ID, choice_task(), None, now=yesterday)
+    for member, pick in ((ALICE, "A"), (ALICE, "B"), (BOB, "A"), (BOB, "A"), (BOB, "C"),
+                         (MOD, "B")):
+        request = AnswerRequest(post.id, GUILD_ID, member.id, member.name, (pick,))
+        store.answer(request, _grade, yesterday)
+    return bot
+
+
+def fields(call: Call) -> dict[str, str]:
+    (embed,) = call.data["embeds"]
+    return {f["name"]: f["value"] for f in embed["fields"]} | {"title": embed["title"]}
+
+
+async def test_a_moderator_sees_the_figures_privately(
+    seeded: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await run(driver, fake, MOD)
+    assert reply.ephemeral
+    shown = fields(reply)
+    assert shown["title"] == "🔎 Insights · the last 7 days"
+    assert "(`mc-split`): 33% first try · 1/3 first try · 2 solved" in (
+        shown["Hardest tasks (lowest first-try rate)"]
+    )
+    mistakes = shown["Misconceptions (≥ 20% of a task's answerers)"].splitlines()
+    assert mistakes[1:] == [
+        "• 67% picked A — Model parallelism splits the model itself.",
+        "• 33% picked C — Flushing is about pipeline bubbles.",
+    ]
+    participation = shown["Participation"]
+    assert "**3** members · **6** attempts · busiest Tue 11 Mar" in participation
+    assert "`Tue 11 Mar` 3 members · 6 attempts" in shown["Per day"]
+    assert fake.posts() == []
+
+
+async def test_post_true_shows_it_to_the_channel(
+    seeded: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await run(driver, fake, MOD, period="month", post=True)
+    assert not reply.ephemeral
+    shown = fields(reply)
+    assert shown["title"] == "🔎 Insights · the last 30 days"
+    assert "Per day" not in shown  # a month is the sparkline alone
+    assert "**3** members" in shown["Participation"]
+
+
+@pytest.mark.parametrize("options", [{}, {"post": True}, {"period": "month", "post": True}])
+async def test_a_non_moderators_raw_payload_is_refused_privately(
+    seeded: QuizBot, driver: Driver, fake: FakeDiscordHTTP, options: dict[str, Any]
+) -> None:
+    """ALICE lacks Manage Server: the client would hide the command, a raw payload does not."""
+    reply = await run(driver, fake, ALICE, **options)
+    assert reply.ephemeral
+    assert REFUSED in reply.text
+    assert not reply.data.get("embeds")
+    assert fake.posts() == []
+
+
+async def test_the_mod_role_counts_once_configured(
+    seeded: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    cache_guild(seeded)  # the server's roles, as GUILD_CREATE delivers them
+    assert REFUSED in (await run(driver, fake, TUTOR)).text
+    await seeded.service.update_guild_config(GUILD_ID, mod_role_id=TUTORS)
+    reply = await run(driver, fake, TUTOR)
+    assert reply.ephemeral and fields(reply)["title"].startswith("🔎 Insights")
+
+
+async def test_a_forged_period_is_refused_privately(
+    seeded: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await run(driver, fake, MOD, period="year")
+    assert reply.ephemeral
+    assert "period" in reply.text and not reply.data.get("embeds")
+
+
+async def test_shown_to_moderators_in_servers_only(bot: QuizBot) -> None:
+    command = bot.tree.get_command("insights")
+    assert isinstance(command, discord.app_commands.Command)
+    assert command.default_permissions == discord.Permissions(manage_guild=True)
+    assert command.guild_only
+    period = next(p for p in command.to_dict(bot.tree)["options"] if p["name"] == "period")
+    assert [c["value"] for c in period["choices"]] == ["week", "month"]
