@@ -325,7 +325,9 @@ class FakeDiscordHTTP:
         async def http_request(
             self: HTTPClient, route: Route, *, files: Any = None, form: Any = None, **kwargs: Any
         ) -> Any:
-            return await fake.handle(route, kwargs.get("json"), kwargs.get("params"), form)
+            # The form only when there is one: tests that wrap `handle` take three arguments.
+            extra = (form,) if form else ()
+            return await fake.handle(route, kwargs.get("json"), kwargs.get("params"), *extra)
 
         async def webhook_request(
             self: AsyncWebhookAdapter,
@@ -337,7 +339,8 @@ class FakeDiscordHTTP:
             params: dict[str, Any] | None = None,
             **kwargs: Any,
         ) -> Any:
-            return await fake.handle(route, payload, params, multipart)
+            extra = (multipart,) if multipart else ()
+            return await fake.handle(route, payload, params, *extra)
 
         monkeypatch.setattr(HTTPClient, "request", http_request)
         monkeypatch.setattr(AsyncWebhookAdapter, "request", webhook_request)
