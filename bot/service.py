@@ -28,15 +28,15 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from functools import partial
 from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.clock import Clock, Period, local_date, utcnow
+from bot.clock import Clock, Period, local_date, utcnow, week_start
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, SolutionAccess
 from bot.quiz.errors import QuizError, StoreError, UnknownPostError, UnknownTaskError
@@ -53,6 +53,7 @@ from bot.store import (
     PostInfo,
     ScheduleStore,
     Store,
+    TriedPost,
 )
 from bot.store.insights import InsightsStore
 
@@ -109,6 +110,61 @@ class MemberView:
 
     posted: PostedTask
     progress: Progress
+
+
+ACTIVITY_WEEKS = 12
+"""How far back /stats shows activity: this calendar week and the 11 before it."""
+OTHER_TOPIC = "other"
+"""Where progress counts a post whose task is not known (from before task versions, with its
+task no longer loaded)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicProgress:
+    topic: str
+    tried: int
+    first_try: int
+    """Of `tried`, solved on the first try."""
+    due: int = 0
+    """Reviews due in this topic. No review queue exists yet, so it is 0; the spaced-review
+    queue (a later issue) passes its count to `QuizService.stats_progress`, and the picture already
+    draws it."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberProgress:
+    """What the /stats picture shows: answers per local day and progress per topic."""
+
+    first_day: date
+    """The Monday `ACTIVITY_WEEKS` weeks back, counted by `attempts_per_day[0]`."""
+    today: date
+    attempts_per_day: tuple[int, ...]
+    """Answers on each local day from `first_day` to `today`, both included."""
+    topics: tuple[TopicProgress, ...]
+    """Most tried first, then by name."""
+
+    @property
+    def active_days(self) -> int:
+        return sum(1 for n in self.attempts_per_day if n)
+
+
+def topic_progress(
+    tried: Iterable[TriedPost], topic_of: Callable[[PostInfo], str], due: Mapping[str, int]
+) -> tuple[TopicProgress, ...]:
+    """Posts tried, grouped by their task's topic; `due` adds topics with reviews only."""
+    counts: dict[str, list[int]] = {}
+    for item in tried:
+        tally = counts.setdefault(topic_of(item.post), [0, 0])
+        tally[0] += 1
+        tally[1] += item.first_try
+    for topic, n in due.items():
+        if n:
+            counts.setdefault(topic, [0, 0])
+    topics = [
+        TopicProgress(topic, tried_n, first, due.get(topic, 0))
+        for topic, (tried_n, first) in counts.items()
+    ]
+    return tuple(sorted(topics, key=lambda p: (-p.tried, p.topic.casefold())))
 
 
 @dataclass(slots=True)
@@ -398,6 +454,28 @@ class QuizService:
             with contextlib.suppress(UnknownTaskError):
                 tasks[post.id] = self.task_of(post)
         return insights.build(period, activity, tasks)
+
+    async def stats_progress(
+        self, guild_id: int, user_id: int, due: Mapping[str, int] | None = None
+    ) -> MemberProgress:
+        """A member's answers per local day over the last `ACTIVITY_WEEKS` calendar weeks and
+        their posts tried per topic (the topic of each post's own task version, `task_of`).
+        `due`: reviews due per topic; none until the spaced-review queue exists."""
+        zone = await self.zone(guild_id)
+        now = self.clock()
+        today = local_date(now, zone)
+        since = week_start(today) - timedelta(weeks=ACTIVITY_WEEKS - 1)
+        activity = await self.run_read(
+            self.store.member_activity, guild_id, user_id, zone, since, now
+        )
+        topics = topic_progress(activity.tried, self._topic_of, due or {})
+        return MemberProgress(since, today, activity.attempts_per_day, topics)
+
+    def _topic_of(self, post: PostInfo) -> str:
+        try:
+            return self.task_of(post).topic
+        except UnknownTaskError:
+            return OTHER_TOPIC
 
     # -- for the scheduler --------------------------------------------------------------------
 

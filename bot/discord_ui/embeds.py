@@ -71,10 +71,14 @@ def leaderboard_embed(board: Leaderboard, period: Period | str, user_id: int) ->
     return discord.Embed(title=title, description=description, colour=discord.Colour.gold())
 
 
-def stats_embed(name: str, stats: MemberStats) -> discord.Embed:
+def stats_embed(name: str, stats: MemberStats, picture: str | None = None) -> discord.Embed:
+    """The figures as text (what a screen reader reads); `picture`: the filename of an
+    attachment that shows them (the /stats picture), set as the embed's image."""
     embed = discord.Embed(
         title=f"📊 Stats · {discord.utils.escape_markdown(name)}", colour=discord.Colour.blurple()
     )
+    if picture is not None:
+        embed.set_image(url=f"attachment://{picture}")
     if stats.tried == 0:
         embed.description = "No quizzes tried yet."
         return embed

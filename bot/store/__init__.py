@@ -9,11 +9,13 @@ from bot.store.records import (
     GuildConfigInfo,
     HintSeen,
     Leaderboard,
+    MemberActivity,
     MemberStats,
     PostCounts,
     PostInfo,
     Rank,
     SolutionSeen,
+    TriedPost,
 )
 from bot.store.schedules import ScheduleStore
 from bot.store.store import Store
@@ -26,6 +28,7 @@ __all__ = [
     "GuildConfigInfo",
     "HintSeen",
     "Leaderboard",
+    "MemberActivity",
     "MemberStats",
     "Period",
     "PostCounts",
@@ -34,6 +37,7 @@ __all__ = [
     "ScheduleStore",
     "SolutionSeen",
     "Store",
+    "TriedPost",
     "day_bounds",
     "local_date",
     "make_engine",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from bot.clock import as_utc
@@ -114,6 +114,26 @@ class MemberStats:
     """Consecutive local days, ending today or yesterday, with at least one answer."""
     last_active: datetime | None
     """Latest answer or finish, aware UTC."""
+
+
+@dataclass(frozen=True, slots=True)
+class TriedPost:
+    """A post a member tried (as `MemberStats.tried` counts them), with its task version."""
+
+    post: PostInfo
+    first_try: bool
+    """Solved on the first try; False while the member has not finished it."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberActivity:
+    """A member's answers per local day over a span ending today, and every post they tried."""
+
+    first_day: date
+    """The local date counted by `attempts_per_day[0]`."""
+    attempts_per_day: tuple[int, ...]
+    """Answers given on each local day from `first_day` to today, both included."""
+    tried: tuple[TriedPost, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,23 +2,26 @@
 
 Decides what counts as tried (a post answered or finished, e.g. by a forfeit), when a member
 was last active (their latest answer or finish), and the streak: consecutive local days with
-an answer, ending today or yesterday.
+an answer, ending today or yesterday. For the /stats picture (`member_activity`): answers
+per local day, and the posts tried, each with its task version and first-try fact.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import cast
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Table, and_, bindparam, func, select, true, union
 
 from bot.store.periods import aware, day_start, local_date
-from bot.store.records import MemberStats
-from bot.store.tables import Attempt, Score
+from bot.store.posts import post_infos, select_posts
+from bot.store.records import MemberActivity, MemberStats, TriedPost
+from bot.store.tables import Attempt, Post, Score
 
 _attempt = cast(Table, Attempt.__table__)
 _score = cast(Table, Score.__table__)
+_post = cast(Table, Post.__table__)
 
 _p_user = bindparam("user_id")
 
@@ -45,6 +48,27 @@ _STATS_SUMMARY = select(
 )
 
 
+# The posts a member tried (the same `_tried` as the summary's count), each with the member's
+# first-try fact from their score (NULL while unfinished).
+_TRIED_POSTS = (
+    select_posts()
+    .add_columns(
+        select(_score.c.first_try)
+        .where(_score.c.post_id == _post.c.id, _score.c.user_id == _p_user)
+        .scalar_subquery()
+        .label("first_try")
+    )
+    .where(_post.c.id.in_(select(_tried.c.post_id)))
+    .order_by(_post.c.id)
+)
+# Answer times in a span: read from the member's index (guild, user, created_at) alone.
+_ANSWER_TIMES = select(_attempt.c.created_at).where(
+    _mine_a,
+    _attempt.c.created_at >= bindparam("start"),
+    _attempt.c.created_at < bindparam("end"),
+)
+
+
 def member_stats(
     conn: Connection, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime
 ) -> MemberStats:
@@ -61,6 +85,34 @@ def member_stats(
         streak_days=streak,
         last_active=aware(last),
     )
+
+
+def member_activity(
+    conn: Connection, guild_id: int, user_id: int, tz: ZoneInfo, since: date, now: datetime
+) -> MemberActivity:
+    """Answers per local day from `since` to today (in `tz`), and the posts tried.
+
+    Answers are bucketed by local day here rather than in SQL: a zone's offset need not be
+    whole hours, and the span holds at most a few thousand answers of one member."""
+    today = local_date(now, tz)
+    days = max((today - since).days + 1, 0)
+    counts = [0] * days
+    params = {
+        "guild_id": guild_id,
+        "user_id": user_id,
+        "start": day_start(since, tz),
+        "end": day_start(today + timedelta(days=1), tz),
+    }
+    for (created_at,) in conn.execute(_ANSWER_TIMES, params):
+        index = (local_date(created_at, tz) - since).days
+        if 0 <= index < days:
+            counts[index] += 1
+    rows = conn.execute(_TRIED_POSTS, {"guild_id": guild_id, "user_id": user_id}).all()
+    tried = tuple(
+        TriedPost(post, bool(row.first_try))
+        for post, row in zip(post_infos(conn, rows), rows, strict=True)
+    )
+    return MemberActivity(first_day=since, attempts_per_day=tuple(counts), tried=tried)
 
 
 def _streak(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -34,6 +34,7 @@ from bot.store.records import (
     GuildConfigInfo,
     HintSeen,
     Leaderboard,
+    MemberActivity,
     MemberStats,
     PostCounts,
     PostInfo,
@@ -284,6 +285,12 @@ class Store:
     def member_stats(self, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime) -> MemberStats:
         with self.read() as conn:
             return stats.member_stats(conn, guild_id, user_id, tz, now)
+
+    def member_activity(
+        self, guild_id: int, user_id: int, tz: ZoneInfo, since: date, now: datetime
+    ) -> MemberActivity:
+        with self.read() as conn:
+            return stats.member_activity(conn, guild_id, user_id, tz, since, now)
 
     # -- guild configuration ------------------------------------------------------------------
 

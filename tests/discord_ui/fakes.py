@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -44,6 +45,14 @@ POST_PERMISSIONS = discord.Permissions(
 )
 
 
+@dataclass(frozen=True)
+class Upload:
+    """A file sent with a message (multipart form), as Discord receives it."""
+
+    filename: str
+    data: bytes
+
+
 @dataclass
 class Call:
     method: str
@@ -52,6 +61,8 @@ class Call:
     url: str
     json: Any
     params: dict[str, Any] | None = None
+    uploads: list[Upload] = field(default_factory=list)
+    """The files of a multipart request, in order; `json` is then its payload_json."""
 
     @property
     def callback_type(self) -> int | None:
@@ -87,6 +98,21 @@ class Call:
 
     def custom_ids(self) -> list[str]:
         return [c["custom_id"] for c in walk(self.data.get("components") or []) if "custom_id" in c]
+
+
+def _decode_form(form: list[dict[str, Any]]) -> tuple[Any, list[Upload]]:
+    """discord.py's multipart form (`handle_message_parameters`): its payload_json, and the
+    files, read from their file objects as aiohttp would send them."""
+    payload: Any = None
+    uploads = []
+    for part in form:
+        if part["name"] == "payload_json":
+            payload = json.loads(part["value"])
+        else:
+            fp = part["value"]
+            fp.seek(0)
+            uploads.append(Upload(part["filename"], fp.read()))
+    return payload, uploads
 
 
 def walk(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -203,9 +229,16 @@ class FakeDiscordHTTP:
         return message
 
     async def handle(
-        self, route: Route, json: Any, params: dict[str, Any] | None
+        self,
+        route: Route,
+        json: Any,
+        params: dict[str, Any] | None,
+        form: list[dict[str, Any]] | None = None,
     ) -> Any:
-        self.calls.append(Call(route.method, route.path, route.url, json, params))
+        uploads: list[Upload] = []
+        if form:
+            json, uploads = _decode_form(form)
+        self.calls.append(Call(route.method, route.path, route.url, json, params, uploads))
         if self.latency:
             await asyncio.sleep(self.latency)
         if (gate := self.hold.get(route.path)) is not None:
@@ -292,7 +325,9 @@ class FakeDiscordHTTP:
         async def http_request(
             self: HTTPClient, route: Route, *, files: Any = None, form: Any = None, **kwargs: Any
         ) -> Any:
-            return await fake.handle(route, kwargs.get("json"), kwargs.get("params"))
+            # The form only when there is one: tests that wrap `handle` take three arguments.
+            extra = (form,) if form else ()
+            return await fake.handle(route, kwargs.get("json"), kwargs.get("params"), *extra)
 
         async def webhook_request(
             self: AsyncWebhookAdapter,
@@ -300,10 +335,12 @@ class FakeDiscordHTTP:
             session: Any,
             *,
             payload: dict[str, Any] | None = None,
+            multipart: list[dict[str, Any]] | None = None,
             params: dict[str, Any] | None = None,
             **kwargs: Any,
         ) -> Any:
-            return await fake.handle(route, payload, params)
+            extra = (multipart,) if multipart else ()
+            return await fake.handle(route, payload, params, *extra)
 
         monkeypatch.setattr(HTTPClient, "request", http_request)
         monkeypatch.setattr(AsyncWebhookAdapter, "request", webhook_request)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import discord
+import io
 
+import discord
+import pytest
+from PIL import Image
+
+from bot.discord_ui import stats_picture
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.replies import FORFEIT_LABEL
 from tests.discord_ui.conftest import Driver
@@ -257,6 +262,45 @@ async def test_stats_for_me_and_for_a_member(driver: Driver, fake: FakeDiscordHT
 
     await driver.command("stats")
     assert "No quizzes tried yet" in fake.last_reply().text
+    assert fake.last_reply().uploads == []  # nothing to draw
+
+
+async def test_stats_attach_a_picture_of_the_figures(driver: Driver, fake: FakeDiscordHTTP) -> None:
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:A", member=BOB)
+    await driver.click(post, r"quiz:ans:\d+:B", member=BOB)
+    await driver.command("stats", member=BOB)
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "1 of 1 tried" in reply.text  # the text stays
+    (upload,) = reply.uploads
+    assert upload.filename == "stats.png"
+    image = Image.open(io.BytesIO(upload.data))
+    assert (image.format, image.width) == ("PNG", 1040)
+    (embed,) = reply.data["embeds"]
+    assert embed["image"]["url"] == "attachment://stats.png"
+    (attachment,) = reply.data["attachments"]
+    assert attachment["filename"] == "stats.png"
+    assert "2 answers on 1 day." in attachment["description"]  # alt text
+    assert "MLOps: 0 of 1 on the first try." in attachment["description"]
+
+
+async def test_stats_still_answer_in_text_when_the_picture_fails(
+    driver: Driver, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(progress: object) -> bytes:
+        raise ValueError("a bug in the drawing")
+
+    monkeypatch.setattr(stats_picture, "render", broken)
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:B", member=BOB)
+    await driver.command("stats", member=BOB)
+    reply = fake.last_reply()
+    assert "1 of 1 tried" in reply.text
+    assert reply.uploads == []
+    assert "image" not in reply.data["embeds"][0]
+    assert "could not draw the stats picture" in caplog.text
 
 
 async def test_topics_lists_banks_with_counts(driver: Driver, fake: FakeDiscordHTTP) -> None:

@@ -1,11 +1,13 @@
-"""A member's stats: first-try rate, points and the streak of local days."""
+"""A member's stats: first-try rate, points and the streak of local days; and what the /stats
+picture shows: answers per local day, and the posts tried."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.store import MemberStats, Store
+from tests.factories import choice
 from tests.store.conftest import GUILD, WRONG, finish, grade_task, new_post, request
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -76,3 +78,48 @@ def test_stats_are_per_server(store: Store) -> None:
     finish(store, new_post(store, at, guild_id=GUILD + 1), 1, at)
     assert store.member_stats(GUILD, 1, BERLIN, at).tried == 0
     assert store.member_stats(GUILD + 1, 1, BERLIN, at).streak_days == 1
+
+
+def test_activity_counts_answers_per_local_day_within_the_span(store: Store) -> None:
+    # Berlin is UTC+2 in May: 23:30 UTC on the 6th is the 7th there.
+    at = [
+        datetime(2024, 4, 30, 12, tzinfo=UTC),  # before the span: not counted
+        datetime(2024, 5, 6, 9, tzinfo=UTC),
+        datetime(2024, 5, 6, 23, 30, tzinfo=UTC),
+        datetime(2024, 5, 7, 8, tzinfo=UTC),
+        datetime(2024, 5, 8, 7, tzinfo=UTC),
+    ]
+    for moment in at:
+        answer_wrong_at(store, 1, moment)
+    finish(store, new_post(store, at[-1]), 1, at[-1], wrong=2)  # three answers on the 8th
+    answer_wrong_at(store, 2, at[-1])  # someone else
+    since = date(2024, 5, 1)
+    activity = store.member_activity(GUILD, 1, BERLIN, since, datetime(2024, 5, 8, 20, tzinfo=UTC))
+    assert activity.first_day == since
+    assert activity.attempts_per_day == (0, 0, 0, 0, 0, 1, 2, 4)  # the 1st to the 8th
+    in_utc = store.member_activity(GUILD, 1, ZoneInfo("UTC"), since, at[-1])
+    assert in_utc.attempts_per_day == (0, 0, 0, 0, 0, 2, 1, 4)
+    assert store.member_activity(GUILD + 1, 1, BERLIN, since, at[-1]).attempts_per_day == (0,) * 8
+
+
+def test_activity_lists_the_posts_tried_with_their_task_and_first_try(store: Store) -> None:
+    at = datetime(2024, 5, 8, 9, tzinfo=UTC)
+    other = choice("t-other", topic="Other topic")
+    first = new_post(store, at)
+    finish(store, first, 1, at)  # first try
+    second = new_post(store, at, task=other)
+    finish(store, second, 1, at, wrong=1)
+    open_post = new_post(store, at, task=other)
+    answer_wrong_at(store, 1, at)  # its own post, still open
+    store.answer(request(open_post, 1, WRONG), grade_task, at)
+    forfeited = new_post(store, at)
+    store.reveal_solution(forfeited.id, GUILD, 1, "user1", at)  # finished without answering
+    finish(store, new_post(store, at), 2, at)  # someone else's
+    activity = store.member_activity(GUILD, 1, BERLIN, date(2024, 5, 8), at)
+    tried = {item.post.id: item for item in activity.tried}
+    assert len(tried) == store.member_stats(GUILD, 1, BERLIN, at).tried == 5
+    assert [tried[p.id].first_try for p in (first, second, open_post, forfeited)] == [
+        True, False, False, False
+    ]
+    assert tried[second.id].post.task is not None
+    assert tried[second.id].post.task.topic == "Other topic"

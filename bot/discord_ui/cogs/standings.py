@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
+import logging
 from typing import TYPE_CHECKING
 
 import discord
@@ -9,6 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.clock import Period
+from bot.discord_ui import stats_picture
 from bot.discord_ui.embeds import leaderboard_embed, stats_embed, topics_embed
 from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import PeriodParam
@@ -16,6 +20,8 @@ from bot.discord_ui.replies import Reply, Responder
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
+
+log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["QuizBot"]
 
@@ -45,7 +51,27 @@ class StandingsCog(commands.Cog):
         who = member or interaction.user
         async with Responder(interaction) as responder:
             figures = await self.bot.service.stats(guild_id, who.id)
-            await responder.send(Reply(embeds=(stats_embed(who.display_name, figures),)))
+            picture = await self._picture(guild_id, who.id) if figures.tried else None
+            if picture is None:
+                await responder.send(Reply(embeds=(stats_embed(who.display_name, figures),)))
+                return
+            embed = stats_embed(who.display_name, figures, picture=picture.filename)
+            await responder.send(Reply(embeds=(embed,)), files=[picture])
+
+    async def _picture(self, guild_id: int, user_id: int) -> discord.File | None:
+        """The /stats picture of a member's progress, drawn off the event loop. None if
+        drawing fails (a bug, logged): the figures still go out as text."""
+        progress = await self.bot.service.stats_progress(guild_id, user_id)
+        try:
+            png = await asyncio.to_thread(stats_picture.render, progress)
+        except Exception:
+            log.exception("could not draw the stats picture of %s in %s", user_id, guild_id)
+            return None
+        return discord.File(
+            io.BytesIO(png),
+            filename=stats_picture.FILENAME,
+            description=stats_picture.describe(progress),
+        )
 
     @app_commands.command(name="topics", description="The task banks, with task counts.")
     async def topics(self, interaction: Interaction) -> None:

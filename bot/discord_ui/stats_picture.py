@@ -1,0 +1,419 @@
+"""The /stats picture: a member's progress as a PNG, drawn with Pillow from plain data.
+
+Two parts on one card: a 12-week activity grid (weeks as columns, Monday on top, each day
+shaded by how many answers it had, with a legend) and a bar per topic (solved on the first try
+out of tried, then a second segment for the reviews due). The embed next to it keeps every
+figure as text; the picture repeats them for the eye, and `describe` gives its alt text.
+
+Legibility: the card has its own dark background and rounded corners, so it reads the same
+on Discord's dark (#313338) and light (#ffffff) themes; its outline separates it from the dark
+one. It is drawn at `SCALE`x a 520-pixel-wide layout, with no text under 13 pixels at 1x, so
+it stays crisp when Discord scales it down and readable at 50% zoom. Pillow's built-in font
+(`ImageFont.load_default(size=...)`) needs no font file. Pure: no Discord, no database, no
+event loop; the cog runs `render` in a thread.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from PIL import Image, ImageChops, ImageDraw, ImageFont
+
+from bot.clock import week_start
+from bot.service import MemberProgress, TopicProgress
+
+FILENAME = "stats.png"
+SCALE = 2
+"""Pixels per layout unit: the layout is 520 units wide, the PNG 1040 pixels."""
+
+WIDTH = 520
+PAD = 20
+WEEKS = 12
+CELL = 24
+GAP = 5
+PITCH = CELL + GAP
+GRID_X = PAD + 36
+GRID_Y = 78
+SHOWN_TOPICS = 6
+BAR_X = 170
+BAR_W = 200
+BAR_H = 14
+ROW_H = 30
+
+Colour = tuple[int, int, int]
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+
+def _rgb(hex_colour: str) -> Colour:
+    value = int(hex_colour.removeprefix("#"), 16)
+    return (value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF
+
+
+CARD = _rgb("#1b1e25")
+OUTLINE = _rgb("#474c57")
+TEXT = _rgb("#f2f3f5")
+MUTED = _rgb("#aab0ba")
+TODAY_RING = _rgb("#f2f3f5")
+TRACK = _rgb("#2c313a")
+FIRST_TRY = _rgb("#3fb950")
+DUE = _rgb("#f0b232")
+SHADES: tuple[Colour, ...] = tuple(
+    _rgb(c) for c in ("#2c313a", "#0f5a2e", "#1a8a3f", "#2fbf50", "#6ff08a")
+)
+"""The grid's colours for `shade` 0 (no answers) to 4; greens rising in lightness, so the
+order shows without colour vision too."""
+SHADE_FLOORS = (0, 1, 3, 6, 10)
+"""The fewest answers in a day for each shade."""
+
+
+def shade(answers: int) -> int:
+    """The shade (0-4) of a day with this many answers."""
+    return sum(1 for floor in SHADE_FLOORS[1:] if answers >= floor)
+
+
+def shade_label(level: int) -> str:
+    """The legend's words for a shade: "0", "1-2", …, "10+" (a hyphen: the built-in font
+    has no en dash)."""
+    low = SHADE_FLOORS[level]
+    if level == len(SHADE_FLOORS) - 1:
+        return f"{low}+"
+    high = SHADE_FLOORS[level + 1] - 1
+    return str(low) if low == high else f"{low}-{high}"
+
+
+# -- geometry (in PNG pixels, so tests can look where a figure should be) ----------------------
+
+Box = tuple[int, int, int, int]
+
+
+def grid_start(progress: MemberProgress) -> date:
+    """The Monday of the grid's first column: `WEEKS` weeks ending with today's."""
+    return week_start(progress.today) - timedelta(weeks=WEEKS - 1)
+
+
+def cell_box(progress: MemberProgress, day: date) -> Box | None:
+    """The PNG pixels (left, top, right, bottom; right and bottom excluded) of a day's cell;
+    None for a day the grid does not show (before its first Monday, or after today)."""
+    offset = (day - grid_start(progress)).days
+    if offset < 0 or day > progress.today:
+        return None
+    column, row = divmod(offset, 7)
+    x, y = GRID_X + column * PITCH, GRID_Y + row * PITCH
+    return _px((x, y, x + CELL, y + CELL))
+
+
+def bar_box(index: int) -> Box:
+    """The PNG pixels of the `index`th topic's bar track (the whole of "tried")."""
+    y = _topics_y() + 34 + index * ROW_H + (ROW_H - BAR_H) // 2
+    return _px((BAR_X, y, BAR_X + BAR_W, y + BAR_H))
+
+
+def height(progress: MemberProgress) -> int:
+    """The PNG's height in pixels; the width is always `WIDTH * SCALE`."""
+    rows = max(1, min(len(progress.topics), SHOWN_TOPICS))
+    extra = 22 if len(progress.topics) > SHOWN_TOPICS else 0
+    return (_topics_y() + 34 + rows * ROW_H + extra + PAD - 6) * SCALE
+
+
+def _topics_y() -> int:
+    return GRID_Y + 7 * PITCH - GAP + 52
+
+
+def _px(box: tuple[int, int, int, int]) -> Box:
+    x0, y0, x1, y1 = box
+    return x0 * SCALE, y0 * SCALE, x1 * SCALE, y1 * SCALE
+
+
+# -- drawing -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Fonts:
+    title: Font
+    body: Font
+    small: Font
+    figure: Font
+
+    @classmethod
+    def load(cls) -> _Fonts:
+        # Loaded per picture (a fraction of a millisecond): FreeType faces are not shared
+        # between the threads that may render at the same time.
+        return cls(*(ImageFont.load_default(size=size * SCALE) for size in (18, 15, 13, 22)))
+
+
+TEXT_COLOURS = (TEXT, MUTED)
+"""The colours text is drawn in; always on `CARD`."""
+RAMP = 16
+"""Palette entries per text colour for its anti-aliased edges (coverage steps over `CARD`)."""
+FILLS = (CARD, OUTLINE, TRACK, FIRST_TRY, DUE, TODAY_RING, *SHADES)
+
+
+def _palette() -> tuple[dict[Colour, int], dict[Colour, int], list[int]]:
+    """(fill colour -> index, text colour -> index of its ramp, the flat RGB palette). Index 0
+    is transparent (outside the card's rounded corners)."""
+    entries: list[Colour] = [(0, 0, 0)]
+    fills: dict[Colour, int] = {}
+    for colour in FILLS:
+        if colour not in fills:
+            fills[colour] = len(entries)
+            entries.append(colour)
+    ramps: dict[Colour, int] = {}
+    for colour in TEXT_COLOURS:
+        ramps[colour] = len(entries)
+        for step in range(1, RAMP + 1):
+            entries.append(
+                tuple(round(c + (t - c) * step / RAMP) for c, t in zip(CARD, colour, strict=True))  # type: ignore[misc]
+            )
+    return fills, ramps, [v for entry in entries for v in entry]
+
+
+_FILL_INDEX, _RAMP_INDEX, _PALETTE = _palette()
+assert max(_FILL_INDEX.values()) < min(_RAMP_INDEX.values())  # `_Canvas.png` relies on it
+_RAMP_LUT = {
+    colour: [base + (v * RAMP - 1) // 256 if v else 0 for v in range(256)]
+    for colour, base in _RAMP_INDEX.items()
+}
+"""Coverage (0-255) -> palette index of the colour's ramp step; 0 where no text."""
+
+
+class _Canvas:
+    """ImageDraw in layout units, drawing palette indices.
+
+    A palette PNG of a few dozen colours encodes several times faster than RGBA (one byte
+    a pixel, and it compresses well), which keeps a 2x picture inside the time budget. Shapes
+    are drawn as their colour's index; text is drawn as coverage masks, one per text colour,
+    and laid over the card at the end through that colour's ramp of blends with `CARD`, so
+    its edges stay anti-aliased.
+    """
+
+    def __init__(self, size: tuple[int, int]) -> None:
+        self.image = Image.new("L", size, 0)
+        self.draw = ImageDraw.Draw(self.image)
+        self.masks: dict[Colour, tuple[Image.Image, ImageDraw.ImageDraw]] = {}
+        self.measure = ImageDraw.Draw(Image.new("L", (1, 1)))
+
+    def box(
+        self,
+        box: tuple[float, float, float, float],
+        fill: Colour | None,
+        radius: float = 0,
+        outline: Colour | None = None,
+        width: float = 0,
+    ) -> None:
+        x0, y0, x1, y1 = (round(v * SCALE) for v in box)
+        self.draw.rounded_rectangle(
+            (x0, y0, x1 - 1, y1 - 1),
+            radius=round(radius * SCALE),
+            fill=None if fill is None else _FILL_INDEX[fill],
+            outline=None if outline is None else _FILL_INDEX[outline],
+            width=round(width * SCALE),
+        )
+
+    def text(
+        self,
+        xy: tuple[float, float],
+        text: str,
+        font: Font,
+        fill: Colour,
+        anchor: str = "la",
+    ) -> None:
+        if fill not in self.masks:
+            mask = Image.new("L", self.image.size, 0)
+            self.masks[fill] = mask, ImageDraw.Draw(mask)
+        draw = self.masks[fill][1]
+        draw.text((xy[0] * SCALE, xy[1] * SCALE), text, font=font, fill=255, anchor=anchor)
+
+    def length(self, text: str, font: Font) -> float:
+        return self.measure.textlength(text, font=font) / SCALE
+
+    def png(self) -> bytes:
+        image = self.image
+        for colour, (mask, _) in self.masks.items():
+            # Text lies on the card only, and every ramp index is above the card's: where a
+            # mask covers, the larger index (its ramp step) wins; elsewhere its 0 loses.
+            image = ImageChops.lighter(image, mask.point(_RAMP_LUT[colour]))
+        image.putpalette(_PALETTE)
+        out = io.BytesIO()
+        image.save(out, "PNG", transparency=0, compress_level=1)
+        return out.getvalue()
+
+
+def render(progress: MemberProgress) -> bytes:
+    """The picture of `progress`, as PNG bytes."""
+    canvas = _Canvas((WIDTH * SCALE, height(progress)))
+    fonts = _Fonts.load()
+    canvas.box((0, 0, WIDTH, height(progress) / SCALE), CARD, radius=16, outline=OUTLINE, width=1)
+    _header(canvas, fonts, progress)
+    _grid(canvas, fonts, progress)
+    _legend(canvas, fonts)
+    _summary(canvas, fonts, progress)
+    _topics(canvas, fonts, progress)
+    return canvas.png()
+
+
+def _header(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
+    canvas.text((PAD, PAD), f"Last {WEEKS} weeks", fonts.title, TEXT)
+
+
+def _grid(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
+    start = grid_start(progress)
+    counts = _counts_by_day(progress)
+    for label, row in (("Mon", 0), ("Wed", 2), ("Fri", 4), ("Sun", 6)):
+        canvas.text((PAD, GRID_Y + row * PITCH + CELL / 2), label, fonts.small, MUTED, "lm")
+    for column, month in month_labels(start):
+        canvas.text((GRID_X + column * PITCH, GRID_Y - 8), month, fonts.small, MUTED, "ls")
+    for column in range(WEEKS):
+        monday = start + timedelta(weeks=column)
+        for row in range(7):
+            day = monday + timedelta(days=row)
+            if day > progress.today:
+                break
+            x, y = GRID_X + column * PITCH, GRID_Y + row * PITCH
+            level = shade(counts.get(day, 0))
+            canvas.box((x, y, x + CELL, y + CELL), SHADES[level], radius=4)
+            if day == progress.today:
+                canvas.box(
+                    (x - 2.5, y - 2.5, x + CELL + 2.5, y + CELL + 2.5),
+                    None, radius=6, outline=TODAY_RING, width=1.5,
+                )
+
+
+def month_labels(start: date) -> list[tuple[int, str]]:
+    """(column, month) above the grid: over each week holding a month's 1st, and over the
+    first week when the next label is far enough away not to collide."""
+    labels = []
+    for column in range(WEEKS):
+        monday = start + timedelta(weeks=column)
+        first = next((d for d in range(7) if (monday + timedelta(days=d)).day == 1), None)
+        if first is not None:
+            labels.append((column, (monday + timedelta(days=first)).strftime("%b")))
+    if not labels or labels[0][0] >= 2:
+        labels.insert(0, (0, start.strftime("%b")))
+    return labels
+
+
+def _legend(canvas: _Canvas, fonts: _Fonts) -> None:
+    y = GRID_Y + 7 * PITCH - GAP + 14
+    x: float = GRID_X
+    canvas.text((PAD, y + 7), "Answers a day", fonts.small, MUTED, "lm")
+    x = PAD + canvas.length("Answers a day", fonts.small) + 12
+    for level, colour in enumerate(SHADES):
+        canvas.box((x, y, x + 14, y + 14), colour, radius=3)
+        label = shade_label(level)
+        canvas.text((x + 19, y + 7), label, fonts.small, MUTED, "lm")
+        x += 19 + canvas.length(label, fonts.small) + 14
+
+
+def _summary(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
+    x = GRID_X + WEEKS * PITCH - GAP + 26
+    shown = _counts_by_day(progress)
+    figures = (
+        (str(sum(shown.values())), "answers"),
+        (str(len(shown)), "active days"),
+        (str(_this_week(progress)), "this week"),
+    )
+    for i, (value, label) in enumerate(figures):
+        y = GRID_Y + 4 + i * 66
+        canvas.text((x, y), value, fonts.figure, TEXT)
+        canvas.text((x, y + 30), label, fonts.small, MUTED)
+
+
+def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
+    y = _topics_y()
+    canvas.text((PAD, y), "First try, by topic", fonts.title, TEXT)
+    key_x = WIDTH - PAD
+    for label, colour in (("due for review", DUE), ("first try", FIRST_TRY)):
+        key_x -= canvas.length(label, fonts.small)
+        canvas.text((key_x, y + 11), label, fonts.small, MUTED, "lm")
+        key_x -= 19
+        canvas.box((key_x, y + 4, key_x + 14, y + 18), colour, radius=3)
+        key_x -= 14
+    if not progress.topics:
+        canvas.text((PAD, y + 34 + ROW_H / 2), "No tasks tried yet.", fonts.body, MUTED, "lm")
+        return
+    for index, topic in enumerate(progress.topics[:SHOWN_TOPICS]):
+        middle = y + 34 + index * ROW_H + ROW_H / 2
+        name = _fit(canvas, topic.topic, fonts.body, BAR_X - PAD - 12)
+        canvas.text((PAD, middle), name, fonts.body, TEXT, "lm")
+        _bar(canvas, topic, middle - BAR_H / 2)
+        canvas.text((WIDTH - PAD, middle), _bar_figures(topic), fonts.body, TEXT, "rm")
+    hidden = len(progress.topics) - SHOWN_TOPICS
+    if hidden > 0:
+        more = f"+ {hidden} more topic{'' if hidden == 1 else 's'}"
+        canvas.text((PAD, y + 34 + SHOWN_TOPICS * ROW_H + 8), more, fonts.small, MUTED, "lm")
+
+
+def _bar(canvas: _Canvas, topic: TopicProgress, top: float) -> None:
+    first, due = bar_fractions(topic)
+    bottom = top + BAR_H
+    canvas.box((BAR_X, top, BAR_X + BAR_W, bottom), TRACK, radius=BAR_H / 2)
+    if first + due > 0:
+        end = BAR_X + max(BAR_H, BAR_W * (first + due))
+        canvas.box((BAR_X, top, end, bottom), DUE, radius=BAR_H / 2)
+    if first > 0:
+        end = BAR_X + max(BAR_H, BAR_W * first)
+        canvas.box((BAR_X, top, end, bottom), FIRST_TRY, radius=BAR_H / 2)
+
+
+def bar_fractions(topic: TopicProgress) -> tuple[float, float]:
+    """(first try, due) as fractions of a topic's bar: the bar is the tasks tried (or, with
+    none tried, the reviews due); the due segment follows the first-try one, and the two
+    never overflow it."""
+    whole = max(topic.tried, topic.due, 1)
+    first = min(topic.first_try / whole, 1.0)
+    return first, min(topic.due / whole, 1.0 - first)
+
+
+def _bar_figures(topic: TopicProgress) -> str:
+    text = f"{topic.first_try}/{topic.tried}"
+    return f"{text} · {topic.due} due" if topic.due else text
+
+
+def _fit(canvas: _Canvas, text: str, font: Font, width: float) -> str:
+    """`text`, cut with an ellipsis to fit `width`."""
+    if canvas.length(text, font) <= width:
+        return text
+    low, high = 0, len(text)  # the longest prefix that fits is in [low, high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if canvas.length(text[:middle].rstrip() + "…", font) <= width:
+            low = middle
+        else:
+            high = middle
+    return text[:low].rstrip() + "…"
+
+
+def _counts_by_day(progress: MemberProgress) -> dict[date, int]:
+    """The days the grid shows that had answers, and how many."""
+    start = grid_start(progress)
+    days = (progress.first_day + timedelta(days=i) for i in range(len(progress.attempts_per_day)))
+    return {
+        day: n
+        for day, n in zip(days, progress.attempts_per_day, strict=True)
+        if n and start <= day <= progress.today
+    }
+
+
+def _this_week(progress: MemberProgress) -> int:
+    counts = _counts_by_day(progress)
+    monday = week_start(progress.today)
+    return sum(counts.get(monday + timedelta(days=d), 0) for d in range(7))
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def describe(progress: MemberProgress) -> str:
+    """The picture in words, for its alt text."""
+    shown = _counts_by_day(progress)
+    parts = [
+        f"Activity over the last {WEEKS} weeks: {_plural(sum(shown.values()), 'answer')} "
+        f"on {_plural(len(shown), 'day')}."
+    ]
+    for topic in progress.topics[:SHOWN_TOPICS]:
+        due = f", {topic.due} due for review" if topic.due else ""
+        parts.append(f"{topic.topic}: {topic.first_try} of {topic.tried} on the first try{due}.")
+    return " ".join(parts)

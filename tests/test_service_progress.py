@@ -1,0 +1,100 @@
+"""What /stats draws: answers per local day over 12 calendar weeks, and progress per topic,
+grouped by the topic of the task each post was posted with."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.quiz.engine import Outcome, Progress, grade
+from bot.quiz.tasks import Catalog, Task
+from bot.service import ACTIVITY_WEEKS, QuizService, TopicProgress, topic_progress
+from bot.store import AnswerRequest, PostInfo, Store, make_engine
+from tests.factories import choice
+
+GUILD, CHANNEL, USER = 1, 10, 7
+NOW = datetime(2024, 5, 8, 20, 0, tzinfo=UTC)
+"""A Wednesday; 22:00 in Berlin."""
+MLOPS = choice("t-mlops", topic="MLOps")
+PYTHON = choice("t-python", topic="Python")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+async def service() -> AsyncIterator[QuizService]:
+    store = Store(make_engine("sqlite://"))
+    service = QuizService(
+        Catalog.of([MLOPS, PYTHON]), store, clock=Clock(), default_zone=ZoneInfo("Europe/Berlin")
+    )
+    yield service
+    await service.close()
+    store.engine.dispose()
+
+
+def answer(service: QuizService, task: Task, at: datetime, *picks: tuple[str, ...]) -> PostInfo:
+    store = service.store
+    post = store.create_post(GUILD, CHANNEL, task, 99, closes_at=None, now=at)
+
+    def grader(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
+        assert post.task is not None
+        return grade(post.task, progress, request.picks)
+
+    for pick in picks:
+        store.answer(AnswerRequest(post.id, GUILD, USER, "user", pick), grader, at)
+    return post
+
+
+async def test_progress_spans_twelve_calendar_weeks_in_the_servers_zone(
+    service: QuizService,
+) -> None:
+    answer(service, MLOPS, datetime(2024, 5, 7, 23, 30, tzinfo=UTC), ("A",))  # Berlin: the 8th
+    answer(service, MLOPS, datetime(2024, 2, 19, 12, tzinfo=UTC), ("A",))  # the first day
+    answer(service, MLOPS, datetime(2024, 2, 18, 12, tzinfo=UTC), ("A",))  # a day too early
+    progress = await service.stats_progress(GUILD, USER)
+    assert progress.today == date(2024, 5, 8)
+    assert progress.first_day == date(2024, 2, 19)  # the Monday 11 weeks before this one
+    assert progress.first_day.weekday() == 0
+    assert (progress.today - progress.first_day).days // 7 == ACTIVITY_WEEKS - 1
+    assert len(progress.attempts_per_day) == (progress.today - progress.first_day).days + 1
+    assert progress.attempts_per_day[0] == 1
+    assert progress.attempts_per_day[-1] == 1
+    assert progress.active_days == 2
+
+
+async def test_topics_come_from_each_posts_own_task_version(service: QuizService) -> None:
+    at = NOW - timedelta(hours=2)
+    answer(service, MLOPS, at, ("A",))  # first try
+    answer(service, MLOPS, at, ("B",), ("A",))
+    answer(service, PYTHON, at, ("B",))  # still open
+    # The bank moves t-python to another topic: posts made before keep theirs.
+    await service.use_catalog(Catalog.of([MLOPS, choice("t-python", topic="Renamed")]))
+    answer(service, service.task("t-python"), at, ("A",))  # posted after the move
+    progress = await service.stats_progress(GUILD, USER)
+    assert progress.topics == (
+        TopicProgress("MLOps", tried=2, first_try=1, due=0),
+        TopicProgress("Python", tried=1, first_try=0, due=0),
+        TopicProgress("Renamed", tried=1, first_try=1, due=0),
+    )
+    stats = await service.stats(GUILD, USER)
+    assert sum(t.tried for t in progress.topics) == stats.tried
+    due = await service.stats_progress(GUILD, USER, due={"MLOps": 3, "SQL": 1})
+    assert [(t.topic, t.due) for t in due.topics] == [
+        ("MLOps", 3), ("Python", 0), ("Renamed", 0), ("SQL", 1)
+    ]
+
+
+def test_topics_are_ordered_by_tried_then_name() -> None:
+    assert topic_progress([], lambda post: "x", {"b": 1, "A": 2, "c": 0}) == (
+        TopicProgress("A", 0, 0, 2),
+        TopicProgress("b", 0, 0, 1),
+    )
