@@ -34,6 +34,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.standings",
     "bot.discord_ui.cogs.schedule",
     "bot.discord_ui.cogs.config",
+    "bot.discord_ui.cogs.banks",
 )
 
 ACK_AFTER = 2.0
