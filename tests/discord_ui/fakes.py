@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -124,6 +125,11 @@ class FakeDiscordHTTP:
     latency: float = 0.0
     hold: dict[str, asyncio.Event] = field(default_factory=dict)
     """route template -> an event the answer waits for (a request kept in flight)."""
+    cdn: dict[str, bytes] = field(default_factory=dict)
+    """url -> the bytes Discord's CDN serves there (an uploaded attachment)."""
+    cdn_fetches: list[str] = field(default_factory=list)
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    """(filename, content) of every file the bot sent, in order."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(10**17))
 
     def next_id(self) -> int:
@@ -284,6 +290,11 @@ class FakeDiscordHTTP:
             result["resource"] = {"type": kind, "message": message}
         return result
 
+    def note_files(self, files: Any) -> None:
+        for file in files or ():
+            file.reset()
+            self.files.append((file.filename, file.fp.read()))
+
     # -- installing ------------------------------------------------------------------------------
 
     def install(self, monkeypatch: Any) -> None:
@@ -292,7 +303,9 @@ class FakeDiscordHTTP:
         async def http_request(
             self: HTTPClient, route: Route, *, files: Any = None, form: Any = None, **kwargs: Any
         ) -> Any:
-            return await fake.handle(route, kwargs.get("json"), kwargs.get("params"))
+            fake.note_files(files)
+            body = kwargs.get("json") if form is None else form_json(form)
+            return await fake.handle(route, body, kwargs.get("params"))
 
         async def webhook_request(
             self: AsyncWebhookAdapter,
@@ -303,10 +316,26 @@ class FakeDiscordHTTP:
             params: dict[str, Any] | None = None,
             **kwargs: Any,
         ) -> Any:
+            fake.note_files(kwargs.get("files"))
+            if payload is None:  # a message with files: its JSON is a part of the form
+                payload = form_json(kwargs.get("multipart"))
             return await fake.handle(route, payload, params)
 
+        async def get_from_cdn(self: HTTPClient, url: str) -> bytes:
+            fake.cdn_fetches.append(url)
+            return fake.cdn[url]
+
         monkeypatch.setattr(HTTPClient, "request", http_request)
+        monkeypatch.setattr(HTTPClient, "get_from_cdn", get_from_cdn)
         monkeypatch.setattr(AsyncWebhookAdapter, "request", webhook_request)
+
+
+def form_json(form: Any) -> Any:
+    """The `payload_json` part of a multipart message (one sent with files), decoded."""
+    for part in form or ():
+        if part.get("name") == "payload_json":
+            return json.loads(part["value"])
+    return None
 
 
 # -- raw interaction payloads --------------------------------------------------------------------

@@ -44,6 +44,15 @@ def refusal(error: BankRefusedError) -> tuple[str, discord.File | None]:
     return f"{head} every problem, with its line, is in the attached file.", file
 
 
+async def send_refusal(interaction: Interaction, error: BankRefusedError) -> None:
+    text, attached = refusal(error)
+    files = [] if attached is None else [attached]
+    if interaction.response.is_done():
+        await interaction.followup.send(text, files=files, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, files=files, ephemeral=True)
+
+
 class BankCog(commands.Cog):
     bank = moderator_group("bank", "This server's own task banks (moderators).")
 
@@ -64,22 +73,18 @@ class BankCog(commands.Cog):
         topic: TopicParam | None = None,
     ) -> None:
         guild_id = guild_id_of(interaction)
-        # Refused before a byte is downloaded: Discord says how large the file is.
-        too_big = size_problem(file.filename, file.size)
-        if too_big:
-            raise BankRefusedError(file.filename, [too_big])
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        data = await file.read()
         try:
+            # Refused before a byte is downloaded: Discord says how large the file is.
+            too_big = size_problem(file.filename, file.size)
+            if too_big:
+                raise BankRefusedError(file.filename, [too_big])
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            data = await file.read()
             done = await self.bot.service.upload_bank(
                 guild_id, file.filename, data, interaction.user.id, topic=topic or None
             )
         except BankRefusedError as error:
-            text, attached = refusal(error)
-            if attached is None:
-                await interaction.followup.send(text, ephemeral=True)
-            else:
-                await interaction.followup.send(text, file=attached, ephemeral=True)
+            await send_refusal(interaction, error)
             return
         uploaded = done.bank
         topics = sorted({t.topic for t in uploaded.tasks})
