@@ -25,7 +25,7 @@ Each server sees the shipped banks plus the banks its moderators uploaded (`/ban
 never another server's: `catalog_for(guild_id)` is the one place that says which tasks a server
 may post (/quiz and its autocomplete, /topics, /schedule add and the scheduler). Uploaded banks
 are read from the database when the service starts (`load_server_banks`) and swapped in at once
-on upload or removal; an upload is checked in a worker thread under a time limit
+on upload or removal; an upload is checked in a worker process under a time limit
 (`upload_bank`), one at a time, so a hostile file never holds up the event loop.
 """
 
@@ -34,9 +34,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import random
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -71,6 +72,14 @@ from bot.store import (
 from bot.store.server_banks import BankStore, BankSummary
 
 log = logging.getLogger(__name__)
+
+def _upload_process() -> Executor:
+    """Where uploads are checked: one worker process, started (spawned, not forked from this
+    threaded process) on the first upload. In a thread, libyaml's and expat's C parsers hold
+    the GIL for a whole 1 MB document (about 0.3 s): every other server's click would wait;
+    a process also lets a check past the time limit be stopped."""
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+
 
 UPLOAD_TIMEOUT = 30.0
 """Seconds an uploaded bank's check may take before it is refused (a 1 MB GIFT file takes
@@ -154,6 +163,7 @@ class QuizService:
         max_batch: int = 256,
         rng: random.Random | None = None,
         upload_timeout: float = UPLOAD_TIMEOUT,
+        upload_pool: Callable[[], Executor] | None = None,
     ) -> None:
         self.catalog = catalog
         """The shipped banks (CONTENT_DIR), served in every server."""
@@ -164,7 +174,8 @@ class QuizService:
         """Each server's uploaded banks' tasks, by bank name."""
         self._server_catalogs: dict[int, Catalog] = {}
         """`catalog_for`'s results, dropped whenever the shipped or the server's banks change."""
-        self._uploads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-upload")
+        self._upload_pool_factory = upload_pool or _upload_process
+        self._upload_pool: Executor | None = None
         self._upload_lock = asyncio.Lock()
         self.default_zone = default_zone or ZoneInfo("UTC")
         self.clock = clock
@@ -195,7 +206,7 @@ class QuizService:
             self._writer = None
         self._readers.shutdown(wait=True)
         self._writer_pool.shutdown(wait=True)
-        self._uploads.shutdown(wait=False, cancel_futures=True)
+        self._discard_upload_pool()
 
     async def run_read(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
         """Run a store read in the reader threads, off the event loop."""
@@ -498,7 +509,8 @@ class QuizService:
     ) -> BankUploaded:
         """Check an uploaded file and store it as the server's bank of its name (replacing
         one of that name); BankRefusedError lists every problem. The check runs in a worker
-        thread, one upload at a time, and is refused after `upload_timeout` seconds."""
+        process (`_upload_process`), one upload at a time, and is refused (the process
+        stopped) after `upload_timeout` seconds."""
         too_big = uploads.size_problem(filename, len(data))
         if too_big:
             raise BankRefusedError(filename, [too_big])
@@ -506,35 +518,51 @@ class QuizService:
             name = uploads.bank_name(filename)
             taken = self._taken_ids(guild_id, name)
             loop = asyncio.get_running_loop()
-            check = partial(uploads.check_upload, data, filename, topic=topic, taken=taken)
+            check = partial(
+                uploads.check_upload_encoded, data, filename, topic=topic, taken=taken
+            )
+            if self._upload_pool is None:
+                self._upload_pool = self._upload_pool_factory()
             try:
                 result = await asyncio.wait_for(
-                    loop.run_in_executor(self._uploads, check), self.upload_timeout
+                    loop.run_in_executor(self._upload_pool, check), self.upload_timeout
                 )
             except TimeoutError:
+                self._discard_upload_pool()  # the worker process is stopped, not waited for
                 why = f"{filename}: checking it took over {self.upload_timeout:g} s: split it"
                 raise BankRefusedError(filename, [why]) from None
             if isinstance(result, RefusedUpload):
                 raise BankRefusedError(filename, result.problems)
+            bank = await asyncio.to_thread(result.decode)
             replaced = await self.run_write(
                 self.banks.save,
                 guild_id,
-                result.name,
-                result.yaml,
-                len(result.tasks),
+                bank.name,
+                bank.yaml,
+                len(bank.tasks),
                 uploaded_by,
                 self.clock(),
             )
-            self._server_banks.setdefault(guild_id, {})[result.name] = result.tasks
+            self._server_banks.setdefault(guild_id, {})[bank.name] = bank.tasks
             self._server_catalogs.pop(guild_id, None)
         log.info(
             "server %s: bank %r uploaded (%d tasks, %s)",
             guild_id,
-            result.name,
-            len(result.tasks),
-            result.fmt,
+            bank.name,
+            len(bank.tasks),
+            bank.fmt,
         )
-        return BankUploaded(result, replaced)
+        return BankUploaded(bank, replaced)
+
+    def _discard_upload_pool(self) -> None:
+        pool, self._upload_pool = self._upload_pool, None
+        if pool is None:
+            return
+        # A process pool's workers (a private attribute: Python 3.14 has terminate_workers).
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
 
     async def list_banks(self, guild_id: int) -> list[BankSummary]:
         return await self.run_read(self.banks.list, guild_id)

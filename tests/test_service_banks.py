@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -127,14 +128,16 @@ async def test_a_check_over_the_time_limit_is_refused_and_stores_nothing(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     release = threading.Event()
-    real = uploads.check_upload
+    real = uploads.check_upload_encoded
 
     def slow(*args: object, **kwargs: object) -> object:
         release.wait(10)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(uploads, "check_upload", slow)
-    service = QuizService(Catalog.of([SHIPPED]), store, upload_timeout=0.01)
+    monkeypatch.setattr(uploads, "check_upload_encoded", slow)
+    service = QuizService(
+        Catalog.of([SHIPPED]), store, upload_timeout=0.01, upload_pool=ThreadPoolExecutor
+    )
     await service.start()
     try:
         with pytest.raises(BankRefusedError) as refused:

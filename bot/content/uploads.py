@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Final
 
@@ -28,6 +28,7 @@ from bot.content.limits import MAX_FILE_BYTES, MAX_PROBLEMS_PER_FILE
 from bot.content.loader import BANK_SUFFIXES, check_text
 from bot.content.problems import Problem, file_report
 from bot.content.schema import ParsedTask
+from bot.quiz.task_codec import canonical_json, decode_task
 from bot.quiz.tasks import Task
 
 MAX_UPLOAD_BYTES: Final = MAX_FILE_BYTES
@@ -183,6 +184,35 @@ def _collisions(
         for p in parsed
         if p.task.id in taken
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedBank:
+    """An accepted bank as it leaves the worker process that checked it: its tasks as
+    canonical JSON (bot/quiz/task_codec.py). Unpickling 2,000 Task objects holds the bot's GIL
+    for about 0.2 s in one go; decoding them from JSON, in a thread, does not."""
+
+    bank: UploadedBank
+    """With no tasks: they are `tasks`."""
+    tasks: tuple[str, ...]
+
+    def decode(self) -> UploadedBank:
+        return replace(self.bank, tasks=tuple(decode_task(t) for t in self.tasks))
+
+
+def check_upload_encoded(
+    data: bytes,
+    filename: str,
+    *,
+    topic: str | None = None,
+    taken: Mapping[str, str] | None = None,
+) -> EncodedBank | RefusedUpload:
+    """`check_upload`, for a worker process: an accepted bank comes back as an EncodedBank."""
+    result = check_upload(data, filename, topic=topic, taken=taken)
+    if isinstance(result, RefusedUpload):
+        return result
+    encoded = tuple(canonical_json(task) for task in result.tasks)
+    return EncodedBank(replace(result, tasks=()), encoded)
 
 
 def stored_tasks(name: str, yaml: str) -> tuple[list[Task], list[str]]:
