@@ -51,6 +51,7 @@ COMMANDS = {
     "topics",
     "schedule",
     "config",
+    "bank",
 }
 
 # Generous for a shared two-core machine; a healthy run needs a fraction of each.
