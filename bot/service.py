@@ -20,6 +20,13 @@ decides what can be posted next; `use_catalog` swaps it in one assignment (a con
 so /topics, autocomplete and new posts see the new banks at once and open posts are untouched.
 Posts made before versions existed (0.1.0) are pinned to the loaded task of their id when the
 service starts and after every swap (`pin_unversioned`).
+
+Each server sees the shipped banks plus the banks its moderators uploaded (`/bank upload`), and
+never another server's: `catalog_for(guild_id)` is the one place that says which tasks a server
+may post (/quiz and its autocomplete, /topics, /schedule add and the scheduler). Uploaded banks
+are read from the database when the service starts (`load_server_banks`) and swapped in at once
+on upload or removal; an upload is checked in a worker process under a time limit
+(`upload_bank`), one at a time, so a hostile file never holds up the event loop.
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import random
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
@@ -37,9 +45,18 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.clock import Clock, Period, local_date, utcnow, week_start
+from bot.content import uploads
+from bot.content.uploads import RefusedUpload, UploadedBank
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, SolutionAccess
-from bot.quiz.errors import QuizError, StoreError, UnknownPostError, UnknownTaskError
+from bot.quiz.errors import (
+    BankRefusedError,
+    QuizError,
+    StoreError,
+    UnknownBankError,
+    UnknownPostError,
+    UnknownTaskError,
+)
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.schedule import insights
 from bot.schedule.insights import Insights, InsightsPeriod
@@ -56,8 +73,21 @@ from bot.store import (
     TriedPost,
 )
 from bot.store.insights import InsightsStore
+from bot.store.server_banks import BankStore, BankSummary
 
 log = logging.getLogger(__name__)
+
+def _upload_process() -> Executor:
+    """Where uploads are checked: one worker process, started (spawned, not forked from this
+    threaded process) on the first upload. In a thread, libyaml's and expat's C parsers hold
+    the GIL for a whole 1 MB document (about 0.3 s): every other server's click would wait;
+    a process also lets a check past the time limit be stopped."""
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+
+
+UPLOAD_TIMEOUT = 30.0
+"""Seconds an uploaded bank's check may take before it is refused (a 1 MB GIFT file takes
+well under one on a slow core)."""
 
 T = TypeVar("T")
 
@@ -167,6 +197,13 @@ def topic_progress(
     return tuple(sorted(topics, key=lambda p: (-p.tried, p.topic.casefold())))
 
 
+@dataclass(frozen=True, slots=True)
+class BankUploaded:
+    bank: UploadedBank
+    replaced: bool
+    """A bank of the same name was replaced (its open posts keep their task versions)."""
+
+
 @dataclass(slots=True)
 class _PendingAnswer:
     request: AnswerRequest
@@ -184,9 +221,21 @@ class QuizService:
         batch_window: float = 0.002,
         max_batch: int = 256,
         rng: random.Random | None = None,
+        upload_timeout: float = UPLOAD_TIMEOUT,
+        upload_pool: Callable[[], Executor] | None = None,
     ) -> None:
         self.catalog = catalog
+        """The shipped banks (CONTENT_DIR), served in every server."""
         self.store = store
+        self.banks = BankStore(store)
+        self.upload_timeout = upload_timeout
+        self._server_banks: dict[int, dict[str, tuple[Task, ...]]] = {}
+        """Each server's uploaded banks' tasks, by bank name."""
+        self._server_catalogs: dict[int, Catalog] = {}
+        """`catalog_for`'s results, dropped whenever the shipped or the server's banks change."""
+        self._upload_pool_factory = upload_pool or _upload_process
+        self._upload_pool: Executor | None = None
+        self._upload_lock = asyncio.Lock()
         self.default_zone = default_zone or ZoneInfo("UTC")
         self.clock = clock
         self._batch_window = batch_window
@@ -205,6 +254,7 @@ class QuizService:
         if self._writer is None:
             self._queue = asyncio.Queue()
             self._writer = asyncio.create_task(self._write_answers(), name="quizbot-writer")
+            await self.load_server_banks()
             await self.pin_unversioned()
 
     async def close(self) -> None:
@@ -215,6 +265,7 @@ class QuizService:
             self._writer = None
         self._readers.shutdown(wait=True)
         self._writer_pool.shutdown(wait=True)
+        self._discard_upload_pool()
 
     async def run_read(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
         """Run a store read in the reader threads, off the event loop."""
@@ -243,6 +294,7 @@ class QuizService:
         """Serve `catalog` from now on: one assignment, so /topics, autocomplete and the next
         post see it at once. Open posts keep the task versions they were posted with."""
         self.catalog = catalog
+        self._server_catalogs = {}
         await self.pin_unversioned()
 
     async def pin_unversioned(self) -> int:
@@ -255,15 +307,32 @@ class QuizService:
             log.info("pinned %d posts from before task versions to the loaded tasks", pinned)
         return pinned
 
+    def catalog_for(self, guild_id: int | None) -> Catalog:
+        """The tasks a server may post: the shipped banks, then its own uploaded banks (a
+        shipped task wins an id both have: uploads are refused such ids, but a later reload
+        of CONTENT_DIR may add one). Never another server's banks."""
+        if guild_id is None or guild_id not in self._server_banks:
+            return self.catalog
+        cached = self._server_catalogs.get(guild_id)
+        if cached is None:
+            tasks = dict(self.catalog.tasks)
+            for bank in self._server_banks[guild_id].values():
+                for task in bank:
+                    tasks.setdefault(task.id, task)
+            cached = self._server_catalogs[guild_id] = Catalog(tasks)
+        return cached
+
     def choose_task(
         self,
+        guild_id: int | None,
         topic: str | None = None,
         difficulty: Difficulty | None = None,
         task_id: str | None = None,
     ) -> Task:
+        catalog = self.catalog_for(guild_id)
         if task_id:
-            return self.catalog.get_or_raise(task_id)
-        return self._rng.choice(self.catalog.matching(topic, difficulty))
+            return catalog.get_or_raise(task_id)
+        return self._rng.choice(catalog.matching(topic, difficulty))
 
     def _posted(self, post: PostInfo) -> PostedTask:
         return PostedTask(post, self.task_of(post), post.is_closed(self.clock()))
@@ -484,9 +553,11 @@ class QuizService:
         them through `run_read`/`run_write`, so they stay off the event loop."""
         return ScheduleStore(self.store)
 
-    def tasks_matching(self, topic: str | None, difficulty: Difficulty | None) -> list[Task]:
-        """The loaded tasks a schedule may post; NoMatchingTaskError when there are none."""
-        return self.catalog.matching(topic, difficulty)
+    def tasks_matching(
+        self, guild_id: int, topic: str | None, difficulty: Difficulty | None
+    ) -> list[Task]:
+        """The tasks a server's schedule may post; NoMatchingTaskError when there are none."""
+        return self.catalog_for(guild_id).matching(topic, difficulty)
 
     async def close_post(self, post_id: int, now: datetime) -> bool:
         """Close a post for answers (its daily quiz's closing time came); False if it was
@@ -494,8 +565,128 @@ class QuizService:
         return await self.run_write(self.store.close_post, post_id, now)
 
 
+    # -- uploaded banks ------------------------------------------------------------------------
+
+    async def load_server_banks(self) -> int:
+        """Read every server's uploaded banks from the database (when the service starts);
+        the number of banks. A stored bank that a newer check refuses in part serves the rest,
+        and the log says what was left out."""
+        stored = await self.run_read(self.banks.all)
+        loaded: dict[int, dict[str, tuple[Task, ...]]] = {}
+        for bank in stored:
+            tasks, problems = await asyncio.to_thread(uploads.stored_tasks, bank.name, bank.yaml)
+            for problem in problems:
+                log.warning("server %s, bank %r: %s", bank.guild_id, bank.name, problem)
+            loaded.setdefault(bank.guild_id, {})[bank.name] = tuple(tasks)
+        self._server_banks = loaded
+        self._server_catalogs = {}
+        return len(stored)
+
+    def bank_names(self, guild_id: int) -> list[str]:
+        """The server's uploaded banks, by name (for autocomplete)."""
+        return sorted(self._server_banks.get(guild_id, {}))
+
+    def _taken_ids(self, guild_id: int, replacing: str) -> dict[str, str]:
+        """Task ids an upload to `guild_id` may not use, and where each is used already."""
+        taken = {task.id: f"the shipped bank '{task.bank}'" for task in self.catalog}
+        for name, tasks in self._server_banks.get(guild_id, {}).items():
+            if name != replacing:
+                taken.update((task.id, f"this server's bank '{name}'") for task in tasks)
+        return taken
+
+    async def upload_bank(
+        self,
+        guild_id: int,
+        filename: str,
+        data: bytes,
+        uploaded_by: int,
+        *,
+        topic: str | None = None,
+    ) -> BankUploaded:
+        """Check an uploaded file and store it as the server's bank of its name (replacing
+        one of that name); BankRefusedError lists every problem. The check runs in a worker
+        process (`_upload_process`), one upload at a time, and is refused (the process
+        stopped) after `upload_timeout` seconds."""
+        too_big = uploads.size_problem(filename, len(data))
+        if too_big:
+            raise BankRefusedError(filename, [too_big])
+        async with self._upload_lock:
+            name = uploads.bank_name(filename)
+            taken = self._taken_ids(guild_id, name)
+            loop = asyncio.get_running_loop()
+            check = partial(
+                uploads.check_upload_encoded, data, filename, topic=topic, taken=taken
+            )
+            if self._upload_pool is None:
+                self._upload_pool = self._upload_pool_factory()
+            try:
+                result = await asyncio.wait_for(
+                    loop.run_in_executor(self._upload_pool, check), self.upload_timeout
+                )
+            except TimeoutError:
+                self._discard_upload_pool()  # the worker process is stopped, not waited for
+                why = f"{filename}: checking it took over {self.upload_timeout:g} s: split it"
+                raise BankRefusedError(filename, [why]) from None
+            if isinstance(result, RefusedUpload):
+                raise BankRefusedError(filename, result.problems)
+            bank = await asyncio.to_thread(result.decode)
+            replaced = await self.run_write(
+                self.banks.save,
+                guild_id,
+                bank.name,
+                bank.yaml,
+                len(bank.tasks),
+                uploaded_by,
+                self.clock(),
+            )
+            self._server_banks.setdefault(guild_id, {})[bank.name] = bank.tasks
+            self._server_catalogs.pop(guild_id, None)
+        log.info(
+            "server %s: bank %r uploaded (%d tasks, %s)",
+            guild_id,
+            bank.name,
+            len(bank.tasks),
+            bank.fmt,
+        )
+        return BankUploaded(bank, replaced)
+
+    def _discard_upload_pool(self) -> None:
+        pool, self._upload_pool = self._upload_pool, None
+        if pool is None:
+            return
+        # A process pool's workers (a private attribute: Python 3.14 has terminate_workers).
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+
+    async def list_banks(self, guild_id: int) -> list[BankSummary]:
+        return await self.run_read(self.banks.list, guild_id)
+
+    async def bank_yaml(self, guild_id: int, name: str) -> str:
+        """The server's bank as our YAML; UnknownBankError if it has none of that name."""
+        stored = await self.run_read(self.banks.get, guild_id, name)
+        if stored is None:
+            raise UnknownBankError(name)
+        return stored.yaml
+
+    async def remove_bank(self, guild_id: int, name: str) -> int:
+        """Stop serving the server's bank and delete it; the number of tasks it had. Its open
+        posts keep their task versions. UnknownBankError if it has none of that name."""
+        async with self._upload_lock:
+            if not await self.run_write(self.banks.remove, guild_id, name):
+                raise UnknownBankError(name)
+            banks = self._server_banks.get(guild_id, {})
+            removed = banks.pop(name, ())
+            if not banks:
+                self._server_banks.pop(guild_id, None)
+            self._server_catalogs.pop(guild_id, None)
+        return len(removed)
+
+
 __all__ = [
     "AnswerReply",
+    "BankUploaded",
     "HintReply",
     "MemberView",
     "PostedTask",

@@ -16,7 +16,7 @@ import yaml
 from yaml.nodes import Node
 
 from bot import rendering
-from bot.content.limits import MAX_FILE_BYTES
+from bot.content.limits import MAX_FILE_BYTES, MAX_TASKS_PER_BANK
 from bot.content.problems import ContentError, Problem, Unconfirmed, file_report
 from bot.content.schema import BankChecker, ParsedBank, ParsedTask
 from bot.quiz.tasks import Catalog
@@ -66,6 +66,11 @@ def parse_file(file: Path) -> tuple[Node | None, list[Problem]]:
     text, problems = read_file(file)
     if text is None:
         return None, problems
+    return parse_text(file, text)
+
+
+def parse_text(file: Path, text: str) -> tuple[Node | None, list[Problem]]:
+    """`text`'s YAML node tree (problems placed in `file`), or the problem that prevents it."""
     try:
         # SafeLoader: tags such as !!python/object are kept as plain tags, never executed.
         # Aliases are not expanded here: an alias is the anchored node itself, and the walk
@@ -91,7 +96,11 @@ def check_file(file: Path) -> ParsedBank:
     root, problems = parse_file(file)
     if problems:
         return ParsedBank(file, problems=problems)
-    bank = BankChecker(file).check(root)
+    return _check_root(file, root, MAX_TASKS_PER_BANK)
+
+
+def _check_root(file: Path, root: Node | None, max_tasks: int) -> ParsedBank:
+    bank = BankChecker(file, max_tasks=max_tasks).check(root)
     _check_rendering(bank)
     return bank
 
@@ -156,13 +165,32 @@ def check_banks(path: Path) -> tuple[Catalog, list[Problem]]:
     """Every task the bot may serve at `path`, and every problem (empty when the content is
     clean). A task not yet confirmed (`confirmed: false`) is left out and is a problem here."""
     tasks, problems = read_banks(path)
-    unconfirmed = [
+    served = Catalog.of(p.task for p in tasks if p.confirmed)
+    return served, problems + _unconfirmed(tasks, path)
+
+
+def _unconfirmed(tasks: Iterable[ParsedTask], path: Path) -> list[Problem]:
+    """The problem of each task not yet confirmed: it is not served."""
+    return [
         Unconfirmed.of(p.file or path, p.lines.get("confirmed", p.line), p.task.id)
         for p in tasks
         if not p.confirmed
     ]
-    served = Catalog.of(p.task for p in tasks if p.confirmed)
-    return served, problems + unconfirmed
+
+
+def check_text(
+    file: Path, text: str, *, max_tasks: int = MAX_TASKS_PER_BANK
+) -> tuple[list[ParsedTask], list[Problem]]:
+    """One bank given as text (an upload, or a bank stored in the database), checked exactly
+    as `check_banks` checks a file, problems placed in `file`: the tasks it may serve, and
+    every problem, unconfirmed tasks included. The caller bounds the text's size."""
+    root, problems = parse_text(file, text)
+    if problems:
+        return [], problems
+    bank = _check_root(file, root, max_tasks)
+    tasks, duplicates = _unique([bank])
+    problems = file_report(file, bank.problems + duplicates.get(file, []))
+    return [p for p in tasks if p.confirmed], problems + _unconfirmed(tasks, file)
 
 
 def load_banks(path: Path) -> Catalog:

@@ -82,8 +82,9 @@ class BankChecker(TaskParts):
     """Checks one bank, collecting every problem (up to the bound) rather than stopping at the
     first; the tasks without problems are built."""
 
-    def __init__(self, file: Path) -> None:
+    def __init__(self, file: Path, *, max_tasks: int = MAX_TASKS_PER_BANK) -> None:
         super().__init__(file)
+        self.max_tasks = max_tasks
         self.result = ParsedBank(file, problems=self.problems)
 
     def check(self, root: Node | None) -> ParsedBank:
@@ -105,7 +106,7 @@ class BankChecker(TaskParts):
             self.text(bank["source"], "source")
         tasks_node = bank.get("tasks")
         tasks = (
-            self.sequence(tasks_node, "tasks", at_least=1, at_most=MAX_TASKS_PER_BANK, what="task")
+            self.sequence(tasks_node, "tasks", at_least=1, at_most=self.max_tasks, what="task")
             if tasks_node
             else []
         )

@@ -35,6 +35,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.schedule",
     "bot.discord_ui.cogs.config",
     "bot.discord_ui.cogs.insights",
+    "bot.discord_ui.cogs.banks",
 )
 
 ACK_AFTER = 2.0

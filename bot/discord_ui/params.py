@@ -176,7 +176,7 @@ async def topic_autocomplete(
     needle = typed(current).casefold()
     return [
         app_commands.Choice(name=rendering.truncate(topic, CHOICE_NAME), value=topic)
-        for topic in interaction.client.service.catalog.topics()
+        for topic in interaction.client.service.catalog_for(interaction.guild_id).topics()
         if needle in topic.casefold()
     ][:MAX_CHOICES]
 

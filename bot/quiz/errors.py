@@ -137,3 +137,24 @@ class ForgedControlError(QuizError):
         super().__init__(
             "That control doesn't belong to this message. Use the buttons on the quiz post."
         )
+
+
+class BankRefusedError(QuizError):
+    """An uploaded bank was refused: `problems` lists every problem, one line each, with the
+    file's line (bot/content/uploads.py)."""
+
+    def __init__(self, filename: str, problems: tuple[str, ...] | list[str]) -> None:
+        self.filename = filename
+        self.problems = tuple(problems)
+        count = len(self.problems)
+        super().__init__(
+            f"{filename!r} was not stored: {count} problem{'' if count == 1 else 's'}."
+        )
+
+
+class UnknownBankError(QuizError):
+    """No uploaded bank of that name in this server."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"This server has no uploaded bank {name!r}. See /bank list.")

@@ -258,7 +258,8 @@ class Scheduler:
     async def _claim(self, schedule: ScheduleInfo, slot: Slot, now: datetime) -> RunInfo | None:
         difficulty = Difficulty(schedule.difficulty) if schedule.difficulty else None
         # Raises NoMatchingTaskError (shown in /schedule list) when the banks changed under it.
-        candidates = {t.id: t for t in self.service.tasks_matching(schedule.topic, difficulty)}
+        matching = self.service.tasks_matching(schedule.guild_id, schedule.topic, difficulty)
+        candidates = {t.id: t for t in matching}
 
         def choose(history: Mapping[str, TaskPosts]) -> Sequence[Task]:
             chosen = rotation.choose(

@@ -257,3 +257,22 @@ Index(
     _period.c.reached_at,
     _period.c.user_id,
 )
+
+
+class ServerBank(SQLModel, table=True):
+    """A bank a moderator uploaded with `/bank upload`: served in its server only.
+
+    `yaml` is the bank in our own format (content/README.md), whatever format was uploaded:
+    what `/bank download` gives back, and what the tasks are rebuilt from when the bot starts.
+    Uploading a bank of the same name replaces the row (UNIQUE per server)."""
+
+    __tablename__ = "server_bank"
+    __table_args__ = (UniqueConstraint("guild_id", "name", name="uq_server_bank_name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    guild_id: int = Field(sa_type=BigInteger)
+    name: str
+    yaml: str = Field(sa_type=Text)
+    task_count: int
+    uploaded_by: int = Field(sa_type=BigInteger)
+    uploaded_at: datetime = Field(sa_type=NAIVE_UTC)

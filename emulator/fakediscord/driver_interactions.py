@@ -66,6 +66,38 @@ class InteractionSending:
             app_permissions=app_permissions,
         )
 
+    def upload(
+        self,
+        command: str,
+        *,
+        user: Who,
+        channel: Channel,
+        filename: str,
+        data: bytes,
+        option: str = "file",
+        content_type: str | None = "text/plain",
+        size: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        member_permissions: int | None = None,
+    ) -> InteractionRecord:
+        """`/command` with a file in its attachment option, e.g. `/bank upload`: the payload
+        carries it in `data.resolved.attachments` and the emulator's CDN serves its bytes at
+        the attachment's `url`. `size` announces another size than the data's (forged)."""
+        attachment: dict[str, Any] = {
+            "filename": filename,
+            "data": data,
+            "content_type": content_type,
+        }
+        if size is not None:
+            attachment["size"] = size
+        return self.slash(
+            command,
+            user=user,
+            channel=channel,
+            options={**(options or {}), option: attachment},
+            member_permissions=member_permissions,
+        )
+
     def autocomplete(
         self,
         command: str,

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from . import payloads
 from .jsonutil import dumps
-from .state import DM, Channel, Guild, Member, Message, Role, User, World
+from .state import DM, Attachment, Channel, Guild, Member, Message, Role, User, World
 
 JSON = dict[str, Any]
 
@@ -127,9 +127,19 @@ class Resolver:
         return self.user(value)
 
     def attachment(self, value: Mapping[str, Any]) -> str:
+        """An uploaded file: `{"filename": ..., "data": b"...", "content_type": ...}`, and
+        `size` to announce another size than the data's (a forged payload). With data, the
+        emulator's CDN serves the bytes at the attachment's `url`, as Discord's does, so
+        `Attachment.read()` fetches them."""
         aid = str(self.world.ids.next())
         filename = str(value.get("filename", "upload.bin"))
         url = f"https://cdn.discordapp.com/ephemeral-attachments/0/{aid}/{filename}"
+        data = value.get("data")
+        if isinstance(data, bytes) and self.world.attachment_base:
+            self.world.attachments[int(aid)] = Attachment(
+                int(aid), filename, value.get("content_type"), data
+            )
+            url = f"{self.world.attachment_base}/attachments/0/{aid}/{filename}"
         self.resolved.setdefault("attachments", {})[aid] = {
             "id": aid,
             "filename": filename,

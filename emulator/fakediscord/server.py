@@ -127,6 +127,7 @@ class DiscordEmulator:
         await web.SockSite(self._runner, sock, backlog=1024).start()
         self.services.base_url = self.base_url
         self.messages.attachment_base = self.base_url
+        self.world.attachment_base = self.base_url
         self.gateway.resume_url = f"ws://127.0.0.1:{self.port}/resume"
         _log.info("fakediscord listening on %s", self.base_url)
 

@@ -133,6 +133,8 @@ class World:
         self.ephemeral_by_user: dict[int, deque[Message]] = {}
         self.ephemeral_per_user = ephemeral_per_user
         self.attachments: dict[int, Attachment] = {}
+        # The emulator's base URL (set when it starts): its CDN serves `attachments` there.
+        self.attachment_base = ""
         self.deleted_messages: set[int] = set()
         # Bumped on every permission-relevant change so cached interaction context is reused
         # between clicks but never stale.

@@ -176,7 +176,7 @@ async def test_a_reload_reaches_the_service_at_once(content: Path) -> None:
         (content / "b.yml").write_text(bank("c-3", topic="Renamed"))
         assert (await ContentReloader(content, service).reload()).ok
         assert service.catalog.topics() == ["Renamed", "Testing"]
-        assert service.choose_task(topic="Renamed").id == "c-3"
+        assert service.choose_task(None, topic="Renamed").id == "c-3"
     finally:
         await service.close()
         engine.dispose()

@@ -150,6 +150,11 @@ class FakeDiscordHTTP:
     latency: float = 0.0
     hold: dict[str, asyncio.Event] = field(default_factory=dict)
     """route template -> an event the answer waits for (a request kept in flight)."""
+    cdn: dict[str, bytes] = field(default_factory=dict)
+    """url -> the bytes Discord's CDN serves there (an uploaded attachment)."""
+    cdn_fetches: list[str] = field(default_factory=list)
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    """(filename, content) of every file the bot sent, in order."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(10**17))
 
     def next_id(self) -> int:
@@ -317,6 +322,11 @@ class FakeDiscordHTTP:
             result["resource"] = {"type": kind, "message": message}
         return result
 
+    def note_files(self, files: Any) -> None:
+        for file in files or ():
+            file.reset()
+            self.files.append((file.filename, file.fp.read()))
+
     # -- installing ------------------------------------------------------------------------------
 
     def install(self, monkeypatch: Any) -> None:
@@ -325,6 +335,7 @@ class FakeDiscordHTTP:
         async def http_request(
             self: HTTPClient, route: Route, *, files: Any = None, form: Any = None, **kwargs: Any
         ) -> Any:
+            fake.note_files(files)
             # The form only when there is one: tests that wrap `handle` take three arguments.
             extra = (form,) if form else ()
             return await fake.handle(route, kwargs.get("json"), kwargs.get("params"), *extra)
@@ -339,10 +350,16 @@ class FakeDiscordHTTP:
             params: dict[str, Any] | None = None,
             **kwargs: Any,
         ) -> Any:
+            fake.note_files(kwargs.get("files"))
             extra = (multipart,) if multipart else ()
             return await fake.handle(route, payload, params, *extra)
 
+        async def get_from_cdn(self: HTTPClient, url: str) -> bytes:
+            fake.cdn_fetches.append(url)
+            return fake.cdn[url]
+
         monkeypatch.setattr(HTTPClient, "request", http_request)
+        monkeypatch.setattr(HTTPClient, "get_from_cdn", get_from_cdn)
         monkeypatch.setattr(AsyncWebhookAdapter, "request", webhook_request)
 
 

@@ -92,6 +92,7 @@ async def test_sync_commands_to_a_guild_over_http_only(
     assert "/1234/" in put.url
     names = sorted(command["name"] for command in put.json)
     assert names == [
+        "bank",
         "config",
         "hint",
         "insights",
@@ -103,7 +104,7 @@ async def test_sync_commands_to_a_guild_over_http_only(
         "topics",
     ]
     out = capsys.readouterr().out
-    assert "Synced 9 commands to server 1234" in out
+    assert "Synced 10 commands to server 1234" in out
     assert not any("gateway" in c.path for c in fake.calls)
     assert TOKEN not in out
 
@@ -114,7 +115,7 @@ async def test_sync_commands_globally(
     await runner.sync_commands(make_settings(tmp_path), None)
     (put,) = [c for c in fake.calls if c.method == "PUT"]
     assert put.path == "/applications/{application_id}/commands"
-    assert "Synced 9 commands to every server" in capsys.readouterr().out
+    assert "Synced 10 commands to every server" in capsys.readouterr().out
 
 
 async def test_run_bot_closes_cleanly_on_sigterm(

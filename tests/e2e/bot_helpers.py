@@ -52,6 +52,7 @@ COMMANDS = {
     "schedule",
     "config",
     "insights",
+    "bank",
 }
 
 # Generous for a shared two-core machine; a healthy run needs a fraction of each.

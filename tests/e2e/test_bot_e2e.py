@@ -124,6 +124,7 @@ async def test_sync_registers_every_command_in_the_guild(
     for group, subs in {
         "schedule": {"add", "list", "remove", "pause", "resume"},
         "config": {"timezone", "modrole", "posting"},
+        "bank": {"upload", "list", "download", "remove"},
     }.items():
         assert int(stored[group]["default_member_permissions"]) == perm.MANAGE_GUILD
         assert {o["name"] for o in stored[group]["options"]} == subs

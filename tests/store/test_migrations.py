@@ -114,6 +114,7 @@ def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
     after = row_counts(old_db)
     assert after.pop("alembic_version") == 1
     assert after.pop("task_version") == 0  # 0002: versions come when the service pins posts
+    assert after.pop("server_bank") == 0  # 0003: banks come from /bank upload
     assert after == before
     (backup,) = old_db.parent.glob("quizbot.db.backup-*")
     assert re.fullmatch(r"quizbot\.db\.backup-\d{8}T\d{6}Z", backup.name)

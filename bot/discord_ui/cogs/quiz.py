@@ -91,7 +91,7 @@ class QuizCog(commands.Cog):
         service = self.bot.service
         config = await service.guild_config(guild_id)
         check_may_post(config.post_policy, await is_moderator(interaction))
-        chosen = service.choose_task(topic or None, difficulty, task)  # "" is no topic
+        chosen = service.choose_task(guild_id, topic or None, difficulty, task)  # "" is no topic
         wait = self.bot.cooldowns.claim(channel_id, config.cooldown_seconds)
         if wait:
             raise PostCooldownError(wait)
@@ -122,7 +122,7 @@ class QuizCog(commands.Cog):
         needle = typed(current).casefold()
         return [
             app_commands.Choice(name=task_choice_name(t), value=t.id)
-            for t in self.bot.service.catalog.select(topic, level)
+            for t in self.bot.service.catalog_for(interaction.guild_id).select(topic, level)
             if needle in t.id.casefold()
         ][:MAX_CHOICES]
 

@@ -88,8 +88,8 @@ class ScheduleCog(commands.Cog):
         except InvalidTimeError as exc:
             raise ScheduleInputError(str(exc)) from exc
         zone = resolve_zone(timezone) if timezone else (await service.zone(guild_id)).key
-        topic = self._resolve_topic(topic)
-        service.tasks_matching(topic, difficulty)  # refuses now what would fail every day
+        topic = self._resolve_topic(guild_id, topic)
+        service.tasks_matching(guild_id, topic, difficulty)  # refuses now what would fail every day
         self._check_channel(channel, thread=thread)
 
         async with Responder(interaction) as responder:
@@ -195,10 +195,10 @@ class ScheduleCog(commands.Cog):
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _resolve_topic(self, topic: str | None) -> str | None:
+    def _resolve_topic(self, guild_id: int, topic: str | None) -> str | None:
         if topic is None:
             return None
-        topics = self.bot.service.catalog.topics()
+        topics = self.bot.service.catalog_for(guild_id).topics()
         for known in topics:
             if known.casefold() == topic.strip().casefold():
                 return known

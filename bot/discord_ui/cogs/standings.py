@@ -75,7 +75,7 @@ class StandingsCog(commands.Cog):
 
     @app_commands.command(name="topics", description="The task banks, with task counts.")
     async def topics(self, interaction: Interaction) -> None:
-        embed = topics_embed(self.bot.service.catalog)
+        embed = topics_embed(self.bot.service.catalog_for(interaction.guild_id))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 

@@ -1,0 +1,162 @@
+"""/bank: the banks a server's moderators upload (served in that server only).
+
+Thin: checking a file is bot/content/uploads.py's job and storing it the service's
+(`QuizService.upload_bank`); this reads the attachment (after refusing one too large from the
+size Discord announces), and renders the replies. Every subcommand is moderator-only, checked
+here on each call.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import rendering
+from bot.content.uploads import MAX_UPLOAD_TASKS, size_problem
+from bot.discord_ui.checks import moderator_group, moderator_only
+from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.params import Text, TopicParam, typed
+from bot.discord_ui.replies import Responder
+from bot.quiz.errors import BankRefusedError
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+
+Interaction = discord.Interaction["QuizBot"]
+BankNameParam = app_commands.Transform[str, Text("name")]
+MAX_CHOICES = 25
+INLINE_LIMIT = 1_800
+"""A refusal longer than this goes as an attached text file."""
+
+
+def refusal(error: BankRefusedError) -> tuple[str, discord.File | None]:
+    """The reply to a refused upload: every problem inline, or in `problems.txt` when long."""
+    lines = "\n".join(error.problems)
+    head = f"{error} Fix these and upload it again:"
+    text = f"{head}\n```\n{lines}\n```"
+    if len(text) <= INLINE_LIMIT:
+        return text, None
+    file = discord.File(io.BytesIO((lines + "\n").encode()), filename="problems.txt")
+    return f"{head} every problem, with its line, is in the attached file.", file
+
+
+async def send_refusal(interaction: Interaction, error: BankRefusedError) -> None:
+    text, attached = refusal(error)
+    files = [] if attached is None else [attached]
+    if interaction.response.is_done():
+        await interaction.followup.send(text, files=files, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, files=files, ephemeral=True)
+
+
+class BankCog(commands.Cog):
+    bank = moderator_group("bank", "This server's own task banks (moderators).")
+
+    def __init__(self, bot: QuizBot) -> None:
+        self.bot = bot
+
+    @bank.command(name="upload", description="Add or replace a bank of this server's own tasks.")
+    @app_commands.describe(
+        file=f"GIFT, Moodle XML, Aiken, a practice page or our YAML; up to 1 MB and "
+        f"{MAX_UPLOAD_TASKS:,} tasks",
+        topic="The topic of imported tasks (a YAML bank names its own)",
+    )
+    @moderator_only()  # type: ignore[operator]
+    async def bank_upload(
+        self,
+        interaction: Interaction,
+        file: discord.Attachment,
+        topic: TopicParam | None = None,
+    ) -> None:
+        guild_id = guild_id_of(interaction)
+        try:
+            # Refused before a byte is downloaded: Discord says how large the file is.
+            too_big = size_problem(file.filename, file.size)
+            if too_big:
+                raise BankRefusedError(file.filename, [too_big])
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            data = await file.read()
+            done = await self.bot.service.upload_bank(
+                guild_id, file.filename, data, interaction.user.id, topic=topic or None
+            )
+        except BankRefusedError as error:
+            await send_refusal(interaction, error)
+            return
+        uploaded = done.bank
+        topics = sorted({t.topic for t in uploaded.tasks})
+        text = (
+            f"{'Replaced' if done.replaced else 'Added'} bank **{uploaded.name}**: "
+            f"{len(uploaded.tasks)} task(s) ({uploaded.fmt}), topic "
+            f"{', '.join(rendering.truncate(t, 60) for t in topics)}. "
+            "It serves /quiz, /topics and daily quizzes in this server only."
+        )
+        if uploaded.notes:
+            text += f"\n{len(uploaded.notes)} question(s) left out or changed:\n```\n"
+            text += rendering.truncate("\n".join(uploaded.notes), INLINE_LIMIT - len(text))
+            text += "\n```"
+        await interaction.followup.send(text, ephemeral=True)
+
+    @bank.command(name="list", description="This server's own banks.")
+    @moderator_only()  # type: ignore[operator]
+    async def bank_list(self, interaction: Interaction) -> None:
+        guild_id = guild_id_of(interaction)
+        async with Responder(interaction) as responder:
+            banks = await self.bot.service.list_banks(guild_id)
+            if not banks:
+                await responder.send(
+                    content="This server has no banks of its own yet: add one with /bank upload."
+                )
+                return
+            lines = [
+                f"**{b.name}**: {b.task_count} task(s), uploaded by <@{b.uploaded_by}> "
+                f"<t:{int(b.uploaded_at.timestamp())}:R>"
+                for b in banks
+            ]
+            await responder.send(
+                content=rendering.truncate("\n".join(lines), rendering.MESSAGE_CONTENT),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+
+    @bank.command(name="download", description="A bank of this server, as our YAML.")
+    @app_commands.describe(name="The bank's name (see /bank list)")
+    @moderator_only()  # type: ignore[operator]
+    async def bank_download(self, interaction: Interaction, name: BankNameParam) -> None:
+        guild_id = guild_id_of(interaction)
+        async with Responder(interaction) as responder:
+            text = await self.bot.service.bank_yaml(guild_id, name)
+            file = discord.File(io.BytesIO(text.encode()), filename=f"{name}.yaml")
+            await responder.send(content=f"Bank **{name}**:", file=file)
+
+    @bank.command(name="remove", description="Stop serving a bank of this server and delete it.")
+    @app_commands.describe(name="The bank's name (see /bank list)")
+    @moderator_only()  # type: ignore[operator]
+    async def bank_remove(self, interaction: Interaction, name: BankNameParam) -> None:
+        guild_id = guild_id_of(interaction)
+        async with Responder(interaction) as responder:
+            count = await self.bot.service.remove_bank(guild_id, name)
+            await responder.send(
+                content=f"Removed bank **{name}** ({count} task(s)). Quizzes already posted "
+                "from it keep working."
+            )
+
+    @bank_download.autocomplete("name")
+    @bank_remove.autocomplete("name")
+    async def name_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        needle = typed(current).casefold()
+        return [
+            app_commands.Choice(name=name, value=name)
+            for name in self.bot.service.bank_names(interaction.guild_id)
+            if needle in name
+        ][:MAX_CHOICES]
+
+
+async def setup(bot: QuizBot) -> None:
+    await bot.add_cog(BankCog(bot))

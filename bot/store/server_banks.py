@@ -1,0 +1,121 @@
+"""Units of work for the banks moderators upload (`/bank`): one row per server and name.
+
+Sync, like `Store`: the service runs them through `run_read`/`run_write`. A bank is stored as
+our YAML (`ServerBank.yaml`); turning it into tasks is bot/content/uploads.py's job, not the
+store's. Timestamps come back aware (UTC).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Engine, Table, delete, select
+
+from bot.store import dialect
+from bot.store.periods import from_utc_naive, to_utc_naive
+from bot.store.store import Store
+from bot.store.tables import ServerBank
+
+_bank = cast(Table, ServerBank.__table__)
+_SUMMARY = (
+    _bank.c.guild_id,
+    _bank.c.name,
+    _bank.c.task_count,
+    _bank.c.uploaded_by,
+    _bank.c.uploaded_at,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BankSummary:
+    """A stored bank without its text (what `/bank list` shows)."""
+
+    guild_id: int
+    name: str
+    task_count: int
+    uploaded_by: int
+    uploaded_at: datetime
+    """Aware UTC."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredBank:
+    summary: BankSummary
+    yaml: str
+
+    @property
+    def guild_id(self) -> int:
+        return self.summary.guild_id
+
+    @property
+    def name(self) -> str:
+        return self.summary.name
+
+
+def _summary(row: Any) -> BankSummary:
+    return BankSummary(
+        row.guild_id, row.name, row.task_count, row.uploaded_by, from_utc_naive(row.uploaded_at)
+    )
+
+
+class BankStore:
+    """The `server_bank` rows. Shares `Store`'s connections (and, on an in-memory engine, its
+    lock)."""
+
+    def __init__(self, store: Store | Engine) -> None:
+        self.store = store if isinstance(store, Store) else Store(store)
+
+    def save(
+        self,
+        guild_id: int,
+        name: str,
+        yaml: str,
+        task_count: int,
+        uploaded_by: int,
+        now: datetime,
+    ) -> bool:
+        """Store the bank, replacing the server's bank of that name; True if it replaced one."""
+        values = {
+            "guild_id": guild_id,
+            "name": name,
+            "yaml": yaml,
+            "task_count": task_count,
+            "uploaded_by": uploaded_by,
+            "uploaded_at": to_utc_naive(now),
+        }
+        with self.store.write() as conn:
+            replaced = conn.execute(
+                select(_bank.c.id).where(_bank.c.guild_id == guild_id, _bank.c.name == name)
+            ).first()
+            conn.execute(dialect.upsert(conn, _bank, ("guild_id", "name")).values(values))
+        return replaced is not None
+
+    def list(self, guild_id: int) -> list[BankSummary]:
+        """The server's banks, by name."""
+        query = select(*_SUMMARY).where(_bank.c.guild_id == guild_id).order_by(_bank.c.name)
+        with self.store.read() as conn:
+            return [_summary(row) for row in conn.execute(query)]
+
+    def get(self, guild_id: int, name: str) -> StoredBank | None:
+        query = select(*_SUMMARY, _bank.c.yaml).where(
+            _bank.c.guild_id == guild_id, _bank.c.name == name
+        )
+        with self.store.read() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else StoredBank(_summary(row), row.yaml)
+
+    def all(self) -> list[StoredBank]:
+        """Every server's banks with their text (read once, when the service starts)."""
+        query = select(*_SUMMARY, _bank.c.yaml).order_by(_bank.c.guild_id, _bank.c.name)
+        with self.store.read() as conn:
+            return [StoredBank(_summary(row), row.yaml) for row in conn.execute(query)]
+
+    def remove(self, guild_id: int, name: str) -> bool:
+        """Delete the server's bank of that name; False if it had none."""
+        with self.store.write() as conn:
+            result = conn.execute(
+                delete(_bank).where(_bank.c.guild_id == guild_id, _bank.c.name == name)
+            )
+        return bool(result.rowcount)

@@ -1,0 +1,178 @@
+"""An uploaded bank (`/bank upload`): each format becomes a checked bank, and a refusal lists
+every problem with its line, as `quizbot content check` would."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from bot.content.uploads import (
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_TASKS,
+    RefusedUpload,
+    UploadedBank,
+    bank_name,
+    check_upload,
+    stored_tasks,
+)
+from bot.quiz.tasks import Kind
+
+DATA = Path(__file__).parent / "importers" / "data"
+HAS_GIFT = importlib.util.find_spec("bot.content.importers.gift") is not None
+needs_gift = pytest.mark.skipif(not HAS_GIFT, reason="the GIFT importer (h-gift) is not merged")
+
+GIFT = b"""// A bank uploaded in a server
+::net-tcp:: Which protocol guarantees ordered delivery? {
+=TCP
+~UDP#UDP does not reorder or retransmit.
+~ICMP#ICMP carries control messages.
+}
+
+::net-port:: HTTPS listens on port {=443 ~80#80 is plain HTTP.}
+"""
+MOODLE = b"""<?xml version="1.0"?>
+<quiz>
+  <question type="multichoice">
+    <name><text>net-dns</text></name>
+    <questiontext format="html"><text>What does DNS resolve?</text></questiontext>
+    <answer fraction="100"><text>Names to addresses</text></answer>
+    <answer fraction="0"><text>Addresses to MACs</text></answer>
+  </question>
+</quiz>
+"""
+
+
+def one_task_yaml(task_id: str = "own-1", extra: str = "") -> str:
+    return f"""bank: Our own
+topic: Networking
+tasks:
+  - id: {task_id}
+    kind: choice
+    difficulty: easy
+    question: Which layer is IP?
+    options: [Network, Transport]
+    answer: A
+    hint: Below TCP.
+    solution:
+      final_answer: Network
+{extra}"""
+
+
+def accepted(result: UploadedBank | RefusedUpload) -> UploadedBank:
+    assert isinstance(result, UploadedBank), result
+    return result
+
+
+def refused(result: UploadedBank | RefusedUpload) -> tuple[str, ...]:
+    assert isinstance(result, RefusedUpload), result
+    return result.problems
+
+
+def test_our_yaml_is_stored_as_uploaded() -> None:
+    text = one_task_yaml()
+    bank = accepted(check_upload(text.encode(), "Our Own.yaml"))
+    assert (bank.name, bank.fmt, bank.yaml) == ("our-own", "yaml", text)
+    assert [t.id for t in bank.tasks] == ["own-1"]
+
+
+def test_our_yaml_is_told_by_its_content_too() -> None:
+    assert accepted(check_upload(one_task_yaml().encode(), "bank.txt")).fmt == "yaml"
+
+
+def test_moodle_xml_becomes_a_bank_in_our_yaml_with_the_given_topic() -> None:
+    bank = accepted(check_upload(MOODLE, "dns.xml", topic="Networking"))
+    assert (bank.name, bank.fmt) == ("dns", "moodle-xml")
+    (task,) = bank.tasks
+    assert (task.id, task.topic, task.kind) == ("net-dns", "Networking", Kind.CHOICE)
+    assert stored_tasks(bank.name, bank.yaml) == (list(bank.tasks), [])  # rebuilt at start
+
+
+@needs_gift
+def test_gift_becomes_a_bank() -> None:
+    bank = accepted(check_upload(GIFT, "networking.gift", topic="Networking"))
+    assert bank.fmt == "gift"
+    assert {t.id for t in bank.tasks} == {"net-tcp", "net-port"}
+    assert stored_tasks(bank.name, bank.yaml)[0] == list(bank.tasks)
+
+
+@needs_gift
+def test_aiken_is_detected_from_its_content() -> None:
+    data = (DATA / "questions.aiken.txt").read_bytes()
+    assert accepted(check_upload(data, "questions.txt")).fmt == "aiken"
+
+
+def test_a_broken_yaml_is_refused_with_every_problem_and_its_line() -> None:
+    text = one_task_yaml().replace("answer: A", "answer: E").replace("    hint: Below TCP.\n", "")
+    problems = refused(check_upload(text.encode(), "mine.yaml"))
+    assert any(p.startswith("mine.yaml:9: task own-1, field answer:") for p in problems)
+    assert any("mine.yaml:4: task own-1, field hint: missing required key" in p for p in problems)
+
+
+def test_yaml_that_does_not_parse_names_its_line() -> None:
+    (problem,) = refused(check_upload(b"bank: x\ntopic: [\n", "x.yaml"))
+    assert problem.startswith("x.yaml:3: YAML does not parse")
+
+
+def test_a_problem_in_an_imported_task_is_on_the_line_of_its_question() -> None:
+    text = MOODLE.replace(b'fraction="100"', b'fraction="0"')  # no right answer
+    problems = refused(check_upload(text, "dns.xml"))
+    assert any(p.startswith("dns.xml:3:") for p in problems), problems
+
+
+def test_an_id_of_a_shipped_or_other_bank_is_refused_naming_both() -> None:
+    taken = {"own-1": "the shipped bank 'MLOps'"}
+    (problem,) = refused(check_upload(one_task_yaml().encode(), "mine.yaml", taken=taken))
+    assert problem == (
+        "mine.yaml:4: task own-1, field id: id 'own-1' is already used by the shipped bank "
+        "'MLOps': give the task another id"
+    )
+
+
+def test_unconfirmed_tasks_are_refused_with_the_content_check_message() -> None:
+    text = one_task_yaml(extra="    confirmed: false\n")
+    (problem,) = refused(check_upload(text.encode(), "mine.yaml"))
+    assert problem.startswith("mine.yaml:13: task own-1, field confirmed: not confirmed:")
+    assert "delete the line `confirmed: false`" in problem
+
+
+def test_an_imported_practice_page_with_guessed_answers_is_refused() -> None:
+    data = (DATA / "page-seed-parallelism.txt").read_bytes()
+    problems = refused(check_upload(data, "page.txt"))
+    assert any("field confirmed: not confirmed" in p for p in problems)
+
+
+def test_a_file_over_1_mb_is_refused_unread() -> None:
+    (problem,) = refused(check_upload(b"x" * (MAX_UPLOAD_BYTES + 1), "big.gift"))
+    assert "1,000,001 bytes" in problem and "at most 1,000,000" in problem
+
+
+def test_a_bank_over_2000_tasks_is_refused() -> None:
+    task = """  - id: t-{n}
+    kind: choice
+    difficulty: easy
+    question: Q{n}?
+    options: [a, b]
+    answer: A
+    hint: h
+    solution: {{final_answer: a}}
+"""
+    text = "bank: many\ntopic: T\ntasks:\n" + "".join(
+        task.format(n=n) for n in range(MAX_UPLOAD_TASKS + 1)
+    )
+    assert len(text) < MAX_UPLOAD_BYTES
+    (problem,) = refused(check_upload(text.encode(), "many.yaml"))
+    assert "2,000" in problem
+
+
+def test_not_utf8_and_unknown_formats_are_refused() -> None:
+    (problem,) = refused(check_upload(b"\xff\xfe bank", "x.yaml"))
+    assert "not UTF-8" in problem
+    problems = refused(check_upload(b"<html>nothing here</html>", "x.xml"))
+    assert problems[0].startswith("x.xml:1: refused: not Moodle XML")
+
+
+def test_bank_names_come_from_the_file_name() -> None:
+    assert bank_name("Networking 101.gift") == "networking-101"
+    assert bank_name("...") == "task"

@@ -1,0 +1,155 @@
+"""Server banks in the service: a server's uploads serve that server only, next to the shipped
+banks; replacing or removing a bank leaves open posts their task versions; they survive a
+restart and a reload of the shipped banks; a check that takes too long is refused."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from bot.content import uploads
+from bot.quiz.engine import Status
+from bot.quiz.errors import (
+    BankRefusedError,
+    NoMatchingTaskError,
+    UnknownBankError,
+    UnknownTaskError,
+)
+from bot.quiz.tasks import Catalog
+from bot.service import QuizService
+from bot.store import Store, make_engine
+from tests.factories import choice, choice_task
+
+GUILD, OTHER, MOD = 1, 2, 77
+SHIPPED = choice_task()
+
+
+def bank(task_id: str = "net-1", question: str = "Which layer is IP?", answer: str = "A") -> bytes:
+    return f"""bank: Networking
+topic: Networking
+tasks:
+  - id: {task_id}
+    kind: choice
+    difficulty: easy
+    question: {question}
+    options: [Network, Transport]
+    answer: {answer}
+    hint: Below TCP.
+    solution:
+      final_answer: Network
+""".encode()
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store(make_engine("sqlite://"))
+
+
+@pytest.fixture
+async def service(store: Store) -> AsyncIterator[QuizService]:
+    service = QuizService(Catalog.of([SHIPPED]), store, batch_window=0.001)
+    await service.start()
+    yield service
+    await service.close()
+
+
+async def test_an_uploaded_bank_serves_its_server_only(service: QuizService) -> None:
+    done = await service.upload_bank(GUILD, "net.yaml", bank(), MOD)
+    assert (done.bank.name, done.replaced) == ("net", False)
+    assert {t.id for t in service.catalog_for(GUILD)} == {SHIPPED.id, "net-1"}
+    assert service.catalog_for(GUILD).topics() == ["Networking", SHIPPED.topic]
+    assert service.choose_task(GUILD, "networking").id == "net-1"
+    assert {t.id for t in service.catalog_for(OTHER)} == {SHIPPED.id}
+    with pytest.raises(UnknownTaskError):
+        service.choose_task(OTHER, task_id="net-1")
+    with pytest.raises(NoMatchingTaskError):
+        service.tasks_matching(OTHER, "Networking", None)
+    assert [t.id for t in service.tasks_matching(GUILD, "Networking", None)] == ["net-1"]
+    assert service.bank_names(GUILD) == ["net"] and service.bank_names(OTHER) == []
+
+
+async def test_replacing_a_bank_keeps_open_posts_on_their_version(service: QuizService) -> None:
+    await service.upload_bank(GUILD, "net.yaml", bank(), MOD)
+    old = service.choose_task(GUILD, task_id="net-1")
+    posted = await service.create_post(GUILD, 5, old, MOD)
+    done = await service.upload_bank(GUILD, "net.yaml", bank(answer="B"), MOD)
+    assert done.replaced
+    assert service.choose_task(GUILD, task_id="net-1").answers == ("B",)
+    reply = await service.answer(posted.post.id, GUILD, 9, "ann", ("A",))
+    assert reply.outcome.status is Status.CORRECT  # graded with the version it was posted with
+    (summary,) = await service.list_banks(GUILD)
+    assert summary.task_count == 1 and "answer: B" in await service.bank_yaml(GUILD, "net")
+
+
+async def test_ids_may_not_collide_within_a_server(service: QuizService) -> None:
+    await service.upload_bank(GUILD, "net.yaml", bank(), MOD)
+    with pytest.raises(BankRefusedError) as refused:
+        await service.upload_bank(GUILD, "more.yaml", bank(), MOD)
+    (problem,) = refused.value.problems
+    assert "already used by this server's bank 'net'" in problem
+    with pytest.raises(BankRefusedError) as refused:
+        await service.upload_bank(GUILD, "mine.yaml", bank(task_id=SHIPPED.id), MOD)
+    assert "already used by the shipped bank" in refused.value.problems[0]
+    await service.upload_bank(OTHER, "more.yaml", bank(), MOD)  # another server: its own ids
+
+
+async def test_removing_a_bank_stops_serving_it(service: QuizService) -> None:
+    await service.upload_bank(GUILD, "net.yaml", bank(), MOD)
+    posted = await service.create_post(GUILD, 5, service.choose_task(GUILD, task_id="net-1"), 1)
+    assert await service.remove_bank(GUILD, "net") == 1
+    assert {t.id for t in service.catalog_for(GUILD)} == {SHIPPED.id}
+    with pytest.raises(UnknownBankError):
+        await service.remove_bank(GUILD, "net")
+    with pytest.raises(UnknownBankError):
+        await service.bank_yaml(GUILD, "net")
+    still = await service.posted(posted.post.id, GUILD)  # its open post keeps working
+    assert still.task.id == "net-1"
+
+
+async def test_banks_survive_a_restart_and_a_reload_of_the_shipped_banks(store: Store) -> None:
+    first = QuizService(Catalog.of([SHIPPED]), store)
+    await first.start()
+    await first.upload_bank(GUILD, "net.yaml", bank(), MOD)
+    await first.close()
+    second = QuizService(Catalog.of([SHIPPED]), store)
+    await second.start()
+    try:
+        assert "net-1" in second.catalog_for(GUILD) and "net-1" not in second.catalog_for(OTHER)
+        await second.use_catalog(Catalog.of([choice("another")]))
+        assert {t.id for t in second.catalog_for(GUILD)} == {"another", "net-1"}
+    finally:
+        await second.close()
+
+
+async def test_a_check_over_the_time_limit_is_refused_and_stores_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    real = uploads.check_upload_encoded
+
+    def slow(*args: object, **kwargs: object) -> object:
+        release.wait(10)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(uploads, "check_upload_encoded", slow)
+    service = QuizService(
+        Catalog.of([SHIPPED]), store, upload_timeout=0.01, upload_pool=ThreadPoolExecutor
+    )
+    await service.start()
+    try:
+        with pytest.raises(BankRefusedError) as refused:
+            await service.upload_bank(GUILD, "net.yaml", bank(), MOD)
+        assert "took over 0.01 s" in refused.value.problems[0]
+        assert await service.list_banks(GUILD) == []
+    finally:
+        release.set()
+        await service.close()
+
+
+async def test_too_large_is_refused_before_any_check(service: QuizService) -> None:
+    with pytest.raises(BankRefusedError) as refused:
+        await service.upload_bank(GUILD, "big.yaml", b" " * (uploads.MAX_UPLOAD_BYTES + 1), MOD)
+    assert "1,000,001 bytes" in refused.value.problems[0]
