@@ -9,11 +9,12 @@ question in a fenced code block full of escaped braces; an `[html]` multiple cho
 missing-word sentence; every 50th question a `$CATEGORY:`), then times, `--runs` times:
 
 - `gift.parse` (the text to drafts),
-- `drafts.bank_yaml` (the drafts to the bank's YAML),
-- the content check of that bank: writing it to a temp file and `check_banks` on it (the same
-  check as `quizbot content check`),
+- `drafts.bank_yaml` and writing the file (the drafts to the bank's YAML),
+- the content check `quizbot content import` runs: the same checker, walking the node tree the
+  writer built instead of parsing the 6 MB back,
 
-and the three together: the issue's target is under 5 s for 10,000 questions. Each phase is
+and the three together, which is the import: the issue's target is under 5 s for 10,000
+questions. Apart, it times `quizbot content check` on the written file (a person's next step). Each phase is
 reported as wall time and as this process's CPU time (the machine may be shared). Each run must
 import every question and the check must find no problem, or the benchmark fails.
 """
@@ -29,8 +30,8 @@ from pathlib import Path
 
 from benchmarks.machine import loadavg, machine_info
 from bot.content.importers import gift
-from bot.content.importers.drafts import bank_yaml
-from bot.content.loader import check_banks
+from bot.content.importers.drafts import bank_tree, bank_yaml
+from bot.content.loader import check_banks, check_tree
 
 TARGET_SECONDS = 5.0
 
@@ -106,22 +107,28 @@ class Timer:
         return phase
 
 
-def run_once(text: str, count: int, folder: Path) -> list[Phase]:
-    """Wall and CPU seconds for parse, bank_yaml and the content check."""
+def run_once(text: str, count: int, folder: Path) -> tuple[list[Phase], Phase]:
+    """Wall and CPU seconds of what `quizbot content import` does: parse, write the bank's
+    YAML, check it (on the tree the writer built: content/transfer.py); and, apart, of the
+    `quizbot content check` a person may run on the written file later."""
     timer = Timer()
     result = gift.parse(text, source="generated.gift")
     parsed = timer.lap()
     yaml_text = bank_yaml(result)
-    dumped = timer.lap()
     path = folder / "generated.yaml"
     path.write_text(yaml_text, encoding="utf-8")
-    catalog, problems = check_banks(path)
+    dumped = timer.lap()
+    tasks, problems = check_tree(path, bank_tree(result))
     checked = timer.lap()
     if result.report or len(result.drafts) != count:
         raise SystemExit(f"imported {len(result.drafts)} of {count}: {result.report[:3]}")
-    if problems or len(catalog) != count:
+    if problems or len(tasks) != count:
         raise SystemExit(f"the check found {len(problems)} problems: {problems[:3]}")
-    return [parsed, dumped, checked]
+    catalog, problems = check_banks(path)
+    reread = timer.lap()
+    if problems or len(catalog) != count:
+        raise SystemExit(f"content check found {len(problems)} problems: {problems[:3]}")
+    return [parsed, dumped, checked], reread
 
 
 def main() -> None:
@@ -135,10 +142,13 @@ def main() -> None:
     print(f"{args.questions:,} questions, {len(text.encode()) / 2**20:.1f} MiB of GIFT; {info}")
     start_load = loadavg()
     runs: list[list[Phase]] = []
+    rereads: list[Phase] = []
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(args.runs):
-            runs.append(run_once(text, args.questions, Path(folder)))
-    names = ("parse", "bank_yaml", "content check")
+            phases, reread = run_once(text, args.questions, Path(folder))
+            runs.append(phases)
+            rereads.append(reread)
+    names = ("parse", "bank_yaml + write", "check (the written tree)")
     rows = []
     for i, name in enumerate(names):
         wall = statistics.median(run[i].wall for run in runs)
@@ -150,6 +160,11 @@ def main() -> None:
     rows.append(
         f"| **total** | **{wall:.2f}** ({walls[0]:.2f}–{walls[-1]:.2f}) "
         f"| **{cpu:.2f}** ({cpus[0]:.2f}–{cpus[-1]:.2f}) |"
+    )
+    rows.append(
+        f"| apart: `content check` of the written file | "
+        f"{statistics.median(r.wall for r in rereads):.2f} | "
+        f"{statistics.median(r.cpu for r in rereads):.2f} |"
     )
     status = "met" if wall < TARGET_SECONDS else "missed"
     table = (

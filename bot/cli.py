@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 
 from bot.host_errors import HostError
+from bot.quiz.errors import StoreError
 from bot.settings import Settings, load_settings
 
 
@@ -94,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # no traceback. Any other exception is a bug and keeps its traceback.
         for line in exc.lines():
             print(f"quizbot: {line}", file=sys.stderr)
+        return 1
+    except StoreError as exc:
+        # The database failed under `practice` or `export` (the store logged the fault once).
+        print(f"quizbot: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -187,6 +187,15 @@ def check_text(
     root, problems = parse_text(file, text)
     if problems:
         return [], problems
+    return check_tree(file, root, max_tasks=max_tasks)
+
+
+def check_tree(
+    file: Path, root: Node | None, *, max_tasks: int = MAX_TASKS_PER_BANK
+) -> tuple[list[ParsedTask], list[Problem]]:
+    """`check_text` for a bank already held as a YAML node tree. An importer's tree comes from
+    YAML's own representer, so it is the tree composing its text would give, less the line
+    numbers: the import checks it without reading its 6 MB back (see content/transfer.py)."""
     bank = _check_root(file, root, max_tasks)
     tasks, duplicates = _unique([bank])
     problems = file_report(file, bank.problems + duplicates.get(file, []))

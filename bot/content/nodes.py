@@ -41,7 +41,9 @@ class EnoughProblems(Exception):
 
 
 def line_of(node: Node | None) -> int | None:
-    return None if node is None else node.start_mark.line + 1
+    # A tree built by a representer (an import's) has no marks: no line to give.
+    mark = None if node is None else node.start_mark
+    return None if mark is None else mark.line + 1
 
 
 def shown(value: str) -> str:

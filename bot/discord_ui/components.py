@@ -47,9 +47,11 @@ if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
     from bot.service import PostedTask
 
-_POST = r"(?P<post>[^:]*)"
-"""A post id field followed by more fields; the last field of a template takes the rest."""
-_LAST_POST = r"(?P<post>[\s\S]*)"
+_POST = r"(?::(?P<post>[^:]*))?"
+"""A post id field followed by more fields; the last field of a template takes the rest.
+Every field is optional in the pattern, so a forged custom_id with fields missing still reaches
+its item, which refuses it privately (an unmatched one would get no reply at all)."""
+_LAST_POST = r"(?::(?P<post>[\s\S]*))?"
 BUTTONS_PER_ROW = 5
 HINT_ROW = 4
 """Option buttons take rows 0-3 (rendering.MAX_BUTTON_OPTIONS); Hint and Answer sit below."""
@@ -67,7 +69,7 @@ class PostIdOnly:
         /,
     ) -> Self:
         try:
-            return cls(refs.post_id(match["post"]))  # type: ignore[call-arg]
+            return cls(refs.post_id(match["post"] or ""))  # type: ignore[call-arg]
         except QuizError as exc:
             return cls(0).refusing(exc)  # type: ignore[call-arg, attr-defined, no-any-return]
 
@@ -75,7 +77,7 @@ class PostIdOnly:
 class AnswerButton(
     Guarded,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:ans:{_POST}:(?P<opt>[\s\S]*)",
+    template=rf"quiz:ans{_POST}(?::(?P<opt>[\s\S]*))?",
 ):
     def __init__(
         self,
@@ -111,7 +113,8 @@ class AnswerButton(
         /,
     ) -> Self:
         try:
-            post_id, option = refs.post_id(match["post"]), refs.option_label(match["opt"])
+            post_id = refs.post_id(match["post"] or "")
+            option = refs.option_label(match["opt"] or "")
         except QuizError as exc:
             return cls(0, "A").refusing(exc)
         if isinstance(item, discord.ui.Button):
@@ -143,7 +146,7 @@ class HintButton(
     Guarded,
     PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:hint:{_LAST_POST}",
+    template=rf"quiz:hint{_LAST_POST}",
 ):
     def __init__(self, post_id: int, *, row: int | None = None) -> None:
         super().__init__(
@@ -173,7 +176,7 @@ class OpenPickerButton(
     Guarded,
     PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:open:{_LAST_POST}",
+    template=rf"quiz:open{_LAST_POST}",
 ):
     def __init__(self, post_id: int, *, row: int | None = None) -> None:
         super().__init__(
@@ -195,7 +198,7 @@ class ConfirmSolutionButton(
     Guarded,
     PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:reveal:{_LAST_POST}",
+    template=rf"quiz:reveal{_LAST_POST}",
 ):
     def __init__(self, post_id: int) -> None:
         super().__init__(

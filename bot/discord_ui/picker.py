@@ -42,8 +42,9 @@ CLASSIC_MAX_BLANKS = 4
 
 Picks = dict[int, str]
 
-_POST = r"(?P<post>[^:]*)"
-_PICKS = r"(?P<picks>[\s\S]*)"
+_POST = r"(?::(?P<post>[^:]*))?"
+"""As in components.py: every field optional, so a custom_id missing fields is refused."""
+_PICKS = r"(?::(?P<picks>[\s\S]*))?"
 """The fields of the picker's custom_ids (see the grammar in components.py): the templates take
 any text there, and `from_custom_id` parses it."""
 
@@ -231,7 +232,7 @@ async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -
 class BlankSelect(
     Guarded,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"quiz:pick:{_POST}:(?P<blank>[^:]*):{_PICKS}",
+    template=rf"quiz:pick{_POST}(?::(?P<blank>[^:]*))?{_PICKS}",
 ):
     def __init__(
         self,
@@ -276,8 +277,9 @@ class BlankSelect(
     ) -> Self:
         options = item.options if isinstance(item, discord.ui.Select) else None
         try:
-            post_id = refs.post_id(match["post"])
-            blank, picks = refs.blank_number(match["blank"]), parse_picks(match["picks"])
+            post_id = refs.post_id(match["post"] or "")
+            blank = refs.blank_number(match["blank"] or "")
+            picks = parse_picks(match["picks"] or "")
         except QuizError as exc:
             return cls(0, 1, EMPTY * 2, options).refusing(exc)
         return cls(post_id, blank, picks, options)
@@ -301,7 +303,7 @@ class BlankSelect(
 class SubmitButton(
     Guarded,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:submit:{_POST}:{_PICKS}",
+    template=rf"quiz:submit{_POST}{_PICKS}",
 ):
     def __init__(self, post_id: int, picks: str) -> None:
         super().__init__(
@@ -324,7 +326,7 @@ class SubmitButton(
         /,
     ) -> Self:
         try:
-            return cls(refs.post_id(match["post"]), parse_picks(match["picks"]))
+            return cls(refs.post_id(match["post"] or ""), parse_picks(match["picks"] or ""))
         except QuizError as exc:
             return cls(0, EMPTY * 2).refusing(exc)
 

@@ -283,8 +283,9 @@ class Responder:
                     await response.defer(ephemeral=self.ephemeral, thinking=True)
                     if not self.ephemeral:
                         self.interaction.extras[PUBLIC_DEFERRAL] = True
-            except discord.HTTPException:
-                log.warning("could not defer interaction %s", self.interaction.id, exc_info=True)
+            except discord.HTTPException as exc:
+                # Discord's refusal, not our bug: one line, no traceback.
+                log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
 
     async def send(self, reply: Reply | None = None, **kwargs: Any) -> None:
         """A new message (private unless the Responder says otherwise): `reply`'s text and

@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from bot.clock import Clock, as_utc
-from bot.quiz.errors import QuizError
+from bot.quiz.errors import QuizError, StoreError
 from bot.quiz.tasks import Difficulty, Task
 from bot.schedule import rotation, summary, timing
 from bot.schedule.timing import Due, Slot
@@ -136,6 +136,9 @@ class Scheduler:
             self._woken.clear()
             try:
                 wake_at: datetime | None = await self.tick()
+            except StoreError:
+                # The store has logged the fault once, as the host's to fix; retried shortly.
+                wake_at = None
             except Exception:
                 log.exception("scheduler tick failed; trying again shortly")
                 wake_at = None
@@ -219,6 +222,8 @@ class Scheduler:
                 await self._write(
                     self.schedules.record_error, schedule.id, _describe(exc), now, retry_at
                 )
+            except StoreError:
+                pass  # logged once by the store; the retry is still scheduled
             except Exception:
                 log.exception("schedule %s: recording the error failed", schedule.id)
             return retry_at

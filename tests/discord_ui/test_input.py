@@ -239,6 +239,23 @@ async def test_a_post_id_beyond_sqlite_is_an_unknown_post(
     assert troubles(caplog) == []
 
 
+@pytest.mark.parametrize(
+    "custom_id",
+    ["quiz:ans", "quiz:ans:{post}", "quiz:hint", "quiz:open", "quiz:reveal", "quiz:submit",
+     "quiz:submit:{post}", "quiz:pick:{post}", "quiz:pick:{post}:1"],
+)
+async def test_a_custom_id_missing_fields_is_refused_not_ignored(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, custom_id: str
+) -> None:
+    post = await driver.post("mc-split")
+    on = post if custom_id.startswith(("quiz:ans", "quiz:hint", "quiz:open")) else None
+    forged = custom_id.format(post=post_id_of(post))
+    payload = await forge(driver, on or private_message(fake), forged)
+    reply = only_reply(fake, payload)
+    assert reply.ephemeral and reply.text
+    assert troubles(caplog) == []
+
+
 async def test_picker_ids_on_a_choice_post_are_refused_and_record_nothing(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture
 ) -> None:

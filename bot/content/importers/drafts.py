@@ -8,6 +8,7 @@ import is never trusted more than a bank a person wrote.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -185,6 +186,20 @@ def _dump(data: Any) -> str:
     if "\\U" in text or "\\N" in text:
         text = yaml.dump(data, Dumper=_Dumper, **options)
     return text
+
+
+def bank_document(result: ImportResult) -> dict[str, Any]:
+    """The bank as plain data, as `bank_yaml` writes it (less the comments)."""
+    head: dict[str, Any] = {"bank": result.bank, "topic": result.topic}
+    if result.source:
+        head["source"] = result.source
+    return {**head, "tasks": [task_mapping(d) for d in result.drafts]}
+
+
+def bank_tree(result: ImportResult) -> yaml.Node:
+    """The YAML node tree of `bank_yaml`'s text, built by the same representer that writes it,
+    so the content check can walk it without parsing the text back (it has no line numbers)."""
+    return _Dumper(io.StringIO()).represent_data(bank_document(result))
 
 
 def bank_yaml(result: ImportResult) -> str:
