@@ -14,9 +14,10 @@ missing-word sentence; every 50th question a `$CATEGORY:`), then times, `--runs`
   writer built instead of parsing the 6 MB back,
 
 and the three together, which is the import: the issue's target is under 5 s for 10,000
-questions. Apart, it times `quizbot content check` on the written file (a person's next step). Each phase is
-reported as wall time and as this process's CPU time (the machine may be shared). Each run must
-import every question and the check must find no problem, or the benchmark fails.
+questions. Apart, it times `quizbot content check` on the written file (a person's next step).
+Each phase is reported as wall time and as this process's CPU time (the machine may be
+shared). Each run must import every question and the check must find no problem, or the
+benchmark fails.
 """
 
 from __future__ import annotations

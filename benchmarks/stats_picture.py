@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bot.clock import week_start
 from bot.discord_ui.stats_picture import render
-from bot.service import MemberProgress, TopicProgress
+from bot.progress import MemberProgress, TopicProgress
 
 BUDGET_MS = 50.0
 

@@ -71,16 +71,15 @@ def truncate(text: str, limit: int) -> str:
     """`text` if it fits in `limit`, else cut and ended with "…" so that it fits exactly."""
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    if discord_len(text) <= limit:
+    if 2 * len(text) <= limit:
+        return text  # a code point is at most two UTF-16 units: it fits, whatever it holds
+    units = text.encode("utf-16-le")
+    if len(units) // 2 <= limit:
         return text
     budget = limit - discord_len(ELLIPSIS)
-    kept: list[str] = []
-    for char in text:
-        budget -= discord_len(char)
-        if budget < 0:
-            break
-        kept.append(char)
-    return "".join(kept).rstrip() + ELLIPSIS
+    # One cut in UTF-16; a surrogate pair split by it is dropped whole by "ignore".
+    kept = units[: 2 * budget].decode("utf-16-le", errors="ignore")
+    return kept.rstrip() + ELLIPSIS
 
 
 def fit_text(text: str, limit: int) -> str:

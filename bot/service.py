@@ -13,6 +13,10 @@ One answer click, end to end (each fact decided once, in the place named):
 4. After the commit the member's future resolves; the reply is rendered
    (`discord_ui.replies.answer_reply`) from the outcome and the post as that transaction saw it.
 
+Its answers are the plain values of `service_values`; /stats's grouping is `progress`. The
+module stays one class with one method per thing the Discord layer and the scheduler ask, which
+is why it is longer than most: splitting the façade would spread what one member action does.
+
 A post keeps the task it was posted with: the store records the task's version with the post
 and reads it back with it (`PostInfo.task`); `task_of` is the one place that says which task a
 post uses, for grading and for everything that shows it. The catalog (`self.catalog`) only
@@ -36,10 +40,10 @@ import contextlib
 import logging
 import multiprocessing
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -47,8 +51,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bot.clock import Clock, Period, local_date, utcnow, week_start
 from bot.content import uploads
 from bot.content.uploads import RefusedUpload, UploadedBank
+from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, MemberProgress, topic_progress
 from bot.quiz import engine
-from bot.quiz.engine import Outcome, Progress, SolutionAccess
+from bot.quiz.engine import Outcome, Progress
 from bot.quiz.errors import (
     BankRefusedError,
     QuizError,
@@ -60,6 +65,13 @@ from bot.quiz.errors import (
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.schedule import insights
 from bot.schedule.insights import Insights, InsightsPeriod
+from bot.service_values import (
+    AnswerReply,
+    HintReply,
+    MemberView,
+    PostedTask,
+    SolutionReply,
+)
 from bot.store import (
     Answered,
     AnswerRequest,
@@ -70,7 +82,6 @@ from bot.store import (
     PostInfo,
     ScheduleStore,
     Store,
-    TriedPost,
 )
 from bot.store.insights import InsightsStore
 from bot.store.server_banks import BankStore, BankSummary
@@ -90,111 +101,6 @@ UPLOAD_TIMEOUT = 30.0
 well under one on a slow core)."""
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class PostedTask:
-    post: PostInfo
-    task: Task
-    closed: bool = False
-    """Whether the post had closed when it was read (`PostInfo.is_closed`): the Discord layer
-    shows this and never decides it again."""
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerReply:
-    posted: PostedTask
-    outcome: Outcome
-
-
-@dataclass(frozen=True, slots=True)
-class HintReply:
-    posted: PostedTask
-    progress: Progress
-    """The member's progress after seeing the hint."""
-    free: bool
-    """It cost nothing: the member had finished, or the post had closed."""
-
-
-@dataclass(frozen=True, slots=True)
-class SolutionReply:
-    posted: PostedTask
-    access: SolutionAccess
-
-    @property
-    def shown(self) -> bool:
-        return self.access.shown
-
-    @property
-    def forfeited_now(self) -> bool:
-        return self.access.forfeited_now
-
-    @property
-    def progress(self) -> Progress:
-        return self.access.progress
-
-
-@dataclass(frozen=True, slots=True)
-class MemberView:
-    """A post and one member's progress on it, read together."""
-
-    posted: PostedTask
-    progress: Progress
-
-
-ACTIVITY_WEEKS = 12
-"""How far back /stats shows activity: this calendar week and the 11 before it."""
-OTHER_TOPIC = "other"
-"""Where progress counts a post whose task is not known (from before task versions, with its
-task no longer loaded)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TopicProgress:
-    topic: str
-    tried: int
-    first_try: int
-    """Of `tried`, solved on the first try."""
-    due: int = 0
-    """Reviews due in this topic. No review queue exists yet, so it is 0; the spaced-review
-    queue (a later issue) passes its count to `QuizService.stats_progress`, and the picture already
-    draws it."""
-
-
-@dataclass(frozen=True, slots=True)
-class MemberProgress:
-    """What the /stats picture shows: answers per local day and progress per topic."""
-
-    first_day: date
-    """The Monday `ACTIVITY_WEEKS` weeks back, counted by `attempts_per_day[0]`."""
-    today: date
-    attempts_per_day: tuple[int, ...]
-    """Answers on each local day from `first_day` to `today`, both included."""
-    topics: tuple[TopicProgress, ...]
-    """Most tried first, then by name."""
-
-    @property
-    def active_days(self) -> int:
-        return sum(1 for n in self.attempts_per_day if n)
-
-
-def topic_progress(
-    tried: Iterable[TriedPost], topic_of: Callable[[PostInfo], str], due: Mapping[str, int]
-) -> tuple[TopicProgress, ...]:
-    """Posts tried, grouped by their task's topic; `due` adds topics with reviews only."""
-    counts: dict[str, list[int]] = {}
-    for item in tried:
-        tally = counts.setdefault(topic_of(item.post), [0, 0])
-        tally[0] += 1
-        tally[1] += item.first_try
-    for topic, n in due.items():
-        if n:
-            counts.setdefault(topic, [0, 0])
-    topics = [
-        TopicProgress(topic, tried_n, first, due.get(topic, 0))
-        for topic, (tried_n, first) in counts.items()
-    ]
-    return tuple(sorted(topics, key=lambda p: (-p.tried, p.topic.casefold())))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.progress import ACTIVITY_WEEKS, TopicProgress, topic_progress
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Catalog, Task
-from bot.service import ACTIVITY_WEEKS, QuizService, TopicProgress, topic_progress
+from bot.service import QuizService
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
 

@@ -199,6 +199,8 @@ def outgoing(reply: Reply | None = None, **kwargs: Any) -> dict[str, Any]:
         [] if given is None else [given] if isinstance(given, discord.Embed) else list(given)
     )
     content = kwargs.get("content")
+    if _clearly_fits(content, embeds):
+        return kwargs  # the common reply: measuring it in UTF-16 would cost more than sending
     raw = [embed.to_dict() for embed in embeds]
     fitted_content, fitted = rendering.fit_message(content, raw)
     if "content" in kwargs:
@@ -210,6 +212,33 @@ def outgoing(reply: Reply | None = None, **kwargs: Any) -> dict[str, Any]:
         ]
         kwargs[key] = kept[0] if key == "embed" else kept
     return kwargs
+
+
+def _clearly_fits(content: str | None, embeds: list[discord.Embed]) -> bool:
+    """True when every part is within its limit even if each character counted twice in
+    UTF-16 (the most any does); False means "measure it" (`rendering.fit_message`)."""
+
+    def within(text: str | None, limit: int) -> bool:
+        return text is None or 2 * len(text) <= limit
+
+    return (
+        within(content, rendering.MESSAGE_CONTENT)
+        and len(embeds) <= rendering.EMBEDS
+        and 2 * sum(len(e) for e in embeds) <= rendering.EMBED_TOTAL
+        and all(
+            within(e.title, rendering.EMBED_TITLE)
+            and within(e.description, rendering.EMBED_DESCRIPTION)
+            and within(e.footer.text, rendering.EMBED_FOOTER)
+            and within(e.author.name, rendering.EMBED_AUTHOR)
+            and len(e.fields) <= rendering.EMBED_FIELDS
+            and all(
+                within(f.name, rendering.EMBED_FIELD_NAME)
+                and within(f.value, rendering.EMBED_FIELD_VALUE)
+                for f in e.fields
+            )
+            for e in embeds
+        )
+    )
 
 
 def detached(view: V) -> V:

@@ -22,7 +22,7 @@ from datetime import date, timedelta
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from bot.clock import week_start
-from bot.service import MemberProgress, TopicProgress
+from bot.progress import MemberProgress, TopicProgress
 
 FILENAME = "stats.png"
 SCALE = 2

@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 
 from bot.discord_ui import stats_picture as sp
+from bot.progress import MemberProgress, TopicProgress, topic_progress
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Task
-from bot.service import MemberProgress, TopicProgress, topic_progress
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
 
