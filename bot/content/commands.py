@@ -9,6 +9,7 @@ from typing import Any, Final, TextIO
 from bot.content.loader import check_banks, find_bank_files, read_banks
 from bot.content.problems import Problem, tally
 from bot.content.schema import ParsedTask
+from bot.quiz.task_codec import options_data, solution_data
 from bot.quiz.tasks import Kind, Task
 from bot.rendering import truncate
 
@@ -39,7 +40,6 @@ def check_command(path: Path, out: TextIO) -> int:
 
 def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
     """The task as plain data, for the JSON export. Keys and their order are stable."""
-    solution = task.solution
     return {
         "id": task.id,
         "bank": task.bank,
@@ -49,15 +49,10 @@ def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
         "instruction": task.instruction,
         "prompt": task.prompt,
         "language": task.language if task.kind is Kind.FILL else None,
-        "options": [{"label": o.label, "text": o.text} for o in task.options],
+        "options": options_data(task),
         "answers": list(task.answers),
         "hint": task.hint,
-        "solution": {
-            "steps": [{"title": s.title, "text": s.text} for s in solution.steps],
-            "final_answer": solution.final_answer,
-            "quick_check": solution.quick_check,
-            "explanation": solution.explanation,
-        },
+        "solution": solution_data(task.solution),
         "mistakes": [{"note": n.text, "options": list(n.options)} for n in task.mistakes],
         # Last, so the keys before it keep their order for older readers.
         "confirmed": confirmed,

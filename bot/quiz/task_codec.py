@@ -46,6 +46,21 @@ class TaskCodecError(ValueError):
     """Stored content that is not a task version this code can read."""
 
 
+def options_data(task: Task) -> list[dict[str, str]]:
+    """A task's options as plain data (shared with the `content list --json` export)."""
+    return [{"label": o.label, "text": o.text} for o in task.options]
+
+
+def solution_data(solution: Solution) -> dict[str, Any]:
+    """A worked solution as plain data (shared with the `content list --json` export)."""
+    return {
+        "steps": [{"title": s.title, "text": s.text} for s in solution.steps],
+        "final_answer": solution.final_answer,
+        "quick_check": solution.quick_check,
+        "explanation": solution.explanation,
+    }
+
+
 def task_to_dict(task: Task) -> dict[str, Any]:
     """Every field of `task`, as JSON-ready plain data (lists, dicts, strings, None)."""
     solution = task.solution
@@ -56,15 +71,10 @@ def task_to_dict(task: Task) -> dict[str, Any]:
         "kind": task.kind.value,
         "difficulty": task.difficulty.value,
         "prompt": task.prompt,
-        "options": [{"label": o.label, "text": o.text} for o in task.options],
+        "options": options_data(task),
         "answers": list(task.answers),
         "hint": task.hint,
-        "solution": {
-            "steps": [{"title": s.title, "text": s.text} for s in solution.steps],
-            "final_answer": solution.final_answer,
-            "quick_check": solution.quick_check,
-            "explanation": solution.explanation,
-        },
+        "solution": solution_data(solution),
         "mistakes": [{"text": n.text, "options": list(n.options)} for n in task.mistakes],
         "instruction": task.instruction,
         "language": task.language,
