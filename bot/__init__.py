@@ -1,3 +1,3 @@
 """quizbot: a Discord tutor bot for study groups."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,4 +1,5 @@
-"""The /stats picture: a member's progress as a PNG, drawn with Pillow from plain data.
+"""The /stats picture: a member's progress as a PNG, drawn with Pillow from plain data (one
+drawing, its layout constants and colours together: a little over 400 lines).
 
 Two parts on one card: a 12-week activity grid (weeks as columns, Monday on top, each day
 shaded by how many answers it had, with a legend) and a bar per topic (solved on the first try

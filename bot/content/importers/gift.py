@@ -1,5 +1,9 @@
 """GIFT, Moodle's text format for quiz questions: import into drafts, export our tasks.
 
+One module for the whole format, longer than most: its grammar (escapes, markers, answer
+blocks) and its writer must agree character for character, which is easier to keep true when
+they sit together.
+
 Written on the format's public documentation (docs.moodle.org, "GIFT format");
 content/README.md ("Importing GIFT") tells authors what becomes what. In short:
 

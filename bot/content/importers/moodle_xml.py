@@ -1,5 +1,8 @@
 """Moodle XML: a Moodle question bank's export, read into our drafts and written from our tasks.
 
+Reader and writer of the format together (longer than most modules), so a round trip keeps every
+field the format carries.
+
 Import (`parse`), question by question:
 
 - `multichoice` with one right answer (`<single>true</single>`) and `truefalse` become choice

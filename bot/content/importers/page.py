@@ -1,5 +1,8 @@
 """Practice pages ("… - Interactive Practice"), as copied from the browser, into our bank format.
 
+Longer than most modules because a page has no grammar of its own: every section's reading, and
+the report line for what is not understood, is here in one place.
+
 A page is a title, fill-in-the-blank tasks, then multiple-choice questions (either part may be
 missing, and their order does not matter)::
 
