@@ -345,3 +345,48 @@ def find_custom_id(message: Message, prefix: str) -> str:
 
 def is_ephemeral(message: Message) -> bool:
     return bool(int(message.get("flags") or 0) & EPHEMERAL)
+
+
+def raw_command(
+    driver: Any,
+    world: Any,
+    who: Any,
+    channel: Any,
+    name: str,
+    options: list[dict[str, Any]],
+    resolved: dict[str, Any],
+) -> dict[str, Any]:
+    """A slash command as a hand-made INTERACTION_CREATE payload from `who`, with the member
+    permissions Discord would compute: how a crafted request reaches the bot even when the
+    client hides the command (default_member_permissions)."""
+    from fakediscord import payloads
+
+    [cmd] = [c for c in driver.commands(world.guild) if c["name"] == name]
+    member_perms = driver.world.member_permissions(channel, who.id)
+    guild = str(world.guild.id)
+    return {
+        "type": 2,
+        "application_id": str(driver.application_id),
+        "version": 1,
+        "guild_id": guild,
+        "guild": {"id": guild, "locale": "en-US", "features": []},
+        "guild_locale": "en-US",
+        "channel_id": str(channel.id),
+        "channel": payloads.channel(channel, driver.world, permissions=member_perms),
+        "member": payloads.member(who, permissions=member_perms),
+        "app_permissions": str(driver.world.bot_permissions(channel)),
+        "locale": "en-US",
+        "context": 0,
+        "authorizing_integration_owners": {"0": guild},
+        "entitlements": [],
+        "entitlement_sku_ids": [],
+        "attachment_size_limit": 25 * 1024 * 1024,
+        "data": {
+            "id": cmd["id"],
+            "name": name,
+            "type": 1,
+            "guild_id": guild,
+            "options": options,
+            "resolved": resolved,
+        },
+    }

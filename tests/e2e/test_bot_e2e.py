@@ -26,6 +26,7 @@ from .bot_helpers import (
     custom_ids,
     find_custom_id,
     is_ephemeral,
+    raw_command,
     reply_of,
     select,
     text_of,
@@ -436,50 +437,20 @@ def raw_schedule_add(driver: Driver, world: World, who: Member, channel: Channel
     still reaches the bot; `member.permissions` tells it what Discord computed."""
     from fakediscord import payloads
 
-    [cmd] = [c for c in driver.commands(world.guild) if c["name"] == "schedule"]
     member_perms = driver.world.member_permissions(channel, who.id)
     assert not member_perms & (perm.MANAGE_GUILD | perm.ADMINISTRATOR)
-    return {
-        "type": 2,
-        "application_id": str(driver.application_id),
-        "version": 1,
-        "guild_id": str(world.guild.id),
-        "guild": {"id": str(world.guild.id), "locale": "en-US", "features": []},
-        "guild_locale": "en-US",
-        "channel_id": str(channel.id),
-        "channel": payloads.channel(channel, driver.world, permissions=member_perms),
-        "member": payloads.member(who, permissions=member_perms),
-        "app_permissions": str(driver.world.bot_permissions(channel)),
-        "locale": "en-US",
-        "context": 0,
-        "authorizing_integration_owners": {"0": str(world.guild.id)},
-        "entitlements": [],
-        "entitlement_sku_ids": [],
-        "attachment_size_limit": 25 * 1024 * 1024,
-        "data": {
-            "id": cmd["id"],
-            "name": "schedule",
+    options = [
+        {
             "type": 1,
-            "guild_id": str(world.guild.id),
+            "name": "add",
             "options": [
-                {
-                    "type": 1,
-                    "name": "add",
-                    "options": [
-                        {"type": 7, "name": "channel", "value": str(channel.id)},
-                        {"type": 3, "name": "time", "value": "09:00"},
-                    ],
-                }
+                {"type": 7, "name": "channel", "value": str(channel.id)},
+                {"type": 3, "name": "time", "value": "09:00"},
             ],
-            "resolved": {
-                "channels": {
-                    str(channel.id): payloads.channel(
-                        channel, driver.world, permissions=member_perms
-                    )
-                }
-            },
-        },
-    }
+        }
+    ]
+    channels = {str(channel.id): payloads.channel(channel, driver.world, permissions=member_perms)}
+    return raw_command(driver, world, who, channel, "schedule", options, {"channels": channels})
 
 
 async def test_non_moderator_is_refused_schedule_add_even_by_raw_payload(

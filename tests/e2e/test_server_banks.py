@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member, payloads
+from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member
 from fakediscord import permissions as perm
 from fakediscord.state import Attachment
 
-from .bot_helpers import STEP, QuizBotRunner, is_ephemeral, reply_of, text_of
+from .bot_helpers import STEP, QuizBotRunner, is_ephemeral, raw_command, reply_of, text_of
 
 pytestmark = pytest.mark.e2e
 
@@ -162,56 +162,24 @@ def raw_upload(driver: Driver, world: World, who: Member, data: bytes) -> dict[s
     """/bank upload as a hand-made payload from a member without Manage Server, the file on
     the emulator's CDN: Discord's client would hide the command from them."""
     channel = world.channel
-    [cmd] = [c for c in driver.commands(world.guild) if c["name"] == "bank"]
     member_perms = driver.world.member_permissions(channel, who.id)
     assert not member_perms & (perm.MANAGE_GUILD | perm.ADMINISTRATOR)
     aid = driver.world.ids.next()
     driver.world.attachments[aid] = Attachment(aid, "networking.xml", "text/xml", data)
     url = f"{driver.world.attachment_base}/attachments/0/{aid}/networking.xml"
-    return {
-        "type": 2,
-        "application_id": str(driver.application_id),
-        "version": 1,
-        "guild_id": str(world.guild.id),
-        "guild": {"id": str(world.guild.id), "locale": "en-US", "features": []},
-        "guild_locale": "en-US",
-        "channel_id": str(channel.id),
-        "channel": payloads.channel(channel, driver.world, permissions=member_perms),
-        "member": payloads.member(who, permissions=member_perms),
-        "app_permissions": str(driver.world.bot_permissions(channel)),
-        "locale": "en-US",
-        "context": 0,
-        "authorizing_integration_owners": {"0": str(world.guild.id)},
-        "entitlements": [],
-        "entitlement_sku_ids": [],
-        "attachment_size_limit": 25 * 1024 * 1024,
-        "data": {
-            "id": cmd["id"],
-            "name": "bank",
-            "type": 1,
-            "guild_id": str(world.guild.id),
-            "options": [
-                {
-                    "type": 1,
-                    "name": "upload",
-                    "options": [{"type": 11, "name": "file", "value": str(aid)}],
-                }
-            ],
-            "resolved": {
-                "attachments": {
-                    str(aid): {
-                        "id": str(aid),
-                        "filename": "networking.xml",
-                        "size": len(data),
-                        "url": url,
-                        "proxy_url": url,
-                        "content_type": "text/xml",
-                        "ephemeral": True,
-                    }
-                }
-            },
-        },
+    options = [{"type": 1, "name": "upload", "options": [{"type": 11, "name": "file",
+                                                          "value": str(aid)}]}]
+    attachment = {
+        "id": str(aid),
+        "filename": "networking.xml",
+        "size": len(data),
+        "url": url,
+        "proxy_url": url,
+        "content_type": "text/xml",
+        "ephemeral": True,
     }
+    resolved = {"attachments": {str(aid): attachment}}
+    return raw_command(driver, world, who, channel, "bank", options, resolved)
 
 
 async def test_a_non_moderators_raw_upload_is_refused(
