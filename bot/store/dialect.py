@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Table, func
+from sqlalchemy import ColumnElement, Connection, Integer, Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
@@ -60,3 +60,24 @@ def greatest(conn: Connection, a: Any, b: Any) -> ColumnElement[Any]:
     bigger = func.max(a, b) if conn.dialect.name == "sqlite" else func.greatest(a, b)
     # SQLite's max() is NULL when either argument is; PostgreSQL's greatest() ignores NULLs.
     return func.coalesce(bigger, a, b)
+
+
+def advance_id_sequence(conn: Connection, table: Table) -> None:
+    """After rows were inserted with explicit ids (a copy), make the next generated id follow
+    the largest one. SQLite derives it from the rows itself; PostgreSQL's sequence must be
+    moved, or the next post would collide with a copied one."""
+    if conn.dialect.name != "postgresql":
+        return
+    key = list(table.primary_key.columns)
+    if len(key) != 1 or key[0].autoincrement is False or not isinstance(key[0].type, Integer):
+        return
+    column = key[0]
+    conn.execute(
+        select(
+            func.setval(
+                func.pg_get_serial_sequence(table.name, column.name),
+                func.coalesce(func.max(column), 1),
+                func.max(column).is_not(None),
+            )
+        ).select_from(table)
+    )
