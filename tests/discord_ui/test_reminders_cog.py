@@ -98,6 +98,15 @@ async def test_on_replies_privately_with_the_next_reminder(
     assert stored is not None and not stored.enabled
 
 
+async def test_on_during_the_hour_says_the_dm_can_come_now(
+    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await reminders(driver, fake, "on", hour=14, timezone="Europe/Berlin")  # 14:00 now
+    until = int(datetime(2025, 6, 2, 13, 0, tzinfo=UTC).timestamp())
+    assert "It is your reminder hour now: the DM comes as soon as you have reviews due" in reply.text
+    assert f"until <t:{until}:t>; otherwise tomorrow" in reply.text
+
+
 async def test_on_without_options_uses_18_in_the_servers_zone(
     clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP
 ) -> None:

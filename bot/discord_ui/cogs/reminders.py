@@ -38,8 +38,8 @@ def plan_text(plan: ReminderPlan) -> str:
     upcoming = plan.next
     if upcoming.current:
         when = (
-            "It is your reminder hour now: if you have reviews due before "
-            f"{discord_timestamp(upcoming.until, 't')}, the DM comes at once."
+            "It is your reminder hour now: the DM comes as soon as you have reviews due, "
+            f"until {discord_timestamp(upcoming.until, 't')}; otherwise tomorrow at this hour."
         )
     else:
         when = (
