@@ -103,7 +103,7 @@ async def test_on_during_the_hour_says_the_dm_can_come_now(
 ) -> None:
     reply = await reminders(driver, fake, "on", hour=14, timezone="Europe/Berlin")  # 14:00 now
     until = int(datetime(2025, 6, 2, 13, 0, tzinfo=UTC).timestamp())
-    assert "It is your reminder hour now: the DM comes as soon as you have reviews due" in reply.text
+    assert "It is your reminder hour now: the DM comes as soon as you have reviews" in reply.text
     assert f"until <t:{until}:t>; otherwise tomorrow" in reply.text
 
 
