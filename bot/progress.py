@@ -24,9 +24,8 @@ class TopicProgress:
     first_try: int
     """Of `tried`, solved on the first try."""
     due: int = 0
-    """Reviews due in this topic. No review queue exists yet, so it is 0; the spaced-review
-    queue (a later issue) passes its count to `QuizService.stats_progress`, and the picture already
-    draws it."""
+    """Reviews due in this topic (`QuizService.reviews_due_by_topic`, passed to
+    `QuizService.stats_progress` by /stats)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ from bot.quiz.errors import (
     UnknownTaskError,
 )
 from bot.quiz.tasks import Catalog, Difficulty, Task
-from bot.schedule import insights
+from bot.schedule import insights, reminders
 from bot.schedule.insights import Insights, InsightsPeriod
 from bot.service_values import (
     AnswerReply,
@@ -105,6 +105,9 @@ def _upload_process() -> Executor:
 UPLOAD_TIMEOUT = 30.0
 """Seconds an uploaded bank's check may take before it is refused (a 1 MB GIFT file takes
 well under one on a slow core)."""
+
+MAX_DUE_COUNTED = 10_000
+"""The most due reviews /stats counts per member (more than any bank holds tasks)."""
 
 T = TypeVar("T")
 
@@ -441,7 +444,7 @@ class QuizService:
     ) -> MemberProgress:
         """A member's answers per local day over the last `ACTIVITY_WEEKS` calendar weeks and
         their posts tried per topic (the topic of each post's own task version, `task_of`).
-        `due`: reviews due per topic; none until the spaced-review queue exists."""
+        `due`: reviews due per topic (`reviews_due_by_topic`)."""
         zone = await self.zone(guild_id)
         now = self.clock()
         today = local_date(now, zone)
@@ -594,6 +597,53 @@ class QuizService:
                 self._server_banks.pop(guild_id, None)
             self._server_catalogs.pop(guild_id, None)
         return len(removed)
+
+    # -- review reminders ----------------------------------------------------------------------
+
+    async def turn_reminders_on(
+        self, guild_id: int, user_id: int, *, hour: int | None = None, timezone: str | None = None
+    ) -> reminders.ReminderPlan:
+        """Turn the member's daily review reminder on. `hour` None keeps their previous hour
+        (else `reminders.DEFAULT_HOUR`); `timezone` (an IANA name, checked by the caller)
+        None keeps their previous zone (else the server's)."""
+        info = await self.run_write(
+            self.store.turn_reminder_on,
+            guild_id,
+            user_id,
+            hour=hour,
+            timezone=timezone,
+            default_hour=reminders.DEFAULT_HOUR,
+        )
+        server = (await self.guild_config(guild_id)).timezone
+        zone = reminders.zone_of(info.timezone or server, self.default_zone)
+        upcoming = reminders.next_reminder(info.hour, zone, self.clock(), info.last_sent_on)
+        return reminders.ReminderPlan(info.hour, zone, info.timezone is not None, upcoming)
+
+    async def turn_reminders_off(self, guild_id: int, user_id: int) -> bool:
+        """Turn the member's reminder off; whether it was on."""
+        return await self.run_write(self.store.turn_reminder_off, guild_id, user_id)
+
+    async def take_reminder_notice(self, guild_id: int, user_id: int) -> str | None:
+        """What /review tells a member once after their reminders were turned off because
+        Discord would not let the bot DM them; None when there is nothing to tell."""
+        if not await self.run_read(self.store.dm_notice_pending, guild_id, user_id):
+            return None  # the usual case, without the writer thread
+        told = await self.run_write(self.store.take_dm_notice, guild_id, user_id)
+        return reminders.DMS_CLOSED_NOTICE if told else None
+
+    async def reviews_due_by_topic(self, guild_id: int, user_id: int) -> dict[str, int]:
+        """The member's reviews due now, per topic of the server's catalog (`catalog_for`);
+        cards of tasks it no longer has are left out. For `stats_progress`'s `due`."""
+        cards = await self.run_read(
+            self.store.review_queue, guild_id, user_id, self.clock(), MAX_DUE_COUNTED
+        )
+        tasks = self.catalog_for(guild_id).tasks
+        due: dict[str, int] = {}
+        for card in cards:
+            task = tasks.get(card.task_id)
+            if task is not None:
+                due[task.topic] = due.get(task.topic, 0) + 1
+        return due
 
 
 __all__ = [

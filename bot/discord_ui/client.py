@@ -25,10 +25,12 @@ from discord.ext import commands
 from bot.content.reload import ContentReloader
 from bot.discord_ui import loop_lag
 from bot.discord_ui.components import DYNAMIC_ITEMS
+from bot.discord_ui.dm import DiscordDirectMessages
 from bot.discord_ui.errors import QuizTree
 from bot.discord_ui.live_counts import DEFAULT_INTERVAL, LiveCounts
 from bot.discord_ui.poster import DiscordPoster
 from bot.discord_ui.posting import ChannelCooldowns
+from bot.schedule.reminders import Reminders
 from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.settings import Settings
@@ -42,6 +44,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.config",
     "bot.discord_ui.cogs.insights",
     "bot.discord_ui.cogs.banks",
+    "bot.discord_ui.cogs.reminders",
 )
 
 ACK_AFTER = 2.0
@@ -52,6 +55,9 @@ after 3 s, and the deferral itself needs a round trip."""
 class QuizBot(commands.AutoShardedBot):
     scheduler: Scheduler
     """The daily quizzes' loop; built in `setup_hook`, before the cogs that use it load."""
+    reminders: Reminders
+    """The review reminders' pass on the scheduler's loop (`enabled=False` in a process
+    that does not send DMs)."""
 
     def __init__(
         self,
@@ -94,6 +100,8 @@ class QuizBot(commands.AutoShardedBot):
             grace=timedelta(minutes=self.settings.schedule_grace_minutes),
             shards=self.settings.shards,
         )
+        self.reminders = Reminders(self.service, DiscordDirectMessages(self))
+        self.scheduler.add_pass(self.reminders)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)

@@ -92,6 +92,15 @@ class Poster(Protocol):
         ...
 
 
+class Pass(Protocol):
+    """More work on the scheduler's loop and clock, run at every tick after the daily
+    quizzes (the review reminders, bot/schedule/reminders.py)."""
+
+    async def tick(self, now: datetime) -> datetime | None:
+        """Do what is due at `now`; when to look next (None: nothing planned)."""
+        ...
+
+
 async def _real_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
@@ -121,6 +130,7 @@ class Scheduler:
         self.max_sleep = max_sleep
         self._woken = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self.passes: list[Pass] = []
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -139,6 +149,10 @@ class Scheduler:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    def add_pass(self, extra: Pass) -> None:
+        """Run `extra` at every tick from now on; its next moment joins the wake-up time."""
+        self.passes.append(extra)
 
     def wake(self) -> None:
         """Look again now (a schedule was added, removed, paused or resumed)."""
@@ -223,6 +237,14 @@ class Scheduler:
         upcoming = await self._db(self.schedules.next_close, now)
         if upcoming is not None:
             wake.append(upcoming)
+        for extra in self.passes:
+            try:
+                if (at := await extra.tick(now)) is not None:
+                    wake.append(at)
+            except StoreError:
+                pass  # logged once by the store; tried again at the next tick
+            except Exception:
+                log.exception("scheduler pass %s failed", type(extra).__name__)
         return min(wake)
 
     async def _guarded(self, schedule: ScheduleInfo, now: datetime) -> datetime | None:

@@ -31,6 +31,7 @@ from bot.store import (
     guild_config,
     leaderboard,
     posts,
+    reminders,
     review_cards,
     stats,
 )
@@ -329,6 +330,68 @@ class Store:
     def review_summary(self, guild_id: int, user_id: int, now: datetime) -> review_cards.DueSummary:
         with self.read() as conn:
             return review_cards.due_summary(conn, guild_id, user_id, now)
+
+    # -- review reminders ---------------------------------------------------------------------
+
+    def reminder(self, guild_id: int, user_id: int) -> reminders.ReminderInfo | None:
+        with self.read() as conn:
+            return reminders.get(conn, guild_id, user_id)
+
+    def turn_reminder_on(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        hour: int | None,
+        timezone: str | None,
+        default_hour: int,
+    ) -> reminders.ReminderInfo:
+        """Enable the member's daily reminder; `hour` and `timezone` None keep the stored
+        ones (a new reminder: `default_hour`, the server's zone)."""
+        with self.write(StoreAction.CHANGE) as conn:
+            return reminders.turn_on(
+                conn, guild_id, user_id, hour=hour, timezone=timezone, default_hour=default_hour
+            )
+
+    def turn_reminder_off(self, guild_id: int, user_id: int) -> bool:
+        """Disable the member's reminder; whether it was on."""
+        with self.write(StoreAction.CHANGE) as conn:
+            return reminders.turn_off(conn, guild_id, user_id)
+
+    def reminder_hours(self) -> list[reminders.ReminderHour]:
+        """The (zone, hour) pairs enabled reminders use."""
+        with self.read() as conn:
+            return reminders.hours_in_use(conn)
+
+    def reminder_candidates(
+        self, hours: Sequence[int], before: date
+    ) -> list[reminders.ReminderCandidate]:
+        """Enabled reminders at one of `hours`, not sent on `before` or later."""
+        with self.read() as conn:
+            return reminders.candidates(conn, hours, before)
+
+    def claim_reminder(self, guild_id: int, user_id: int, day: date) -> bool:
+        """The member's local `day` for a reminder DM: True for exactly one caller (across
+        processes), and only while the reminder is on and the day not yet claimed."""
+        with self.write() as conn:
+            return reminders.claim(conn, guild_id, user_id, day)
+
+    def reminder_dms_closed(self, guild_id: int, user_id: int, now: datetime) -> None:
+        """Discord refused to DM the member: their reminder goes off, with a notice for them."""
+        with self.write() as conn:
+            reminders.dms_closed(conn, guild_id, user_id, now)
+
+    def dm_notice_pending(self, guild_id: int, user_id: int) -> bool:
+        """Whether `take_dm_notice` would find a notice: a read, so the usual case (nothing
+        pending) takes no write lock."""
+        with self.read() as conn:
+            return reminders.dm_notice_pending(conn, guild_id, user_id)
+
+    def take_dm_notice(self, guild_id: int, user_id: int) -> bool:
+        """Whether the member's reminders were turned off because their DMs are closed and
+        they were not told yet; telling is now the caller's (it is cleared): True once."""
+        with self.write() as conn:
+            return reminders.take_dm_notice(conn, guild_id, user_id)
 
 
 __all__ = ["Store"]

@@ -53,6 +53,7 @@ COMMANDS = {
     "config",
     "insights",
     "bank",
+    "reminders",
 }
 
 # Generous for a shared two-core machine; a healthy run needs a fraction of each.

@@ -61,7 +61,9 @@ class StandingsCog(commands.Cog):
     async def _picture(self, guild_id: int, user_id: int) -> discord.File | None:
         """The /stats picture of a member's progress, drawn off the event loop. None if
         drawing fails (a bug, logged): the figures still go out as text."""
-        progress = await self.bot.service.stats_progress(guild_id, user_id)
+        service = self.bot.service
+        due = await service.reviews_due_by_topic(guild_id, user_id)
+        progress = await service.stats_progress(guild_id, user_id, due=due)
         try:
             png = await asyncio.to_thread(stats_picture.render, progress)
         except Exception:

@@ -1,0 +1,105 @@
+"""/reminders on|off: a member's opt-in daily DM when reviews are due.
+
+Thin: which zone a text means is decided in bot/schedule/zones.py, when a reminder goes out in
+bot/schedule/reminders.py (the pass on the bot's scheduler), the setting is stored through the
+service. Two subcommands rather than an on/off choice: `off` takes no hour or zone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.clock import discord_timestamp
+from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.params import Text, WholeNumber, zone_autocomplete
+from bot.discord_ui.replies import Responder
+from bot.schedule.reminders import DEFAULT_HOUR, ReminderPlan
+from bot.schedule.zones import known_zones, resolve_zone
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+
+Interaction = discord.Interaction["QuizBot"]
+HourParam = app_commands.Transform[int, WholeNumber("hour", 0, 23)]
+
+
+def plan_text(plan: ReminderPlan) -> str:
+    """The reply to `/reminders on`: when, in which zone, and exactly when the next one is."""
+    whose = "your time zone" if plan.own_zone else "the server's time zone"
+    head = (
+        f"🔔 Review reminders are **on**: one DM a day at **{plan.hour:02d}:00 "
+        f"{plan.zone.key}** ({whose}), only on days you have reviews due."
+    )
+    upcoming = plan.next
+    if upcoming.current:
+        when = (
+            "It is your reminder hour now: the DM comes as soon as you have reviews due, "
+            f"until {discord_timestamp(upcoming.until, 't')}; otherwise tomorrow at this hour."
+        )
+    else:
+        when = (
+            f"Next: {discord_timestamp(upcoming.at, 'F')} "
+            f"({discord_timestamp(upcoming.at, 'R')}), if you have reviews due then."
+        )
+    return (
+        f"{head}\n{when}\n-# Your DMs must be open to this server's members. "
+        "`/reminders off` stops them."
+    )
+
+
+class RemindersCog(commands.Cog):
+    reminders = app_commands.Group(
+        name="reminders",
+        description="A daily DM when you have reviews due.",
+        guild_only=True,
+    )
+
+    def __init__(self, bot: QuizBot) -> None:
+        self.bot = bot
+
+    async def cog_load(self) -> None:
+        # Listing tzdata reads the disk: do it once, off the loop, not in the first autocomplete.
+        await asyncio.to_thread(known_zones)
+
+    @reminders.command(name="on", description="A DM a day at your hour, when reviews are due.")
+    @app_commands.describe(
+        hour=f"Local hour, 0-23 (default: your previous one, else {DEFAULT_HOUR})",
+        timezone="IANA time zone, e.g. Europe/Berlin (default: your previous one, else the "
+        "server's)",
+    )
+    @app_commands.autocomplete(timezone=zone_autocomplete)
+    async def reminders_on(
+        self,
+        interaction: Interaction,
+        hour: HourParam | None = None,
+        timezone: app_commands.Transform[str, Text("timezone")] | None = None,
+    ) -> None:
+        guild_id = guild_id_of(interaction)
+        zone = resolve_zone(timezone) if timezone else None
+        async with Responder(interaction) as responder:
+            plan = await self.bot.service.turn_reminders_on(
+                guild_id, interaction.user.id, hour=hour, timezone=zone
+            )
+            self.bot.scheduler.wake()  # the pass plans with the new hour at once
+            await responder.send(content=plan_text(plan))
+
+    @reminders.command(name="off", description="No more review reminders.")
+    async def reminders_off(self, interaction: Interaction) -> None:
+        guild_id = guild_id_of(interaction)
+        async with Responder(interaction) as responder:
+            was_on = await self.bot.service.turn_reminders_off(guild_id, interaction.user.id)
+            text = (
+                "🔕 Review reminders are **off**. `/reminders on` brings them back."
+                if was_on
+                else "Review reminders were already off. `/reminders on` turns them on."
+            )
+            await responder.send(content=text)
+
+
+async def setup(bot: QuizBot) -> None:
+    await bot.add_cog(RemindersCog(bot))

@@ -1,0 +1,235 @@
+"""Daily review reminders: when a member's reminder is due, and the pass that sends them.
+
+No discord import: the DM goes through the `DirectMessages` protocol (the bot's is
+bot/discord_ui/dm.py). The pass runs on the daily-quiz scheduler's loop and clock
+(`Scheduler.add_pass`, bot/schedule/runner.py), so its timing is tested against a fake clock.
+
+The rule, decided here once
+---------------------------
+A member's reminder belongs to their local date (their own zone, else the server's, else the
+bot's default). It may go out during the hour that starts at their local `hour:00`
+(`REMINDER_WINDOW`), DST-safe like daily quizzes (bot/schedule/timing.py): an hour that does
+not exist that day (spring forward) starts at the first instant after the gap; an hour that
+happens twice (fall back) counts once, from its first occurrence. It goes out only when the
+member has reviews due; if none are due when the hour starts, the pass looks again when the
+next card falls due within the hour, and after the hour the day is over: cards falling due
+later wait for the next day's reminder. A member who turns reminders on during their hour can
+still get that day's DM.
+
+At most one DM per member per local day, across restarts and processes: before sending, the
+pass claims the day in the database (`Store.claim_reminder`, an UPDATE only one caller can
+win). A DM that then fails is not retried that day. Discord refusing because the member's DMs
+are closed turns their reminder off (`Store.reminder_dms_closed`); /review tells them once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING, Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.schedule import timing
+from bot.schedule.timing import Slot
+
+if TYPE_CHECKING:
+    from bot.service import QuizService
+    from bot.store.reminders import ReminderCandidate, ReminderHour
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOUR = 18
+"""The local hour of a member's first `/reminders on` without an hour."""
+REMINDER_WINDOW = timedelta(hours=1)
+"""How long after its `hour:00` a day's reminder may still go out."""
+
+DMS_CLOSED_NOTICE = (
+    "🔕 Your daily review reminders were turned off: Discord would not let me send you a "
+    "direct message. To get them again, allow direct messages from this server's members "
+    "(Privacy Settings), then use `/reminders on`."
+)
+"""What /review says once after the reminders were turned off (`take_reminder_notice`)."""
+
+
+def reminder_text(due: int, server: str) -> str:
+    """The reminder DM."""
+    reviews = "1 review" if due == 1 else f"{due} reviews"
+    return (
+        f"⏰ You have {reviews} due in {server}. Use /review in {server} to go through "
+        f"{'it' if due == 1 else 'them'}.\n-# One reminder a day at most; `/reminders off` "
+        "in that server stops them."
+    )
+
+
+# -- timing (pure) -----------------------------------------------------------------------------
+
+
+def _at(hour: int) -> time:
+    return time(hour, 0)
+
+
+def open_slot(
+    hour: int, zone: ZoneInfo, now: datetime, window: timedelta = REMINDER_WINDOW
+) -> Slot | None:
+    """The day whose reminder hour `now` is in (its local date and when the hour started),
+    or None between hours."""
+    slot = timing.current_slot(_at(hour), zone, now)
+    return slot if now < slot.at + window else None
+
+
+def owed(slot: Slot, last_sent_on: date | None) -> bool:
+    """Whether the reminder of `slot`'s day has not gone out yet."""
+    return last_sent_on is None or last_sent_on < slot.local_date
+
+
+@dataclass(frozen=True, slots=True)
+class NextReminder:
+    """The next hour a member's reminder can go out in (aware UTC)."""
+
+    at: datetime
+    until: datetime
+    current: bool
+    """The hour is on now and its day has had no DM yet: it can come at any moment."""
+
+
+def next_reminder(
+    hour: int,
+    zone: ZoneInfo,
+    now: datetime,
+    last_sent_on: date | None,
+    window: timedelta = REMINDER_WINDOW,
+) -> NextReminder:
+    """The current reminder hour if `now` is inside one whose day has had no DM yet, else
+    the one starting at the next local `hour:00` after `now`."""
+    slot = open_slot(hour, zone, now, window)
+    if slot is not None and owed(slot, last_sent_on):
+        return NextReminder(slot.at, slot.at + window, current=True)
+    start = timing.next_slot(_at(hour), zone, now).at
+    return NextReminder(start, start + window, current=False)
+
+
+def zone_of(name: str | None, default: ZoneInfo) -> ZoneInfo:
+    """The zone a reminder keeps: `name` (the member's zone, else the server's), else
+    `default` (the bot's); a stored name tzdata no longer knows also falls back to it."""
+    if name is not None:
+        with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
+            return ZoneInfo(name)
+    return default
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderPlan:
+    """A member's reminder as `/reminders on` left it."""
+
+    hour: int
+    zone: ZoneInfo
+    own_zone: bool
+    """The member set the zone; False: the server's (or the bot's default)."""
+    next: NextReminder
+
+
+# -- the pass ----------------------------------------------------------------------------------
+
+
+class DmsClosedError(Exception):
+    """Discord refused the DM because the member does not accept direct messages from us."""
+
+
+class DmFailedError(Exception):
+    """The DM could not be sent for any other reason; the message says why, for the log."""
+
+
+class DirectMessages(Protocol):
+    """What the reminder pass asks of Discord. Implemented by bot/discord_ui/dm.py."""
+
+    async def remind(self, guild_id: int, user_id: int, *, due: int) -> None:
+        """DM the member that `due` reviews wait in that server (`reminder_text`). Raises
+        DmsClosedError or DmFailedError."""
+        ...
+
+
+class Reminders:
+    """The reminder pass: a `Scheduler` pass (bot/schedule/runner.py) that DMs the members
+    whose reminder hour has come and who have reviews due, and says when to look next.
+
+    `enabled` False (another process sends the DMs) makes every tick do nothing; the claim
+    makes a second DM impossible anyway.
+    """
+
+    def __init__(
+        self,
+        service: QuizService,
+        dms: DirectMessages,
+        *,
+        enabled: bool = True,
+        window: timedelta = REMINDER_WINDOW,
+    ) -> None:
+        self.service = service
+        self.store = service.store
+        self.dms = dms
+        self.enabled = enabled
+        self.window = window
+
+    async def tick(self, now: datetime) -> datetime | None:
+        """Send the reminders due at `now`; the next moment one may be due (None: none)."""
+        if not self.enabled:
+            return None
+        hours: list[ReminderHour] = await self.service.run_read(self.store.reminder_hours)
+        wake: list[datetime] = []
+        open_days: dict[tuple[str | None, int], Slot] = {}
+        for used in hours:
+            zone = zone_of(used.zone, self.service.default_zone)
+            slot = open_slot(used.hour, zone, now, self.window)
+            if slot is not None:
+                open_days[(used.zone, used.hour)] = slot
+            wake.append(timing.next_slot(_at(used.hour), zone, now).at)
+        if open_days:
+            latest = max(slot.local_date for slot in open_days.values())
+            found: list[ReminderCandidate] = await self.service.run_read(
+                self.store.reminder_candidates, sorted({h for _, h in open_days}), latest
+            )
+            for candidate in found:
+                slot = open_days.get((candidate.zone, candidate.hour))
+                if slot is None or not owed(slot, candidate.last_sent_on):
+                    continue
+                retry = await self._remind(candidate, slot, now)
+                if retry is not None:
+                    wake.append(retry)
+        return min(wake, default=None)
+
+    async def _remind(
+        self, member: ReminderCandidate, slot: Slot, now: datetime
+    ) -> datetime | None:
+        """Remind one member if reviews are due; when to look again within the hour (a card
+        falls due before it ends), else None."""
+        guild_id, user_id = member.guild_id, member.user_id
+        summary = await self.service.run_read(self.store.review_summary, guild_id, user_id, now)
+        if summary.due_now == 0:
+            ends = slot.at + self.window
+            if summary.next_due is not None and summary.next_due < ends:
+                return summary.next_due
+            return None
+        won = await self.service.run_write(
+            self.store.claim_reminder, guild_id, user_id, slot.local_date
+        )
+        if not won:
+            return None  # another process (or an earlier tick) has this day
+        try:
+            await self.dms.remind(guild_id, user_id, due=summary.due_now)
+        except DmsClosedError:
+            await self.service.run_write(self.store.reminder_dms_closed, guild_id, user_id, now)
+            log.info(
+                "reminders of member %s in server %s turned off: their DMs are closed",
+                user_id,
+                guild_id,
+            )
+        except DmFailedError as exc:
+            log.warning(
+                "reminder DM to member %s in server %s failed: %s (not retried today)",
+                user_id,
+                guild_id,
+                exc,
+            )
+        return None

@@ -1,0 +1,198 @@
+"""/reminders through the real command tree, and the reminder DM through discord.py (the fake
+HTTP below it): the ephemeral replies, refusals of a bad hour or zone, the DM itself, and
+Discord's 403 "Cannot send messages to this user" turning the reminder off. Also /stats
+drawing the reviews due."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import discord
+import pytest
+from discord.http import Route
+
+from bot.discord_ui.client import QuizBot
+from bot.store.review_cards import StoredCard, save_cards
+from tests.discord_ui.conftest import COMMAND, Driver
+from tests.discord_ui.fakes import (
+    ALICE,
+    BOB,
+    GUILD_ID,
+    Call,
+    FakeDiscordHTTP,
+    interaction_payload,
+    user_payload,
+)
+from tests.discord_ui.test_commands import _response
+from tests.discord_ui.test_schedule_cog import cache_guild, subcommand_data
+
+NOW = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
+"""A Monday, 14:00 in Berlin."""
+DM_CHANNEL_ID = 600000000000000001
+MESSAGES = "/channels/{channel_id}/messages"
+
+
+@pytest.fixture
+def dms(fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake Discord also opens DM channels (POST /users/@me/channels), as Discord does
+    for any user; a message to one is then an ordinary channel message (`sent_dms`)."""
+    handle = fake.handle
+
+    async def with_dms(route: Route, json: Any, params: Any, *form: Any) -> Any:
+        if route.method == "POST" and route.path == "/users/@me/channels":
+            fake.calls.append(Call(route.method, route.path, route.url, json, params))
+            recipient = user_payload(int(json["recipient_id"]), "member")
+            return {"id": str(DM_CHANNEL_ID), "type": 1, "recipients": [recipient]}
+        return await handle(route, json, params, *form)
+
+    monkeypatch.setattr(fake, "handle", with_dms)
+
+
+def sent_dms(fake: FakeDiscordHTTP) -> list[Call]:
+    return [c for c in fake.calls if c.method == "POST" and str(DM_CHANNEL_ID) in c.url]
+
+
+@pytest.fixture
+def clocked(bot: QuizBot) -> QuizBot:
+    cache_guild(bot)  # "Study group"
+    bot.service.clock = lambda: NOW
+    return bot
+
+
+async def reminders(driver: Driver, fake: FakeDiscordHTTP, sub: str, **options: Any) -> Call:
+    payload = interaction_payload(
+        fake, kind=COMMAND, data=subcommand_data("reminders", sub, **options), member=ALICE
+    )
+    before = len(fake.replies())
+    await driver.dispatch(payload)
+    replies = fake.replies()
+    assert len(replies) > before, f"/reminders {sub} gave no reply"
+    return replies[-1]
+
+
+def due_card(bot: QuizBot, user_id: int, task_id: str = "mc-split") -> None:
+    card = StoredCard(GUILD_ID, user_id, task_id, 2, None, 2.0, 5.0, NOW - timedelta(days=1), None)
+    with bot.service.store.write() as conn:
+        save_cards(conn, [card])
+
+
+async def test_on_replies_privately_with_the_next_reminder(
+    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await reminders(driver, fake, "on", hour=7, timezone="europe/berlin")
+    assert reply.ephemeral
+    assert "07:00 Europe/Berlin** (your time zone)" in reply.text
+    tomorrow_7 = int(datetime(2025, 6, 3, 5, 0, tzinfo=UTC).timestamp())
+    assert f"Next: <t:{tomorrow_7}:F>" in reply.text
+    assert "only on days you have reviews due" in reply.text
+    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and (stored.enabled, stored.hour, stored.timezone) == (
+        True, 7, "Europe/Berlin"
+    )
+
+    reply = await reminders(driver, fake, "off")
+    assert reply.ephemeral and "reminders are **off**" in reply.text
+    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and not stored.enabled
+
+
+async def test_on_during_the_hour_says_the_dm_can_come_now(
+    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await reminders(driver, fake, "on", hour=14, timezone="Europe/Berlin")  # 14:00 now
+    until = int(datetime(2025, 6, 2, 13, 0, tzinfo=UTC).timestamp())
+    assert "It is your reminder hour now: the DM comes as soon as you have reviews" in reply.text
+    assert f"until <t:{until}:t>; otherwise tomorrow" in reply.text
+
+
+async def test_on_without_options_uses_18_in_the_servers_zone(
+    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await reminders(driver, fake, "on")
+    assert "18:00 UTC** (the server's time zone)" in reply.text
+    assert f"<t:{int(NOW.replace(hour=18).timestamp())}:F>" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("options", "refusal"),
+    [
+        ({"hour": 24}, "The `hour` option takes a whole number from 0 to 23."),
+        ({"hour": "7"}, "The `hour` option takes a whole number from 0 to 23."),
+        ({"timezone": "Mars/Olympus"}, "is not a time zone I know. Use an IANA name such as "
+         "Europe/Berlin"),
+    ],
+)
+async def test_a_bad_hour_or_zone_is_refused_privately(
+    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture,
+    options: dict[str, Any], refusal: str,
+) -> None:
+    reply = await reminders(driver, fake, "on", **options)
+    assert reply.ephemeral
+    assert refusal in reply.text
+    assert clocked.service.store.reminder(GUILD_ID, ALICE.id) is None
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+@pytest.mark.usefixtures("dms")
+async def test_the_reminder_dm_names_the_due_reviews_and_the_server(
+    clocked: QuizBot, fake: FakeDiscordHTTP
+) -> None:
+    await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
+    due_card(clocked, ALICE.id)
+    await clocked.reminders.tick(NOW)
+    (dm,) = sent_dms(fake)
+    assert "You have 1 review due in Study group. Use /review in Study group" in dm.text
+    await clocked.reminders.tick(NOW + timedelta(minutes=5))
+    assert len(sent_dms(fake)) == 1  # once a day
+
+
+@pytest.mark.usefixtures("dms")
+async def test_closed_dms_turn_the_reminder_off(
+    clocked: QuizBot, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.fail[MESSAGES] = discord.Forbidden(
+        _response(403), {"code": 50007, "message": "Cannot send messages to this user"}
+    )
+    await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
+    due_card(clocked, ALICE.id)
+    with caplog.at_level(logging.INFO):
+        await clocked.reminders.tick(NOW)
+    assert len(sent_dms(fake)) == 1  # tried once, refused
+    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and not stored.enabled
+    assert "their DMs are closed" in caplog.text
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
+    notice = await clocked.service.take_reminder_notice(GUILD_ID, ALICE.id)
+    assert notice is not None and "turned off" in notice
+
+
+@pytest.mark.usefixtures("dms")
+async def test_another_refusal_keeps_the_reminder_and_logs_a_warning(
+    clocked: QuizBot, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.fail[MESSAGES] = discord.Forbidden(
+        _response(403), {"code": 40003, "message": "You are opening direct messages too fast."}
+    )
+    await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
+    due_card(clocked, ALICE.id)
+    await clocked.reminders.tick(NOW)
+    await clocked.reminders.tick(NOW + timedelta(minutes=5))
+    assert len(sent_dms(fake)) == 1  # not retried that day
+    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and stored.enabled
+    (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert "too fast" in warning.getMessage() and warning.exc_info is None
+
+
+async def test_stats_draw_the_reviews_due(
+    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:A", member=BOB)
+    due_card(clocked, BOB.id)
+    due_card(clocked, BOB.id, task_id="no-longer-in-the-banks")
+    await driver.command("stats", member=BOB)
+    (attachment,) = fake.last_reply().data["attachments"]
+    assert "MLOps: 0 of 1 on the first try, 1 due for review." in attachment["description"]

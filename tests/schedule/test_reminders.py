@@ -1,0 +1,350 @@
+"""Review reminders against a controllable clock, a recording DM sender and a real database file.
+
+The pass runs on the daily-quiz Scheduler, which is driven the way its loop drives it: a tick,
+then the clock jumps to the wake-up time the tick asked for (`run_until`). A "process" is a
+QuizService + Scheduler + Reminders on its own engine; restarting means opening another on the
+same file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.quiz.tasks import Catalog
+from bot.schedule.reminders import (
+    DMS_CLOSED_NOTICE,
+    DmFailedError,
+    DmsClosedError,
+    Reminders,
+    next_reminder,
+    open_slot,
+    reminder_text,
+)
+from bot.schedule.runner import Scheduler
+from bot.service import QuizService
+from bot.store import Store, make_engine
+from bot.store.review_cards import StoredCard, save_cards
+from tests.factories import choice_task
+from tests.schedule.test_runner import FakeClock, RecordingPoster
+
+GUILD = 1
+ALICE, BOB = 11, 22
+BERLIN = ZoneInfo("Europe/Berlin")
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+
+
+@dataclass
+class Sent:
+    guild_id: int
+    user_id: int
+    due: int
+    at: datetime
+
+
+@dataclass
+class RecordingDMs:
+    """The pass's `DirectMessages`, recording the DMs; survives restarts."""
+
+    clock: FakeClock
+    sent: list[Sent] = field(default_factory=list)
+    closed: set[int] = field(default_factory=set)
+    """Members whose DMs are closed."""
+    failing: set[int] = field(default_factory=set)
+    attempts: int = 0
+
+    async def remind(self, guild_id: int, user_id: int, *, due: int) -> None:
+        self.attempts += 1
+        await asyncio.sleep(0)  # a real send yields: another process may run meanwhile
+        if user_id in self.closed:
+            raise DmsClosedError("Cannot send messages to this user")
+        if user_id in self.failing:
+            raise DmFailedError("Discord error 500: oops")
+        self.sent.append(Sent(guild_id, user_id, due, self.clock()))
+
+    def to(self, user_id: int) -> list[datetime]:
+        return [s.at for s in self.sent if s.user_id == user_id]
+
+
+class Process:
+    def __init__(
+        self, url: str, clock: FakeClock, dms: RecordingDMs, *, enabled: bool = True
+    ) -> None:
+        self.engine = make_engine(url)
+        self.store = Store(self.engine)
+        self.service = QuizService(Catalog.of([choice_task()]), self.store, clock=clock)
+        self.clock = clock
+        self.scheduler = Scheduler(
+            self.service, RecordingPoster(clock), grace=timedelta(hours=2), max_sleep=6 * 3600
+        )
+        self.reminders = Reminders(self.service, dms, enabled=enabled)
+        self.scheduler.add_pass(self.reminders)
+
+    async def run_until(self, end: datetime) -> None:
+        """The scheduler's loop with time jumping to each wake-up it asks for."""
+        while self.clock() < end:
+            wake = await self.scheduler.tick()
+            assert wake > self.clock(), "the scheduler must ask for a later moment"
+            self.clock.now = min(wake, end)
+
+    async def close(self) -> None:
+        await self.service.close()
+        self.engine.dispose()
+
+
+@pytest.fixture
+async def start(tmp_path: Path) -> AsyncIterator[Callable[..., Process]]:
+    processes: list[Process] = []
+    url = f"sqlite:///{tmp_path / 'quiz.db'}"
+
+    def make(clock: FakeClock, dms: RecordingDMs, **kwargs: bool) -> Process:
+        process = Process(url, clock, dms, **kwargs)
+        processes.append(process)
+        return process
+
+    yield make
+    for process in processes:
+        await process.close()
+
+
+def due_cards(store: Store, user_id: int, *dues: datetime) -> None:
+    """The member's cards, one per due time (tasks t0, t1, …)."""
+    cards = [
+        StoredCard(GUILD, user_id, f"t{n}", 2, None, 2.3, 5.0, due, due - timedelta(days=2))
+        for n, due in enumerate(dues)
+    ]
+    with store.write() as conn:
+        save_cards(conn, cards)
+
+
+async def remind_at(process: Process, user_id: int, hour: int, zone: str | None) -> None:
+    await process.service.turn_reminders_on(GUILD, user_id, hour=hour, timezone=zone)
+
+
+# -- timing, pure ------------------------------------------------------------------------------
+
+
+def test_the_next_reminder_is_the_next_local_hour() -> None:
+    now = utc(2025, 6, 2, 12, 0)  # 14:00 in Berlin (CEST)
+    upcoming = next_reminder(7, BERLIN, now, None)
+    assert (upcoming.at, upcoming.current) == (utc(2025, 6, 3, 5, 0), False)
+    assert upcoming.until == utc(2025, 6, 3, 6, 0)
+    # Inside the hour, with the day's DM still owed: it can come at once.
+    inside = next_reminder(14, BERLIN, now, date(2025, 6, 1))
+    assert (inside.at, inside.until, inside.current) == (
+        utc(2025, 6, 2, 12, 0), utc(2025, 6, 2, 13, 0), True
+    )
+    # The day's DM went out already: tomorrow.
+    assert next_reminder(14, BERLIN, now, date(2025, 6, 2)).at == utc(2025, 6, 3, 12, 0)
+
+
+def test_a_spring_forward_gap_hour_starts_at_the_end_of_the_gap() -> None:
+    # 30 Mar 2025, Berlin: 02:00 CET jumps to 03:00 CEST (01:00 UTC); 02:xx never happens.
+    before = utc(2025, 3, 29, 23, 0)
+    assert next_reminder(2, BERLIN, before, None).at == utc(2025, 3, 30, 1, 0)
+    slot = open_slot(2, BERLIN, utc(2025, 3, 30, 1, 30))
+    assert slot is not None and slot.local_date == date(2025, 3, 30)
+    assert open_slot(2, BERLIN, utc(2025, 3, 30, 2, 0)) is None  # 04:00 CEST: the hour is over
+
+
+def test_a_fall_back_hour_counts_from_its_first_occurrence_only() -> None:
+    # 26 Oct 2025, Berlin: 02:00-03:00 happens twice, first CEST (00:00 UTC), then CET.
+    first = open_slot(2, BERLIN, utc(2025, 10, 26, 0, 30))
+    assert first is not None and first.at == utc(2025, 10, 26, 0, 0)
+    assert open_slot(2, BERLIN, utc(2025, 10, 26, 1, 30)) is None  # the repeated 02:30
+    assert next_reminder(2, BERLIN, utc(2025, 10, 26, 1, 30), None).at == utc(2025, 10, 27, 1, 0)
+
+
+def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
+    assert "You have 3 reviews due in Study group. Use /review in Study group" in reminder_text(
+        3, "Study group"
+    )
+    assert "1 review due" in reminder_text(1, "S")
+
+
+# -- the pass on the scheduler's loop ------------------------------------------------------------
+
+
+async def test_one_dm_across_the_repeated_fall_back_hour(start: Callable[..., Process]) -> None:
+    clock = FakeClock(utc(2025, 10, 25, 20, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 2, "Europe/Berlin")
+    due_cards(process.store, ALICE, utc(2025, 10, 1))
+    await process.run_until(utc(2025, 10, 26, 6, 0))
+    assert dms.to(ALICE) == [utc(2025, 10, 26, 0, 0)]  # 02:00 CEST, not again at 02:00 CET
+    assert dms.sent[0].due == 1
+
+
+async def test_one_dm_on_the_spring_forward_day(start: Callable[..., Process]) -> None:
+    clock = FakeClock(utc(2025, 3, 29, 0, 30))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 2, "Europe/Berlin")
+    due_cards(process.store, ALICE, utc(2025, 3, 1))
+    await process.run_until(utc(2025, 3, 31, 12, 0))
+    # 02:00 CET on the 29th, the end of the gap (03:00 CEST) on the 30th, 02:00 CEST on the 31st.
+    assert dms.to(ALICE) == [utc(2025, 3, 29, 1, 0), utc(2025, 3, 30, 1, 0), utc(2025, 3, 31, 0, 0)]
+
+
+async def test_the_members_zone_else_the_servers(start: Callable[..., Process]) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 12, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await process.service.update_guild_config(GUILD, timezone="Asia/Tokyo")
+    await remind_at(process, ALICE, 9, None)  # the server's zone
+    await remind_at(process, BOB, 9, "America/New_York")
+    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    due_cards(process.store, BOB, utc(2025, 6, 1))
+    await process.run_until(utc(2025, 6, 3, 18, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 3, 0, 0)]  # 09:00 in Tokyo
+    assert dms.to(BOB) == [utc(2025, 6, 2, 13, 0), utc(2025, 6, 3, 13, 0)]  # 09:00 EDT
+
+
+async def test_at_most_one_dm_a_day_across_a_restart(start: Callable[..., Process]) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 5, 0))
+    dms = RecordingDMs(clock)
+    first = start(clock, dms)
+    await remind_at(first, ALICE, 7, "Europe/Berlin")
+    due_cards(first.store, ALICE, utc(2025, 6, 1))
+    await first.run_until(utc(2025, 6, 2, 5, 10))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
+    await first.close()
+
+    again = start(clock, dms)  # restarted within the same hour
+    await again.run_until(utc(2025, 6, 2, 8, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
+    # Off and on again the same day brings no second DM either.
+    await again.service.turn_reminders_off(GUILD, ALICE)
+    await remind_at(again, ALICE, 10, None)
+    await again.run_until(utc(2025, 6, 2, 12, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
+
+
+async def test_two_processes_on_one_database_send_once(start: Callable[..., Process]) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 4, 59))
+    dms = RecordingDMs(clock)
+    one, two = start(clock, dms), start(clock, dms)
+    for member in (ALICE, BOB):
+        await remind_at(one, member, 7, "Europe/Berlin")
+        due_cards(one.store, member, utc(2025, 6, 1))
+    clock.now = utc(2025, 6, 2, 5, 0)
+    await asyncio.gather(one.reminders.tick(clock()), two.reminders.tick(clock()))
+    await asyncio.gather(one.reminders.tick(clock()), two.reminders.tick(clock()))
+    assert sorted(s.user_id for s in dms.sent) == [ALICE, BOB]
+
+
+async def test_a_process_that_does_not_own_dms_sends_none(start: Callable[..., Process]) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms, enabled=False)
+    await remind_at(process, ALICE, 7, "Europe/Berlin")
+    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    assert await process.reminders.tick(utc(2025, 6, 2, 5, 0)) is None
+    assert dms.attempts == 0
+
+
+async def test_no_dm_when_nothing_is_due(start: Callable[..., Process]) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 7, "Europe/Berlin")
+    await remind_at(process, BOB, 7, "Europe/Berlin")
+    due_cards(process.store, ALICE, utc(2025, 6, 20))  # not due for weeks
+    await process.run_until(utc(2025, 6, 4, 12, 0))
+    assert dms.sent == [] and dms.attempts == 0
+
+
+async def test_a_card_due_within_the_hour_is_reminded_then_later_ones_next_day(
+    start: Callable[..., Process],
+) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 7, "Europe/Berlin")  # 05:00-06:00 UTC
+    await remind_at(process, BOB, 7, "Europe/Berlin")
+    due_cards(process.store, ALICE, utc(2025, 6, 2, 5, 25))  # within Alice's hour
+    due_cards(process.store, BOB, utc(2025, 6, 2, 6, 30))  # after Bob's hour
+    await process.run_until(utc(2025, 6, 3, 12, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 25), utc(2025, 6, 3, 5, 0)]
+    assert dms.to(BOB) == [utc(2025, 6, 3, 5, 0)]
+
+
+async def test_closed_dms_turn_the_reminder_off_and_review_says_so_once(
+    start: Callable[..., Process], caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    dms = RecordingDMs(clock, closed={ALICE})
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 7, "Europe/Berlin")
+    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    with caplog.at_level(logging.INFO, logger="bot.schedule.reminders"):
+        await process.run_until(utc(2025, 6, 4, 12, 0))
+    assert dms.attempts == 1  # turned off: not tried again the next days
+    reminder = await process.service.run_read(process.store.reminder, GUILD, ALICE)
+    assert reminder is not None and not reminder.enabled
+    (record,) = [r for r in caplog.records if r.name == "bot.schedule.reminders"]
+    assert record.levelno == logging.INFO and record.exc_info is None
+    assert "DMs are closed" in record.getMessage()
+
+    service = process.service
+    assert await service.take_reminder_notice(GUILD, ALICE) == DMS_CLOSED_NOTICE
+    assert await service.take_reminder_notice(GUILD, ALICE) is None
+    assert await service.take_reminder_notice(GUILD, BOB) is None
+
+
+async def test_another_failure_is_logged_and_not_retried_that_day(
+    start: Callable[..., Process], caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    dms = RecordingDMs(clock, failing={ALICE})
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 7, "Europe/Berlin")
+    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    with caplog.at_level(logging.INFO, logger="bot.schedule.reminders"):
+        await process.run_until(utc(2025, 6, 2, 12, 0))
+    assert dms.attempts == 1
+    (record,) = [r for r in caplog.records if r.name == "bot.schedule.reminders"]
+    assert record.levelno == logging.WARNING and record.exc_info is None
+    assert "not retried today" in record.getMessage()
+    dms.failing.clear()  # the next day it goes out, the reminder still on
+    await process.run_until(utc(2025, 6, 3, 12, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 3, 5, 0)]
+
+
+async def test_the_scheduler_wakes_for_the_next_reminder_hour(
+    start: Callable[..., Process],
+) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 12, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    assert await process.scheduler.tick() == utc(2025, 6, 2, 18, 0)  # nothing: max_sleep
+    await remind_at(process, ALICE, 16, "Europe/Berlin")  # 14:00 UTC
+    assert await process.scheduler.tick() == utc(2025, 6, 2, 14, 0)
+
+
+async def test_a_failing_pass_does_not_stop_the_scheduler(
+    start: Callable[..., Process], caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock(utc(2025, 6, 2, 12, 0))
+    process = start(clock, RecordingDMs(clock))
+
+    class Broken:
+        async def tick(self, now: datetime) -> datetime | None:
+            raise RuntimeError("a bug")
+
+    process.scheduler.passes.insert(0, Broken())
+    await remind_at(process, ALICE, 16, "Europe/Berlin")
+    assert await process.scheduler.tick() == utc(2025, 6, 2, 14, 0)
+    assert "scheduler pass Broken failed" in caplog.text

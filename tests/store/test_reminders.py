@@ -1,0 +1,97 @@
+"""Members' reminders as the store keeps them: the settings, the claim of a local day (one
+caller wins it), the closed-DMs notice (given once), and the rows the reminder pass reads."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from bot.store import Store
+from bot.store.reminders import ReminderCandidate, ReminderHour
+from tests.store.conftest import GUILD, NOW
+
+ALICE, BOB, CAROL = 11, 22, 33
+OTHER_GUILD = 2
+DAY = date(2024, 5, 8)
+
+
+def on(store: Store, user_id: int, hour: int | None = None, zone: str | None = None, *,
+       guild_id: int = GUILD) -> None:
+    store.turn_reminder_on(guild_id, user_id, hour=hour, timezone=zone, default_hour=18)
+
+
+def test_on_defaults_then_keeps_the_hour_and_zone(store: Store) -> None:
+    on(store, ALICE)
+    first = store.reminder(GUILD, ALICE)
+    assert first is not None and (first.enabled, first.hour, first.timezone) == (True, 18, None)
+    on(store, ALICE, 7, "Europe/Berlin")
+    assert store.turn_reminder_off(GUILD, ALICE)
+    assert not store.turn_reminder_off(GUILD, ALICE)  # already off
+    on(store, ALICE)  # again, with nothing given: as before
+    again = store.reminder(GUILD, ALICE)
+    assert again is not None and (again.enabled, again.hour, again.timezone) == (
+        True, 7, "Europe/Berlin"
+    )
+    assert store.reminder(GUILD, BOB) is None
+
+
+def test_a_day_is_claimed_once_and_only_while_on(store: Store) -> None:
+    on(store, ALICE, 7)
+    assert store.claim_reminder(GUILD, ALICE, DAY)
+    assert not store.claim_reminder(GUILD, ALICE, DAY)
+    assert not store.claim_reminder(GUILD, ALICE, date(2024, 5, 7))  # an earlier day
+    assert store.claim_reminder(GUILD, ALICE, date(2024, 5, 9))
+    store.turn_reminder_off(GUILD, ALICE)
+    assert not store.claim_reminder(GUILD, ALICE, date(2024, 5, 10))
+    assert not store.claim_reminder(GUILD, BOB, DAY)  # no reminder at all
+    on(store, ALICE)  # on again: the claimed day stays claimed
+    assert not store.claim_reminder(GUILD, ALICE, date(2024, 5, 9))
+    reminder = store.reminder(GUILD, ALICE)
+    assert reminder is not None and reminder.last_sent_on == date(2024, 5, 9)
+
+
+def test_closed_dms_turn_it_off_and_leave_one_notice(store: Store) -> None:
+    on(store, ALICE, 7)
+    assert not store.dm_notice_pending(GUILD, ALICE)
+    store.reminder_dms_closed(GUILD, ALICE, NOW)
+    reminder = store.reminder(GUILD, ALICE)
+    assert reminder is not None and not reminder.enabled
+    assert store.dm_notice_pending(GUILD, ALICE)
+    assert store.take_dm_notice(GUILD, ALICE)
+    assert not store.take_dm_notice(GUILD, ALICE)
+    assert not store.dm_notice_pending(GUILD, ALICE)
+
+
+def test_turning_it_on_again_drops_the_notice(store: Store) -> None:
+    on(store, ALICE, 7)
+    store.reminder_dms_closed(GUILD, ALICE, NOW)
+    on(store, ALICE)
+    assert not store.take_dm_notice(GUILD, ALICE)
+
+
+def test_hours_in_use_take_the_members_zone_else_the_servers(store: Store) -> None:
+    store.update_guild_config(GUILD, timezone="Asia/Tokyo")
+    on(store, ALICE, 9)
+    on(store, BOB, 9)
+    on(store, CAROL, 9, "Europe/Berlin")
+    on(store, ALICE, 9, guild_id=OTHER_GUILD)  # a server without a zone
+    on(store, BOB, 20, guild_id=OTHER_GUILD)
+    store.turn_reminder_off(OTHER_GUILD, BOB)
+    assert sorted(store.reminder_hours(), key=lambda h: (h.zone or "", h.hour)) == [
+        ReminderHour(None, 9),
+        ReminderHour("Asia/Tokyo", 9),
+        ReminderHour("Europe/Berlin", 9),
+    ]
+
+
+def test_candidates_are_at_the_hours_asked_and_not_sent_since(store: Store) -> None:
+    on(store, ALICE, 9)
+    on(store, BOB, 9, "Europe/Berlin")
+    on(store, CAROL, 10)
+    store.claim_reminder(GUILD, BOB, DAY)
+    assert store.reminder_candidates([9], DAY) == [
+        ReminderCandidate(GUILD, ALICE, None, 9, None)
+    ]
+    assert [c.user_id for c in store.reminder_candidates([9, 10], date(2024, 5, 9))] == [
+        ALICE, BOB, CAROL
+    ]
+    assert store.reminder_candidates([], DAY) == []
