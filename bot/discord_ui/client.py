@@ -100,7 +100,13 @@ class QuizBot(commands.AutoShardedBot):
             grace=timedelta(minutes=self.settings.schedule_grace_minutes),
             shards=self.settings.shards,
         )
-        self.reminders = Reminders(self.service, DiscordDirectMessages(self))
+        # DMs belong to shard 0's process: with several processes, exactly one sends them (the
+        # daily claim row would stop a double DM anyway).
+        self.reminders = Reminders(
+            self.service,
+            DiscordDirectMessages(self),
+            enabled=self.settings.shards.owns_direct_messages,
+        )
         self.scheduler.add_pass(self.reminders)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:

@@ -32,3 +32,14 @@ async def test_without_settings_discord_decides_the_shard_count() -> None:
     assert isinstance(bot, discord.AutoShardedClient)
     assert (bot.shard_count, bot.shard_ids) == (None, None)  # asks GET /gateway/bot
     await bot.service.close()
+
+
+async def test_only_the_process_running_shard_0_sends_reminder_dms() -> None:
+    owners = {}
+    for ids in ("0", "1", "0-1"):
+        bot = await bot_with(SHARD_COUNT="2", SHARD_IDS=ids)
+        bot.run_scheduler = False
+        await bot.setup_hook()
+        owners[ids] = bot.reminders.enabled
+        await bot.service.close()
+    assert owners == {"0": True, "1": False, "0-1": True}
