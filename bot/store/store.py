@@ -50,6 +50,8 @@ from bot.store.records import (
     SolutionSeen,
 )
 
+_UTC = ZoneInfo("UTC")
+
 
 class Store:
     """All database access. Thread-safe: each call checks out its own pooled connection.
@@ -172,20 +174,29 @@ class Store:
         with self.read() as conn:
             return answers.read_progress(conn, post_id, user_id)
 
-    def member_state(self, post_id: int, guild_id: int, user_id: int) -> tuple[PostInfo, Progress]:
-        """A post of this server and the member's progress on it. Raises UnknownPostError."""
+    def member_state(
+        self, post_id: int, guild_id: int, user_id: int, now: datetime | None = None
+    ) -> tuple[PostInfo, Progress]:
+        """A post of this server and the member's progress on it. Raises UnknownPostError,
+        and for a private post PrivatePostError (not the member's) or SessionExpiredError."""
         with self.read() as conn:
-            return answers.member_state(conn, post_id, guild_id, user_id)
+            return answers.member_state(conn, post_id, guild_id, user_id, now or datetime.now(UTC))
 
-    def answer(self, request: AnswerRequest, grade: Grader, now: datetime) -> Answered:
+    def answer(
+        self, request: AnswerRequest, grade: Grader, now: datetime, zone: ZoneInfo = _UTC
+    ) -> Answered:
         """A batch of one: raises what the batch would have put in the slot."""
-        (result,) = self.answer_batch([request], grade, now)
+        (result,) = self.answer_batch([request], grade, now, zone)
         if isinstance(result, Exception):
             raise result
         return result
 
     def answer_batch(
-        self, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+        self,
+        requests: Sequence[AnswerRequest],
+        grade: Grader,
+        now: datetime,
+        zone: ZoneInfo = _UTC,
     ) -> list[Answered | Exception]:
         """Grade and record many answers in ONE write transaction (group commit).
 
@@ -200,18 +211,23 @@ class Store:
         Per-slot errors: UnknownPostError (no such post in that guild), PostClosedError
         (closed, and the member has not finished), AttemptLimitError (the database refused
         the attempt or the score: only possible if a writer bypassed the write lock), or
-        whatever `grade` raises (e.g. InvalidAnswerError).
+        whatever `grade` raises (e.g. InvalidAnswerError); on a private post, PrivatePostError
+        (another member's) or SessionExpiredError (its session ended).
+
+        A private (practice or review) post's score is stored but never added to the
+        leaderboard. Every finish rates the member's review card for the task, at most once
+        per local day (in the server's zone, else `zone`) unless the card is due.
         """
         if not requests:
             return []  # not worth taking the write lock for
         try:
             with self.write(StoreAction.ANSWER) as conn:
-                return answers.record_batch(conn, requests, grade, now)
+                return answers.record_batch(conn, requests, grade, now, zone)
         except IntegrityError:
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
             # cost the common path does not pay).
             with self.write(StoreAction.ANSWER) as conn:
-                return answers.replay_batch(conn, requests, grade, now)
+                return answers.replay_batch(conn, requests, grade, now, zone)
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
@@ -231,13 +247,15 @@ class Store:
         now: datetime,
         *,
         confirmed: bool = True,
+        zone: ZoneInfo = _UTC,
     ) -> SolutionSeen:
         """Show the member the solution, as `engine.open_solution` decides: before finishing
         (on an open post) only when `confirmed`, and then it forfeits: the member finishes
-        with 0 points. Idempotent. Raises UnknownPostError."""
+        with 0 points (and their review card is rated Again, as `answer_batch` says). Idempotent.
+        Raises UnknownPostError (and on a private post what `answer_batch` says)."""
         with self.write(StoreAction.REVEAL) as conn:
             return answers.reveal_solution(
-                conn, post_id, guild_id, user_id, name, now, confirmed=confirmed
+                conn, post_id, guild_id, user_id, name, now, confirmed=confirmed, zone=zone
             )
 
     # -- leaderboard and stats ----------------------------------------------------------------
