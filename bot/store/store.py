@@ -32,6 +32,7 @@ from bot.store import (
     leaderboard,
     posts,
     review_cards,
+    sessions,
     stats,
 )
 from bot.store.db import writer
@@ -47,6 +48,8 @@ from bot.store.records import (
     MemberStats,
     PostCounts,
     PostInfo,
+    SessionInfo,
+    SessionSummary,
     SolutionSeen,
 )
 
@@ -64,6 +67,9 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self.default_zone = _UTC
+        """The zone of a "local day" for a server without a configured zone (a review card is
+        rated once per local day); the service sets its own default zone here."""
         self._writer = writer(engine)
         # An in-memory engine has a single shared connection; interleaving two threads'
         # transactions on it would mix them, so units of work take turns.
@@ -182,21 +188,15 @@ class Store:
         with self.read() as conn:
             return answers.member_state(conn, post_id, guild_id, user_id, now or datetime.now(UTC))
 
-    def answer(
-        self, request: AnswerRequest, grade: Grader, now: datetime, zone: ZoneInfo = _UTC
-    ) -> Answered:
+    def answer(self, request: AnswerRequest, grade: Grader, now: datetime) -> Answered:
         """A batch of one: raises what the batch would have put in the slot."""
-        (result,) = self.answer_batch([request], grade, now, zone)
+        (result,) = self.answer_batch([request], grade, now)
         if isinstance(result, Exception):
             raise result
         return result
 
     def answer_batch(
-        self,
-        requests: Sequence[AnswerRequest],
-        grade: Grader,
-        now: datetime,
-        zone: ZoneInfo = _UTC,
+        self, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
     ) -> list[Answered | Exception]:
         """Grade and record many answers in ONE write transaction (group commit).
 
@@ -216,18 +216,18 @@ class Store:
 
         A private (practice or review) post's score is stored but never added to the
         leaderboard. Every finish rates the member's review card for the task, at most once
-        per local day (in the server's zone, else `zone`) unless the card is due.
+        per local day (in the server's zone, else `default_zone`) unless the card is due.
         """
         if not requests:
             return []  # not worth taking the write lock for
         try:
             with self.write(StoreAction.ANSWER) as conn:
-                return answers.record_batch(conn, requests, grade, now, zone)
+                return answers.record_batch(conn, requests, grade, now, self.default_zone)
         except IntegrityError:
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
             # cost the common path does not pay).
             with self.write(StoreAction.ANSWER) as conn:
-                return answers.replay_batch(conn, requests, grade, now, zone)
+                return answers.replay_batch(conn, requests, grade, now, self.default_zone)
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
@@ -247,7 +247,6 @@ class Store:
         now: datetime,
         *,
         confirmed: bool = True,
-        zone: ZoneInfo = _UTC,
     ) -> SolutionSeen:
         """Show the member the solution, as `engine.open_solution` decides: before finishing
         (on an open post) only when `confirmed`, and then it forfeits: the member finishes
@@ -255,7 +254,14 @@ class Store:
         Raises UnknownPostError (and on a private post what `answer_batch` says)."""
         with self.write(StoreAction.REVEAL) as conn:
             return answers.reveal_solution(
-                conn, post_id, guild_id, user_id, name, now, confirmed=confirmed, zone=zone
+                conn,
+                post_id,
+                guild_id,
+                user_id,
+                name,
+                now,
+                confirmed=confirmed,
+                zone=self.default_zone,
             )
 
     # -- leaderboard and stats ----------------------------------------------------------------
@@ -347,6 +353,75 @@ class Store:
     def review_summary(self, guild_id: int, user_id: int, now: datetime) -> review_cards.DueSummary:
         with self.read() as conn:
             return review_cards.due_summary(conn, guild_id, user_id, now)
+
+    def review_card(self, guild_id: int, user_id: int, task_id: str) -> review_cards.StoredCard | None:
+        with self.read() as conn:
+            return review_cards.load_cards(conn, guild_id, [user_id], [task_id]).get(
+                (user_id, task_id)
+            )
+
+    # -- practice and review sessions ---------------------------------------------------------
+
+    def solved_tasks(self, guild_id: int, user_id: int) -> set[str]:
+        """The tasks the member solved in this server (public or private posts)."""
+        with self.read() as conn:
+            return sessions.solved_tasks(conn, guild_id, user_id)
+
+    def open_session(
+        self,
+        guild_id: int,
+        user_id: int,
+        kind: str,
+        channel_id: int,
+        task: Task,
+        now: datetime,
+        *,
+        topic: str | None = None,
+        difficulty: str | None = None,
+    ) -> PostInfo:
+        """Start the member's session of `kind` ('practice' or 'review'), ending their previous
+        open one in this server, with `task` as its first private post."""
+        with self.write(StoreAction.POST) as conn:
+            session = sessions.start_session(
+                conn, guild_id, user_id, kind, topic=topic, difficulty=difficulty, now=now
+            )
+            return sessions.add_post(conn, session, channel_id, task, now)
+
+    def session_state(
+        self, session_id: int, guild_id: int, user_id: int, now: datetime, *, queue: int = 0
+    ) -> sessions.SessionState:
+        """A session the member may click in (else PrivatePostError or SessionExpiredError),
+        what it served, what they solved, and for a review session up to `queue` due cards."""
+        with self.read() as conn:
+            return sessions.session_state(conn, session_id, guild_id, user_id, now, queue=queue)
+
+    def add_session_post(
+        self,
+        session_id: int,
+        guild_id: int,
+        user_id: int,
+        channel_id: int,
+        task: Task,
+        now: datetime,
+    ) -> PostInfo:
+        """The session's next private post (the member's click is checked again, under the
+        write lock)."""
+        with self.write(StoreAction.POST) as conn:
+            session = sessions.member_session(conn, session_id, guild_id, user_id, now)
+            return sessions.add_post(conn, session, channel_id, task, now)
+
+    def end_session(
+        self, session_id: int, guild_id: int, user_id: int, now: datetime
+    ) -> tuple[SessionInfo, SessionSummary]:
+        """End the member's session (its last task is done) and sum it up."""
+        with self.write() as conn:
+            session = sessions.member_session(conn, session_id, guild_id, user_id, now)
+            sessions.end_session(conn, session_id, now)
+            return session, sessions.summary(conn, session_id)
+
+    def session_summary(self, session_id: int) -> SessionSummary:
+        with self.read() as conn:
+            return sessions.summary(conn, session_id)
 
 
 __all__ = ["Store"]
