@@ -2,11 +2,11 @@
 
 Order: points desc, solved desc, reached_at (the latest point-earning finish), user_id; members
 without points are not ranked. Only public posts count: private practice and review scores are
-left out of the totals (`board_totals`) and of the aggregate (`posts.public_scores`). Read from the maintained totals (`member_total`,
-`member_period`) when they serve the asked period and zone, else, as the reference and
-fallback, by aggregating the server's scores. When to (re)build the totals is decided in
-`board_totals`; a build the database refuses (a full disk, a read-only file) falls back to the
-scores too, so a leaderboard never fails for want of a write.
+left out of the totals (`board_totals`) and of the aggregate (`posts.public_scores`). Read from
+the maintained totals (`member_total`, `member_period`) when they serve the asked period and
+zone, else, as the reference and fallback, by aggregating the server's scores. When to
+(re)build the totals is decided in `board_totals`; a build the database refuses (a full disk, a
+read-only file) falls back to the scores too, so a leaderboard never fails for want of a write.
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ naive storage form inside. Both queue reads are range reads of `ix_review_card_d
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
-
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Connection, Table, bindparam, func, select
@@ -169,8 +169,6 @@ def load_cards_with_zones(
             continue
         cards[key] = _card_of(row)
         if row.zone and row.guild_id not in zones:
-            try:
+            with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
                 zones[row.guild_id] = ZoneInfo(row.zone)
-            except (ZoneInfoNotFoundError, ValueError):
-                pass
     return cards, zones

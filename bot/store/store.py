@@ -354,7 +354,9 @@ class Store:
         with self.read() as conn:
             return review_cards.due_summary(conn, guild_id, user_id, now)
 
-    def review_card(self, guild_id: int, user_id: int, task_id: str) -> review_cards.StoredCard | None:
+    def review_card(
+        self, guild_id: int, user_id: int, task_id: str
+    ) -> review_cards.StoredCard | None:
         with self.read() as conn:
             return review_cards.load_cards(conn, guild_id, [user_id], [task_id]).get(
                 (user_id, task_id)

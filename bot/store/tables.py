@@ -164,7 +164,13 @@ class Score(SQLModel, table=True):
         # (since 0004_learning) tells a private practice post's score apart, which
         # leaderboards leave out (`posts.public_scores`).
         Index(
-            "ix_score_guild_time", "guild_id", "finished_at", "user_id", "points", "solved", "post_id"
+            "ix_score_guild_time",
+            "guild_id",
+            "finished_at",
+            "user_id",
+            "points",
+            "solved",
+            "post_id",
         ),
         Index(
             "ix_score_guild_member",
