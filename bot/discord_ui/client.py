@@ -36,6 +36,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.config",
     "bot.discord_ui.cogs.insights",
     "bot.discord_ui.cogs.banks",
+    "bot.discord_ui.cogs.practice",
 )
 
 ACK_AFTER = 2.0

@@ -97,14 +97,16 @@ async def test_sync_commands_to_a_guild_over_http_only(
         "hint",
         "insights",
         "leaderboard",
+        "practice",
         "quiz",
+        "review",
         "schedule",
         "solution",
         "stats",
         "topics",
     ]
     out = capsys.readouterr().out
-    assert "Synced 10 commands to server 1234" in out
+    assert "Synced 12 commands to server 1234" in out
     assert not any("gateway" in c.path for c in fake.calls)
     assert TOKEN not in out
 

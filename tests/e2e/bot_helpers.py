@@ -53,6 +53,8 @@ COMMANDS = {
     "config",
     "insights",
     "bank",
+    "practice",
+    "review",
 }
 
 # Generous for a shared two-core machine; a healthy run needs a fraction of each.
