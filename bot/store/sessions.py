@@ -34,8 +34,8 @@ _SESSION = select(_session).where(_session.c.id == bindparam("sid"))
 _END_OPEN = (
     update(_session)
     .where(
-        _session.c.guild_id == bindparam("guild_id"),
-        _session.c.user_id == bindparam("user_id"),
+        _session.c.guild_id == bindparam("g"),
+        _session.c.user_id == bindparam("u"),
         _session.c.ended_at.is_(None),
     )
     .values(ended_at=bindparam("at"))
@@ -117,7 +117,7 @@ def start_session(
 ) -> SessionInfo:
     """A new open session of the member's, ending their previous open one in this server."""
     at = to_utc_naive(now)
-    conn.execute(_END_OPEN, {"guild_id": guild_id, "user_id": user_id, "at": at})
+    conn.execute(_END_OPEN, {"g": guild_id, "u": user_id, "at": at})
     values = {
         "guild_id": guild_id,
         "user_id": user_id,

@@ -117,7 +117,7 @@ async def test_sync_commands_globally(
     await runner.sync_commands(make_settings(tmp_path), None)
     (put,) = [c for c in fake.calls if c.method == "PUT"]
     assert put.path == "/applications/{application_id}/commands"
-    assert "Synced 10 commands to every server" in capsys.readouterr().out
+    assert "Synced 12 commands to every server" in capsys.readouterr().out
 
 
 async def test_run_bot_closes_cleanly_on_sigterm(
