@@ -148,7 +148,7 @@ async def test_a_new_session_ends_the_previous_one(service: QuizService) -> None
     first = await practice_step(service)
     await practice_step(service)
     assert first.posted is not None
-    with pytest.raises(SessionExpiredError, match="session ended. /practice"):
+    with pytest.raises(SessionExpiredError, match=r"session ended\. /practice"):
         await answer(service, first.posted.post.id, ALICE)
 
 
