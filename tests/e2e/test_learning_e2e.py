@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fakediscord import Driver
 
+from . import test_bot_e2e as base
 from .bot_helpers import (
     ANSWERS,
     QuizBotRunner,
@@ -20,7 +21,6 @@ from .bot_helpers import (
     text_of,
     wrong_option,
 )
-from . import test_bot_e2e as base
 from .test_bot_e2e import MC1, World, post_quiz, started
 
 pytestmark = pytest.mark.e2e
