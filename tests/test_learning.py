@@ -201,3 +201,22 @@ async def test_two_finishes_of_a_task_on_one_local_day_rate_once(
     await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
     again = service.store.review_card(GUILD, ALICE, "t1")
     assert again is not None and again.due == clock.now
+
+
+async def test_the_write_unit_rates_once_per_local_day_of_the_servers_zone(
+    service: QuizService, clock: Clock
+) -> None:
+    await service.update_guild_config(GUILD, timezone="America/New_York")
+    clock.now = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)  # 11:00 on the 10th in New York
+    first = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await answer(service, first.post.id, ALICE)
+    rated = service.store.review_card(GUILD, ALICE, "t1")
+    clock.now = datetime(2026, 3, 11, 2, 30, tzinfo=UTC)  # 22:30, still the 10th there
+    second = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await service.solution(second.post.id, GUILD, ALICE, "alice", confirmed=True)
+    assert service.store.review_card(GUILD, ALICE, "t1") == rated
+    clock.now = datetime(2026, 3, 11, 4, 30, tzinfo=UTC)  # 00:30 on the 11th there
+    third = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
+    again = service.store.review_card(GUILD, ALICE, "t1")
+    assert again is not None and again.due == clock.now
