@@ -1,6 +1,7 @@
 """`quizbot export results`: what each member did on each task, for teachers who grade
 elsewhere. The rows come from the store (bot/store/insights.py `InsightsStore.results`); this
-writes them as CSV or JSON.
+writes them as CSV or JSON. Public posts only: a member's private practice and review tasks
+are not graded work, so the store leaves them out.
 
 Member ids are always there; names only with `--names` (the member table's last seen display
 name). JSON writes ids as strings: Discord ids exceed the integers JavaScript reads exactly.

@@ -57,6 +57,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bot.clock import Clock, Period, local_date, utcnow, week_start
 from bot.content import uploads
 from bot.content.uploads import RefusedUpload, UploadedBank
+from bot.practice_sessions import PracticeSessions
 from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, MemberProgress, topic_progress
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress
@@ -90,6 +91,7 @@ from bot.store import (
     Store,
 )
 from bot.store.insights import InsightsStore
+from bot.store.review_cards import DueSummary
 from bot.store.server_banks import BankStore, BankSummary
 
 log = logging.getLogger(__name__)
@@ -152,15 +154,19 @@ class QuizService:
         self._upload_pool: Executor | None = None
         self._upload_lock = asyncio.Lock()
         self.default_zone = default_zone or ZoneInfo("UTC")
+        store.default_zone = self.default_zone  # a review card's "local day" (answers.py)
         self.clock = clock
         self._batch_window = batch_window
         self._max_batch = max_batch
-        self._rng = rng or random.Random()
+        self.rng = rng or random.Random()
+        """Which task a /quiz or a practice session picks among equals (seeded in tests)."""
         # Reads may overlap; SQLite serialises the writers itself (BEGIN IMMEDIATE).
         self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="quizbot-db")
         self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-write")
         self._queue: asyncio.Queue[_PendingAnswer] | None = None
         self._writer: asyncio.Task[None] | None = None
+        self.sessions = PracticeSessions(self)
+        """/practice and /review (bot/practice_sessions.py)."""
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -247,7 +253,7 @@ class QuizService:
         catalog = self.catalog_for(guild_id)
         if task_id:
             return catalog.get_or_raise(task_id)
-        return self._rng.choice(catalog.matching(topic, difficulty))
+        return self.rng.choice(catalog.matching(topic, difficulty))
 
     def _posted(self, post: PostInfo) -> PostedTask:
         return PostedTask(post, self.task_of(post), post.is_closed(self.clock()))
@@ -285,7 +291,9 @@ class QuizService:
 
     async def member_view(self, post_id: int, guild_id: int, user_id: int) -> MemberView:
         """A post and the member's progress, in one read (the picker opens with this)."""
-        post, progress = await self.run_read(self.store.member_state, post_id, guild_id, user_id)
+        post, progress = await self.run_read(
+            self.store.member_state, post_id, guild_id, user_id, self.clock()
+        )
         return MemberView(self._posted(post), progress)
 
     async def latest_posted(self, guild_id: int, channel_id: int) -> PostedTask | None:
@@ -419,6 +427,11 @@ class QuizService:
         return await self.run_read(
             self.store.leaderboard, guild_id, period, zone, self.clock(), user_id, limit
         )
+
+    async def review_status(self, guild_id: int, user_id: int) -> DueSummary:
+        """How many of a member's reviews are due now, and when the next one falls due (for
+        /review, and the reminders)."""
+        return await self.sessions.review_status(guild_id, user_id)
 
     async def stats(self, guild_id: int, user_id: int) -> MemberStats:
         zone = await self.zone(guild_id)

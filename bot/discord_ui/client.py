@@ -45,6 +45,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.insights",
     "bot.discord_ui.cogs.banks",
     "bot.discord_ui.cogs.reminders",
+    "bot.discord_ui.cogs.practice",
 )
 
 ACK_AFTER = 2.0

@@ -10,11 +10,14 @@ memory, so a button posted last week by another process works the same as a fres
     quiz:pick:<post>:<blank>:<picks>  one blank's select in the picker, e.g. quiz:pick:42:2:A-
     quiz:submit:<post>:<picks>      submit the picker's picks, e.g. quiz:submit:42:AC
     quiz:reveal:<post>              confirm /solution before finishing (forfeits attempts)
+    quiz:next:<session>             the next task of a private practice or review session
 
-<post> is a post's id (1 to 2**63 - 1, ASCII digits), <option> an option letter A-Z, <blank> a
+<post> is a post's id (1 to 2**63 - 1, ASCII digits), <session> a practice session's id (the
+same form), <option> an option letter A-Z, <blank> a
 blank number 1-5, <picks> one character per blank of a task with 2 to 5 blanks: its option
-letter, or "-" while unpicked. The pick, submit and reveal controls only ever sit on the
-member's private (ephemeral) messages.
+letter, or "-" while unpicked. The pick, submit, reveal and next controls only ever sit on the
+member's private (ephemeral) messages. A private practice task's buttons are a post's own (its
+post id): the store refuses anyone but the session's owner, and any click once it has ended.
 
 A custom_id can be forged, so each item's template matches ANY id with its prefix and number of
 fields, and `from_custom_id` parses the fields (`bot.quiz.refs`, `picker.parse_picks`): one that
@@ -31,6 +34,7 @@ import discord
 
 from bot import rendering
 from bot.discord_ui import picker, replies
+from bot.discord_ui.embeds import task_embed
 from bot.discord_ui.errors import (
     Guarded,
     QuizView,
@@ -45,6 +49,7 @@ from bot.quiz.tasks import Option
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
+    from bot.practice_sessions import SessionStep
     from bot.service import PostedTask
 
 _POST = r"(?::(?P<post>[^:]*))?"
@@ -134,7 +139,7 @@ class AnswerButton(
                 member_name(interaction),
                 picks,
             )
-            if result.outcome.recorded:
+            if result.outcome.recorded and not result.posted.post.private:
                 bot.live_counts.bump(self.post_id)
             task = result.posted.task
             chosen = engine.describe_answer(task, picks)
@@ -225,30 +230,97 @@ class ConfirmSolutionButton(
             await responder.edit(content=reply.content, embeds=list(reply.embeds), view=None)
 
 
+class NextButton(
+    Guarded,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:next{_LAST_POST}",
+):
+    """The next task of a private practice or review session (its id in the custom_id)."""
+
+    def __init__(self, session_id: int, *, row: int | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Next",
+                emoji="⏭️",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"quiz:next:{session_id}",
+            ),
+            row=row,
+        )
+        self.session_id = session_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        try:
+            return cls(refs.post_id(match["post"] or ""))
+        except QuizError as exc:
+            return cls(0).refusing(exc)
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        private_message_only(interaction)
+        service = interaction.client.service
+        async with Responder(interaction) as responder:
+            step = await service.sessions.next(
+                self.session_id,
+                guild_id_of(interaction),
+                interaction.channel_id or 0,
+                interaction.user.id,
+            )
+            await responder.send(**session_message(step))
+
+
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     AnswerButton,
     HintButton,
     OpenPickerButton,
     ConfirmSolutionButton,
+    NextButton,
     picker.BlankSelect,
     picker.SubmitButton,
 )
 
 
 def post_view(posted: PostedTask) -> QuizView:
-    """The post's buttons: one per option (or Answer for the picker), then Hint."""
+    """The post's buttons: one per option (or Answer for the picker), then Hint; a private
+    practice or review task also has Next, beside Hint."""
     post_id = posted.post.id
+    session_id = posted.post.session_id
     view = QuizView()
     if posted.task.multi_blank:
         view.add_item(OpenPickerButton(post_id, row=0))
         view.add_item(HintButton(post_id, row=0))
+        if session_id is not None:
+            view.add_item(NextButton(session_id, row=0))
         return view
     options = posted.task.options
     for index, option in enumerate(options):
         view.add_item(AnswerButton.build(post_id, option, row=index // BUTTONS_PER_ROW))
     hint_row = min(HINT_ROW, (len(options) + BUTTONS_PER_ROW - 1) // BUTTONS_PER_ROW)
     view.add_item(HintButton(post_id, row=hint_row))
+    if session_id is not None:
+        view.add_item(NextButton(session_id, row=hint_row))
     return view
+
+
+def session_message(step: SessionStep) -> dict[str, Any]:
+    """A practice or review step as a private message: its task (a post's embed and buttons,
+    with Next), or the session's end (its summary; for a review, when the next one is due).
+    Always ephemeral: nothing of a session is ever shown in the channel."""
+    text = replies.session_text(step)
+    if step.posted is None:
+        return {"content": text, "embeds": [], "allowed_mentions": discord.AllowedMentions.none()}
+    return {
+        "content": text,
+        "embeds": [task_embed(step.posted)],
+        "view": post_view(step.posted),
+        "allowed_mentions": discord.AllowedMentions.none(),
+    }
 
 
 def confirm_view(post_id: int) -> QuizView:

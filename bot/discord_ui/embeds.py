@@ -43,7 +43,11 @@ def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Em
     embed.add_field(name="Attempts", value=f"{MAX_ATTEMPTS} attempts each")
     if post.closes_at is not None and not closed:
         embed.add_field(name="Closes", value=discord_timestamp(post.closes_at, "R"), inline=False)
-    embed.set_footer(text=f"{counts_text(counts, closed=closed)} · #{post.id} {task.id}")
+    if post.private:
+        # Only the member sees it: no group counts, and no points on the leaderboard.
+        embed.set_footer(text=f"Private practice · no leaderboard points · #{post.id} {task.id}")
+    else:
+        embed.set_footer(text=f"{counts_text(counts, closed=closed)} · #{post.id} {task.id}")
     return embed
 
 

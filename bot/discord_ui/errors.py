@@ -28,7 +28,9 @@ from bot.quiz.errors import (
     InvalidAnswerError,
     NoMatchingTaskError,
     PostClosedError,
+    PrivatePostError,
     QuizError,
+    SessionExpiredError,
     StoreBusyError,
     StoreUnavailableError,
     UnknownPostError,
@@ -173,6 +175,8 @@ def friendly_message(
             return "That answer doesn't fit this task's options. Try the buttons on the post."
         case AttemptLimitError():
             return f"You've used all {MAX_ATTEMPTS} attempts on this one."
+        case PrivatePostError() | SessionExpiredError():
+            return str(error)  # worded by the error: whose task it is, why the session ended
         case StoreBusyError() | StoreUnavailableError():
             return str(error)  # what the member lost, worded by the error itself
         case QuizError():

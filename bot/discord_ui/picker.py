@@ -351,7 +351,7 @@ class SubmitButton(
                     self.post_id, guild_id, interaction.user.id, member_name(interaction), ordered
                 )
                 posted = result.posted
-                if result.outcome.recorded:
+                if result.outcome.recorded and not posted.post.private:
                     bot.live_counts.bump(self.post_id)
                 screen = outcome_screen(posted, picks, result.outcome)
                 layout = uses_layout(posted.task)

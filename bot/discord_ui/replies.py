@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 
 from bot import rendering
+from bot.clock import discord_timestamp
 from bot.discord_ui.errors import PUBLIC_DEFERRAL, context, send_private
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
     from discord.ui.view import BaseView
 
     from bot.discord_ui.client import QuizBot
+    from bot.practice_sessions import SessionStep
     from bot.service import HintReply, PostedTask, SolutionReply
+    from bot.store.review_cards import DueSummary
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +177,55 @@ def solution_prompt(posted: PostedTask) -> str:
         f"You haven't finished **{rendering.task_title(posted.task)}** yet. Seeing the "
         "solution now ends your attempts on it with no points. Want to see it anyway?"
     )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"**{n}** {word}{'' if n == 1 else 's'}"
+
+
+def next_due_text(due: DueSummary) -> str:
+    """When the member's next review falls due (Discord shows it in the reader's zone)."""
+    if due.next_due is None:
+        return "No reviews are waiting: the tasks you miss come back here."
+    return f"Your next review falls due {discord_timestamp(due.next_due, 'R')}."
+
+
+def session_text(step: SessionStep) -> str:
+    """The line above a practice or review task, or a session's end."""
+    review = step.kind == "review"
+    if step.posted is None and step.summary is None:  # /review with nothing due
+        assert step.due is not None
+        return f"No reviews are due right now. {next_due_text(step.due)}"
+    if step.posted is None:
+        assert step.summary is not None
+        done = step.summary
+        text = (
+            f"{'Review' if review else 'Practice'} session over: "
+            f"{done.finished} of {_plural(done.served, 'task')} finished, {done.solved} solved, "
+            f"{done.first_try} on the first try."
+        )
+        if review and step.due is not None:
+            if step.due.due_now:
+                return (
+                    f"{text} {_plural(step.due.due_now, 'review')} due again (what you miss "
+                    "comes back at once): /review when you're ready."
+                )
+            return f"{text} {next_due_text(step.due)}"
+        return f"{text} That was every matching task. /practice starts a new session."
+    if review:
+        due = step.due.due_now if step.due is not None else 0
+        if step.number == 1:
+            return (
+                f"🔁 {_plural(due, 'review')} due. Here's the most overdue one: only you see "
+                "it, and it scores no leaderboard points. **Next** moves on."
+            )
+        return f"🔁 Review {step.number} · {due} due."
+    if step.number == 1:
+        return (
+            "📝 Private practice: only you see it, and it scores no leaderboard points (it "
+            "counts in your /stats and your reviews). **Next** moves on."
+        )
+    return f"📝 Practice task {step.number}."
 
 
 # -- sending -----------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ rules once, inside its transaction). Each fact is decided here and nowhere else:
 
 - is a post closed: `post_closed`;
 - does a post take this member's answer: `check_open`;
+- may this member use a post at all (a private practice task is its owner's alone):
+  `check_owner`;
 - are the picks valid: `normalise_picks` (whole answers) and `check_partial_picks` (the
   picker's picks so far);
 - is the member finished: `Progress.finished`;
@@ -21,7 +23,7 @@ from datetime import datetime
 from enum import StrEnum
 from fractions import Fraction
 
-from bot.quiz.errors import InvalidAnswerError, PostClosedError
+from bot.quiz.errors import InvalidAnswerError, PostClosedError, PrivatePostError
 from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty, Kind, Task
 
 
@@ -112,6 +114,13 @@ def check_open(closed: bool, progress: Progress) -> None:
     grade says ALREADY_FINISHED), closed or not."""
     if closed and not progress.finished:
         raise PostClosedError("this quiz has closed")
+
+
+def check_owner(owner_id: int | None, user_id: int) -> None:
+    """A private post (a practice or review task, `owner_id` set) takes answers, hints and
+    solutions from its owner only; a public post (`owner_id` None) from anyone."""
+    if owner_id is not None and owner_id != user_id:
+        raise PrivatePostError()
 
 
 def check_partial_picks(task: Task, picks: Mapping[int, str]) -> None:

@@ -51,6 +51,26 @@ class PostClosedError(QuizError):
     """The daily quiz this post belongs to has closed."""
 
 
+class PrivatePostError(QuizError):
+    """A control of another member's private practice or review task (a forged custom_id, or
+    a task id typed into /hint or /solution)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "That task belongs to another member's private practice. /practice starts your own."
+        )
+
+
+class SessionExpiredError(QuizError):
+    """A click on a practice or review session that has ended: idle too long (`idle`), or
+    ended by its summary or by a newer session."""
+
+    def __init__(self, *, idle: bool, minutes: int) -> None:
+        self.idle = idle
+        why = f" after {minutes} minutes without activity" if idle else ""
+        super().__init__(f"This practice session ended{why}. /practice starts a new one.")
+
+
 class AttemptLimitError(QuizError):
     """The database refused a fourth attempt (a concurrent click got there first)."""
 

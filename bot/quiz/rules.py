@@ -1,4 +1,5 @@
-"""Rules that are not grading: who may post, and how much a server may schedule.
+"""Rules that are not grading: who may post, how much a server may schedule, and when a
+private practice session has ended.
 
 Pure: the Discord layer supplies what it knows about the member, the store enforces the
 limits atomically, and both take the numbers from here.
@@ -6,10 +7,12 @@ limits atomically, and both take the numbers from here.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from enum import StrEnum
 from fractions import Fraction
 
-from bot.quiz.errors import NotModeratorError
+from bot.clock import as_utc
+from bot.quiz.errors import NotModeratorError, SessionExpiredError
 
 MAX_SCHEDULES = 10
 """Daily quizzes one server may have (active or paused)."""
@@ -32,3 +35,25 @@ def check_may_post(policy: PostPolicy | str, is_moderator: bool) -> None:
     """Raise NotModeratorError when the server lets only moderators post."""
     if PostPolicy(policy) is PostPolicy.MODS and not is_moderator:
         raise NotModeratorError()
+
+
+SESSION_IDLE = timedelta(minutes=30)
+"""A practice or review session with no click for this long has ended."""
+
+
+def session_expired(last_active: datetime, now: datetime) -> bool:
+    """A session idle for SESSION_IDLE or longer has ended (aware or naive-UTC moments)."""
+    return as_utc(now) - as_utc(last_active) >= SESSION_IDLE
+
+
+def check_session_live(ended_at: datetime | None, last_active: datetime, now: datetime) -> None:
+    """Raise SessionExpiredError for a session that ended (its summary, or a newer session)
+    or has been idle too long: a click on it records nothing."""
+    if ended_at is not None:
+        raise SessionExpiredError(idle=False, minutes=_minutes(SESSION_IDLE))
+    if session_expired(last_active, now):
+        raise SessionExpiredError(idle=True, minutes=_minutes(SESSION_IDLE))
+
+
+def _minutes(span: timedelta) -> int:
+    return int(span.total_seconds() // 60)

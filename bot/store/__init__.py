@@ -14,6 +14,8 @@ from bot.store.records import (
     PostCounts,
     PostInfo,
     Rank,
+    SessionInfo,
+    SessionSummary,
     SolutionSeen,
     TriedPost,
 )
@@ -35,6 +37,8 @@ __all__ = [
     "PostInfo",
     "Rank",
     "ScheduleStore",
+    "SessionInfo",
+    "SessionSummary",
     "SolutionSeen",
     "Store",
     "TriedPost",

@@ -2,7 +2,9 @@
 
 One write unit of work reads each post's state once, lets the rules decide once, and writes:
 
-- the post exists in this server: `_posts_in_guild` (else UnknownPostError);
+- the post exists in this server: `_posts_in_guild` (else UnknownPostError), and the member
+  may use it: a private practice or review task is its owner's, while its session lasts
+  (`PostInfo.check_member`, in `_post_of`);
 - the member's progress: `_progress_of`, derived from attempts, reveals and the score (never
   stored twice);
 - whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
@@ -15,8 +17,16 @@ executemany per table it writes. A constraint violation (only possible if a writ
 the write lock) rolls the batch's writes back and replays it one answer at a time, so only the
 offending answer fails.
 
-Each new score is also added to the member's leaderboard totals in the same unit of work
-(`board_totals.add_scores`), so a leaderboard stays an index read however many scores there are.
+Each new score of a public post is also added to the member's leaderboard totals in the same
+unit of work (`board_totals.add_scores`), so a leaderboard stays an index read however many
+scores there are. A private post's score is stored (the member's own /stats counts it) but never
+added: practice cannot be farmed for the leaderboard.
+
+When a member finishes a post (its score row is written), the same unit of work rates their
+review card for its task (`_rate_cards`): the rules `review.rating_of` and `review.rates_today`
+(once per local day, in the server's zone, unless due), FSRS in `bot.review_scheduler`; one read
+of the batch's cards and one upsert, only when something finished. A click on a private post
+also moves its session's `last_active_at`.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
     ColumnElement,
@@ -39,13 +50,17 @@ from sqlalchemy import (
     select,
     true,
     union_all,
+    update,
 )
 from sqlalchemy.exc import IntegrityError
 
+from bot import review_scheduler
 from bot.quiz.engine import Progress, check_open, hint_is_free, open_solution, see_hint
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
+from bot.quiz.review import rates_today, rating_of
 from bot.quiz.tasks import MAX_ATTEMPTS
-from bot.store import board_totals, dialect
+from bot.store import board_totals, dialect, review_cards
+from bot.store.learning_tables import PracticeSession
 from bot.store.periods import to_utc_naive
 from bot.store.posts import post_infos, select_posts
 from bot.store.records import Answered, AnswerRequest, Grader, HintSeen, PostInfo, SolutionSeen
@@ -68,6 +83,7 @@ _member = cast(Table, Member.__table__)
 _board = cast(Table, BoardState.__table__)
 _total = cast(Table, MemberTotal.__table__)
 _period = cast(Table, MemberPeriod.__table__)
+_session = cast(Table, PracticeSession.__table__)
 
 Pair = tuple[int, int]
 """(post id, user id): one member on one post."""
@@ -125,6 +141,11 @@ _POST = select_posts().where(_post.c.id == bindparam("id"))
 _POSTS = select_posts().where(_post.c.id.in_(bindparam("ids", expanding=True)))
 _INSERT_ATTEMPTS = _attempt.insert()
 _INSERT_SCORES = _score.insert()
+_TOUCH_SESSIONS = (
+    update(_session)
+    .where(_session.c.id == bindparam("sid"), _session.c.last_active_at < bindparam("at"))
+    .values(last_active_at=bindparam("at"))
+)
 
 
 def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
@@ -183,11 +204,15 @@ def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, Post
     return {post.id: post for post in post_infos(conn, rows)}
 
 
-def _post_of(posts: dict[int, PostInfo], post_id: int, guild_id: int) -> PostInfo:
-    """The one check that a post belongs to the server it is used in."""
+def _post_of(
+    posts: dict[int, PostInfo], post_id: int, guild_id: int, user_id: int, now: datetime
+) -> PostInfo:
+    """The one check that a post belongs to the server it is used in, and that the member
+    may use it (a private task: its owner, while the session lasts; `PostInfo.check_member`)."""
     post = posts.get(post_id)
     if post is None or post.guild_id != guild_id:
         raise UnknownPostError(f"no posted task {post_id} in this server")
+    post.check_member(user_id, now)
     return post
 
 
@@ -200,10 +225,19 @@ class _Writes:
     table, all stamped with the unit's `now`."""
 
     now: datetime
+    zone: ZoneInfo
+    """The zone of a "local day" for a server without a configured one (the review cards'
+    once-a-day rule)."""
     members: dict[tuple[int, int], str] = field(default_factory=dict)
     attempts: list[dict[str, Any]] = field(default_factory=list)
     reveals: list[dict[str, Any]] = field(default_factory=list)
     scores: list[dict[str, Any]] = field(default_factory=list)
+    board_scores: list[dict[str, Any]] = field(default_factory=list)
+    """The scores of public posts: only these count on the leaderboard."""
+    finished: list[tuple[PostInfo, int, Progress]] = field(default_factory=list)
+    """(post, user id, progress) of each finish: each rates the member's review card."""
+    sessions: set[int] = field(default_factory=set)
+    """Private sessions clicked in: their `last_active_at` moves to `now`."""
 
     @property
     def stamp(self) -> datetime:
@@ -211,6 +245,11 @@ class _Writes:
 
     def member(self, guild_id: int, user_id: int, name: str) -> None:
         self.members[(guild_id, user_id)] = name
+
+    def touch(self, post: PostInfo) -> None:
+        """A click on a private post keeps its session alive."""
+        if post.session_id is not None:
+            self.sessions.add(post.session_id)
 
     def attempt(self, request: AnswerRequest, attempt_no: int, correct: bool) -> None:
         self.attempts.append(
@@ -237,9 +276,9 @@ class _Writes:
         )
 
     def score(self, post: PostInfo, user_id: int, progress: Progress) -> None:
-        """The member finished the post: their one score row."""
-        self.scores.append(
-            {
+        """The member finished the post: their one score row (on the leaderboard only for a
+        public post), and a rating of their review card for its task."""
+        row = {
                 "post_id": post.id,
                 "user_id": user_id,
                 "guild_id": post.guild_id,
@@ -251,7 +290,10 @@ class _Writes:
                 "forfeited": progress.forfeited,
                 "finished_at": self.stamp,
             }
-        )
+        self.scores.append(row)
+        if not post.private:
+            self.board_scores.append(row)
+        self.finished.append((post, user_id, progress))
 
     def flush(self, conn: Connection) -> None:
         if self.members:
@@ -262,7 +304,41 @@ class _Writes:
             conn.execute(_statements(conn).insert_reveals, self.reveals)
         if self.scores:
             conn.execute(_INSERT_SCORES, self.scores)
-            board_totals.add_scores(conn, self.scores, self.stamp)
+            if self.board_scores:
+                board_totals.add_scores(conn, self.board_scores, self.stamp)
+            _rate_cards(conn, self.finished, self.now, self.zone)
+        if self.sessions:
+            conn.execute(
+                _TOUCH_SESSIONS, [{"sid": sid, "at": self.stamp} for sid in sorted(self.sessions)]
+            )
+
+
+def _rate_cards(
+    conn: Connection,
+    finished: Sequence[tuple[PostInfo, int, Progress]],
+    now: datetime,
+    zone: ZoneInfo,
+) -> None:
+    """Rate each finisher's review card for the finished task, at most once per local day
+    unless due (`review.rates_today`): one read of the cards (with each server's zone), one
+    upsert. A batch that finishes the same task twice for a member rates it in order."""
+    keys = [(post.guild_id, user_id, post.task_id) for post, user_id, _ in finished]
+    cards, zones = review_cards.load_cards_with_zones(conn, keys)
+    changed: dict[tuple[int, int, str], review_cards.StoredCard] = {}
+    for (post, user_id, progress), key in zip(finished, keys, strict=True):
+        card = cards.get(key)
+        local = zones.get(post.guild_id) or zone
+        if card is not None and not rates_today(card.last_review, card.due, now, local):
+            continue
+        cards[key] = changed[key] = review_scheduler.review(
+            card,
+            rating_of(progress),
+            now,
+            guild_id=post.guild_id,
+            user_id=user_id,
+            task_id=post.task_id,
+        )
+    review_cards.save_cards(conn, list(changed.values()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,10 +385,11 @@ def read_progress(conn: Connection, post_id: int, user_id: int) -> Progress:
 
 
 def member_state(
-    conn: Connection, post_id: int, guild_id: int, user_id: int
+    conn: Connection, post_id: int, guild_id: int, user_id: int, now: datetime
 ) -> tuple[PostInfo, Progress]:
-    """A post of this server and the member's progress on it, in one read."""
-    post = _post_of(_posts_in_guild(conn, [post_id]), post_id, guild_id)
+    """A post of this server that the member may use (`_post_of`) and their progress on it,
+    in one read."""
+    post = _post_of(_posts_in_guild(conn, [post_id]), post_id, guild_id, user_id, now)
     return post, read_progress(conn, post_id, user_id)
 
 
@@ -320,16 +397,28 @@ def upsert_member(conn: Connection, guild_id: int, user_id: int, name: str, now:
     _upsert_members(conn, {(guild_id, user_id): name}, to_utc_naive(now))
 
 
+_UTC = ZoneInfo("UTC")
+
+
 def record_batch(
-    conn: Connection, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+    conn: Connection,
+    requests: Sequence[AnswerRequest],
+    grade: Grader,
+    now: datetime,
+    zone: ZoneInfo = _UTC,
 ) -> list[Answered | Exception]:
     """`Store.answer_batch` inside its write unit of work. Raises IntegrityError when the
-    database refused a row: the caller rolls back and calls `replay_batch`."""
-    return _record(conn, requests, grade, now)
+    database refused a row: the caller rolls back and calls `replay_batch`. `zone`: the
+    local day of a server without a configured zone."""
+    return _record(conn, requests, grade, now, zone)
 
 
 def replay_batch(
-    conn: Connection, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+    conn: Connection,
+    requests: Sequence[AnswerRequest],
+    grade: Grader,
+    now: datetime,
+    zone: ZoneInfo = _UTC,
 ) -> list[Answered | Exception]:
     """The slow path after a refused row: one answer at a time, each in a savepoint, so only
     the offending answer fails (with AttemptLimitError)."""
@@ -337,7 +426,7 @@ def replay_batch(
     for request in requests:
         try:
             with conn.begin_nested():
-                (result,) = _record(conn, [request], grade, now)
+                (result,) = _record(conn, [request], grade, now, zone)
         except IntegrityError as exc:
             result = AttemptLimitError(f"an attempt on post {request.post_id} was refused")
             result.__cause__ = exc
@@ -346,16 +435,20 @@ def replay_batch(
 
 
 def _record(
-    conn: Connection, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+    conn: Connection,
+    requests: Sequence[AnswerRequest],
+    grade: Grader,
+    now: datetime,
+    zone: ZoneInfo,
 ) -> list[Answered | Exception]:
     posts = _posts_in_guild(conn, (r.post_id for r in requests))
     known = [r for r in requests if r.post_id in posts]
     state = _progress_of(conn, sorted({(r.post_id, r.user_id) for r in known}))
-    writes = _Writes(now)
+    writes = _Writes(now, zone)
     results: list[Answered | Exception] = []
     for request in requests:
         try:
-            post = _post_of(posts, request.post_id, request.guild_id)
+            post = _post_of(posts, request.post_id, request.guild_id, request.user_id, now)
             pair = (request.post_id, request.user_id)
             progress = state[pair]
             check_open(post.is_closed(now), progress)
@@ -364,6 +457,7 @@ def _record(
             results.append(exc)
             continue
         writes.member(request.guild_id, request.user_id, request.member_name)
+        writes.touch(post)
         if outcome.recorded:
             # Later answers in the batch by the same member see this one.
             state[pair] = outcome.progress
@@ -378,11 +472,12 @@ def _record(
 def reveal_hint(
     conn: Connection, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
 ) -> HintSeen:
-    post, progress = member_state(conn, post_id, guild_id, user_id)
+    post, progress = member_state(conn, post_id, guild_id, user_id, now)
     closed = post.is_closed(now)
     after = see_hint(progress, closed=closed)
-    writes = _Writes(now)
+    writes = _Writes(now, _UTC)  # a hint finishes nothing: no card is rated
     writes.member(guild_id, user_id, name)
+    writes.touch(post)
     if after != progress:
         writes.reveal(post, user_id, "hint")
     writes.flush(conn)
@@ -398,10 +493,12 @@ def reveal_solution(
     now: datetime,
     *,
     confirmed: bool,
+    zone: ZoneInfo = _UTC,
 ) -> SolutionSeen:
-    post, progress = member_state(conn, post_id, guild_id, user_id)
+    post, progress = member_state(conn, post_id, guild_id, user_id, now)
     access = open_solution(progress, closed=post.is_closed(now), confirmed=confirmed)
-    writes = _Writes(now)
+    writes = _Writes(now, zone)
+    writes.touch(post)
     if access.shown:
         writes.member(guild_id, user_id, name)
     if access.recorded:

@@ -8,6 +8,8 @@ here, when a server's first leaderboard is asked, when its zone changes, and on 
 Decides: which periods and zone the kept totals serve (`_BoardState.serves`), when and in
 which zone they are (re)built (`_BoardState.rebuild_in`), what a build writes, and how a new
 score adds to them (`add_scores`, called by the answer write path in its own transaction).
+Private practice and review posts never count: the write path adds only public scores, and a
+build sums only public ones (`posts.public_scores`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from sqlalchemy import cast as sql_cast
 from bot.store import dialect
 from bot.store.dialect import upsert
 from bot.store.periods import day_start, local_date, to_utc_naive, week_start
+from bot.store.posts import public_scores
 from bot.store.tables import (
     PERIOD_KINDS,
     BoardState,
@@ -61,9 +64,9 @@ _p_guild = bindparam("guild_id", type_=BigInteger)
 
 
 def _sums(keys: Sequence[ColumnElement[Any]], *where: ColumnElement[bool]) -> Select[Any]:
-    """Rows of a totals table from the server's scores matching `where`: the row's bound
-    `keys`, then each member's sums. Kept rows are those the write path creates: a member
-    with points or a solve."""
+    """Rows of a totals table from the server's public scores matching `where`: the row's
+    bound `keys`, then each member's sums. Kept rows are those the write path creates: a
+    member with points or a solve."""
     s = _score.c
     points = func.sum(s.points)
     # A sum of booleans is not portable (PostgreSQL has none): count them as 0/1.
@@ -71,7 +74,7 @@ def _sums(keys: Sequence[ColumnElement[Any]], *where: ColumnElement[bool]) -> Se
     reached_at = func.max(case((s.points > 0, s.finished_at)))
     return (
         select(*keys, s.user_id, points, solved, reached_at)
-        .where(s.guild_id == _p_guild, *where)
+        .where(s.guild_id == _p_guild, public_scores(s.post_id), *where)
         .group_by(s.user_id)
         .having(or_(points > 0, solved > 0))
     )
@@ -238,7 +241,8 @@ def _adders(conn: Connection) -> tuple[Any, Any]:
 
 def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:
     """Add new scores to their members' kept totals (servers without a `board_state` row keep
-    none: their leaderboards aggregate scores until the first build)."""
+    none: their leaderboards aggregate scores until the first build). Public posts' scores
+    only: the caller leaves private ones out."""
     earning = [s for s in scores if s["points"] or s["solved"]]  # fails and forfeits add 0
     if not earning:
         return

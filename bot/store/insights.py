@@ -6,6 +6,9 @@ server's zone) and what one member did on one task (their posts of it, summed). 
 figures mean (the hardest tasks, the misconceptions) is decided above the store, in
 bot/schedule/insights.py; the wrong picks are handed over as stored, because which pick is
 wrong is the task's business (bot/schedule/summary.py `wrong_pickers`).
+
+Both are group figures: they count public posts only. A member's private practice and review
+tasks are theirs (their own /stats counts them), never the group's.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from sqlalchemy import Connection, Engine, Table, and_, case, distinct, false, f
 
 from bot.clock import local_date
 from bot.store.periods import day_start
-from bot.store.posts import post_infos, select_posts
+from bot.store.posts import post_infos, public_scores, select_posts
 from bot.store.records import PostInfo
 from bot.store.store import Store
 from bot.store.tables import Attempt, Member, Post, Reveal, Score
@@ -106,13 +109,15 @@ class InsightsStore:
     def window(
         self, guild_id: int, first_day: date, last_day: date, tz: ZoneInfo
     ) -> WindowActivity:
-        """Attempts made from local midnight of `first_day` to the end of `last_day`."""
+        """Attempts on public posts made from local midnight of `first_day` to the end of
+        `last_day` (private practice and review tasks are not the group's)."""
         start = day_start(first_day, tz)
         end = day_start(last_day + timedelta(days=1), tz)
         in_window = and_(
             _attempt.c.guild_id == guild_id,
             _attempt.c.created_at >= start,
             _attempt.c.created_at < end,
+            public_scores(_attempt.c.post_id),
         )
         joined = _attempt.join(_post, _attempt.c.post_id == _post.c.id)
         user = _attempt.c.user_id
@@ -152,8 +157,9 @@ class InsightsStore:
     def results(
         self, guild_id: int, tz: ZoneInfo, *, since: date | None = None, names: bool = False
     ) -> list[ResultRow]:
-        """One row per member and task, ordered by member then task. With `since`, only the
-        posts made from local midnight of that date on count. Names only when asked for."""
+        """One row per member and task, ordered by member then task, over public posts only
+        (private practice and review are left out). With `since`, only the posts made from
+        local midnight of that date on count. Names only when asked for."""
         with self.store.read() as conn:
             return _results(conn, guild_id, tz, since, names)
 
@@ -225,7 +231,7 @@ def _results(
     stmt = (
         select(*columns)
         .select_from(joined)
-        .where(_post.c.guild_id == guild_id)
+        .where(_post.c.guild_id == guild_id, _post.c.session_id.is_(None))
         .group_by(*group)
         .order_by(pairs.c.user_id, _post.c.task_id)
     )

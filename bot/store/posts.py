@@ -1,7 +1,11 @@
 """Posted tasks: creating, finding and closing them, and who answered them.
 
 Decides which post is a channel's latest (newest `posted_at`, then highest id), what a search
-matches, and that a post closes once (`closed_at` is set only while it is NULL). A post is
+matches, and that a post closes once (`closed_at` is set only while it is NULL).
+
+A private practice or review task is a post too (`session_id` set), read with its session
+(`PostInfo.session`). Group figures leave private posts out: `latest_post` and `search_posts`
+here, and every leaderboard and group read through `public_scores` / `PRIVATE_POST_IDS`. A post is
 created with its task's version and read with it (`PostInfo.task`, via `task_versions`), so it
 keeps the task it was posted with.
 """
@@ -13,6 +17,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Row,
     Select,
@@ -28,8 +33,9 @@ from sqlalchemy import (
 
 from bot.quiz import refs
 from bot.quiz.tasks import Task
+from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
-from bot.store.records import PostCounts, PostInfo
+from bot.store.records import PostCounts, PostInfo, SessionInfo
 from bot.store.tables import Attempt, Post, Score, TaskVersion
 from bot.store.task_versions import ensure_versions, tasks_by_hash
 
@@ -37,22 +43,51 @@ _post = cast(Table, Post.__table__)
 _version = cast(Table, TaskVersion.__table__)
 _attempt = cast(Table, Attempt.__table__)
 _score = cast(Table, Score.__table__)
+_session = cast(Table, PracticeSession.__table__)
 
 _p_post = bindparam("post_id")
 
+PRIVATE_POST_IDS = select(_post.c.id).where(_post.c.session_id.is_not(None))
+"""The ids of private (practice and review) posts: a range of `ix_post_session_id`."""
+
+
+def public_scores(post_id: ColumnElement[Any]) -> ColumnElement[bool]:
+    """The condition that a score (or attempt) row's post is public: what every group figure
+    (leaderboards and their totals, /insights, the results export) counts. The subquery is
+    uncorrelated, so the engine builds it once per statement, not once per row."""
+    return post_id.not_in(PRIVATE_POST_IDS)
+
 
 def select_posts() -> Select[Any]:
-    """Posts with their version's hash (`task_hash`, NULL without a version): every read of
-    a post starts here, and `post_infos` turns its rows into PostInfos with their Task."""
-    joined = _post.outerjoin(_version, _post.c.task_version_id == _version.c.id)
-    return select(_post, _version.c.hash.label("task_hash")).select_from(joined)
+    """Posts with their version's hash (`task_hash`, NULL without a version) and, for a
+    private post, its session's owner and times (`s_*`): every read of a post starts here, and
+    `post_infos` turns its rows into PostInfos with their Task and session."""
+    joined = _post.outerjoin(_version, _post.c.task_version_id == _version.c.id).outerjoin(
+        _session, _post.c.session_id == _session.c.id
+    )
+    return select(
+        _post,
+        _version.c.hash.label("task_hash"),
+        _session.c.user_id.label("s_user_id"),
+        _session.c.kind.label("s_kind"),
+        _session.c.topic.label("s_topic"),
+        _session.c.difficulty.label("s_difficulty"),
+        _session.c.started_at.label("s_started_at"),
+        _session.c.last_active_at.label("s_last_active_at"),
+        _session.c.ended_at.label("s_ended_at"),
+    ).select_from(joined)
 
 
 _POST = select_posts().where(_post.c.id == _p_post)
 _LATEST_FIRST = (_post.c.posted_at.desc(), _post.c.id.desc())
 _LATEST_IN_CHANNEL = (
     select_posts()
-    .where(_post.c.guild_id == bindparam("guild_id"), _post.c.channel_id == bindparam("channel_id"))
+    .where(
+        _post.c.guild_id == bindparam("guild_id"),
+        _post.c.channel_id == bindparam("channel_id"),
+        # /hint and /solution without a task must never pick a member's private task.
+        _post.c.session_id.is_(None),
+    )
     .order_by(*_LATEST_FIRST)
     .limit(1)
 )
@@ -88,6 +123,22 @@ def post_info(conn: Connection, row: Row[Any]) -> PostInfo:
     return info
 
 
+def _session_info(row: Row[Any]) -> SessionInfo | None:
+    if row.session_id is None or row.s_user_id is None:
+        return None
+    return SessionInfo(
+        id=row.session_id,
+        guild_id=row.guild_id,
+        user_id=row.s_user_id,
+        kind=row.s_kind,
+        topic=row.s_topic,
+        difficulty=row.s_difficulty,
+        started_at=from_utc_naive(row.s_started_at),
+        last_active_at=from_utc_naive(row.s_last_active_at),
+        ended_at=aware(row.s_ended_at),
+    )
+
+
 def _post_info(row: Row[Any], task: Task | None) -> PostInfo:
     return PostInfo(
         id=row.id,
@@ -102,6 +153,8 @@ def _post_info(row: Row[Any], task: Task | None) -> PostInfo:
         closed_at=aware(row.closed_at),
         task_version_id=row.task_version_id,
         task=task,
+        session_id=row.session_id,
+        session=_session_info(row),
     )
 
 
@@ -115,8 +168,10 @@ def insert_posts(
     schedule_id: int | None,
     closes_at: datetime | None,
     now: datetime,
+    session_id: int | None = None,
 ) -> list[int]:
-    """One new post per task, each recording its task's version; their ids, in order."""
+    """One new post per task, each recording its task's version; their ids, in order.
+    `session_id`: a private practice or review task of that session."""
     versions = ensure_versions(conn, tasks, now)
     ids = []
     for task, version_id in zip(tasks, versions, strict=True):
@@ -131,6 +186,7 @@ def insert_posts(
             "schedule_id": schedule_id,
             "closes_at": None if closes_at is None else to_utc_naive(closes_at),
             "closed_at": None,
+            "session_id": session_id,
         }
         ids.append(conn.execute(_post.insert(), values).inserted_primary_key[0])  # type: ignore[index]
     return ids
@@ -146,6 +202,7 @@ def create_post(
     schedule_id: int | None,
     closes_at: datetime | None,
     now: datetime,
+    session_id: int | None = None,
 ) -> PostInfo:
     (post_id,) = insert_posts(
         conn,
@@ -156,6 +213,7 @@ def create_post(
         schedule_id=schedule_id,
         closes_at=closes_at,
         now=now,
+        session_id=session_id,
     )
     return post_info(conn, conn.execute(_POST, {"post_id": post_id}).one())
 
@@ -176,6 +234,7 @@ def latest_post(conn: Connection, guild_id: int, channel_id: int) -> PostInfo | 
 
 
 def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list[PostInfo]:
+    """Public posts only: the suggestions would show others' private tasks."""
     text = text.strip()
     match = _post.c.task_id.contains(text, autoescape=True)
     number = refs.post_number(text)  # not every digit is ASCII, nor every number an id
@@ -183,7 +242,7 @@ def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list
         match = or_(match, _post.c.id == number)
     stmt = (
         select_posts()
-        .where(_post.c.guild_id == guild_id, match)
+        .where(_post.c.guild_id == guild_id, _post.c.session_id.is_(None), match)
         .order_by(*_LATEST_FIRST)
         .limit(limit)
     )

@@ -8,8 +8,43 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from bot.clock import as_utc
-from bot.quiz.engine import Outcome, Progress, SolutionAccess, post_closed
+from bot.quiz.engine import Outcome, Progress, SolutionAccess, check_owner, post_closed
+from bot.quiz.errors import SessionExpiredError
+from bot.quiz.rules import check_session_live
 from bot.quiz.tasks import Task
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A member's private practice or review session (`practice_session`); aware UTC times."""
+
+    id: int
+    guild_id: int
+    user_id: int
+    kind: str
+    """'practice' or 'review'."""
+    topic: str | None
+    difficulty: str | None
+    started_at: datetime
+    last_active_at: datetime
+    ended_at: datetime | None = None
+
+    def check_member(self, user_id: int, now: datetime) -> None:
+        """The one check that a member may click in this session: its owner
+        (`engine.check_owner`, else PrivatePostError), while it lasts
+        (`rules.check_session_live`, else SessionExpiredError)."""
+        check_owner(self.user_id, user_id)
+        check_session_live(self.ended_at, self.last_active_at, as_utc(now))
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """What a session did: its tasks served and finished, solved, solved on the first try."""
+
+    served: int
+    finished: int
+    solved: int
+    first_try: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +68,29 @@ class PostInfo:
     task_version_id: int | None = None
     task: Task | None = field(default=None, repr=False, compare=False)
     """Decoded from the version `task_version_id` names (so equal ids mean equal tasks)."""
+    session_id: int | None = None
+    """The private practice or review session the post belongs to; None for a post in a
+    channel."""
+    session: SessionInfo | None = field(default=None, compare=False)
+    """That session, read with the post (None if its row is gone)."""
+
+    @property
+    def private(self) -> bool:
+        """A practice or review task: one member's, never shown in the channel, never scored
+        on the leaderboard."""
+        return self.session_id is not None
 
     def is_closed(self, now: datetime) -> bool:
         """Closed explicitly, or past its closing time (the rule: `engine.post_closed`)."""
         return post_closed(self.closed_at, self.closes_at, as_utc(now))
+
+    def check_member(self, user_id: int, now: datetime) -> None:
+        """A private post is its owner's alone, and only while its session lasts
+        (`SessionInfo.check_member`); a public post takes anyone."""
+        if self.session is not None:
+            self.session.check_member(user_id, now)
+        elif self.session_id is not None:  # its session's row is gone: nobody's any more
+            raise SessionExpiredError(idle=False, minutes=0)
 
 
 @dataclass(frozen=True, slots=True)

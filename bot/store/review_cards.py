@@ -7,18 +7,25 @@ naive storage form inside. Both queue reads are range reads of `ix_review_card_d
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Connection, Table, func, select
+from sqlalchemy import Connection, Table, bindparam, func, select
 
 from bot.store import dialect
 from bot.store.learning_tables import ReviewCard
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
+from bot.store.tables import GuildConfig
 
 _card = cast(Table, ReviewCard.__table__)
+_config = cast(Table, GuildConfig.__table__)
+
+CardKey = tuple[int, int, str]
+"""(guild id, user id, task id): one member's card for one task."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +132,43 @@ def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
         for card in cards
     ]
     conn.execute(dialect.upsert(conn, _card, ("guild_id", "user_id", "task_id")), rows)
+
+
+# Three plain INs (like the answers' progress read): they seek the primary key on every
+# engine; the cross pairs they also match are dropped in Python.
+_CARDS_WITH_ZONES = (
+    select(_card, _config.c.timezone.label("zone"))
+    .select_from(_card.outerjoin(_config, _config.c.guild_id == _card.c.guild_id))
+    .where(
+        _card.c.guild_id.in_(bindparam("guilds", expanding=True)),
+        _card.c.user_id.in_(bindparam("users", expanding=True)),
+        _card.c.task_id.in_(bindparam("tasks", expanding=True)),
+    )
+)
+
+
+def load_cards_with_zones(
+    conn: Connection, keys: Iterable[CardKey]
+) -> tuple[dict[CardKey, StoredCard], dict[int, ZoneInfo]]:
+    """The existing cards of these (guild, user, task) keys, across servers, in one read; and
+    the configured zone of each server that has one of them (a card's "local day" needs it; a
+    missing card needs none). A server without a (known) configured zone is left out."""
+    wanted = set(keys)
+    if not wanted:
+        return {}, {}
+    params = {
+        "guilds": sorted({g for g, _, _ in wanted}),
+        "users": sorted({u for _, u, _ in wanted}),
+        "tasks": sorted({t for _, _, t in wanted}),
+    }
+    cards: dict[CardKey, StoredCard] = {}
+    zones: dict[int, ZoneInfo] = {}
+    for row in conn.execute(_CARDS_WITH_ZONES, params):
+        key = (row.guild_id, row.user_id, row.task_id)
+        if key not in wanted:
+            continue
+        cards[key] = _card_of(row)
+        if row.zone and row.guild_id not in zones:
+            with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
+                zones[row.guild_id] = ZoneInfo(row.zone)
+    return cards, zones

@@ -364,7 +364,8 @@ class ScheduleStore:
     def _history(conn: Connection, guild_id: int) -> dict[str, TaskPosts]:
         stmt = (
             select(_post.c.task_id, func.count(), func.max(_post.c.posted_at))
-            .where(_post.c.guild_id == guild_id)
+            # The rotation follows the channel's posts, not members' private practice.
+            .where(_post.c.guild_id == guild_id, _post.c.session_id.is_(None))
             .group_by(_post.c.task_id)
         )
         return {

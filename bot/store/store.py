@@ -33,6 +33,7 @@ from bot.store import (
     posts,
     reminders,
     review_cards,
+    sessions,
     stats,
 )
 from bot.store.db import writer
@@ -48,8 +49,12 @@ from bot.store.records import (
     MemberStats,
     PostCounts,
     PostInfo,
+    SessionInfo,
+    SessionSummary,
     SolutionSeen,
 )
+
+_UTC = ZoneInfo("UTC")
 
 
 class Store:
@@ -63,6 +68,9 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self.default_zone = _UTC
+        """The zone of a "local day" for a server without a configured zone (a review card is
+        rated once per local day); the service sets its own default zone here."""
         self._writer = writer(engine)
         # An in-memory engine has a single shared connection; interleaving two threads'
         # transactions on it would mix them, so units of work take turns.
@@ -173,10 +181,13 @@ class Store:
         with self.read() as conn:
             return answers.read_progress(conn, post_id, user_id)
 
-    def member_state(self, post_id: int, guild_id: int, user_id: int) -> tuple[PostInfo, Progress]:
-        """A post of this server and the member's progress on it. Raises UnknownPostError."""
+    def member_state(
+        self, post_id: int, guild_id: int, user_id: int, now: datetime | None = None
+    ) -> tuple[PostInfo, Progress]:
+        """A post of this server and the member's progress on it. Raises UnknownPostError,
+        and for a private post PrivatePostError (not the member's) or SessionExpiredError."""
         with self.read() as conn:
-            return answers.member_state(conn, post_id, guild_id, user_id)
+            return answers.member_state(conn, post_id, guild_id, user_id, now or datetime.now(UTC))
 
     def answer(self, request: AnswerRequest, grade: Grader, now: datetime) -> Answered:
         """A batch of one: raises what the batch would have put in the slot."""
@@ -201,18 +212,23 @@ class Store:
         Per-slot errors: UnknownPostError (no such post in that guild), PostClosedError
         (closed, and the member has not finished), AttemptLimitError (the database refused
         the attempt or the score: only possible if a writer bypassed the write lock), or
-        whatever `grade` raises (e.g. InvalidAnswerError).
+        whatever `grade` raises (e.g. InvalidAnswerError); on a private post, PrivatePostError
+        (another member's) or SessionExpiredError (its session ended).
+
+        A private (practice or review) post's score is stored but never added to the
+        leaderboard. Every finish rates the member's review card for the task, at most once
+        per local day (in the server's zone, else `default_zone`) unless the card is due.
         """
         if not requests:
             return []  # not worth taking the write lock for
         try:
             with self.write(StoreAction.ANSWER) as conn:
-                return answers.record_batch(conn, requests, grade, now)
+                return answers.record_batch(conn, requests, grade, now, self.default_zone)
         except IntegrityError:
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
             # cost the common path does not pay).
             with self.write(StoreAction.ANSWER) as conn:
-                return answers.replay_batch(conn, requests, grade, now)
+                return answers.replay_batch(conn, requests, grade, now, self.default_zone)
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
@@ -235,10 +251,18 @@ class Store:
     ) -> SolutionSeen:
         """Show the member the solution, as `engine.open_solution` decides: before finishing
         (on an open post) only when `confirmed`, and then it forfeits: the member finishes
-        with 0 points. Idempotent. Raises UnknownPostError."""
+        with 0 points (and their review card is rated Again, as `answer_batch` says). Idempotent.
+        Raises UnknownPostError (and on a private post what `answer_batch` says)."""
         with self.write(StoreAction.REVEAL) as conn:
             return answers.reveal_solution(
-                conn, post_id, guild_id, user_id, name, now, confirmed=confirmed
+                conn,
+                post_id,
+                guild_id,
+                user_id,
+                name,
+                now,
+                confirmed=confirmed,
+                zone=self.default_zone,
             )
 
     # -- leaderboard and stats ----------------------------------------------------------------
@@ -392,6 +416,76 @@ class Store:
         they were not told yet; telling is now the caller's (it is cleared): True once."""
         with self.write() as conn:
             return reminders.take_dm_notice(conn, guild_id, user_id)
+    def review_card(
+        self, guild_id: int, user_id: int, task_id: str
+    ) -> review_cards.StoredCard | None:
+        with self.read() as conn:
+            return review_cards.load_cards(conn, guild_id, [user_id], [task_id]).get(
+                (user_id, task_id)
+            )
+
+    # -- practice and review sessions ---------------------------------------------------------
+
+    def solved_tasks(self, guild_id: int, user_id: int) -> set[str]:
+        """The tasks the member solved in this server (public or private posts)."""
+        with self.read() as conn:
+            return sessions.solved_tasks(conn, guild_id, user_id)
+
+    def open_session(
+        self,
+        guild_id: int,
+        user_id: int,
+        kind: str,
+        channel_id: int,
+        task: Task,
+        now: datetime,
+        *,
+        topic: str | None = None,
+        difficulty: str | None = None,
+    ) -> PostInfo:
+        """Start the member's session of `kind` ('practice' or 'review'), ending their previous
+        open one in this server, with `task` as its first private post."""
+        with self.write(StoreAction.POST) as conn:
+            session = sessions.start_session(
+                conn, guild_id, user_id, kind, topic=topic, difficulty=difficulty, now=now
+            )
+            return sessions.add_post(conn, session, channel_id, task, now)
+
+    def session_state(
+        self, session_id: int, guild_id: int, user_id: int, now: datetime, *, queue: int = 0
+    ) -> sessions.SessionState:
+        """A session the member may click in (else PrivatePostError or SessionExpiredError),
+        what it served, what they solved, and for a review session up to `queue` due cards."""
+        with self.read() as conn:
+            return sessions.session_state(conn, session_id, guild_id, user_id, now, queue=queue)
+
+    def add_session_post(
+        self,
+        session_id: int,
+        guild_id: int,
+        user_id: int,
+        channel_id: int,
+        task: Task,
+        now: datetime,
+    ) -> PostInfo:
+        """The session's next private post (the member's click is checked again, under the
+        write lock)."""
+        with self.write(StoreAction.POST) as conn:
+            session = sessions.member_session(conn, session_id, guild_id, user_id, now)
+            return sessions.add_post(conn, session, channel_id, task, now)
+
+    def end_session(
+        self, session_id: int, guild_id: int, user_id: int, now: datetime
+    ) -> tuple[SessionInfo, SessionSummary]:
+        """End the member's session (its last task is done) and sum it up."""
+        with self.write() as conn:
+            session = sessions.member_session(conn, session_id, guild_id, user_id, now)
+            sessions.end_session(conn, session_id, now)
+            return session, sessions.summary(conn, session_id)
+
+    def session_summary(self, session_id: int) -> SessionSummary:
+        with self.read() as conn:
+            return sessions.summary(conn, session_id)
 
 
 __all__ = ["Store"]

@@ -160,9 +160,27 @@ class Score(SQLModel, table=True):
     __tablename__ = "score"
     __table_args__ = (
         # Both indexes carry the aggregated columns so leaderboards are answered from the
-        # index alone (no table lookups): by period, and all-time grouped by member.
-        Index("ix_score_guild_time", "guild_id", "finished_at", "user_id", "points", "solved"),
-        Index("ix_score_guild_member", "guild_id", "user_id", "finished_at", "points", "solved"),
+        # index alone (no table lookups): by period, and all-time grouped by member. `post_id`
+        # (since 0004_learning) tells a private practice post's score apart, which
+        # leaderboards leave out (`posts.public_scores`).
+        Index(
+            "ix_score_guild_time",
+            "guild_id",
+            "finished_at",
+            "user_id",
+            "points",
+            "solved",
+            "post_id",
+        ),
+        Index(
+            "ix_score_guild_member",
+            "guild_id",
+            "user_id",
+            "finished_at",
+            "points",
+            "solved",
+            "post_id",
+        ),
     )
 
     post_id: int = Field(foreign_key="post.id", primary_key=True)

@@ -16,6 +16,7 @@ from bot.discord_ui.components import (
     AnswerButton,
     ConfirmSolutionButton,
     HintButton,
+    NextButton,
     OpenPickerButton,
     post_view,
 )
@@ -39,10 +40,11 @@ def items(catalog: Catalog) -> list[discord.ui.DynamicItem[Any]]:
         picker.BlankSelect.build(five, BIG, 5, "ZZZZZ"),
         picker.SubmitButton(BIG, "-----"),
         picker.SubmitButton(3, "AC"),
+        NextButton(BIG),
     ]
 
 
-STATE = ("post_id", "option", "blank", "picks")
+STATE = ("post_id", "option", "blank", "picks", "session_id")
 
 
 async def test_every_item_round_trips_through_its_custom_id(

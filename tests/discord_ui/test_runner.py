@@ -97,15 +97,17 @@ async def test_sync_commands_to_a_guild_over_http_only(
         "hint",
         "insights",
         "leaderboard",
+        "practice",
         "quiz",
         "reminders",
+        "review",
         "schedule",
         "solution",
         "stats",
         "topics",
     ]
     out = capsys.readouterr().out
-    assert "Synced 11 commands to server 1234" in out
+    assert "Synced 13 commands to server 1234" in out
     assert not any("gateway" in c.path for c in fake.calls)
     assert TOKEN not in out
 
@@ -116,7 +118,7 @@ async def test_sync_commands_globally(
     await runner.sync_commands(make_settings(tmp_path), None)
     (put,) = [c for c in fake.calls if c.method == "PUT"]
     assert put.path == "/applications/{application_id}/commands"
-    assert "Synced 11 commands to every server" in capsys.readouterr().out
+    assert "Synced 13 commands to every server" in capsys.readouterr().out
 
 
 async def test_run_bot_closes_cleanly_on_sigterm(

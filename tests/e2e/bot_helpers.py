@@ -54,6 +54,8 @@ COMMANDS = {
     "insights",
     "bank",
     "reminders",
+    "practice",
+    "review",
 }
 
 # Generous for a shared two-core machine; a healthy run needs a fraction of each.

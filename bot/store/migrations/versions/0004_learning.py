@@ -8,6 +8,9 @@ Adds `practice_session`, `review_card` and `member_reminder`, and `post.session_
 indexed): posts made before this revision are public posts, which is what NULL means. Existing
 rows are untouched; the downgrade drops the new tables and the column (plain DROP COLUMN: the
 column has no foreign key, which SQLite could not drop).
+
+The two covering indexes of `score` gain `post_id` as their last column: leaderboards leave
+private posts' scores out (`NOT IN` the private post ids), and still read only the index.
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+
+_SCORE_INDEXES = {
+    "ix_score_guild_time": ["guild_id", "finished_at", "user_id", "points", "solved"],
+    "ix_score_guild_member": ["guild_id", "user_id", "finished_at", "points", "solved"],
+}
 
 revision: str = "0004_learning"
 down_revision: str | Sequence[str] | None = "0003_server_banks"
@@ -73,9 +81,15 @@ def upgrade() -> None:
     op.create_index("ix_member_reminder_enabled", "member_reminder", ["enabled", "guild_id"])
     op.add_column("post", sa.Column("session_id", sa.Integer(), nullable=True))
     op.create_index("ix_post_session_id", "post", ["session_id"])
+    for name, columns in _SCORE_INDEXES.items():
+        op.drop_index(name, table_name="score")
+        op.create_index(name, "score", [*columns, "post_id"])
 
 
 def downgrade() -> None:
+    for name, columns in _SCORE_INDEXES.items():
+        op.drop_index(name, table_name="score")
+        op.create_index(name, "score", columns)
     op.drop_index("ix_post_session_id", table_name="post")
     op.drop_column("post", "session_id")
     op.drop_table("member_reminder")

@@ -1,0 +1,191 @@
+"""Private practice (/practice) and spaced review (/review): the service's part.
+
+A session's tasks are private posts (bot/store/sessions.py), so answering them is the usual
+answer path (`QuizService.answer`), which also rates the member's review cards. This module
+decides only what a session serves next and when it is over:
+
+- practice: the server's tasks matching the session's topic and difficulty
+  (`QuizService.catalog_for`), in the order `bot.quiz.practice.next_task` gives (unsolved
+  first, never twice in a session, random among equals);
+- review: the head of the member's due queue (most overdue first) whose task the server still
+  has and the session has not served yet.
+
+When nothing is left the session ends, with its summary (and, for a review, the member's queue
+as it now stands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.quiz import practice
+from bot.quiz.errors import NoMatchingTaskError
+from bot.quiz.tasks import Catalog, Difficulty, Task
+from bot.service_values import PostedTask
+from bot.store import PostInfo, SessionSummary, Store
+from bot.store.review_cards import DueSummary, StoredCard
+
+if TYPE_CHECKING:
+    from bot.service import QuizService
+
+PRACTICE = "practice"
+REVIEW = "review"
+REVIEW_QUEUE = 100
+"""Due cards read per review step: more than a member reviews in one sitting."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStep:
+    """What a session shows next: a task, or (`posted` None) its end."""
+
+    kind: str
+    """PRACTICE or REVIEW."""
+    session_id: int | None
+    """None only for a /review with nothing due (no session was started)."""
+    posted: PostedTask | None
+    number: int = 0
+    """The task's number in the session, from 1."""
+    summary: SessionSummary | None = None
+    """Set when the session has just ended."""
+    due: DueSummary | None = None
+    """Review: the member's due reviews (at the start, counting this task; at the end, what
+    is left)."""
+
+    @property
+    def ended(self) -> bool:
+        return self.posted is None
+
+
+def _due_in(cards: Sequence[StoredCard], catalog: Catalog) -> list[StoredCard]:
+    """The cards whose task the server still has (a deleted task's card is skipped)."""
+    return [card for card in cards if card.task_id in catalog.tasks]
+
+
+class PracticeSessions:
+    def __init__(self, service: QuizService) -> None:
+        self.service = service
+
+    @property
+    def _store(self) -> Store:
+        return self.service.store
+
+    def _posted(self, post: PostInfo) -> PostedTask:
+        return PostedTask(post, self.service.task_of(post))
+
+    def _candidates(self, guild_id: int, topic: str | None, difficulty: str | None) -> list[str]:
+        level = next((d for d in Difficulty if d.value == difficulty), None)
+        try:
+            tasks = self.service.catalog_for(guild_id).matching(topic, level)
+        except NoMatchingTaskError:
+            return []
+        return [task.id for task in tasks]
+
+    async def start_practice(
+        self,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        topic: str | None = None,
+        difficulty: Difficulty | None = None,
+    ) -> SessionStep:
+        """A new practice session (ending the member's open one) with its first task.
+        NoMatchingTaskError when the server has no such task."""
+        service = self.service
+        catalog = service.catalog_for(guild_id)
+        candidates = [task.id for task in catalog.matching(topic, difficulty)]
+        solved = await service.run_read(self._store.solved_tasks, guild_id, user_id)
+        task_id = practice.next_task(candidates, solved, (), service.rng)
+        assert task_id is not None  # `matching` never returns an empty list
+        post = await service.run_write(
+            self._store.open_session,
+            guild_id,
+            user_id,
+            PRACTICE,
+            channel_id,
+            catalog.get_or_raise(task_id),
+            service.clock(),
+            topic=topic,
+            difficulty=None if difficulty is None else difficulty.value,
+        )
+        return SessionStep(PRACTICE, post.session_id, self._posted(post), number=1)
+
+    async def start_review(self, guild_id: int, channel_id: int, user_id: int) -> SessionStep:
+        """A new review session with the most overdue task; with nothing due, no session,
+        and `due` says when the next review falls due."""
+        service = self.service
+        now = service.clock()
+        catalog = service.catalog_for(guild_id)
+        queue = await service.run_read(
+            self._store.review_queue, guild_id, user_id, now, REVIEW_QUEUE
+        )
+        due = _due_in(queue, catalog)
+        summary = await self.review_status(guild_id, user_id)
+        if not due:
+            return SessionStep(REVIEW, None, None, due=DueSummary(0, summary.next_due))
+        post = await service.run_write(
+            self._store.open_session,
+            guild_id,
+            user_id,
+            REVIEW,
+            channel_id,
+            catalog.get_or_raise(due[0].task_id),
+            now,
+        )
+        return SessionStep(
+            REVIEW,
+            post.session_id,
+            self._posted(post),
+            number=1,
+            due=DueSummary(len(due), summary.next_due),
+        )
+
+    async def next(
+        self, session_id: int, guild_id: int, channel_id: int, user_id: int
+    ) -> SessionStep:
+        """The session's next task (the Next button), or its end and summary. Raises
+        PrivatePostError (another member's session) or SessionExpiredError (it ended)."""
+        service = self.service
+        now = service.clock()
+        state = await service.run_read(
+            self._store.session_state, session_id, guild_id, user_id, now, queue=REVIEW_QUEUE
+        )
+        review = state.session.kind == REVIEW
+        catalog = service.catalog_for(guild_id)
+        task: Task | None = None
+        due_left: list[StoredCard] = []
+        if review:
+            due_left = [c for c in _due_in(state.due, catalog) if c.task_id not in state.served]
+            if due_left:
+                task = catalog.get_or_raise(due_left[0].task_id)
+        else:
+            session = state.session
+            candidates = self._candidates(guild_id, session.topic, session.difficulty)
+            task_id = practice.next_task(candidates, state.solved, state.served, service.rng)
+            if task_id is not None:
+                task = catalog.get_or_raise(task_id)
+        kind = state.session.kind
+        if task is None:
+            session, summary = await service.run_write(
+                self._store.end_session, session_id, guild_id, user_id, now
+            )
+            due = await self.review_status(guild_id, user_id) if review else None
+            return SessionStep(kind, session_id, None, summary=summary, due=due)
+        post = await service.run_write(
+            self._store.add_session_post, session_id, guild_id, user_id, channel_id, task, now
+        )
+        step_due = None
+        if review:
+            status = await self.review_status(guild_id, user_id)
+            step_due = DueSummary(len(due_left), status.next_due)
+        return SessionStep(
+            kind, session_id, self._posted(post), number=len(state.served) + 1, due=step_due
+        )
+
+    async def review_status(self, guild_id: int, user_id: int) -> DueSummary:
+        """How many of the member's reviews are due now, and when the next one falls due."""
+        service = self.service
+        return await service.run_read(
+            self._store.review_summary, guild_id, user_id, service.clock()
+        )

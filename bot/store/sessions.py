@@ -1,0 +1,215 @@
+"""Private practice and review sessions: their rows, their posts, their summary.
+
+A session's tasks are posts with `post.session_id` set (`posts.create_post`), so everything a
+post does (the attempt limit, hints, solutions, task versions) they do too; its current task is
+its latest post. Decides: a member has one open session per server (starting one ends the
+previous), which tasks a session served, which tasks a member solved in the server (public or
+private posts), and what the summary counts. Whether a member may click in a session is the
+rule `SessionInfo.check_member` (owner, and `rules.check_session_live`), checked here before a
+post is added and by the answer write path on every click.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Connection, Integer, Table, bindparam, func, select, true, update
+from sqlalchemy import cast as sql_cast
+
+from bot.quiz.errors import SessionExpiredError
+from bot.quiz.tasks import Task
+from bot.store import posts, review_cards
+from bot.store.learning_tables import PracticeSession
+from bot.store.periods import aware, from_utc_naive, to_utc_naive
+from bot.store.records import PostInfo, SessionInfo, SessionSummary
+from bot.store.tables import Post, Score
+
+_session = cast(Table, PracticeSession.__table__)
+_post = cast(Table, Post.__table__)
+_score = cast(Table, Score.__table__)
+
+_SESSION = select(_session).where(_session.c.id == bindparam("sid"))
+_END_OPEN = (
+    update(_session)
+    .where(
+        _session.c.guild_id == bindparam("g"),
+        _session.c.user_id == bindparam("u"),
+        _session.c.ended_at.is_(None),
+    )
+    .values(ended_at=bindparam("at"))
+)
+_END = (
+    update(_session)
+    .where(_session.c.id == bindparam("sid"), _session.c.ended_at.is_(None))
+    .values(ended_at=bindparam("at"))
+)
+_TOUCH = update(_session).where(_session.c.id == bindparam("sid")).values(
+    last_active_at=bindparam("at")
+)
+_SERVED = (
+    select(_post.c.task_id)
+    .where(_post.c.session_id == bindparam("sid"))
+    .order_by(_post.c.id)
+)
+_SOLVED = (
+    select(_post.c.task_id)
+    .select_from(_score.join(_post, _post.c.id == _score.c.post_id))
+    .where(
+        _score.c.guild_id == bindparam("guild_id"),
+        _score.c.user_id == bindparam("user_id"),
+        _score.c.solved == true(),
+    )
+    .distinct()
+)
+_session_posts = select(_post.c.id).where(_post.c.session_id == bindparam("sid"))
+_of_session = _score.c.post_id.in_(_session_posts)
+_SUMMARY = select(
+    select(func.count()).where(_post.c.session_id == bindparam("sid")).scalar_subquery(),
+    select(func.count()).where(_of_session).scalar_subquery(),
+    # A sum of booleans is not portable (PostgreSQL has none): count them as 0/1.
+    select(func.coalesce(func.sum(sql_cast(_score.c.solved, Integer)), 0))
+    .where(_of_session)
+    .scalar_subquery(),
+    select(func.coalesce(func.sum(sql_cast(_score.c.first_try, Integer)), 0))
+    .where(_of_session)
+    .scalar_subquery(),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """What choosing a session's next task needs, read at once."""
+
+    session: SessionInfo
+    served: tuple[str, ...]
+    """Task ids the session served, in order."""
+    solved: frozenset[str]
+    """Task ids the member solved in this server (public or private posts)."""
+    due: tuple[review_cards.StoredCard, ...] = ()
+    """A review session's due cards, the most overdue first (empty for practice)."""
+
+
+def _session_of(row: Any) -> SessionInfo:
+    return SessionInfo(
+        id=row.id,
+        guild_id=row.guild_id,
+        user_id=row.user_id,
+        kind=row.kind,
+        topic=row.topic,
+        difficulty=row.difficulty,
+        started_at=from_utc_naive(row.started_at),
+        last_active_at=from_utc_naive(row.last_active_at),
+        ended_at=aware(row.ended_at),
+    )
+
+
+def start_session(
+    conn: Connection,
+    guild_id: int,
+    user_id: int,
+    kind: str,
+    *,
+    topic: str | None,
+    difficulty: str | None,
+    now: datetime,
+) -> SessionInfo:
+    """A new open session of the member's, ending their previous open one in this server."""
+    at = to_utc_naive(now)
+    conn.execute(_END_OPEN, {"g": guild_id, "u": user_id, "at": at})
+    values = {
+        "guild_id": guild_id,
+        "user_id": user_id,
+        "kind": kind,
+        "topic": topic,
+        "difficulty": difficulty,
+        "started_at": at,
+        "last_active_at": at,
+        "ended_at": None,
+    }
+    session_id = conn.execute(_session.insert(), values).inserted_primary_key[0]  # type: ignore[index]
+    return _session_of(conn.execute(_SESSION, {"sid": session_id}).one())
+
+
+def get_session(conn: Connection, session_id: int) -> SessionInfo | None:
+    row = conn.execute(_SESSION, {"sid": session_id}).first()
+    return None if row is None else _session_of(row)
+
+
+def member_session(
+    conn: Connection, session_id: int, guild_id: int, user_id: int, now: datetime
+) -> SessionInfo:
+    """The session, if the member may click in it now (`SessionInfo.check_member`: raises
+    PrivatePostError or SessionExpiredError). A missing session, or one of another server,
+    has ended as far as this click goes (SessionExpiredError)."""
+    session = get_session(conn, session_id)
+    if session is None or session.guild_id != guild_id:
+        raise SessionExpiredError(idle=False, minutes=0)
+    session.check_member(user_id, now)
+    return session
+
+
+def served_tasks(conn: Connection, session_id: int) -> list[str]:
+    """The task ids the session served, in order."""
+    return list(conn.execute(_SERVED, {"sid": session_id}).scalars())
+
+
+def solved_tasks(conn: Connection, guild_id: int, user_id: int) -> set[str]:
+    """The tasks the member solved in this server, on public or private posts."""
+    params = {"guild_id": guild_id, "user_id": user_id}
+    return set(conn.execute(_SOLVED, params).scalars())
+
+
+def add_post(
+    conn: Connection, session: SessionInfo, channel_id: int, task: Task, now: datetime
+) -> PostInfo:
+    """The session's next task: a private post (no message), and the session touched."""
+    post = posts.create_post(
+        conn,
+        session.guild_id,
+        channel_id,
+        task,
+        session.user_id,
+        schedule_id=None,
+        closes_at=None,
+        now=now,
+        session_id=session.id,
+    )
+    touch(conn, session.id, now)
+    return post
+
+
+def touch(conn: Connection, session_id: int, now: datetime) -> None:
+    conn.execute(_TOUCH, {"sid": session_id, "at": to_utc_naive(now)})
+
+
+def end_session(conn: Connection, session_id: int, now: datetime) -> None:
+    conn.execute(_END, {"sid": session_id, "at": to_utc_naive(now)})
+
+
+def summary(conn: Connection, session_id: int) -> SessionSummary:
+    served, finished, solved, first_try = conn.execute(_SUMMARY, {"sid": session_id}).one()
+    return SessionSummary(int(served), int(finished), int(solved), int(first_try))
+
+
+def session_state(
+    conn: Connection,
+    session_id: int,
+    guild_id: int,
+    user_id: int,
+    now: datetime,
+    *,
+    queue: int,
+) -> SessionState:
+    """The session (if the member may click in it: `member_session`), what it served, what
+    the member solved and, for a review session, up to `queue` of their due cards."""
+    session = member_session(conn, session_id, guild_id, user_id, now)
+    review = session.kind == "review" and queue > 0
+    due = review_cards.due_queue(conn, guild_id, user_id, now, queue) if review else []
+    return SessionState(
+        session,
+        tuple(served_tasks(conn, session_id)),
+        frozenset(solved_tasks(conn, guild_id, user_id)),
+        tuple(due),
+    )

@@ -1,0 +1,95 @@
+"""/practice and /review through real discord.py objects: every response is private, nothing
+is sent to the channel, Next moves on, and clicks by others or after the idle limit are
+refused."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.clock import utcnow
+from bot.discord_ui.client import QuizBot
+from tests.discord_ui.conftest import Driver
+from tests.discord_ui.fakes import ALICE, BOB, EPHEMERAL, GUILD_ID, FakeDiscordHTTP, walk
+
+
+def custom_ids(message: dict[str, object]) -> list[str]:
+    components = walk(message.get("components") or [])  # type: ignore[arg-type]
+    return [c["custom_id"] for c in components if "custom_id" in c]
+
+
+async def test_practice_is_private_and_next_moves_on(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    payload = await driver.command("practice", topic="MLOps")
+    reply = fake.last_reply()
+    assert reply.flags & EPHEMERAL
+    assert "Private practice" in reply.text
+    message = fake.response_to(payload)
+    ids = custom_ids(message)
+    assert any(i.startswith("quiz:next:") for i in ids)
+    first_task = message["embeds"][0]["footer"]["text"]
+    assert "no leaderboard points" in first_task
+
+    # Answer it: the same outcome texts as a post, privately.
+    answer = next(i for i in ids if i.startswith("quiz:ans:"))
+    await driver.click(message, answer.replace(":", r"\:"))
+    assert fake.last_reply().flags & EPHEMERAL
+
+    await driver.click(message, r"quiz:next:\d+")
+    step = fake.last_reply()
+    assert step.flags & EPHEMERAL
+    assert "Practice task 2" in step.text
+    # Two MLOps tasks: the third Next ends the session with its summary.
+    second = fake.messages[fake.interaction_message[max(fake.interaction_message)]]
+    await driver.click(second, r"quiz:next:\d+")
+    assert "Practice session over" in fake.last_reply().text
+    assert fake.channel_posts == [] and fake.posts() == []  # nothing ever reached the channel
+    assert fake.edits() == []
+
+
+async def test_others_and_idle_clicks_are_refused(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    payload = await driver.command("practice", topic="MLOps")
+    message = fake.response_to(payload)
+    answer = next(i for i in custom_ids(message) if i.startswith("quiz:ans:"))
+    await driver.click(message, answer.replace(":", r"\:"), member=BOB)
+    refusal = fake.last_reply()
+    assert refusal.flags & EPHEMERAL
+    assert "another member's private practice" in refusal.text
+
+    later = utcnow() + timedelta(minutes=31)
+    bot.service.clock = lambda: later
+    await driver.click(message, answer.replace(":", r"\:"))
+    expired = fake.last_reply()
+    assert expired.flags & EPHEMERAL
+    assert expired.text == (
+        "This practice session ended after 30 minutes without activity. "
+        "/practice starts a new one."
+    )
+    await driver.click(message, r"quiz:next:\d+")
+    assert "ended after 30 minutes" in fake.last_reply().text
+    assert fake.channel_posts == []
+
+
+async def test_review_with_nothing_due_says_so(driver: Driver, fake: FakeDiscordHTTP) -> None:
+    await driver.command("review")
+    reply = fake.last_reply()
+    assert reply.flags & EPHEMERAL
+    assert reply.text.startswith("No reviews are due right now.")
+    assert fake.channel_posts == []
+
+
+async def test_review_tells_once_that_closed_dms_turned_reminders_off(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    store = bot.service.store
+    store.turn_reminder_on(GUILD_ID, ALICE.id, hour=7, timezone=None, default_hour=18)
+    store.reminder_dms_closed(GUILD_ID, ALICE.id, utcnow())
+    await driver.command("review")
+    first = fake.last_reply()
+    assert first.flags & EPHEMERAL
+    assert first.text.startswith("🔕 Your daily review reminders were turned off")
+    assert "No reviews are due right now." in first.text
+    await driver.command("review")
+    assert fake.last_reply().text.startswith("No reviews are due right now.")

@@ -1,0 +1,107 @@
+"""The learning loop in the real bot process: a missed public task comes back in /review,
+privately, and a right answer there schedules it days ahead; /practice never posts in the
+channel and never changes the leaderboard."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fakediscord import Driver
+
+from . import test_bot_e2e as base
+from .bot_helpers import (
+    ANSWERS,
+    QuizBotRunner,
+    click,
+    custom_ids,
+    find_custom_id,
+    is_ephemeral,
+    reply_of,
+    text_of,
+    wrong_option,
+)
+from .test_bot_e2e import MC1, World, post_quiz, started
+
+pytestmark = pytest.mark.e2e
+
+# The study group and the bot process of the main e2e module.
+world = base.world
+quizbot = base.quizbot
+
+
+async def test_a_missed_task_comes_back_in_review_and_a_right_answer_reschedules_it(
+    driver: Driver, world: World, quizbot: QuizBotRunner
+) -> None:
+    await started(quizbot, world)
+    post, post_id = await post_quiz(driver, quizbot, world, "quiz", MC1)
+    for _ in range(3):
+        miss = wrong_option(MC1)
+        reply = await reply_of(click(driver, post, f"quiz:ans:{post_id}:{miss}", user=world.bob))
+        assert is_ephemeral(reply)
+    public_before = len(driver.channel_messages(world.channels["quiz"]))
+
+    review = await reply_of(
+        driver.slash("review", user=world.bob, channel=world.channels["quiz"])
+    )
+    assert is_ephemeral(review), review
+    assert "1** review due" in text_of(review)
+    assert MC1 in text_of(review)  # the footer names the task
+    review_post = int(find_custom_id(review, "quiz:next:").rsplit(":", 1)[1])
+    assert review_post > 0
+    (right,) = ANSWERS[MC1]
+    answer_id = next(
+        c for c in custom_ids(review) if c.startswith("quiz:ans:") and c.endswith(f":{right}")
+    )
+    outcome = await reply_of(click(driver, review, answer_id, user=world.bob))
+    assert is_ephemeral(outcome) and "Right" in text_of(outcome)
+
+    ((due,),) = [
+        tuple(row)
+        for row in quizbot.query(
+            "SELECT due FROM review_card WHERE user_id = ? AND task_id = ?", world.bob.id, MC1
+        )
+    ]
+    assert datetime.fromisoformat(due).replace(tzinfo=UTC) >= datetime.now(UTC) + timedelta(
+        hours=23
+    )
+    end = await reply_of(
+        click(driver, review, find_custom_id(review, "quiz:next:"), user=world.bob)
+    )
+    assert is_ephemeral(end)
+    assert "Review session over" in text_of(end)
+    assert "Your next review falls due <t:" in text_of(end)
+    assert len(driver.channel_messages(world.channels["quiz"])) == public_before
+
+
+async def test_practice_posts_nothing_and_leaves_the_leaderboard_alone(
+    driver: Driver, world: World, quizbot: QuizBotRunner
+) -> None:
+    await started(quizbot, world)
+    channel = world.channels["quiz"]
+    start = await reply_of(driver.slash("practice", user=world.alice, channel=channel))
+    assert is_ephemeral(start), start
+    assert "Private practice" in text_of(start)
+    for _ in range(3):
+        buttons = [c for c in custom_ids(start) if c.startswith("quiz:ans:")]
+        if not buttons:  # a multi-blank task: skip to the next one
+            start = await reply_of(
+                click(driver, start, find_custom_id(start, "quiz:next:"), user=world.alice)
+            )
+            continue
+        task_id = text_of(start).rsplit(" ", 1)[-1]
+        right = ANSWERS.get(task_id, ("A",))[0]
+        choice = next((b for b in buttons if b.endswith(f":{right}")), buttons[0])
+        outcome = await reply_of(click(driver, start, choice, user=world.alice))
+        assert is_ephemeral(outcome)
+        start = await reply_of(
+            click(driver, start, find_custom_id(start, "quiz:next:"), user=world.alice)
+        )
+        assert is_ephemeral(start)
+    assert driver.channel_messages(channel) == []
+    (scores,) = quizbot.query("SELECT count(*) FROM score WHERE solved")
+    assert scores[0] >= 1  # the practice answers were recorded (and count in /stats)
+    board = await reply_of(driver.slash("leaderboard", user=world.alice, channel=channel))
+    assert "No points yet" in text_of(board)
+    # The public leaderboard reply is the only message the channel ever got.
+    assert [m["id"] for m in driver.channel_messages(channel)] == [board["id"]]

@@ -1,0 +1,222 @@
+"""Private practice and the review queue through the service and the real store: no
+leaderboard points (kept totals and their rebuild alike), /stats counts them, owner-only and
+idle-limited sessions, and the FSRS schedule of missed and reviewed tasks."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.clock import Period
+from bot.practice_sessions import SessionStep
+from bot.quiz.errors import NoMatchingTaskError, PrivatePostError, SessionExpiredError
+from bot.quiz.tasks import Catalog
+from bot.service import QuizService
+from bot.store import Store, make_engine
+from tests.factories import choice
+
+GUILD, CHANNEL = 1, 10
+ALICE, BOB = 101, 102
+START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+TASKS = [choice(f"t{n}", answer="A") for n in range(1, 4)]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def service(clock: Clock) -> AsyncIterator[QuizService]:
+    store = Store(make_engine("sqlite://"))
+    service = QuizService(
+        Catalog.of(TASKS), store, clock=clock, batch_window=0.001, rng=random.Random(3)
+    )
+    await service.start()
+    yield service
+    await service.close()
+
+
+def answer(service: QuizService, post_id: int, user: int, pick: str = "A"):  # type: ignore[no-untyped-def]
+    return service.answer(post_id, GUILD, user, f"user{user}", (pick,))
+
+
+async def board(service: QuizService) -> list[tuple[int, int]]:
+    result = await service.leaderboard(GUILD, Period.ALL, ALICE)
+    return [(row.user_id, row.points) for row in result.rows]
+
+
+async def practice_step(service: QuizService, user: int = ALICE) -> SessionStep:
+    return await service.sessions.start_practice(GUILD, CHANNEL, user)
+
+
+async def test_practice_never_changes_the_leaderboard_but_counts_in_stats(
+    service: QuizService,
+) -> None:
+    public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await answer(service, public.post.id, BOB)
+    before = await board(service)  # builds the kept totals
+    assert [user for user, _ in before] == [BOB]
+    stats_before = await service.stats(GUILD, ALICE)
+
+    step = await practice_step(service)
+    assert step.posted is not None and step.posted.post.private
+    while step.posted is not None:
+        reply = await answer(service, step.posted.post.id, ALICE)
+        assert reply.outcome.correct
+        assert step.session_id is not None
+        step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert step.summary is not None
+    assert (step.summary.served, step.summary.finished, step.summary.solved) == (3, 3, 3)
+    assert step.summary.first_try == 3
+
+    assert await board(service) == before
+    exact = service.store.leaderboard_exact(GUILD, Period.ALL, ZoneInfo("UTC"), START)
+    assert [(r.user_id, r.points) for r in exact.rows] == before
+    service.store.rebuild_totals(GUILD)
+    assert await board(service) == before
+    stats = await service.stats(GUILD, ALICE)
+    assert (stats.tried, stats.solved) == (stats_before.tried + 3, stats_before.solved + 3)
+
+
+async def test_practice_offers_unsolved_tasks_first(service: QuizService) -> None:
+    for task in TASKS[:2]:
+        public = await service.create_post(GUILD, CHANNEL, task, BOB)
+        await answer(service, public.post.id, ALICE)
+    step = await practice_step(service)
+    assert step.posted is not None and step.posted.task.id == "t3"
+
+
+async def test_private_posts_stay_out_of_the_channels_lists(service: QuizService) -> None:
+    public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    step = await practice_step(service)
+    assert step.posted is not None
+    latest = await service.latest_posted(GUILD, CHANNEL)
+    assert latest is not None and latest.post.id == public.post.id
+    found = await service.search_posts(GUILD, "t", 25)
+    assert [p.post.id for p in found] == [public.post.id]
+
+
+async def test_another_member_cannot_use_a_private_task(service: QuizService) -> None:
+    step = await practice_step(service)
+    assert step.posted is not None and step.session_id is not None
+    post_id = step.posted.post.id
+    with pytest.raises(PrivatePostError):
+        await answer(service, post_id, BOB)
+    with pytest.raises(PrivatePostError):
+        await service.hint(post_id, GUILD, BOB, "bob")
+    with pytest.raises(PrivatePostError):
+        await service.solution(post_id, GUILD, BOB, "bob", confirmed=True)
+    with pytest.raises(PrivatePostError):
+        await service.sessions.next(step.session_id, GUILD, CHANNEL, BOB)
+    assert (await service.progress(post_id, BOB)).attempts_used == 0
+    assert (await service.counts(post_id)).answered == 0
+    assert service.store.review_card(GUILD, BOB, step.posted.task.id) is None
+
+
+async def test_an_idle_session_refuses_clicks_and_records_nothing(
+    service: QuizService, clock: Clock
+) -> None:
+    step = await practice_step(service)
+    assert step.posted is not None and step.session_id is not None
+    clock.now += timedelta(minutes=29)
+    await answer(service, step.posted.post.id, ALICE, "B")  # a click keeps it alive
+    clock.now += timedelta(minutes=29)
+    await service.hint(step.posted.post.id, GUILD, ALICE, "alice")
+    clock.now += timedelta(minutes=30)
+    with pytest.raises(SessionExpiredError, match="after 30 minutes without activity"):
+        await answer(service, step.posted.post.id, ALICE)
+    with pytest.raises(SessionExpiredError):
+        await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    progress = await service.progress(step.posted.post.id, ALICE)
+    assert (progress.wrong_tries, progress.solved) == (1, False)
+
+
+async def test_a_new_session_ends_the_previous_one(service: QuizService) -> None:
+    first = await practice_step(service)
+    await practice_step(service)
+    assert first.posted is not None
+    with pytest.raises(SessionExpiredError, match=r"session ended\. /practice"):
+        await answer(service, first.posted.post.id, ALICE)
+
+
+async def test_no_matching_task(service: QuizService) -> None:
+    with pytest.raises(NoMatchingTaskError):
+        await service.sessions.start_practice(GUILD, CHANNEL, ALICE, "No such topic")
+
+
+async def test_a_missed_public_task_is_due_at_once_and_a_right_review_moves_it_a_day(
+    service: QuizService, clock: Clock
+) -> None:
+    nothing = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert nothing.posted is None and nothing.due is not None and nothing.due.due_now == 0
+
+    public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    for _ in range(3):
+        await answer(service, public.post.id, ALICE, "B")
+    card = service.store.review_card(GUILD, ALICE, "t1")
+    assert card is not None and card.due == START
+    assert (await service.review_status(GUILD, ALICE)).due_now == 1
+
+    clock.now += timedelta(minutes=5)
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.posted is not None and step.posted.task.id == "t1" and step.posted.post.private
+    assert step.due is not None and step.due.due_now == 1
+    await answer(service, step.posted.post.id, ALICE)
+    card = service.store.review_card(GUILD, ALICE, "t1")
+    assert card is not None and card.due >= clock.now + timedelta(days=1)
+
+    assert step.session_id is not None
+    end = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert end.posted is None and end.summary is not None and end.summary.solved == 1
+    assert end.due is not None and end.due.due_now == 0 and end.due.next_due == card.due
+
+
+async def test_two_finishes_of_a_task_on_one_local_day_rate_once(
+    service: QuizService, clock: Clock
+) -> None:
+    first = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await answer(service, first.post.id, ALICE)  # Good: due in 2 days
+    rated = service.store.review_card(GUILD, ALICE, "t1")
+    assert rated is not None and rated.due == START + timedelta(days=2)
+    clock.now += timedelta(hours=3)
+    second = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    for _ in range(3):
+        await answer(service, second.post.id, ALICE, "B")
+    assert service.store.review_card(GUILD, ALICE, "t1") == rated
+    clock.now += timedelta(days=1)  # another day: rated again (Again: due at once)
+    third = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
+    again = service.store.review_card(GUILD, ALICE, "t1")
+    assert again is not None and again.due == clock.now
+
+
+async def test_the_write_unit_rates_once_per_local_day_of_the_servers_zone(
+    service: QuizService, clock: Clock
+) -> None:
+    await service.update_guild_config(GUILD, timezone="America/New_York")
+    clock.now = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)  # 11:00 on the 10th in New York
+    first = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await answer(service, first.post.id, ALICE)
+    rated = service.store.review_card(GUILD, ALICE, "t1")
+    clock.now = datetime(2026, 3, 11, 2, 30, tzinfo=UTC)  # 22:30, still the 10th there
+    second = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await service.solution(second.post.id, GUILD, ALICE, "alice", confirmed=True)
+    assert service.store.review_card(GUILD, ALICE, "t1") == rated
+    clock.now = datetime(2026, 3, 11, 4, 30, tzinfo=UTC)  # 00:30 on the 11th there
+    third = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
+    again = service.store.review_card(GUILD, ALICE, "t1")
+    assert again is not None and again.due == clock.now
