@@ -282,7 +282,8 @@ async def test_stats_attach_a_picture_of_the_figures(driver: Driver, fake: FakeD
     (attachment,) = reply.data["attachments"]
     assert attachment["filename"] == "stats.png"
     assert "2 answers on 1 day." in attachment["description"]  # alt text
-    assert "MLOps: 0 of 1 on the first try." in attachment["description"]
+    # Solved after a miss: not on the first try, and due for review at once.
+    assert "MLOps: 0 of 1 on the first try, 1 due for review." in attachment["description"]
 
 
 async def test_stats_still_answer_in_text_when_the_picture_fails(
