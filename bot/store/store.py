@@ -25,7 +25,7 @@ from bot.quiz.engine import Progress
 from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Task
 from bot.store import answers, board_totals, faults, guild_config, leaderboard, posts, stats
-from bot.store.db import writer
+from bot.store.db import reader, writer
 from bot.store.periods import Period
 from bot.store.records import (
     Answered,
@@ -45,14 +45,18 @@ from bot.store.records import (
 class Store:
     """All database access. Thread-safe: each call checks out its own pooled connection.
 
-    Reads run in a deferred transaction (a consistent WAL snapshot, never blocked by writers);
-    writes run in `BEGIN IMMEDIATE`, so read-then-write units (grading) are serialised by
-    SQLite's write lock instead of failing with SQLITE_BUSY. Every unit of work turns a fault
-    of the database into a domain error (`read`, `write`): the one place that does.
+    Reads run in a deferred transaction (a consistent WAL snapshot, never blocked by writers;
+    REPEATABLE READ on PostgreSQL); writes run in `BEGIN IMMEDIATE`, so read-then-write units
+    (grading) are serialised by SQLite's write lock instead of failing with SQLITE_BUSY. On
+    PostgreSQL writers run side by side (READ COMMITTED), and the units that read then write
+    serialise on what they share with `dialect.lock` (a member's post, a server's totals).
+    Every unit of work turns a fault of the database into a domain error (`read`, `write`):
+    the one place that does.
     """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._reader = reader(engine)
         self._writer = writer(engine)
         # An in-memory engine has a single shared connection; interleaving two threads'
         # transactions on it would mix them, so units of work take turns.
@@ -69,7 +73,7 @@ class Store:
         with (
             faults.translated(self.engine.url, StoreAction.READ),
             self._serial,
-            self.engine.connect() as conn,
+            self._reader.connect() as conn,
             conn.begin(),
         ):
             yield conn

@@ -40,8 +40,8 @@ NOT_RECORDED_BUSY = (
     "The quiz database is busy; your answer was not recorded. Try again in a moment."
 )
 NOT_RECORDED_UNAVAILABLE = (
-    "The quiz database is unavailable right now; your answer was not recorded. "
-    "The bot's host has been told."
+    "The quiz database is unavailable; your answer was not recorded. "
+    "Try again in a minute; the bot's host has been told."
 )
 
 
@@ -239,7 +239,7 @@ def test_a_damaged_page_is_reported_once_without_a_traceback(
             damaged.progress(post.id, 1)
         # A read lost nothing, so its message names nothing.
         assert str(read_refused.value) == (
-            "The quiz database is unavailable right now. The bot's host has been told."
+            "The quiz database is unavailable. Try again in a minute; the bot's host has been told."
         )
         assert len(fault_records(caplog)) == 1
         assert damaged.get_post(post.id) == post  # the undamaged tables still read
