@@ -233,10 +233,9 @@ class ScheduleStore:
             "claimed_at": stamp,
         }
         with self.store.write() as conn:
-            result = conn.execute(_claim_statement(conn).values(claim))
-            if result.rowcount != 1:
+            run_id = conn.execute(_claim_statement(conn).values(claim)).scalar()
+            if run_id is None:
                 return None
-            run_id = result.inserted_primary_key[0]
             tasks = list(choose(self._history(conn, schedule.guild_id)))
             if not tasks:
                 # The scheduler checks for matching tasks before it claims: this is a bug.
@@ -281,10 +280,9 @@ class ScheduleStore:
             "error": _clip(reason),
         }
         with self.store.write() as conn:
-            result = conn.execute(_claim_statement(conn).values(skipped))
-            if result.rowcount != 1:
+            run_id = conn.execute(_claim_statement(conn).values(skipped)).scalar()
+            if run_id is None:
                 return None
-            run_id = result.inserted_primary_key[0]
             self._set_result(conn, schedule_id, local_date, f"skipped {local_date}: {reason}")
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
         return run_info(row)
@@ -399,4 +397,5 @@ __all__ = [
 def _claim_statement(conn: Connection) -> Any:
     """INSERT of a day's run that does nothing when the day is claimed already: the unique
     key on (schedule, local date) decides, on every engine and across processes."""
-    return dialect.insert_ignoring_conflicts(conn, _run, ("schedule_id", "local_date"))
+    statement = dialect.insert_ignoring_conflicts(conn, _run, ("schedule_id", "local_date"))
+    return statement.returning(_run.c.id)  # no row when the day was claimed already

@@ -132,9 +132,9 @@ def test_a_bug_in_sql_is_not_a_database_fault(
 
 
 def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
-    file_store: Store, caplog: pytest.LogCaptureFixture
+    sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = file_store
+    store = sqlite_file_store
     first, second = new_post(store), new_post(store)
     members = range(1, 301)
     store.answer_batch(
@@ -182,11 +182,11 @@ def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
 
 
 def test_a_read_only_database_refuses_writes_and_leaderboards_still_answer(
-    file_store: Store, caplog: pytest.LogCaptureFixture
+    sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
-    post = new_post(file_store)
-    file_store.answer_batch([request(post, m) for m in range(1, 4)], grade_task, NOW)
-    url = f"sqlite:///file:{database_of(file_store)}?mode=ro&uri=true"
+    post = new_post(sqlite_file_store)
+    sqlite_file_store.answer_batch([request(post, m) for m in range(1, 4)], grade_task, NOW)
+    url = f"sqlite:///file:{database_of(sqlite_file_store)}?mode=ro&uri=true"
     read_only = Store(make_engine(url, create=False))
     try:
         with pytest.raises(StoreUnavailableError) as refused:
@@ -219,11 +219,11 @@ def damaged_copy(store: Store, tmp_path: Path, table: str) -> str:
 
 
 def test_a_damaged_page_is_reported_once_without_a_traceback(
-    file_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sqlite_file_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    post = new_post(file_store)
-    file_store.answer(request(post, 1), grade_task, NOW)
-    damaged = Store(make_engine(damaged_copy(file_store, tmp_path, "attempt")))
+    post = new_post(sqlite_file_store)
+    sqlite_file_store.answer(request(post, 1), grade_task, NOW)
+    damaged = Store(make_engine(damaged_copy(sqlite_file_store, tmp_path, "attempt")))
     try:
         caplog.clear()
         with pytest.raises(StoreUnavailableError) as refused:
