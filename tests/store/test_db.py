@@ -12,6 +12,9 @@ from sqlalchemy import inspect, text
 from bot.settings import Settings
 from bot.store import DEFAULT_DATABASE_URL, Store, make_engine
 
+# About SQLite itself (its file, WAL mode, pragmas, write lock): not run on PostgreSQL.
+pytestmark = pytest.mark.sqlite_only
+
 
 def test_first_start_creates_the_data_directory_in_wal_mode(tmp_path: Path) -> None:
     path = tmp_path / "data" / "nested" / "quizbot.db"

@@ -75,6 +75,7 @@ def busy_store(tmp_path: Path) -> Iterator[Store]:
 # -- a lock held too long ---------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_held_write_lock_refuses_the_answer_as_busy_and_nothing_is_lost(
     busy_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -131,6 +132,7 @@ def test_a_bug_in_sql_is_not_a_database_fault(
 # -- a full disk ------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
     sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -181,6 +183,7 @@ def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
 # -- a read-only, damaged or vanished database ------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_read_only_database_refuses_writes_and_leaderboards_still_answer(
     sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -218,6 +221,7 @@ def damaged_copy(store: Store, tmp_path: Path, table: str) -> str:
     return f"sqlite:///{copy}"
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_damaged_page_is_reported_once_without_a_traceback(
     sqlite_file_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -248,6 +252,7 @@ def test_a_damaged_page_is_reported_once_without_a_traceback(
     assert_no_traceback(caplog)
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_vanished_database_folder_is_reported(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

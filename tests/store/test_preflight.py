@@ -18,6 +18,9 @@ from bot.store.preflight import check_database, database_problem
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 ROOT_WRITES_ANYWAY = "root ignores permission bits, so chmod cannot make a read-only database"
 
+# The start-up checks of an SQLite file: not run on PostgreSQL.
+pytestmark = pytest.mark.sqlite_only
+
 
 def refused(url: str) -> str:
     with pytest.raises(HostError) as caught:
