@@ -1,6 +1,7 @@
 """The PostgreSQL server stops and starts again while members answer: nothing acknowledged is
 lost, nothing refused is kept, members are told the database is unavailable (no traceback in
-the log), and the bot recovers by itself when the server is back.
+the log), and the bot recovers by itself when the server is back. And a server that cannot be
+reached at start-up is one line for the host (`preflight`).
 
 These stop the session's server (tests/pg_server.py), so they run on PostgreSQL only.
 """
@@ -15,10 +16,12 @@ from dataclasses import dataclass, field
 import pytest
 from sqlalchemy import text
 
+from bot.host_errors import HostError
 from bot.quiz.errors import StoreAction, StoreBusyError, StoreError, StoreUnavailableError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
+from bot.store.preflight import check_database
 from tests.factories import choice_task
 from tests.pg_server import PgServer
 
@@ -125,3 +128,25 @@ async def test_stopping_the_server_under_load_loses_nothing_acknowledged_and_rec
     faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.faults"]
     assert faults and all("was refused and stored nothing" in m for m in faults)
     assert any("cannot be reached" in m for m in faults)
+
+
+def test_an_unreachable_postgres_server_is_one_host_error() -> None:
+    from socket import socket
+
+    with socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"postgresql+psycopg://quizbot:secret@127.0.0.1:{port}/quizbot"
+    with pytest.raises(HostError) as caught:
+        check_database(url)
+    message = str(caught.value)
+    assert "cannot connect to the PostgreSQL database" in message
+    assert "secret" not in message and "DATABASE_URL" in message
+
+
+def test_a_reachable_postgres_database_passes(pg_server: PgServer) -> None:
+    url = pg_server.new_database()
+    try:
+        check_database(url)
+    finally:
+        pg_server.drop_database(url)
