@@ -20,6 +20,7 @@ existing server instead of starting one.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import os
@@ -234,7 +235,11 @@ def pg_server() -> Iterator[PgServer]:
         _unavailable(f"could not start a PostgreSQL server: {detail}")
         return
     assert server.data_dir is not None
+    root = server.data_dir.parent
+    # Also if the session ends without tearing down (an error in pytest itself).
+    atexit.register(stop_server, server, root)
     try:
         yield server
     finally:
-        stop_server(server, server.data_dir.parent)
+        stop_server(server, root)
+        atexit.unregister(stop_server)
