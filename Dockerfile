@@ -1,4 +1,6 @@
-# A slim image: the bot, its banks and nothing else. The SQLite file lives on the /data volume.
+# A slim image: the bot, its banks and nothing else. The SQLite file lives on the /data volume;
+# the PostgreSQL driver is installed too, so DATABASE_URL=postgresql+psycopg://… works as well
+# (compose.yaml runs it that way, in two sharded processes).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -17,7 +19,8 @@ RUN useradd --system --uid 10001 --no-create-home --home-dir /app quizbot \
 
 COPY pyproject.toml README.md ./
 COPY bot ./bot
-RUN pip install --no-cache-dir .
+# This folder's project with its postgres extra (the driver); versions come from pyproject.toml.
+RUN pip install --no-cache-dir './[postgres]'
 
 # Baked in; mount your own banks over /app/content to replace them.
 COPY content ./content

@@ -76,6 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub.add_parser(
         "upgrade", help="upgrade the schema to this quizbot's (an SQLite file is backed up first)"
     )
+    copy = db_sub.add_parser(
+        "copy",
+        help="copy a whole deployment into an empty database (e.g. SQLite to PostgreSQL), "
+        "then verify row counts and leaderboard totals",
+    )
+    copy.add_argument("source", metavar="SRC_URL", help="e.g. sqlite:///data/quizbot.db")
+    copy.add_argument(
+        "target", metavar="DST_URL", help="an empty database, e.g. postgresql+psycopg://…"
+    )
     return parser
 
 
@@ -159,6 +168,8 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
             err=sys.stderr,
         )
     if args.command == "db":
+        if args.db_command == "copy":
+            return _db_copy(args.source, args.target)
         if args.db_command == "upgrade":
             from bot.store.preflight import check_database
 
@@ -208,6 +219,24 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
             return None
 
     return PracticeSession(store, tasks, read, sys.stdout).run()
+
+
+def _db_copy(source: str, target: str) -> int:
+    from bot.store.copy import copy_database
+    from bot.store.db import check_url
+
+    for url in (source, target):
+        try:
+            check_url(url)
+        except ValueError as exc:
+            print(f"quizbot: {url!r}: {exc}", file=sys.stderr)
+            return 1
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    copy_database(source, target, say)
+    return 0
 
 
 def _db(command: str, url: str) -> int:

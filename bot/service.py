@@ -31,6 +31,12 @@ may post (/quiz and its autocomplete, /topics, /schedule add and the scheduler).
 are read from the database when the service starts (`load_server_banks`) and swapped in at once
 on upload or removal; an upload is checked in a worker process under a time limit
 (`upload_bank`), one at a time, so a hostile file never holds up the event loop.
+
+With several sharded processes on one database, the loaded banks stay process-local and still
+correct: a server's `/bank` commands, its /quiz and its daily quizzes all run in the one process
+that owns its shard (bot/sharding.py), which swaps an upload in at once; the others read it from
+the database when they start (e.g. after SHARD_COUNT changes, which restarts every process).
+The shipped banks are each process's own load of the shared CONTENT_DIR, reloaded by its watch.
 """
 
 from __future__ import annotations

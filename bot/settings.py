@@ -12,11 +12,12 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.host_errors import HostError, HostErrors
+from bot.sharding import ShardPlan
 from bot.store.db import (
     DEFAULT_DATABASE_URL,
     DEFAULT_SYNCHRONOUS,
@@ -50,6 +51,10 @@ FIXES: Final[dict[str, str]] = {
     "DISCORD_API_BASE": "leave it unset to use Discord itself (it is for tests), "
     "or give an http(s) URL such as http://127.0.0.1:8080/api/v10",
     "QUIZBOT_LOOP_LAG_PROBE": "use true or false",
+    "SHARD_COUNT": "use a whole number of shards, 1 or more, or leave it unset for one "
+    "process (see README.md, section 'Scaling out')",
+    "SHARD_IDS": "list this process's shards, e.g. 0,1 or 0-3, each below SHARD_COUNT, "
+    "with SHARD_COUNT set (see README.md, section 'Scaling out')",
 }
 
 
@@ -91,6 +96,10 @@ class Settings(BaseSettings):
     # Only for tests and benchmarks against an emulated Discord; production leaves it unset.
     discord_api_base: str | None = Field(default=None, validation_alias="DISCORD_API_BASE")
     loop_lag_probe: bool = Field(default=False, validation_alias="QUIZBOT_LOOP_LAG_PROBE")
+    # Sharded processes (README "Scaling out"): how many shards in all, and which this process
+    # runs. Unset: one process, as discord.py decides. Read through `shards`.
+    shard_count: int | None = Field(default=None, ge=1, validation_alias="SHARD_COUNT")
+    shard_ids: str | None = Field(default=None, validation_alias="SHARD_IDS")
 
     @field_validator("database_url")
     @classmethod
@@ -155,6 +164,25 @@ class Settings(BaseSettings):
         if not usable:
             raise ValueError(f"not an http(s) URL: {value!r}")
         return value
+
+    @field_validator("shard_count", "shard_ids", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        # `SHARD_IDS=` (e.g. an empty compose variable) means not set.
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _shard_ids(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None or "shard_count" not in info.data:
+            return value  # unset, or SHARD_COUNT is wrong (and reported) already
+        ShardPlan.parse(info.data["shard_count"], value)  # its ValueError is the message
+        return value
+
+    @cached_property
+    def shards(self) -> ShardPlan:
+        """This process's shards (bot/sharding.py); `ShardPlan.UNSHARDED` without settings."""
+        return ShardPlan.parse(self.shard_count, self.shard_ids)
 
     @cached_property
     def zone(self) -> ZoneInfo:

@@ -146,3 +146,43 @@ def test_content_watch_is_on_unless_turned_off() -> None:
     assert load(CONTENT_WATCH="false").content_watch is False
     (line,) = problems(CONTENT_WATCH="sometimes")
     assert line == "'sometimes' is not true or false (CONTENT_WATCH) — use true or false"
+
+
+def test_no_shard_settings_is_one_unsharded_process() -> None:
+    shards = load().shards
+    assert not shards.sharded
+    assert shards.client_options() == {}
+    assert not load(SHARD_COUNT="", SHARD_IDS=" ").shards.sharded  # empty is unset
+
+
+def test_shard_settings_load() -> None:
+    assert load(SHARD_COUNT="4", SHARD_IDS="0,2-3").shards.ids == (0, 2, 3)
+    everything = load(SHARD_COUNT="2").shards
+    assert (everything.count, everything.ids) == (2, (0, 1))
+    assert load(SHARD_COUNT="2", SHARD_IDS="1").shards.client_options() == {
+        "shard_count": 2,
+        "shard_ids": [1],
+    }
+
+
+@pytest.mark.parametrize(
+    ("env", "setting", "problem"),
+    [
+        ({"SHARD_IDS": "0"}, "SHARD_IDS", "SHARD_IDS is set but SHARD_COUNT is not"),
+        ({"SHARD_COUNT": "0"}, "SHARD_COUNT", "'0' is less than 1"),
+        ({"SHARD_COUNT": "two"}, "SHARD_COUNT", "'two' is not a whole number"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0-2"}, "SHARD_IDS", "shard 2 in '0-2' does not exist"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "1,1"}, "SHARD_IDS", "shard 1 appears twice"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "0..3"}, "SHARD_IDS", "not a list of shard numbers"),
+    ],
+)
+def test_a_bad_shard_setting_is_one_line(env: dict[str, str], setting: str, problem: str) -> None:
+    (line,) = problems(**env)
+    wrong, todo = line.split(f" ({setting}) — ")
+    assert problem in wrong
+    assert "Scaling out" in todo
+
+
+def test_a_bad_shard_count_is_reported_once_not_again_for_the_ids() -> None:
+    (line,) = problems(SHARD_COUNT="many", SHARD_IDS="0-3")
+    assert "(SHARD_COUNT)" in line

@@ -1,4 +1,10 @@
-"""The bot: a commands.Bot (for cogs/extensions) whose app commands do all the work.
+"""The bot: a commands.AutoShardedBot (for cogs/extensions) whose app commands do all the work.
+
+Always the sharded class, so one code path runs one process or many: with SHARD_COUNT and
+SHARD_IDS it runs exactly those shards (`ShardPlan.client_options`, bot/sharding.py); without
+them it passes no shard arguments and discord.py asks Discord how many shards to run (GET
+/gateway/bot: one, below 1,000 servers), all in this process. Which servers' daily quizzes
+this process posts is the scheduler's `shards` (the same plan).
 
 It owns the long-lived parts: the service, the live-count updater, the daily-quiz scheduler
 and the content reloader (a change under CONTENT_DIR, or SIGHUP, reloads the banks), which it
@@ -43,7 +49,7 @@ ACK_AFTER = 2.0
 after 3 s, and the deferral itself needs a round trip."""
 
 
-class QuizBot(commands.Bot):
+class QuizBot(commands.AutoShardedBot):
     scheduler: Scheduler
     """The daily quizzes' loop; built in `setup_hook`, before the cogs that use it load."""
 
@@ -65,6 +71,7 @@ class QuizBot(commands.Bot):
             intents=discord.Intents.default(),
             tree_cls=QuizTree,
             allowed_mentions=discord.AllowedMentions.none(),
+            **settings.shards.client_options(),  # type: ignore[arg-type]
         )
         self.settings = settings
         self.service = service
@@ -85,6 +92,7 @@ class QuizBot(commands.Bot):
             self.service,
             DiscordPoster(self),
             grace=timedelta(minutes=self.settings.schedule_grace_minutes),
+            shards=self.settings.shards,
         )
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
@@ -128,8 +136,15 @@ class QuizBot(commands.Bot):
         await self.content.stop()
 
     async def on_ready(self) -> None:
-        user = self.user
-        log.info("logged in as %s (id %s) in %d servers", user, user and user.id, len(self.guilds))
+        user, shards = self.user, self.settings.shards
+        runs = shards.describe() if shards.sharded else f"{self.shard_count} shard(s), all here"
+        log.info(
+            "logged in as %s (id %s) in %d servers (%s)",
+            user,
+            user and user.id,
+            len(self.guilds),
+            runs,
+        )
 
     async def close(self) -> None:
         # First: a tick in flight must not outlive the service it writes through.

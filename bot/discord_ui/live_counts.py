@@ -5,6 +5,10 @@ many answers a second. So each post gets at most one edit per `interval`: the fi
 after a quiet spell edits at once, later ones only mark the post dirty, and one task per post
 redraws it when the interval is up. The dirty mark is cleared before the counts are read, so an
 answer that lands during an edit always causes one more: the final state is always written.
+
+Process-local, and correct with several sharded processes: the counts themselves are read from
+the database at each redraw, and the answers to a post all reach the process that owns its
+server (bot/sharding.py), which is the one that bumps and redraws it.
 """
 
 from __future__ import annotations

@@ -51,7 +51,14 @@ async def post_task(
 
 
 class ChannelCooldowns:
-    """Per-channel posting cooldowns, in memory: losing them on restart costs nothing."""
+    """Per-channel posting cooldowns, in memory: losing them on restart costs nothing.
+
+    Process-local, and correct with several sharded processes: /quiz is a server command, and
+    Discord delivers a server's interactions only to the shard that owns it, which runs in one
+    process (bot/sharding.py), so every /quiz of a channel meets the same cooldowns. (Two
+    processes given the same shard by mistake could each let a post through within one
+    cooldown: a softer limit, never a double post of one command, whose first acknowledgement
+    wins.)"""
 
     _PRUNE_AT = 1024
 

@@ -23,6 +23,15 @@ tell whether the message went out, and we choose to lose that post rather than r
 twice: the run is retried with backoff while the day is within the grace window, then given
 up as `failed`, never re-sent blind. A day with nothing recorded is posted if at most
 `grace` late (a restart shortly after the time loses nothing) and recorded `skipped` if later.
+
+Several processes (sharding)
+----------------------------
+Each process looks only at the schedules of the servers its shards own (`shards`, the
+`ShardPlan.owns_guild` of bot/sharding.py, applied to the due schedules by Discord's formula:
+a server the gateway has not shown yet is still owned), and closes only their runs. A process
+that was down posts its servers' missed days when it is back, within the grace window, like a
+restart. Two processes that run the same shard by mistake both tick the same days: the claim
+(step 1) lets exactly one of them post each day.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from bot.quiz.tasks import Difficulty, Task
 from bot.schedule import rotation, summary, timing
 from bot.schedule.timing import Due, Slot
 from bot.service import PostedTask, QuizService
+from bot.sharding import ShardPlan
 from bot.store.schedules import RunInfo, ScheduleInfo, TaskPosts
 
 log = logging.getLogger(__name__)
@@ -96,8 +106,12 @@ class Scheduler:
         clock: Clock | None = None,
         sleep: Sleep = _real_sleep,
         max_sleep: float = MAX_SLEEP,
+        shards: ShardPlan = ShardPlan.UNSHARDED,
     ) -> None:
+        """`shards`: this process's shards; it posts and closes only the daily quizzes of the
+        servers they own (`ShardPlan.owns_guild`). Unsharded, that is every server."""
         self.service = service
+        self.shards = shards
         self.schedules = service.schedule_store()
         self.poster = poster
         self.grace = grace
@@ -200,7 +214,9 @@ class Scheduler:
             await self._close_due(now)
         except Exception:
             log.exception("closing daily posts failed")
-        schedules = await self._db(self.schedules.runnable)
+        schedules = [
+            s for s in await self._db(self.schedules.runnable) if self.shards.owns_guild(s.guild_id)
+        ]
         # Concurrently: a channel that is slow (rate limits) or broken delays nobody else.
         results = await asyncio.gather(*(self._guarded(s, now) for s in schedules))
         wake += [r for r in results if r is not None]
@@ -359,10 +375,20 @@ class Scheduler:
     async def _close_due(self, now: datetime) -> None:
         for run in await self._db(self.schedules.runs_to_close, now):
             try:
+                if not await self._owns_run(run):
+                    continue
                 await self._close_run(run, now)
             except Exception:
                 # Left open in the database; the next tick tries again.
                 log.exception("closing run %s of schedule %s failed", run.id, run.schedule_id)
+
+    async def _owns_run(self, run: RunInfo) -> bool:
+        """Whether this process closes the run: its server's shard is one of ours. (A removed
+        schedule's last run still closes: `get` finds removed schedules too.)"""
+        if not self.shards.sharded:
+            return True
+        schedule = await self._db(self.schedules.get, run.schedule_id)
+        return schedule is None or self.shards.owns_guild(schedule.guild_id)
 
     async def _close_run(self, run: RunInfo, now: datetime) -> None:
         # Close for answers first, so the result cannot change under the summary.

@@ -21,7 +21,18 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import ARRAY, BigInteger, ColumnElement, Connection, Table, bindparam, func, text
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    ColumnElement,
+    Connection,
+    Integer,
+    Table,
+    bindparam,
+    func,
+    select,
+    text,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
@@ -119,3 +130,24 @@ def lift_statement_timeout(conn: Connection) -> None:
     """No statement timeout for the rest of this transaction (a migration may take long)."""
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
+
+
+def advance_id_sequence(conn: Connection, table: Table) -> None:
+    """After rows were inserted with explicit ids (a copy), make the next generated id follow
+    the largest one. SQLite derives it from the rows itself; PostgreSQL's sequence must be
+    moved, or the next post would collide with a copied one."""
+    if conn.dialect.name != "postgresql":
+        return
+    key = list(table.primary_key.columns)
+    if len(key) != 1 or key[0].autoincrement is False or not isinstance(key[0].type, Integer):
+        return
+    column = key[0]
+    conn.execute(
+        select(
+            func.setval(
+                func.pg_get_serial_sequence(table.name, column.name),
+                func.coalesce(func.max(column), 1),
+                func.max(column).is_not(None),
+            )
+        ).select_from(table)
+    )

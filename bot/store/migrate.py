@@ -63,7 +63,7 @@ SETTING = "DATABASE_URL"
 
 def target_metadata() -> MetaData:
     """The models' metadata with every table registered (the store's modules import lazily)."""
-    from bot.store import schedule_tables, tables  # noqa: F401  (register the tables)
+    from bot.store import learning_tables, schedule_tables, tables  # noqa: F401  (register)
 
     return SQLModel.metadata
 

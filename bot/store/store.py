@@ -24,7 +24,16 @@ from sqlalchemy.pool import StaticPool
 from bot.quiz.engine import Progress
 from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Task
-from bot.store import answers, board_totals, faults, guild_config, leaderboard, posts, stats
+from bot.store import (
+    answers,
+    board_totals,
+    faults,
+    guild_config,
+    leaderboard,
+    posts,
+    review_cards,
+    stats,
+)
 from bot.store.db import reader, writer
 from bot.store.periods import Period
 from bot.store.records import (
@@ -312,6 +321,18 @@ class Store:
         guild_config.check_changes(changes)
         with self.write(StoreAction.CHANGE) as conn:
             return guild_config.update_guild_config(conn, guild_id, changes)
+
+    # -- review cards -------------------------------------------------------------------------
+
+    def review_queue(
+        self, guild_id: int, user_id: int, now: datetime, limit: int = 25
+    ) -> list[review_cards.StoredCard]:
+        with self.read() as conn:
+            return review_cards.due_queue(conn, guild_id, user_id, now, limit)
+
+    def review_summary(self, guild_id: int, user_id: int, now: datetime) -> review_cards.DueSummary:
+        with self.read() as conn:
+            return review_cards.due_summary(conn, guild_id, user_id, now)
 
 
 __all__ = ["Store"]

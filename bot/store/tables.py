@@ -115,6 +115,10 @@ class Post(SQLModel, table=True):
     )
     """The task as posted (`task_version`); None only for posts from before versions (0.1.0)
     whose task was not loaded when the service last pinned them (`Store.pin_unversioned`)."""
+    session_id: int | None = Field(default=None, index=True)
+    """The private practice or review session (`practice_session`) the post belongs to; None
+    for a post in a channel. No REFERENCES: SQLite can drop the column on a downgrade only
+    without one; the store writes it with the session it created or read in the same unit."""
 
 
 class Attempt(SQLModel, table=True):

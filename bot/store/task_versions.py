@@ -43,7 +43,9 @@ CACHE_SIZE = 512
 
 class VersionCache:
     """A bounded map from a version's hash to its Task, least recently used out first.
-    Thread-safe: the service's reader threads and its writer share it."""
+    Thread-safe: the service's reader threads and its writer share it. Process-local, and
+    correct with several processes on one database: versions are never changed and are named
+    by their content, so no process can hold a stale one."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size

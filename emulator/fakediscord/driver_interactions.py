@@ -289,7 +289,8 @@ class InteractionSending:
             raise RuntimeError("no bot session has identified with the emulator yet")
         self.server.interactions.add(record)
         record.dispatched_at = time.monotonic()
-        gateway.dispatch_json("INTERACTION_CREATE", payload_json)
+        if not gateway.dispatch_routed("INTERACTION_CREATE", payload_json, record.guild_id):
+            raise RuntimeError(f"no bot session runs the shard of guild {record.guild_id}")
         return record
 
     def _registered(self, name: str, channel: Channel, command_type: int) -> JSON:

@@ -116,6 +116,12 @@ class Session:
         shard_id, count = self.shard
         return (guild_id >> 22) % count == shard_id
 
+    def receives(self, guild_id: int | None) -> bool:
+        """Discord's routing: a server's events go to its shard, DMs to shard 0 only."""
+        if guild_id is not None:
+            return self.owns_guild(guild_id)
+        return not self.shard or self.shard[0] == 0
+
 
 class Gateway:
     def __init__(
@@ -151,9 +157,12 @@ class Gateway:
             return
         text = dumps(data)
         redacted_text: str | None = None
+        guild_id = data.get("guild_id")
         for session in self.active:
             if intent and not session.intents & intent:
                 continue
+            if guild_id is not None and not session.owns_guild(int(guild_id)):
+                continue  # a server's events reach only the shard that owns it
             if redacted is not None and not session.intents & MESSAGE_CONTENT:
                 if redacted_text is None:
                     redacted_text = dumps(redacted)
@@ -161,11 +170,16 @@ class Gateway:
             else:
                 session.dispatch(event, text)
 
-    def dispatch_json(self, event: str, data_json: str) -> int:
-        """Hot path: an already-serialized payload to every session. Returns the fan-out."""
+    def dispatch_routed(self, event: str, data_json: str, guild_id: int | None) -> int:
+        """Hot path: an already-serialized payload to the sessions Discord routes it to: the
+        server's shard, or shard 0 for a DM (an unsharded session gets everything).
+        Returns the fan-out."""
+        sent = 0
         for session in self.active:
-            session.dispatch(event, data_json)
-        return len(self.active)
+            if session.receives(guild_id):
+                session.dispatch(event, data_json)
+                sent += 1
+        return sent
 
     def dispatch_guild(self, guild_id: int, event: str, data: JSON, intent: int = 0) -> None:
         text = dumps(data)

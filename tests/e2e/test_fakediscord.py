@@ -510,3 +510,24 @@ async def test_spliced_interaction_json_matches_the_recorded_payload(
     assert frame["d"]["member"]["permissions"] == str(world.guild.roles[world.guild.id].permissions)
     with pytest.raises(ValueError, match="no component"):
         driver.click_button(panel, "nope", user=world.alice)
+
+
+async def test_interactions_reach_only_the_shard_that_owns_the_guild(
+    emulator: DiscordEmulator, driver: Driver, world: World
+) -> None:
+    """Discord's routing, which a sharded bot relies on: one guild, one shard, one handler."""
+    shards = [Session(f"shard-{n}", intents=0, shard=[n, 2]) for n in range(2)]
+    emulator.gateway.active.extend(shards)
+    owner = (world.guild.id >> 22) % 2
+    panel = driver.add_bot_message(world.general, "Ready?", components=BUTTON_ROW)
+    before = [len(s.replay) for s in shards]
+
+    driver.click_button(panel, "answer", user=world.alice)
+
+    got = [
+        [json.loads(text)["t"] for _, text in list(s.replay)[n:]]
+        for s, n in zip(shards, before, strict=True)
+    ]
+    assert got[owner] == ["INTERACTION_CREATE"]
+    assert got[1 - owner] == []
+    assert shards[0].receives(None) and not shards[1].receives(None)  # DMs: shard 0 only

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
@@ -21,6 +22,7 @@ from bot.quiz.errors import PostClosedError
 from bot.quiz.tasks import Catalog, Task
 from bot.schedule.runner import PosterError, Scheduler
 from bot.service import PostedTask, QuizService
+from bot.sharding import ShardPlan
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import ScheduleInfo
 from tests.factories import choice_task, note
@@ -73,6 +75,8 @@ class RecordingPoster:
     """"before_send" or "after_send": die while posting."""
     unreadable: set[int] = field(default_factory=set)
     raise_unexpected: set[int] = field(default_factory=set)
+    closing: list[int] = field(default_factory=list)
+    """The post ids `close` was asked to edit, in order."""
     _next_id: int = 1000
 
     def _check(self, channel_id: int) -> None:
@@ -107,6 +111,7 @@ class RecordingPoster:
         self.by_id(message_id).thread = (name, text)
 
     async def close(self, posted: PostedTask, *, content: str) -> None:
+        self.closing.append(posted.post.id)
         assert posted.post.closed_at is not None, "closed in the database before the edit"
         assert posted.post.message_id is not None
         self.by_id(posted.post.message_id).closed_content = content
@@ -131,6 +136,7 @@ class Process:
         grace: timedelta = timedelta(hours=2),
         bank: list[Task] = BANK,
         max_sleep: float = 6 * 3600,
+        shards: ShardPlan = ShardPlan.UNSHARDED,
     ) -> None:
         self.engine = make_engine(url)
         self.store = Store(self.engine)
@@ -143,6 +149,7 @@ class Process:
             clock=clock,
             sleep=self._sleep,
             max_sleep=max_sleep,
+            shards=shards,
         )
         self.schedules = self.scheduler.schedules
         self.until: datetime | None = None
@@ -167,10 +174,11 @@ class Process:
         local_time: str = "09:00",
         timezone: str = "Europe/Berlin",
         channel_id: int = CHANNEL,
+        guild_id: int = GUILD,
         **kwargs: object,
     ) -> ScheduleInfo:
         return self.schedules.add(
-            guild_id=GUILD,
+            guild_id=guild_id,
             channel_id=channel_id,
             local_time=local_time,
             timezone=timezone,
@@ -211,7 +219,9 @@ async def start(
     opened: list[Process] = []
 
     def open_process(**kwargs: object) -> Process:
-        process = Process(url, clock, poster, **kwargs)  # type: ignore[arg-type]
+        """`poster=` gives the process its own channels' recorder (default: the shared one)."""
+        own = kwargs.pop("poster", poster)
+        process = Process(url, clock, own, **kwargs)  # type: ignore[arg-type]
         opened.append(process)
         return process
 
@@ -739,3 +749,126 @@ async def test_wake_interrupts_the_sleep(start: Callable[..., Process], clock: F
     bot.scheduler.wake()
     await asyncio.wait_for(woke.wait(), timeout=2)
     await bot.scheduler.stop()
+
+
+# -- several processes (sharding) -----------------------------------------------------------------
+
+SHARD_1_GUILD = 1 << 22
+"""On shard 1 of 2 by Discord's formula; GUILD (1) is on shard 0."""
+SHARD_0, SHARD_1 = ShardPlan.parse(2, "0"), ShardPlan.parse(2, "1")
+
+
+async def test_two_schedulers_that_claim_the_same_shard_by_mistake_post_once(
+    start: Callable[..., Process], clock: FakeClock
+) -> None:
+    """Both processes run shard 0 and tick the same slot at the same moment: the database's
+    claim, not the ownership check, is what keeps the day to one post."""
+    posters = [RecordingPoster(clock), RecordingPoster(clock)]
+    first, second = (start(shards=SHARD_0, poster=p) for p in posters)
+    schedule = first.add()
+    # Both reach the claim before either has claimed: each read of the day finds nothing.
+    arrived = threading.Barrier(2, timeout=10)
+    claimed: list[object] = []
+    for process in (first, second):
+        real = process.schedules.claim
+
+        def racing(*args: object, _real: Callable[..., object] = real, **kwargs: object) -> object:
+            arrived.wait()
+            run = _real(*args, **kwargs)
+            claimed.append(run)
+            return run
+
+        process.schedules.claim = racing  # type: ignore[method-assign]
+
+    clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)  # 09:00 in Berlin
+    await asyncio.gather(first.scheduler.tick(), second.scheduler.tick())
+    for _ in range(3):  # and both keep ticking through the day
+        clock.advance(minutes=20)
+        await asyncio.gather(first.scheduler.tick(), second.scheduler.tick())
+
+    assert len(claimed) == 2 and sum(run is not None for run in claimed) == 1
+    sent = posters[0].messages + posters[1].messages
+    assert [m.sent_at for m in sent] == [datetime(2025, 3, 2, 8, tzinfo=UTC)]
+    run = first.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None and run.status == "posted"
+
+
+async def test_a_scheduler_for_shard_1_never_posts_a_shard_0_guilds_quiz(
+    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+) -> None:
+    shard_1 = start(shards=SHARD_1)
+    theirs = shard_1.add(guild_id=GUILD, channel_id=CHANNEL)
+    ours = shard_1.add(guild_id=SHARD_1_GUILD, channel_id=OTHER_CHANNEL)
+
+    await shard_1.run_until(datetime(2025, 3, 5, 12, tzinfo=UTC))
+
+    assert poster.in_channel(CHANNEL) == []
+    assert len(poster.in_channel(OTHER_CHANNEL)) == 4  # 2 to 5 March
+    # Not even a skipped day: the owner is free to post it when it comes.
+    assert shard_1.schedules.run(theirs.id, date(2025, 3, 2)) is None
+    assert shard_1.schedule(theirs.id).last_result is None
+    assert shard_1.schedule(ours.id).last_result == "posted 2025-03-05: 1 task"
+
+
+@pytest.mark.parametrize(
+    ("back_at", "posted"),
+    [
+        (datetime(2025, 3, 2, 9, 30, tzinfo=UTC), True),
+        (datetime(2025, 3, 2, 10, 1, tzinfo=UTC), False),
+    ],
+    ids=["within-grace", "beyond-grace"],
+)
+async def test_a_shard_process_that_was_down_posts_its_servers_quiz_when_back_within_grace(
+    start: Callable[..., Process],
+    clock: FakeClock,
+    poster: RecordingPoster,
+    back_at: datetime,
+    posted: bool,
+) -> None:
+    shard_0 = start(shards=SHARD_0)
+    shard_1 = start(shards=SHARD_1)
+    down = shard_0.add(guild_id=GUILD, channel_id=CHANNEL)
+    shard_1.add(guild_id=SHARD_1_GUILD, channel_id=OTHER_CHANNEL)
+    await shard_0.run_until(datetime(2025, 3, 2, 7, tzinfo=UTC))
+    await shard_0.close()  # shard 0's process dies an hour before its server's 09:00
+
+    await shard_1.run_until(back_at)  # the other shard carries on, and leaves it alone
+    assert [m.sent_at for m in poster.in_channel(OTHER_CHANNEL)] == [
+        datetime(2025, 3, 2, 8, tzinfo=UTC)
+    ]
+    assert poster.in_channel(CHANNEL) == []
+
+    back = start(shards=SHARD_0)
+    await back.scheduler.tick()
+    run = back.schedules.run(down.id, date(2025, 3, 2))
+    assert run is not None
+    if posted:
+        assert [m.sent_at for m in poster.in_channel(CHANNEL)] == [back_at]
+        assert run.status == "posted"
+    else:
+        assert poster.in_channel(CHANNEL) == []
+        assert run.status == "skipped"
+    await back.run_until(datetime(2025, 3, 3, 12, tzinfo=UTC))
+    assert poster.in_channel(CHANNEL)[-1].sent_at == datetime(2025, 3, 3, 8, tzinfo=UTC)
+    assert len(poster.in_channel(OTHER_CHANNEL)) == 1  # shard 1's days are shard 1's to post
+
+
+async def test_each_shard_closes_only_its_own_servers_posts(
+    start: Callable[..., Process], clock: FakeClock
+) -> None:
+    posters = {0: RecordingPoster(clock), 1: RecordingPoster(clock)}
+    shard_0 = start(shards=SHARD_0, poster=posters[0])
+    shard_1 = start(shards=SHARD_1, poster=posters[1])
+    shard_0.add(guild_id=GUILD, channel_id=CHANNEL)
+    shard_1.add(guild_id=SHARD_1_GUILD, channel_id=OTHER_CHANNEL)
+    for day in (2, 3):
+        clock.now = datetime(2025, 3, day, 8, 0, 5, tzinfo=UTC)
+        await asyncio.gather(shard_0.scheduler.tick(), shard_1.scheduler.tick())
+
+    for shard, channel in ((0, CHANNEL), (1, OTHER_CHANNEL)):
+        sent = posters[shard].messages
+        assert [m.channel_id for m in sent] == [channel, channel]
+        # 2 March's post, closed by its own shard, and only by it.
+        assert posters[shard].closing == [sent[0].post_id]
+        assert sent[0].closed_content is not None
+        assert sent[1].closed_content is None

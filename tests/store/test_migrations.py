@@ -119,6 +119,8 @@ def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
     assert after.pop("alembic_version") == 1
     assert after.pop("task_version") == 0  # 0002: versions come when the service pins posts
     assert after.pop("server_bank") == 0  # 0003: banks come from /bank upload
+    for table in ("practice_session", "review_card", "member_reminder"):
+        assert after.pop(table) == 0, table  # 0004: the learning loop starts empty
     assert after == before
     (backup,) = old_db.parent.glob("quizbot.db.backup-*")
     assert re.fullmatch(r"quizbot\.db\.backup-\d{8}T\d{6}Z", backup.name)

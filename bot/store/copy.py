@@ -1,0 +1,196 @@
+"""`quizbot db copy`: move a whole deployment into another, empty database (SQLite to
+PostgreSQL), and prove nothing was lost.
+
+Every table of the schema is copied, in foreign-key order, by streaming the source in batches
+into ONE transaction on the target: a copy that fails (a full disk, a dropped connection, a
+constraint) leaves the target as empty as it was, so it can simply be run again. Both databases
+must be at this quizbot's schema head, so the rows mean the same on both sides. At the end the
+copy is checked from fresh reads: every table's row count, and every member's leaderboard totals
+(recomputed from `score`, and as kept in `member_total`), must be equal on both sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, func, inspect, select
+
+from bot.host_errors import HostError
+from bot.store import dialect
+from bot.store.db import make_engine, writer
+from bot.store.migrate import current_state, sqlite_file, target_metadata, upgrade_database
+from bot.store.tables import MemberTotal, Score
+
+BATCH_ROWS = 5000
+"""Rows per read from the source and per insert into the target."""
+
+PROGRESS_EVERY = 100_000
+"""A progress line at least this often (in rows) within one big table."""
+
+SOURCE, TARGET = "SRC_URL", "DST_URL"
+
+
+class CopyError(HostError):
+    """The copy cannot start (a source behind the head, a target that is not empty) or did
+    not verify. Nothing of the source was changed. `setting` names the side at fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class CopyReport:
+    rows: dict[str, int]
+    """Rows copied per table (every table of the schema, 0 included)."""
+    members_checked: int
+    """Members whose leaderboard totals were compared."""
+
+    @property
+    def total_rows(self) -> int:
+        return sum(self.rows.values())
+
+
+Say = Callable[[str], None]
+
+
+def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS) -> CopyReport:
+    """Copy every row of `src_url` into the empty `dst_url`, then verify; see the module
+    docstring. Raises CopyError for a source or target it must not touch."""
+    file = sqlite_file(src_url)
+    if file is not None and not file.is_file():
+        # Opening it would create an empty one.
+        raise CopyError(SOURCE, f"there is no database at {file}", "check SRC_URL")
+    source = make_engine(src_url, create=False)
+    target = make_engine(dst_url, create=False)
+    try:
+        _check_source(source, src_url)
+        _check_target_empty(target, dst_url)
+        result = upgrade_database(target, backup=False)
+        if result.created:
+            say(f"created the schema at revision {result.after} in the target")
+        rows = _copy_rows(source, target, say, batch)
+        members = _verify(source, target, rows)
+    finally:
+        source.dispose()
+        target.dispose()
+    say(
+        f"verified: {len(rows)} tables and {sum(rows.values()):,} rows equal on both sides, "
+        f"and the leaderboard totals of {members:,} members"
+    )
+    return CopyReport(rows, members)
+
+
+def _tables() -> list[Table]:
+    return list(target_metadata().sorted_tables)
+
+
+def _check_source(source: Engine, url: str) -> None:
+    state = current_state(source)
+    if state.empty:
+        raise CopyError(SOURCE, f"the source {_shown(source)} is empty", "check SRC_URL")
+    if not state.is_head:
+        raise CopyError(
+            SOURCE,
+            f"the source {_shown(source)} is at schema revision {state.revision or '0.1.0'}, "
+            f"not this quizbot's {state.head}",
+            f"upgrade it first: DATABASE_URL='{url}' quizbot db upgrade",
+        )
+
+
+def _check_target_empty(target: Engine, url: str) -> None:
+    """Empty: no tables at all, or this schema's tables at the head without a single row (as
+    `quizbot db upgrade` leaves a new database). Anything else is someone's data."""
+    state = current_state(target)
+    if state.empty:
+        return
+    known = {table.name for table in _tables()}
+    if state.revision != state.head or not state.tables <= known:
+        strangers = sorted(state.tables - known)
+        what = f"tables {', '.join(strangers[:5])}" if strangers else "another schema revision"
+        raise CopyError(
+            TARGET,
+            f"the target {_shown(target)} is not empty ({what})",
+            "copy into a new, empty database (createdb), never over an existing one",
+        )
+    with target.connect() as conn:
+        for table in _tables():
+            count = _count(conn, table)
+            if count:
+                raise CopyError(
+                    TARGET,
+                    f"the target {_shown(target)} is not empty ({table.name} has {count:,} rows)",
+                    "copy into a new, empty database (createdb), never over an existing one",
+                )
+
+
+def _copy_rows(source: Engine, target: Engine, say: Say, batch: int) -> dict[str, int]:
+    rows: dict[str, int] = {}
+    with source.connect() as read, writer(target).begin() as write:
+        for table in _tables():
+            total = _count(read, table)
+            copied = 0
+            shown = 0
+            order = list(table.primary_key.columns) or list(table.columns)
+            result = read.execution_options(yield_per=batch).execute(select(table).order_by(*order))
+            for chunk in result.partitions():
+                write.execute(table.insert(), [row._asdict() for row in chunk])
+                copied += len(chunk)
+                if copied - shown >= PROGRESS_EVERY and copied < total:
+                    say(f"  {table.name}: {copied:,} of {total:,} rows")
+                    shown = copied
+            dialect.advance_id_sequence(write, table)
+            rows[table.name] = copied
+            say(f"{table.name}: {copied:,} rows")
+    return rows
+
+
+def _verify(source: Engine, target: Engine, copied: dict[str, int]) -> int:
+    with source.connect() as src, target.connect() as dst:
+        for table in _tables():
+            before, after = _count(src, table), _count(dst, table)
+            if not before == after == copied[table.name]:
+                raise CopyError(
+                    TARGET,
+                    f"{table.name} has {before:,} rows in the source but {after:,} in the target",
+                    "the target is incomplete: drop it and run the copy again",
+                )
+        totals = _totals(src)
+        if _totals(dst) != totals:
+            raise CopyError(
+                TARGET,
+                "the leaderboard totals differ between the source and the target",
+                "the target is incomplete: drop it and run the copy again",
+            )
+    return len(totals)
+
+
+def _totals(conn: Connection) -> dict[tuple[int, int], tuple[Any, ...]]:
+    """Every member's (points, solved) summed from `score`, and as `member_total` keeps them."""
+    score = Score.__table__
+    kept = MemberTotal.__table__
+    summed = conn.execute(
+        select(
+            score.c.guild_id,
+            score.c.user_id,
+            func.sum(score.c.points),
+            func.count().filter(score.c.solved.is_(True)),
+        ).group_by(score.c.guild_id, score.c.user_id)
+    )
+    totals: dict[tuple[int, int], tuple[Any, ...]] = {
+        (g, u): (int(points), int(solved), None, None) for g, u, points, solved in summed
+    }
+    for g, u, points, solved in conn.execute(
+        select(kept.c.guild_id, kept.c.user_id, kept.c.points, kept.c.solved)
+    ):
+        summed_points, summed_solved, _, _ = totals.get((g, u), (0, 0, None, None))
+        totals[(g, u)] = (summed_points, summed_solved, points, solved)
+    return totals
+
+
+def _count(conn: Connection, table: Table) -> int:
+    if not inspect(conn).has_table(table.name):
+        return 0
+    return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def _shown(engine: Engine) -> str:
+    return engine.url.render_as_string(hide_password=True)

@@ -1,0 +1,127 @@
+"""FSRS review cards as rows: read the queue, read and save cards.
+
+What a rating does to a card is decided above the store (FSRS itself); this module only moves
+cards in and out of `review_card`, with aware UTC datetimes outside (FSRS requires them) and the
+naive storage form inside. Both queue reads are range reads of `ix_review_card_due`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Connection, Table, func, select
+
+from bot.store import dialect
+from bot.store.learning_tables import ReviewCard
+from bot.store.periods import aware, from_utc_naive, to_utc_naive
+
+_card = cast(Table, ReviewCard.__table__)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCard:
+    """One member's card for one task: fsrs.Card's fields, datetimes aware UTC."""
+
+    guild_id: int
+    user_id: int
+    task_id: str
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class DueSummary:
+    """How many of a member's cards are due now, and when the next one falls due."""
+
+    due_now: int
+    next_due: datetime | None
+    """The earliest due time after now; None when no card is waiting."""
+
+
+def _card_of(row: Any) -> StoredCard:
+    return StoredCard(
+        guild_id=row.guild_id,
+        user_id=row.user_id,
+        task_id=row.task_id,
+        state=row.state,
+        step=row.step,
+        stability=row.stability,
+        difficulty=row.difficulty,
+        due=from_utc_naive(row.due),
+        last_review=aware(row.last_review),
+    )
+
+
+def _member(guild_id: int, user_id: int) -> tuple[Any, ...]:
+    return (_card.c.guild_id == guild_id, _card.c.user_id == user_id)
+
+
+def due_queue(
+    conn: Connection, guild_id: int, user_id: int, now: datetime, limit: int
+) -> list[StoredCard]:
+    """The member's due cards, the most overdue first (ties by task id, so the order is
+    stable)."""
+    rows = conn.execute(
+        select(_card)
+        .where(*_member(guild_id, user_id), _card.c.due <= to_utc_naive(now))
+        .order_by(_card.c.due, _card.c.task_id)
+        .limit(limit)
+    )
+    return [_card_of(row) for row in rows]
+
+
+def due_summary(conn: Connection, guild_id: int, user_id: int, now: datetime) -> DueSummary:
+    at = to_utc_naive(now)
+    due_now = conn.execute(
+        select(func.count()).where(*_member(guild_id, user_id), _card.c.due <= at)
+    ).scalar_one()
+    next_due = conn.execute(
+        select(func.min(_card.c.due)).where(*_member(guild_id, user_id), _card.c.due > at)
+    ).scalar_one()
+    return DueSummary(due_now, aware(next_due))
+
+
+def load_cards(
+    conn: Connection, guild_id: int, user_ids: Iterable[int], task_ids: Iterable[str]
+) -> dict[tuple[int, str], StoredCard]:
+    """The existing cards of these members for these tasks, by (user id, task id)."""
+    users, tasks = sorted(set(user_ids)), sorted(set(task_ids))
+    if not users or not tasks:
+        return {}
+    rows = conn.execute(
+        select(_card).where(
+            _card.c.guild_id == guild_id,
+            _card.c.user_id.in_(users),
+            _card.c.task_id.in_(tasks),
+        )
+    )
+    cards = (_card_of(row) for row in rows)
+    return {(card.user_id, card.task_id): card for card in cards}
+
+
+def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
+    """Insert or replace these cards (one statement)."""
+    if not cards:
+        return
+    rows = [
+        {
+            "guild_id": card.guild_id,
+            "user_id": card.user_id,
+            "task_id": card.task_id,
+            "state": card.state,
+            "step": card.step,
+            "stability": card.stability,
+            "difficulty": card.difficulty,
+            "due": to_utc_naive(card.due),
+            "last_review": None if card.last_review is None else to_utc_naive(card.last_review),
+        }
+        for card in cards
+    ]
+    conn.execute(dialect.upsert(conn, _card, ("guild_id", "user_id", "task_id")), rows)

@@ -1,0 +1,159 @@
+"""`quizbot db copy`: a played deployment moves whole into an empty database, keeps working
+there, and a target with anything in it is refused untouched."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, text
+
+from bot.cli import main
+from bot.content import load_banks
+from bot.quiz.engine import Status
+from bot.service import QuizService
+from bot.store import Store, make_engine
+from bot.store.copy import CopyError, copy_database
+from bot.store.migrate import current_state
+from tests.store.fixtures import make_0_1_0_db as fixture
+from tests.store.test_migrations import CONTENT, EXPECTED, OLD_DB, row_counts
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> str:
+    """The database 0.1.0 played, upgraded to this quizbot's schema (as `quizbot run` does)."""
+    path = tmp_path / "src" / "quizbot.db"
+    path.parent.mkdir()
+    shutil.copyfile(OLD_DB, path)
+    url = f"sqlite:///{path}"
+    make_engine(url).dispose()
+    return url
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> str:
+    """An empty database to copy into."""
+    return f"sqlite:///{tmp_path / 'dst.db'}"
+
+
+@pytest.fixture
+def copied(source: str, target: str) -> Iterator[Engine]:
+    copy_database(source, target, lambda _line: None)
+    engine = make_engine(target)
+    yield engine
+    engine.dispose()
+
+
+def sqlite_path(url: str) -> Path:
+    return Path(url.removeprefix("sqlite:///"))
+
+
+def test_every_row_and_every_leaderboard_arrives(source: str, copied: Engine) -> None:
+    before = row_counts(sqlite_path(source))
+    after = row_counts(sqlite_path(str(copied.url)))
+    assert after == before and after["attempt"] == 16
+    now = fixture.NOW + timedelta(hours=1)
+    old, new = Store(make_engine(source)), Store(copied)
+    for guild, zone in fixture.ZONES.items():
+        for period in ("today", "week", "all"):
+            board = new.leaderboard(guild, period, fixture.ZoneInfo(zone), now)
+            assert board == old.leaderboard(guild, period, fixture.ZoneInfo(zone), now)
+        rows = EXPECTED["leaderboards"][str(guild)]["all"]["rows"]
+        all_time = new.leaderboard(guild, "all", fixture.ZoneInfo(zone), now)
+        assert [r.points for r in all_time.rows] == [r["points"] for r in rows]
+    old.engine.dispose()
+
+
+async def test_old_posts_take_answers_in_the_new_database(copied: Engine) -> None:
+    store = Store(copied)
+    now = fixture.NOW + timedelta(hours=1)
+    service = QuizService(load_banks(CONTENT), store, clock=lambda: now)
+    guild, carol = fixture.GUILD_A, fixture.CAROL
+    open_post = EXPECTED["open_post"]
+    before = {
+        r["user_id"]: r["points"] for r in EXPECTED["leaderboards"][str(guild)]["all"]["rows"]
+    }
+    try:
+        task = service.task(EXPECTED["posts"][str(open_post)]["task_id"])
+        reply = await service.answer(open_post, guild, carol, "carol", task.answers)
+        board = await service.leaderboard(guild, "all", carol)
+        # New rows get ids after the copied ones (PostgreSQL's sequences were moved on).
+        fresh = await service.create_post(guild, 10, task, posted_by=fixture.MOD)
+    finally:
+        await service.close()
+    assert reply.outcome.status is Status.CORRECT
+    assert board.me is not None and board.me.points == before[carol] + reply.outcome.points
+    assert fresh.post.id > max(int(post_id) for post_id in EXPECTED["posts"])
+
+
+def test_a_target_with_rows_is_refused_and_left_alone(source: str, target: str) -> None:
+    copy_database(source, target, lambda _line: None)
+    counts = row_counts(sqlite_path(target))
+    with pytest.raises(CopyError, match=r"not empty \(board_state has 2 rows\)") as refused:
+        copy_database(source, target, lambda _line: None)
+    assert refused.value.setting == "DST_URL"
+    assert row_counts(sqlite_path(target)) == counts
+
+
+def test_a_target_with_other_tables_is_refused(source: str, target: str) -> None:
+    engine = make_engine(target, create=False)
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE invoices (id INTEGER PRIMARY KEY)"))
+    engine.dispose()
+    with pytest.raises(CopyError, match=r"not empty \(tables invoices\)"):
+        copy_database(source, target, lambda _line: None)
+
+
+def test_a_source_behind_the_schema_is_refused_with_the_upgrade_command(
+    tmp_path: Path, target: str
+) -> None:
+    old = tmp_path / "old.db"
+    shutil.copyfile(OLD_DB, old)
+    with pytest.raises(CopyError, match="quizbot db upgrade") as refused:
+        copy_database(f"sqlite:///{old}", target, lambda _line: None)
+    assert refused.value.setting == "SRC_URL"
+    with pytest.raises(CopyError, match="no database at"):
+        copy_database(f"sqlite:///{tmp_path / 'missing.db'}", target, lambda _line: None)
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_a_copy_that_fails_half_way_leaves_the_target_empty(source: str, target: str) -> None:
+    """A fault on the target after most tables went in (here a trigger refusing scores, as a
+    full disk or a dropped connection would) rolls the whole copy back: run it again."""
+    engine = make_engine(target)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "CREATE TRIGGER no_scores BEFORE INSERT ON score"
+                " BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+            )
+        )
+    engine.dispose()
+    with pytest.raises(Exception, match="disk full"):
+        copy_database(source, target, lambda _line: None)
+    engine = make_engine(target, create=False)
+    assert current_state(engine).is_head
+    with engine.connect() as conn:
+        for table in ("post", "attempt", "member", "member_total"):
+            assert conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one() == 0
+        conn.execute(text("DROP TRIGGER no_scores"))
+        conn.commit()
+    engine.dispose()
+    copy_database(source, target, lambda _line: None)  # the second run goes through
+
+
+def test_the_command_reports_progress_and_refuses_in_one_line(
+    source: str, target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["db", "copy", source, target]) == 0
+    out = capsys.readouterr().out
+    assert "attempt: 16 rows" in out and "score: 10 rows" in out
+    assert out.rstrip().splitlines()[-1].startswith("verified: ")
+    assert main(["db", "copy", source, target]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("quizbot: the target ") and "(DST_URL)" in line
+    assert main(["db", "copy", "mysql://x/y", target]) == 1
+    assert "unsupported database 'mysql'" in capsys.readouterr().err

@@ -1,0 +1,42 @@
+"""The review queue as the store reads it: most overdue first, due counts, aware datetimes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.store import Store
+from bot.store.review_cards import StoredCard, due_queue, load_cards, save_cards
+from tests.store.conftest import GUILD, NOW
+
+
+def card(task_id: str, due: datetime, user_id: int = 7, guild_id: int = GUILD) -> StoredCard:
+    return StoredCard(guild_id, user_id, task_id, 2, None, 2.3, 5.0, due, due - timedelta(days=2))
+
+
+def test_the_queue_is_most_overdue_first_and_only_what_is_due(store: Store) -> None:
+    with store.write() as conn:
+        save_cards(
+            conn,
+            [
+                card("b", NOW - timedelta(hours=1)),
+                card("a", NOW - timedelta(days=3)),
+                card("c", NOW + timedelta(hours=5)),
+                card("d", NOW - timedelta(days=1), user_id=8),  # another member's
+            ],
+        )
+    queue = store.review_queue(GUILD, 7, NOW)
+    assert [c.task_id for c in queue] == ["a", "b"]
+    assert queue[0].due == NOW - timedelta(days=3) and queue[0].due.tzinfo is not None
+    summary = store.review_summary(GUILD, 7, NOW)
+    assert summary.due_now == 2 and summary.next_due == NOW + timedelta(hours=5)
+    assert store.review_summary(GUILD, 99, NOW).next_due is None
+
+
+def test_saving_a_card_again_replaces_it(store: Store) -> None:
+    with store.write() as conn:
+        save_cards(conn, [card("a", NOW - timedelta(days=1))])
+        save_cards(conn, [card("a", NOW + timedelta(days=4))])
+    with store.read() as conn:
+        assert due_queue(conn, GUILD, 7, NOW, 10) == []
+        (saved,) = load_cards(conn, GUILD, [7], ["a"]).values()
+    assert saved.due == datetime(2024, 5, 12, 12, 0, tzinfo=UTC)
