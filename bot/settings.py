@@ -37,7 +37,8 @@ _SECRET: Final = frozenset({"DISCORD_TOKEN", "DATABASE_URL"})
 FIXES: Final[dict[str, str]] = {
     "DISCORD_TOKEN": f"put the bot token in the environment or in a .env file "
     f"(see {README_TOKEN_SECTION})",
-    "DATABASE_URL": "use an SQLite URL such as sqlite:///data/quizbot.db",
+    "DATABASE_URL": "use an SQLite URL such as sqlite:///data/quizbot.db, or a PostgreSQL "
+    "one such as postgresql+psycopg://user:password@host/quizbot",
     "SQLITE_SYNCHRONOUS": f"use {' or '.join(SYNCHRONOUS_MODES)} (see README.md, section "
     "'Settings')",
     "CONTENT_DIR": "point CONTENT_DIR (or the path you gave) at the folder or file of YAML "

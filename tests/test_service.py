@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -34,8 +34,8 @@ TASK = choice_task()
 class RecordingStore(Store):
     """The real store, noting each answer transaction's size; it can be told to fail one."""
 
-    def __init__(self) -> None:
-        super().__init__(make_engine("sqlite://"))
+    def __init__(self, url: str = "sqlite://") -> None:
+        super().__init__(make_engine(url))
         self.batches: list[int] = []
         self.fail_next = False
 
@@ -58,8 +58,11 @@ class Clock:
 
 
 @pytest.fixture
-def store() -> RecordingStore:
-    return RecordingStore()
+def store(database_url: str) -> Iterator[RecordingStore]:
+    """Once per engine: `[sqlite]` and `[postgresql]`."""
+    store = RecordingStore(database_url)
+    yield store
+    store.engine.dispose()
 
 
 @pytest.fixture
@@ -128,6 +131,7 @@ async def test_a_failed_transaction_fails_every_answer_in_it_and_stores_nothing(
     assert (await answer(service, post_id, 1)).outcome.status is Status.CORRECT
 
 
+@pytest.mark.sqlite_only  # SQLite's write lock
 async def test_a_held_write_lock_tells_every_member_of_the_batch_their_answer_was_not_recorded(
     tmp_path: Path, clock: Clock, caplog: pytest.LogCaptureFixture
 ) -> None:

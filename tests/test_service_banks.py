@@ -5,7 +5,7 @@ restart and a reload of the shipped banks; a check that takes too long is refuse
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -44,8 +44,11 @@ tasks:
 
 
 @pytest.fixture
-def store() -> Store:
-    return Store(make_engine("sqlite://"))
+def store(database_url: str) -> Iterator[Store]:
+    """Once per engine: `[sqlite]` and `[postgresql]`."""
+    store = Store(make_engine(database_url))
+    yield store
+    store.engine.dispose()
 
 
 @pytest.fixture

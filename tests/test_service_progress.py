@@ -32,8 +32,8 @@ class Clock:
 
 
 @pytest.fixture
-async def service() -> AsyncIterator[QuizService]:
-    store = Store(make_engine("sqlite://"))
+async def service(database_url: str) -> AsyncIterator[QuizService]:
+    store = Store(make_engine(database_url))
     service = QuizService(
         Catalog.of([MLOPS, PYTHON]), store, clock=Clock(), default_zone=ZoneInfo("Europe/Berlin")
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -37,8 +36,9 @@ def edited(task: Task = TASK) -> Task:
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path}/quiz.db"
+def url(shared_database_url: str) -> str:
+    """A database that outlives one engine (a restart), once per engine."""
+    return shared_database_url
 
 
 @pytest.fixture

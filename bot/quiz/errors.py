@@ -135,8 +135,12 @@ class StoreBusyError(StoreError):
 
 
 class StoreUnavailableError(StoreError):
-    """The database cannot be written (or read) until the host acts: a full disk, a damaged
-    or read-only file, an I/O error."""
+    """The database cannot be written (or read) until the host acts or it comes back: a full
+    disk, a damaged or read-only file, an I/O error, a database server that cannot be
+    reached."""
+
+    condition = "unavailable"
+    advice = "Try again in a minute; the bot's host has been told."
 
 
 class InvalidInputError(QuizError):

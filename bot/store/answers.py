@@ -13,9 +13,10 @@ One write unit of work reads each post's state once, lets the rules decide once,
 - the attempt limit: the database's own constraints (a fourth attempt cannot be stored).
 
 A batch of answers (the service's group commit) costs two reads, whatever its size, and one
-executemany per table it writes. A constraint violation (only possible if a writer bypassed
-the write lock) rolls the batch's writes back and replays it one answer at a time, so only the
-offending answer fails.
+executemany per table it writes. Writers in other processes (PostgreSQL) grade the same member
+on the same post one after the other (`_lock_members`). A constraint violation (only possible
+if a writer bypassed those locks) rolls the batch's writes back and replays it one answer at a
+time, so only the offending answer fails.
 
 Each new score of a public post is also added to the member's leaderboard totals in the same
 unit of work (`board_totals.add_scores`), so a leaderboard stays an index read however many
@@ -372,7 +373,8 @@ def _statements(conn: Connection) -> _DialectStatements:
 def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: datetime) -> None:
     rows = [
         {"guild_id": g, "user_id": u, "name": name, "first_seen": now}
-        for (g, u), name in members.items()
+        # In key order: two writers upserting the same members lock their rows in one order.
+        for (g, u), name in sorted(members.items())
     ]
     conn.execute(_statements(conn).upsert_member, rows)
 
@@ -434,6 +436,13 @@ def replay_batch(
     return results
 
 
+def _lock_members(conn: Connection, pairs: Iterable[Pair]) -> None:
+    """Hold each member's progress on each post until the unit of work ends, so two writers
+    (several processes on PostgreSQL) grade one member's clicks one after the other, each
+    seeing the other's attempt; a no-op on SQLite, whose write lock already does this."""
+    dialect.lock(conn, "answer", pairs)
+
+
 def _record(
     conn: Connection,
     requests: Sequence[AnswerRequest],
@@ -441,6 +450,7 @@ def _record(
     now: datetime,
     zone: ZoneInfo,
 ) -> list[Answered | Exception]:
+    _lock_members(conn, ((r.post_id, r.user_id) for r in requests))
     posts = _posts_in_guild(conn, (r.post_id for r in requests))
     known = [r for r in requests if r.post_id in posts]
     state = _progress_of(conn, sorted({(r.post_id, r.user_id) for r in known}))
@@ -472,6 +482,7 @@ def _record(
 def reveal_hint(
     conn: Connection, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
 ) -> HintSeen:
+    _lock_members(conn, [(post_id, user_id)])
     post, progress = member_state(conn, post_id, guild_id, user_id, now)
     closed = post.is_closed(now)
     after = see_hint(progress, closed=closed)
@@ -495,6 +506,7 @@ def reveal_solution(
     confirmed: bool,
     zone: ZoneInfo = _UTC,
 ) -> SolutionSeen:
+    _lock_members(conn, [(post_id, user_id)])
     post, progress = member_state(conn, post_id, guild_id, user_id, now)
     access = open_solution(progress, closed=post.is_closed(now), confirmed=confirmed)
     writes = _Writes(now, zone)

@@ -150,6 +150,14 @@ _BOARD_STATE = select(
 )
 
 
+def lock_boards(conn: Connection, guild_ids: Sequence[int], *, shared: bool = False) -> None:
+    """Keep the servers' totals from being built and added to at once (on PostgreSQL, where
+    writers run side by side): a build (exclusive) waits for the writers adding scores
+    (shared), and they for it, so a score is either in the build's sums or added after it,
+    never both nor neither. Take it before reading `board_state`."""
+    dialect.lock(conn, "board", guild_ids, shared=shared)
+
+
 def board_state(conn: Connection, guild_id: int) -> _BoardState:
     zone, periods_from, built_at, configured = conn.execute(
         _BOARD_STATE, {"guild_id": guild_id}
@@ -212,8 +220,9 @@ def _bucket(guild_id: int, kind: str, start: date, end: date, tz: ZoneInfo) -> d
 
 def rebuild_totals(conn: Connection, guild_id: int | None, tz: ZoneInfo | None) -> int:
     """`Store.rebuild_totals` inside its write unit of work."""
-    guilds = list(conn.execute(_SCORED_GUILDS).scalars()) if guild_id is None else [guild_id]
+    guilds = sorted(conn.execute(_SCORED_GUILDS).scalars()) if guild_id is None else [guild_id]
     for guild in guilds:
+        lock_boards(conn, [guild])
         state = board_state(conn, guild)
         zone = (tz and tz.key) or state.configured or state.zone or "UTC"
         build_board(conn, guild, zone, totals=True, full=True)
@@ -247,6 +256,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
     if not earning:
         return
     guilds = sorted({s["guild_id"] for s in earning})
+    lock_boards(conn, guilds, shared=True)
     boards = {
         row.guild_id: (row.timezone, row.periods_from)
         for row in conn.execute(_BOARDS_OF, {"guilds": guilds})
@@ -277,7 +287,8 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
                 "solved": n,
                 "reached_at": now if p else None,
             }
-            for (g, u), (p, n) in totals.items()
+            # In key order: concurrent writers (PostgreSQL) lock the rows in one order.
+            for (g, u), (p, n) in sorted(totals.items())
         ]
         conn.execute(_adders(conn)[0], rows)
     if periods:
@@ -291,7 +302,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
                 "solved": n,
                 "reached_at": now if p else None,
             }
-            for (g, kind, start, u), (p, n) in periods.items()
+            for (g, kind, start, u), (p, n) in sorted(periods.items())
         ]
         conn.execute(_adders(conn)[1], rows)
 

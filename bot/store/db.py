@@ -1,4 +1,4 @@
-"""Engine creation: SQLite in WAL mode with real transactions.
+"""Engine creation: SQLite in WAL mode with real transactions, or a PostgreSQL pool.
 
 Python's sqlite3 module (before 3.12's `autocommit`) opens transactions lazily and only for
 DML, which breaks SAVEPOINT and repeatable reads. So the driver's own transaction handling is
@@ -6,6 +6,13 @@ switched off (`isolation_level = None`) and BEGIN is emitted from SQLAlchemy's `
 as the SQLAlchemy SQLite docs recommend. Writers need `BEGIN IMMEDIATE`: it takes the write
 lock up front (waiting up to `busy_timeout`), whereas a deferred transaction that reads and
 then writes fails at once with SQLITE_BUSY when another writer got in between.
+
+PostgreSQL (`postgresql+psycopg://…`, the `postgres` extra) runs at READ COMMITTED with a
+pool sized for the service (POOL_SIZE); its connections carry the timeouts (a lock waited for
+longer than the busy timeout, a statement running away) and `application_name=quizbot`, and
+are pinged before use, so a server that went away and came back is reconnected to by itself.
+Reads take a REPEATABLE READ snapshot (`reader`), as SQLite's deferred transaction gives one.
+Writers there are serialised where they must be by `dialect.lock`, not by one write lock.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
@@ -23,8 +30,7 @@ DEFAULT_DATABASE_URL = "sqlite:///data/quizbot.db"
 """The one default: an SQLite file under ./data, created on first start."""
 
 SUPPORTED_DATABASES = ("sqlite", "sqlite+pysqlite", "postgresql+psycopg")
-"""Drivers the store accepts (postgresql+psycopg ahead of its support landing, so the
-setting does not change when it does)."""
+"""Drivers the store accepts."""
 
 BEGIN_OPTION = "quizbot_sqlite_begin"
 """Execution option naming the BEGIN flavour: "IMMEDIATE" for write units of work."""
@@ -40,6 +46,23 @@ FULL (the default): every commit is on disk (fsync of the WAL) before it returns
 acknowledged answer survives a power loss. NORMAL in WAL mode fsyncs only at checkpoints: the
 last commits may roll back on power loss or an OS crash (never a corruption, and not on a crash
 of the bot alone). BENCHMARKS.md, "Durability", measures the cost with the group commit."""
+
+
+POOL_SIZE = 6
+"""PostgreSQL connections kept open: the service's reader threads (4) and its writer thread,
+and one for the scheduler or a command."""
+MAX_OVERFLOW = 4
+"""Connections opened beyond POOL_SIZE in a burst (closed again when returned)."""
+POOL_TIMEOUT_S = 10
+"""How long a unit of work waits for a free connection before the database counts as
+unavailable."""
+CONNECT_TIMEOUT_S = 5
+"""How long connecting to the server may take."""
+STATEMENT_TIMEOUT_MS = 60_000
+"""A statement running longer is cancelled (the unit of work is then refused as busy);
+migrations lift it."""
+IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000
+"""A session left inside a transaction this long is ended by the server (its locks freed)."""
 
 
 def _pragmas(synchronous: str, busy_timeout_ms: int) -> tuple[str, ...]:
@@ -77,13 +100,16 @@ def make_engine(
     with `SchemaTooNewError`).
 
     SQLite runs with `PRAGMA synchronous = <synchronous>` (see SYNCHRONOUS_MODES) and waits
-    `busy_timeout_ms` for a lock (tests shorten it).
+    `busy_timeout_ms` for a lock (tests shorten it); so does PostgreSQL (its `lock_timeout`),
+    whose connections are pooled (see the module docstring).
 
     `sqlite://` (in memory) shares one connection across threads (StaticPool), so it suits
     tests; `Store` serialises its units of work on such an engine.
     """
     parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
+    if parsed.get_backend_name() == "postgresql":
+        engine = _postgres_engine(url, busy_timeout_ms)
+    elif parsed.get_backend_name() != "sqlite":
         engine = create_engine(url)
     else:
         pragmas = _pragmas(synchronous, busy_timeout_ms)
@@ -108,8 +134,44 @@ def make_engine(
 
 
 def writer(engine: Engine) -> Engine:
-    """The same engine (same pool) whose transactions begin with `BEGIN IMMEDIATE`."""
+    """The same engine (same pool) whose transactions begin with `BEGIN IMMEDIATE` on SQLite
+    (on PostgreSQL: READ COMMITTED, the default)."""
     return engine.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
+
+
+def reader(engine: Engine) -> Engine:
+    """The same engine (same pool) for read units of work: one consistent snapshot for the
+    whole transaction (SQLite's deferred BEGIN gives one; PostgreSQL needs REPEATABLE READ,
+    which never fails a transaction that only reads)."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(isolation_level="REPEATABLE READ")
+    return engine
+
+
+def is_postgres(url: str | URL) -> bool:
+    return make_url(url).get_backend_name() == "postgresql"
+
+
+def _postgres_engine(url: str, lock_timeout_ms: int) -> Engine:
+    options = " ".join(
+        (
+            f"-c lock_timeout={int(lock_timeout_ms)}",
+            f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+            f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_TIMEOUT_MS}",
+        )
+    )
+    return create_engine(
+        url,
+        pool_size=POOL_SIZE,
+        max_overflow=MAX_OVERFLOW,
+        pool_timeout=POOL_TIMEOUT_S,
+        pool_pre_ping=True,
+        connect_args={
+            "connect_timeout": CONNECT_TIMEOUT_S,
+            "application_name": "quizbot",
+            "options": options,
+        },
+    )
 
 
 def is_memory(database: str | None) -> bool:

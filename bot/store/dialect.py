@@ -5,14 +5,34 @@ same way on every engine lives here: upserts (`INSERT … ON CONFLICT`, spelled 
 SQLite and PostgreSQL but built by each dialect's own `insert`), and the greater of two values
 (SQLite's two-argument `max`, PostgreSQL's `greatest`). A second engine is a change to this
 module, not to the statements that use it.
+
+And how writers that read before they write are kept apart (`lock`): SQLite has one writer at
+a time (`BEGIN IMMEDIATE` takes the database's write lock), so there is nothing to do; on
+PostgreSQL, writers run side by side at READ COMMITTED, and a unit of work that decides from
+what it read (a member's attempts on a post, a server's schedules, whether its totals are
+kept) first takes a transaction-scoped advisory lock on that. The constraints stay the last
+word either way (a fourth attempt cannot be stored); the locks spare members a refusal when
+two of their own clicks meet, and keep a totals rebuild from missing a score being added.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Integer, Table, func, select
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    ColumnElement,
+    Connection,
+    Integer,
+    Table,
+    bindparam,
+    func,
+    select,
+    text,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
@@ -26,9 +46,14 @@ def _insert(conn: Connection, table: Table) -> Any:
         raise NotImplementedError(f"no upsert for the {conn.dialect.name} engine") from None
 
 
-def insert_ignoring_conflicts(conn: Connection, table: Table) -> Insert:
-    """INSERT that skips rows whose key already exists (an idempotent record)."""
-    return _insert(conn, table).on_conflict_do_nothing()
+def insert_ignoring_conflicts(
+    conn: Connection, table: Table, key: Iterable[str] | None = None
+) -> Insert:
+    """INSERT that skips rows whose key (`key`, else any unique key) already exists (an
+    idempotent record, a claim)."""
+    return _insert(conn, table).on_conflict_do_nothing(
+        index_elements=None if key is None else list(key)
+    )
 
 
 def upsert(
@@ -60,6 +85,51 @@ def greatest(conn: Connection, a: Any, b: Any) -> ColumnElement[Any]:
     bigger = func.max(a, b) if conn.dialect.name == "sqlite" else func.greatest(a, b)
     # SQLite's max() is NULL when either argument is; PostgreSQL's greatest() ignores NULLs.
     return func.coalesce(bigger, a, b)
+
+
+_LOCK_ONE = text("SELECT pg_advisory_xact_lock(:key)").bindparams(
+    bindparam("key", type_=BigInteger)
+)
+_LOCK_SHARED_ONE = text("SELECT pg_advisory_xact_lock_shared(:key)").bindparams(
+    bindparam("key", type_=BigInteger)
+)
+# unnest keeps the array's order, so the locks are taken in it.
+_LOCK_MANY = text("SELECT pg_advisory_xact_lock(k) FROM unnest(:keys) AS t(k)").bindparams(
+    bindparam("keys", type_=ARRAY(BigInteger))
+)
+_LOCK_SHARED_MANY = text(
+    "SELECT pg_advisory_xact_lock_shared(k) FROM unnest(:keys) AS t(k)"
+).bindparams(bindparam("keys", type_=ARRAY(BigInteger)))
+
+
+def lock_key(scope: str, key: object) -> int:
+    """The advisory lock's 64-bit number for `key` in `scope` (a hash: two keys sharing one
+    only wait for each other needlessly)."""
+    digest = hashlib.blake2b(f"quizbot:{scope}:{key!r}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def lock(conn: Connection, scope: str, keys: Iterable[object], *, shared: bool = False) -> None:
+    """Hold `keys` of `scope` (e.g. "answer", [(post_id, user_id)]) until this unit of work
+    ends: another unit locking one of them waits for it to commit or roll back (a `shared`
+    lock waits only for, and only holds off, an exclusive one). Taken in a fixed order, so two
+    units locking several keys cannot deadlock. A no-op on SQLite (see the module docstring).
+    Call it before reading what the keys guard."""
+    if conn.dialect.name == "sqlite":
+        return
+    numbers = sorted({lock_key(scope, key) for key in keys})
+    if not numbers:
+        return
+    if len(numbers) == 1:
+        conn.execute(_LOCK_SHARED_ONE if shared else _LOCK_ONE, {"key": numbers[0]})
+    else:
+        conn.execute(_LOCK_SHARED_MANY if shared else _LOCK_MANY, {"keys": numbers})
+
+
+def lift_statement_timeout(conn: Connection) -> None:
+    """No statement timeout for the rest of this transaction (a migration may take long)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
 
 
 def advance_id_sequence(conn: Connection, table: Table) -> None:

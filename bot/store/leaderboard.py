@@ -41,7 +41,7 @@ from sqlalchemy import (
 from sqlalchemy import cast as sql_cast
 
 from bot.quiz.errors import StoreError
-from bot.store.board_totals import board_state, build_board
+from bot.store.board_totals import board_state, build_board, lock_boards
 from bot.store.periods import Period, period_bounds, period_key, to_utc_naive
 from bot.store.posts import public_scores
 from bot.store.records import Leaderboard, Rank
@@ -188,6 +188,7 @@ def leaderboard(
                 )
         try:
             with units.write() as conn:
+                lock_boards(conn, [guild_id])
                 state = board_state(conn, guild_id)  # again, now under the write lock
                 if not state.serves(key, tz.key) and state.zone != zone:
                     build_board(conn, guild_id, zone, totals=state.zone is None)

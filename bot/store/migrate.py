@@ -11,6 +11,8 @@ Every database quizbot opens goes through `upgrade_database`:
   `SchemaTooNewError`, since running old code on it could lose what the new code stored.
 
 An SQLite file is copied to a timestamped backup beside it before anything is written to it.
+A PostgreSQL database is not copied (that is the operator's `pg_dump`, run before upgrading):
+the upgrade says so in the log, and runs in one transaction, so a failed one changes nothing.
 The revision scripts live in `migrations/versions/`, shipped inside the package.
 """
 
@@ -32,7 +34,8 @@ from sqlalchemy import URL, Connection, Engine, MetaData, inspect, make_url
 from sqlmodel import SQLModel
 
 from bot.host_errors import HostError
-from bot.store.db import is_memory, writer
+from bot.store import dialect
+from bot.store.db import is_memory, is_postgres, writer
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +225,7 @@ def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
             return UpgradeResult(None, state.head, created=True)
         if state.revision is None and (missing := BASELINE_TABLES - state.tables):
             raise UnrecognisedSchemaError(url, missing)
+        dialect.lift_statement_timeout(conn)  # upgrading a large database may take long
         saved = None
         if backup and file is not None:
             # Another connection reads the committed file while this one holds the write
@@ -238,6 +242,13 @@ def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
             before,
             state.head,
             saved,
+        )
+    elif is_postgres(engine.url):
+        log.warning(
+            "upgraded the database schema from %s to %s; quizbot does not copy a PostgreSQL "
+            "database: back it up with pg_dump before upgrading",
+            before,
+            state.head,
         )
     else:
         log.warning(

@@ -236,7 +236,7 @@ def latest_post(conn: Connection, guild_id: int, channel_id: int) -> PostInfo | 
 def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list[PostInfo]:
     """Public posts only: the suggestions would show others' private tasks."""
     text = text.strip()
-    match = _post.c.task_id.contains(text, autoescape=True)
+    match = _post.c.task_id.icontains(text, autoescape=True)
     number = refs.post_number(text)  # not every digit is ASCII, nor every number an id
     if number is not None:
         match = or_(match, _post.c.id == number)

@@ -5,6 +5,10 @@ connect, look online, and then fail every answer. Permission bits are not asked 
 ignores them, and they say nothing of read-only mounts or `?mode=ro` URLs): the check opens
 the database the way the engine will and takes the write lock in a transaction it rolls back,
 then turns SQLite's answer into one HostError naming DATABASE_URL.
+
+A PostgreSQL database is only connected to (`SELECT 1`): a server that cannot be reached, or
+refuses the role or the password, is one HostError too, not a traceback. What the role may
+write is the operator's to grant (the README says what quizbot needs).
 """
 
 from __future__ import annotations
@@ -32,9 +36,13 @@ def check_database(url: str) -> None:
     """Raise HostError if the SQLite database at `url` cannot be used for writing.
 
     Creates the data folder (as the engine would); leaves an existing database unchanged.
-    Other backends and in-memory databases pass without a check.
+    PostgreSQL is connected to (see the module docstring); in-memory databases pass without a
+    check.
     """
     parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        _check_server(url)
+        return
     if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
         return
     assert parsed.database is not None
@@ -92,6 +100,29 @@ def database_problem(path: Path, error: sqlite3.Error) -> HostError | None:
         f"cannot use the database {path} ({error})",
         "check the file, its folder and the free disk space",
     )
+
+
+def _check_server(url: str) -> None:
+    """Connect to the PostgreSQL database at `url` once, or raise HostError saying why not."""
+    from bot.store.db import CONNECT_TIMEOUT_S
+
+    engine = create_engine(
+        url, poolclass=NullPool, connect_args={"connect_timeout": CONNECT_TIMEOUT_S}
+    )
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+    except DBAPIError as exc:
+        reason = " ".join(str(exc.orig).split()) if exc.orig is not None else str(exc)
+        where = make_url(url).render_as_string(hide_password=True)
+        raise HostError(
+            SETTING,
+            f"cannot connect to the PostgreSQL database {where} ({reason})",
+            "check that the server runs and that the URL's host, port, database, user and "
+            "password are right",
+        ) from None
+    finally:
+        engine.dispose()
 
 
 def _file_path(database: str) -> Path:

@@ -13,11 +13,10 @@ from datetime import date, datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Engine, Table, func, literal, select, update
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
-from bot.store import posts
+from bot.store import dialect, posts
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.schedule_records import (
     AttemptInfo,
@@ -105,6 +104,8 @@ class ScheduleStore:
             .returning(*_schedule.c)
         )
         with self.store.write() as conn:
+            # Counted and inserted by one writer of this server at a time (PostgreSQL).
+            dialect.lock(conn, "schedules", [guild_id])
             row = conn.execute(insert).first()
         if row is None:
             raise ScheduleLimitError(MAX_SCHEDULES)
@@ -222,24 +223,19 @@ class ScheduleStore:
         the tasks it was posted with, and closes with their result.
         """
         stamp = to_utc_naive(now)
-        claim = (
-            sqlite_insert(_run)
-            .values(
-                schedule_id=schedule.id,
-                local_date=local_date,
-                status="claimed",
-                scheduled_for=to_utc_naive(scheduled_for),
-                closes_at=None if closes_at is None else to_utc_naive(closes_at),
-                post_ids="",
-                claimed_at=stamp,
-            )
-            .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
-        )
+        claim = {
+            "schedule_id": schedule.id,
+            "local_date": local_date,
+            "status": "claimed",
+            "scheduled_for": to_utc_naive(scheduled_for),
+            "closes_at": None if closes_at is None else to_utc_naive(closes_at),
+            "post_ids": "",
+            "claimed_at": stamp,
+        }
         with self.store.write() as conn:
-            result = conn.execute(claim)
-            if result.rowcount != 1:
+            run_id = conn.execute(_claim_statement(conn).values(claim)).scalar()
+            if run_id is None:
                 return None
-            run_id = result.inserted_primary_key[0]
             tasks = list(choose(self._history(conn, schedule.guild_id)))
             if not tasks:
                 # The scheduler checks for matching tasks before it claims: this is a bug.
@@ -273,25 +269,20 @@ class ScheduleStore:
     ) -> RunInfo | None:
         """Record a day that will not be posted (missed by more than the grace window)."""
         stamp = to_utc_naive(now)
-        stmt = (
-            sqlite_insert(_run)
-            .values(
-                schedule_id=schedule_id,
-                local_date=local_date,
-                status="skipped",
-                scheduled_for=to_utc_naive(scheduled_for),
-                post_ids="",
-                claimed_at=stamp,
-                closed_at=stamp,
-                error=_clip(reason),
-            )
-            .on_conflict_do_nothing(index_elements=[_run.c.schedule_id, _run.c.local_date])
-        )
+        skipped = {
+            "schedule_id": schedule_id,
+            "local_date": local_date,
+            "status": "skipped",
+            "scheduled_for": to_utc_naive(scheduled_for),
+            "post_ids": "",
+            "claimed_at": stamp,
+            "closed_at": stamp,
+            "error": _clip(reason),
+        }
         with self.store.write() as conn:
-            result = conn.execute(stmt)
-            if result.rowcount != 1:
+            run_id = conn.execute(_claim_statement(conn).values(skipped)).scalar()
+            if run_id is None:
                 return None
-            run_id = result.inserted_primary_key[0]
             self._set_result(conn, schedule_id, local_date, f"skipped {local_date}: {reason}")
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
         return run_info(row)
@@ -402,3 +393,10 @@ __all__ = [
     "ScheduleStore",
     "TaskPosts",
 ]
+
+
+def _claim_statement(conn: Connection) -> Any:
+    """INSERT of a day's run that does nothing when the day is claimed already: the unique
+    key on (schedule, local date) decides, on every engine and across processes."""
+    statement = dialect.insert_ignoring_conflicts(conn, _run, ("schedule_id", "local_date"))
+    return statement.returning(_run.c.id)  # no row when the day was claimed already

@@ -36,7 +36,7 @@ from bot.store import (
     sessions,
     stats,
 )
-from bot.store.db import writer
+from bot.store.db import reader, writer
 from bot.store.periods import Period
 from bot.store.records import (
     Answered,
@@ -60,10 +60,13 @@ _UTC = ZoneInfo("UTC")
 class Store:
     """All database access. Thread-safe: each call checks out its own pooled connection.
 
-    Reads run in a deferred transaction (a consistent WAL snapshot, never blocked by writers);
-    writes run in `BEGIN IMMEDIATE`, so read-then-write units (grading) are serialised by
-    SQLite's write lock instead of failing with SQLITE_BUSY. Every unit of work turns a fault
-    of the database into a domain error (`read`, `write`): the one place that does.
+    Reads run in a deferred transaction (a consistent WAL snapshot, never blocked by writers;
+    REPEATABLE READ on PostgreSQL); writes run in `BEGIN IMMEDIATE`, so read-then-write units
+    (grading) are serialised by SQLite's write lock instead of failing with SQLITE_BUSY. On
+    PostgreSQL writers run side by side (READ COMMITTED), and the units that read then write
+    serialise on what they share with `dialect.lock` (a member's post, a server's totals).
+    Every unit of work turns a fault of the database into a domain error (`read`, `write`):
+    the one place that does.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -71,6 +74,7 @@ class Store:
         self.default_zone = _UTC
         """The zone of a "local day" for a server without a configured zone (a review card is
         rated once per local day); the service sets its own default zone here."""
+        self._reader = reader(engine)
         self._writer = writer(engine)
         # An in-memory engine has a single shared connection; interleaving two threads'
         # transactions on it would mix them, so units of work take turns.
@@ -87,7 +91,7 @@ class Store:
         with (
             faults.translated(self.engine.url, StoreAction.READ),
             self._serial,
-            self.engine.connect() as conn,
+            self._reader.connect() as conn,
             conn.begin(),
         ):
             yield conn

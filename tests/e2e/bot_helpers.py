@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from fakediscord import BotProcess, DiscordEmulator, Driver, Guild, InteractionRecord, Message
+from sqlalchemy import create_engine
+from sqlalchemy.pool import NullPool
 
 JSON = dict[str, Any]
 EPHEMERAL = 1 << 6
@@ -74,7 +76,8 @@ def wrong_option(task_id: str, *, not_: str | None = None) -> str:
 
 
 class QuizBotRunner:
-    """The real bot (`python -m bot run`) against `emulator`, on a SQLite file in `workdir`."""
+    """The real bot (`python -m bot run`) against `emulator`, on a SQLite file in `workdir`
+    (or on `database_url`, e.g. a PostgreSQL database)."""
 
     def __init__(
         self,
@@ -82,8 +85,10 @@ class QuizBotRunner:
         workdir: Path,
         *,
         env: Mapping[str, str] | None = None,
+        database_url: str | None = None,
     ) -> None:
         self.emulator = emulator
+        self._database_url = database_url
         self.driver: Driver = emulator.driver
         self.workdir = workdir
         self.db_path = workdir / "quiz.db"
@@ -92,7 +97,7 @@ class QuizBotRunner:
 
     @property
     def database_url(self) -> str:
-        return f"sqlite:///{self.db_path}"  # absolute path: four slashes
+        return self._database_url or f"sqlite:///{self.db_path}"  # absolute path: four slashes
 
     @property
     def current(self) -> BotProcess:
@@ -220,7 +225,16 @@ class QuizBotRunner:
         finally:
             conn.close()
 
-    def query(self, sql: str, *params: Any) -> list[sqlite3.Row]:
+    def query(self, sql: str, *params: Any) -> list[Any]:
+        """Rows of `sql` (`?` placeholders), each indexable by column name."""
+        if self._database_url is not None and not self._database_url.startswith("sqlite"):
+            engine = create_engine(self._database_url, poolclass=NullPool)
+            try:
+                with engine.connect() as conn:
+                    result = conn.exec_driver_sql(sql.replace("?", "%s"), params)
+                    return list(result.mappings())
+            finally:
+                engine.dispose()
         with self.db() as conn:
             return conn.execute(sql, params).fetchall()
 

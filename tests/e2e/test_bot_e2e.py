@@ -17,6 +17,8 @@ import pytest_asyncio
 from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member, Message
 from fakediscord import permissions as perm
 
+from tests.pg_server import PgServer
+
 from .bot_helpers import (
     ANSWERS,
     COMMANDS,
@@ -67,13 +69,28 @@ def world(driver: Driver) -> World:
     return World(driver)
 
 
+@pytest.fixture
+def quizbot_backend() -> str:
+    """The bot's database engine; a test parametrizes it to run on PostgreSQL too."""
+    return "sqlite"
+
+
 @pytest_asyncio.fixture
-async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    runner = QuizBotRunner(emulator, tmp_path)
+async def quizbot(
+    emulator: DiscordEmulator, tmp_path: Path, quizbot_backend: str, request: pytest.FixtureRequest
+) -> AsyncIterator[QuizBotRunner]:
+    server: PgServer | None = None
+    url = None
+    if quizbot_backend == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        url = server.new_database()
+    runner = QuizBotRunner(emulator, tmp_path, database_url=url)
     try:
         yield runner
     finally:
         await runner.stop()
+        if server is not None and url is not None:
+            server.drop_database(url)
     # Anything the bot logged as an error is a bug, even if the member got a polite reply.
     assert runner.error_lines() == [], runner.logs()[-6000:]
 
@@ -134,6 +151,10 @@ async def test_sync_registers_every_command_in_the_guild(
 # ---- a choice task: post, answers, finishing, standings ---------------------------------------
 
 
+@pytest.mark.parametrize(
+    "quizbot_backend",
+    ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)],
+)
 async def test_quiz_post_answers_and_standings(
     driver: Driver, world: World, quizbot: QuizBotRunner
 ) -> None:

@@ -61,14 +61,33 @@ def new_post(
 
 
 @pytest.fixture
-def store() -> Iterator[Store]:
+def store(database_url: str) -> Iterator[Store]:
+    """A store on a new database, once per engine (`[sqlite]`: in memory; `[postgresql]`)."""
+    engine = make_engine(database_url)
+    yield Store(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlite_store() -> Iterator[Store]:
+    """A store on an in-memory SQLite database, for the tests about SQLite itself."""
     engine = make_engine("sqlite://")
     yield Store(engine)
     engine.dispose()
 
 
 @pytest.fixture
-def file_store(tmp_path: Path) -> Iterator[Store]:
+def file_store(shared_database_url: str) -> Iterator[Store]:
+    """A store whose units of work each get their own connection (an SQLite file, or a
+    PostgreSQL database), once per engine: for concurrent writers."""
+    engine = make_engine(shared_database_url)
+    yield Store(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlite_file_store(tmp_path: Path) -> Iterator[Store]:
+    """A store on an SQLite file: for the tests about SQLite itself (its locks, a full disk)."""
     engine = make_engine(f"sqlite:///{tmp_path}/data/quizbot.db")
     yield Store(engine)
     engine.dispose()

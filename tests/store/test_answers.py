@@ -52,7 +52,7 @@ def run_threads(count: int, work: Callable[[int], None]) -> None:
         raise errors[0]
 
 
-def table_count(store: Store, table: str, where: str = "1") -> int:
+def table_count(store: Store, table: str, where: str = "TRUE") -> int:
     with store.read() as conn:
         return conn.execute(text(f"SELECT count(*) FROM {table} WHERE {where}")).scalar_one()
 
@@ -75,7 +75,7 @@ def test_three_misses_fail_with_zero_points_and_one_score(store: Store) -> None:
     assert statuses == [Status.WRONG, Status.WRONG, Status.FAILED, Status.ALREADY_FINISHED]
     assert store.progress(post.id, 7) == Progress(wrong_tries=3)
     assert table_count(store, "attempt") == 3
-    assert table_count(store, "score", "points = 0 AND solved = 0 AND wrong_tries = 3") == 1
+    assert table_count(store, "score", "points = 0 AND NOT solved AND wrong_tries = 3") == 1
 
 
 def test_progress_counts_wrong_tries_before_a_solve(store: Store) -> None:
@@ -183,7 +183,7 @@ def test_database_rejects_a_fourth_attempt_without_the_store(file_store: Store) 
         file_store.answer(request(post, 1, WRONG), grade_task, NOW)
     insert = text(
         "INSERT INTO attempt (post_id, guild_id, user_id, attempt_no, picks, correct, created_at)"
-        " VALUES (:post, :guild, 1, :no, 'B', 0, '2024-05-08 12:00:00.000000')"
+        " VALUES (:post, :guild, 1, :no, 'B', FALSE, '2024-05-08 12:00:00.000000')"
     )
     for attempt_no in (4, 3, 0):  # past the limit, a duplicate, and nonsense
         with pytest.raises(IntegrityError), file_store.write() as conn:

@@ -12,6 +12,9 @@ from sqlalchemy import inspect, text
 from bot.settings import Settings
 from bot.store import DEFAULT_DATABASE_URL, Store, make_engine
 
+# About SQLite itself (its file, WAL mode, pragmas, write lock): not run on PostgreSQL.
+pytestmark = pytest.mark.sqlite_only
+
 
 def test_first_start_creates_the_data_directory_in_wal_mode(tmp_path: Path) -> None:
     path = tmp_path / "data" / "nested" / "quizbot.db"
@@ -44,35 +47,35 @@ def test_restart_keeps_data(tmp_path: Path) -> None:
     second.dispose()
 
 
-def test_write_units_of_work_hold_the_write_lock_from_begin(file_store: Store) -> None:
+def test_write_units_of_work_hold_the_write_lock_from_begin(sqlite_file_store: Store) -> None:
     """BEGIN IMMEDIATE: the lock is taken before any statement runs, so a concurrent writer
     waits (here: fails at once with a zero timeout) while readers carry on."""
-    database = file_store.engine.url.database
+    database = sqlite_file_store.engine.url.database
     assert database is not None
     other = sqlite3.connect(database, timeout=0, isolation_level=None)
     try:
-        with file_store.write():
+        with sqlite_file_store.write():
             with pytest.raises(sqlite3.OperationalError, match="locked"):
                 other.execute("BEGIN IMMEDIATE")
             assert other.execute("SELECT count(*) FROM post").fetchone() == (0,)
         other.execute("BEGIN IMMEDIATE")
         other.execute("ROLLBACK")
         # Reads take no write lock.
-        with file_store.read():
+        with sqlite_file_store.read():
             other.execute("BEGIN IMMEDIATE")
             other.execute("ROLLBACK")
     finally:
         other.close()
 
 
-def test_a_failed_unit_of_work_writes_nothing(file_store: Store) -> None:
-    with pytest.raises(RuntimeError), file_store.write() as conn:
+def test_a_failed_unit_of_work_writes_nothing(sqlite_file_store: Store) -> None:
+    with pytest.raises(RuntimeError), sqlite_file_store.write() as conn:
         conn.exec_driver_sql(
             "INSERT INTO member (guild_id, user_id, name, first_seen) "
             "VALUES (1, 2, 'x', '2024-01-01 00:00:00.000000')"
         )
         raise RuntimeError("boom")
-    with file_store.read() as conn:
+    with sqlite_file_store.read() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM member").scalar() == 0
 
 

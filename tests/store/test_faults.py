@@ -40,8 +40,8 @@ NOT_RECORDED_BUSY = (
     "The quiz database is busy; your answer was not recorded. Try again in a moment."
 )
 NOT_RECORDED_UNAVAILABLE = (
-    "The quiz database is unavailable right now; your answer was not recorded. "
-    "The bot's host has been told."
+    "The quiz database is unavailable; your answer was not recorded. "
+    "Try again in a minute; the bot's host has been told."
 )
 
 
@@ -75,6 +75,7 @@ def busy_store(tmp_path: Path) -> Iterator[Store]:
 # -- a lock held too long ---------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_held_write_lock_refuses_the_answer_as_busy_and_nothing_is_lost(
     busy_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -131,10 +132,11 @@ def test_a_bug_in_sql_is_not_a_database_fault(
 # -- a full disk ------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
-    file_store: Store, caplog: pytest.LogCaptureFixture
+    sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = file_store
+    store = sqlite_file_store
     first, second = new_post(store), new_post(store)
     members = range(1, 301)
     store.answer_batch(
@@ -181,12 +183,13 @@ def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
 # -- a read-only, damaged or vanished database ------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_read_only_database_refuses_writes_and_leaderboards_still_answer(
-    file_store: Store, caplog: pytest.LogCaptureFixture
+    sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
-    post = new_post(file_store)
-    file_store.answer_batch([request(post, m) for m in range(1, 4)], grade_task, NOW)
-    url = f"sqlite:///file:{database_of(file_store)}?mode=ro&uri=true"
+    post = new_post(sqlite_file_store)
+    sqlite_file_store.answer_batch([request(post, m) for m in range(1, 4)], grade_task, NOW)
+    url = f"sqlite:///file:{database_of(sqlite_file_store)}?mode=ro&uri=true"
     read_only = Store(make_engine(url, create=False))
     try:
         with pytest.raises(StoreUnavailableError) as refused:
@@ -218,12 +221,13 @@ def damaged_copy(store: Store, tmp_path: Path, table: str) -> str:
     return f"sqlite:///{copy}"
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_damaged_page_is_reported_once_without_a_traceback(
-    file_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sqlite_file_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    post = new_post(file_store)
-    file_store.answer(request(post, 1), grade_task, NOW)
-    damaged = Store(make_engine(damaged_copy(file_store, tmp_path, "attempt")))
+    post = new_post(sqlite_file_store)
+    sqlite_file_store.answer(request(post, 1), grade_task, NOW)
+    damaged = Store(make_engine(damaged_copy(sqlite_file_store, tmp_path, "attempt")))
     try:
         caplog.clear()
         with pytest.raises(StoreUnavailableError) as refused:
@@ -239,7 +243,7 @@ def test_a_damaged_page_is_reported_once_without_a_traceback(
             damaged.progress(post.id, 1)
         # A read lost nothing, so its message names nothing.
         assert str(read_refused.value) == (
-            "The quiz database is unavailable right now. The bot's host has been told."
+            "The quiz database is unavailable. Try again in a minute; the bot's host has been told."
         )
         assert len(fault_records(caplog)) == 1
         assert damaged.get_post(post.id) == post  # the undamaged tables still read
@@ -248,6 +252,7 @@ def test_a_damaged_page_is_reported_once_without_a_traceback(
     assert_no_traceback(caplog)
 
 
+@pytest.mark.sqlite_only  # SQLite's own faults
 def test_a_vanished_database_folder_is_reported(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
 from sqlalchemy import event
 
 from bot.store import Rank, Store
@@ -142,9 +143,11 @@ def query_plan(store: Store, read: Callable[[], object]) -> str:
         return "\n".join(row[-1] for row in rows)
 
 
+@pytest.mark.sqlite_only  # SQLite's query plans
 def test_leaderboards_are_index_reads_and_the_fallback_reads_covering_indexes(
-    store: Store,
+    sqlite_store: Store,
 ) -> None:
+    store = sqlite_store
     t = datetime(2024, 5, 8, 8, tzinfo=UTC)
     for user in range(1, 8):
         solve_at(store, user, t - timedelta(days=user % 3, hours=user), wrong=user % 4)

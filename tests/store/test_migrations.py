@@ -39,6 +39,7 @@ from bot.store.migrate import (
     current_state,
     head_revision,
     target_metadata,
+    upgrade_database,
 )
 from bot.store.schedules import ScheduleStore
 from tests.store.fixtures import make_0_1_0_db as fixture
@@ -82,12 +83,14 @@ def upgraded(old_db: Path) -> Iterator[Engine]:
     engine.dispose()
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_the_fixture_is_an_unversioned_0_1_0_database(old_db: Path) -> None:
     counts = row_counts(old_db)
     assert "alembic_version" not in counts
     assert counts["attempt"] > 10 and counts["schedule_run"] == 3
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine) -> None:
     state = current_state(upgraded)
     assert state.revision == head_revision() and state.is_head
@@ -106,6 +109,7 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
     assert now_facts == EXPECTED
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
     old_db: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -131,6 +135,7 @@ def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
     assert len(list(old_db.parent.glob("quizbot.db.backup-*"))) == 1
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 async def test_an_old_open_post_still_takes_answers_that_score(upgraded: Engine) -> None:
     store = Store(upgraded)
     now = fixture.NOW + timedelta(hours=1)
@@ -156,6 +161,7 @@ async def test_an_old_open_post_still_takes_answers_that_score(upgraded: Engine)
     )
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 async def test_an_old_closed_post_still_refuses_answers(upgraded: Engine) -> None:
     store = Store(upgraded)
     now = fixture.NOW + timedelta(hours=1)
@@ -173,6 +179,7 @@ async def test_an_old_closed_post_still_refuses_answers(upgraded: Engine) -> Non
     assert store.progress(closed_post, dave).attempts_used == 0
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 async def test_the_service_pins_old_posts_so_a_later_edit_does_not_change_them(
     upgraded: Engine,
 ) -> None:
@@ -210,6 +217,7 @@ async def test_the_service_pins_old_posts_so_a_later_edit_does_not_change_them(
         assert unversioned.scalar() == 0
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_0002_downgrades_to_the_0_1_0_schema_keeping_every_row(
     upgraded: Engine, old_db: Path, tmp_path: Path
 ) -> None:
@@ -229,6 +237,7 @@ def test_0002_downgrades_to_the_0_1_0_schema_keeping_every_row(
     assert schema(old_db) == schema(reference)
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_the_baseline_builds_exactly_the_0_1_0_schema(old_db: Path, tmp_path: Path) -> None:
     """A 0.1.0 database is stamped with the baseline, never built by it: they must agree."""
     path = tmp_path / "migrated.db"
@@ -239,9 +248,10 @@ def test_the_baseline_builds_exactly_the_0_1_0_schema(old_db: Path, tmp_path: Pa
     assert schema(path) == schema(old_db)
 
 
-def test_the_migrations_build_the_models_schema(tmp_path: Path) -> None:
-    """New databases are made by create_all and stamped: the migrations must agree with it."""
-    engine = make_engine(f"sqlite:///{tmp_path}/migrated.db", create=False)
+def test_the_migrations_build_the_models_schema(empty_database_url: str) -> None:
+    """New databases are made by create_all and stamped: the migrations must agree with it,
+    on every engine."""
+    engine = make_engine(empty_database_url, create=False)
     try:
         with engine.begin() as conn:
             command.upgrade(alembic_config(conn), "head")
@@ -251,8 +261,31 @@ def test_the_migrations_build_the_models_schema(tmp_path: Path) -> None:
         engine.dispose()
 
 
-def test_a_new_database_is_created_at_the_head(tmp_path: Path) -> None:
-    for url in ("sqlite://", f"sqlite:///{tmp_path}/new.db"):
+def test_down_to_the_baseline_and_up_again_gives_the_models_schema(
+    empty_database_url: str, backend: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every revision's downgrade and upgrade run on every engine; `upgrade_database` takes a
+    database at an older revision to the head (on PostgreSQL saying the copy is pg_dump's)."""
+    engine = make_engine(empty_database_url)
+    try:
+        Store(engine).upsert_member(1, 2, "ada")
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), BASELINE)
+        assert current_state(engine).revision == BASELINE
+        with caplog.at_level(logging.INFO, logger="bot.store.migrate"):
+            result = upgrade_database(engine)
+        assert (result.before, result.after) == (BASELINE, head_revision())
+        assert ("pg_dump" in caplog.text) == (backend == "postgresql")
+        with engine.begin() as conn:
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            assert compare_metadata(context, target_metadata()) == []
+            assert conn.execute(text("SELECT name FROM member")).scalars().all() == ["ada"]
+    finally:
+        engine.dispose()
+
+
+def test_a_new_database_is_created_at_the_head(tmp_path: Path, empty_database_url: str) -> None:
+    for url in ("sqlite://", empty_database_url):
         engine = make_engine(url)
         try:
             assert current_state(engine).is_head
@@ -262,6 +295,7 @@ def test_a_new_database_is_created_at_the_head(tmp_path: Path) -> None:
     assert list(tmp_path.glob("*.backup-*")) == []  # nothing to back up
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/quizbot.db"
     make_engine(url).dispose()
@@ -287,6 +321,7 @@ def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
         engine.dispose()
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_a_database_of_something_else_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as conn:
@@ -297,6 +332,7 @@ def test_a_database_of_something_else_is_refused(tmp_path: Path) -> None:
         assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("invoices",)]
 
 
+@pytest.mark.sqlite_only  # an SQLite file
 def test_backup_copies_what_is_still_in_the_wal(tmp_path: Path) -> None:
     path = tmp_path / "quizbot.db"
     engine = make_engine(f"sqlite:///{path}")

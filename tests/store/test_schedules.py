@@ -131,10 +131,10 @@ def test_a_server_may_have_max_schedules_and_removing_one_frees_a_place(
     assert len(schedules.list_guild(GUILD)) == MAX_SCHEDULES
 
 
-def test_concurrent_adds_never_exceed_the_limit(tmp_path: Path) -> None:
-    """Separate engines on one file, all adding at once: exactly MAX_SCHEDULES get in, and
-    every other add is refused with the limit error (not a silent extra schedule)."""
-    url = f"sqlite:///{tmp_path}/limit.db"
+def test_concurrent_adds_never_exceed_the_limit(shared_database_url: str) -> None:
+    """Separate engines on one database, all adding at once: exactly MAX_SCHEDULES get in,
+    and every other add is refused with the limit error (not a silent extra schedule)."""
+    url = shared_database_url
     setup = make_engine(url)
     engines = [make_engine(url) for _ in range(MAX_SCHEDULES + 6)]
     barrier = threading.Barrier(len(engines))
@@ -206,9 +206,9 @@ def test_a_claim_without_tasks_leaves_nothing(schedules: ScheduleStore) -> None:
     assert claim(schedules, schedule, "t1") is not None
 
 
-def test_two_processes_claiming_at_once_get_one_claim(tmp_path: Path) -> None:
-    """Separate engines on one file, racing: the UNIQUE key lets exactly one through."""
-    url = f"sqlite:///{tmp_path}/race.db"
+def test_two_processes_claiming_at_once_get_one_claim(shared_database_url: str) -> None:
+    """Separate engines on one database, racing: the UNIQUE key lets exactly one through."""
+    url = shared_database_url
     setup = make_engine(url)
     schedule = add(ScheduleStore(Store(setup)))
     engines = [make_engine(url) for _ in range(8)]
