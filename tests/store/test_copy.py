@@ -1,5 +1,7 @@
-"""`quizbot db copy`: a played deployment moves whole into an empty database, keeps working
-there, and a target with anything in it is refused untouched."""
+"""`quizbot db copy`: a played deployment moves whole into an empty database (another SQLite
+file, or PostgreSQL: every test runs on both targets), keeps working there, and a target with
+anything in it is refused untouched. The source is the database the real 0.1.0 played, upgraded:
+so this is also 0.1.0's way onto PostgreSQL."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, inspect, text
 
 from bot.cli import main
 from bot.content import load_banks
@@ -19,7 +21,7 @@ from bot.store import Store, make_engine
 from bot.store.copy import CopyError, copy_database
 from bot.store.migrate import current_state
 from tests.store.fixtures import make_0_1_0_db as fixture
-from tests.store.test_migrations import CONTENT, EXPECTED, OLD_DB, row_counts
+from tests.store.test_migrations import CONTENT, EXPECTED, OLD_DB
 
 
 @pytest.fixture
@@ -34,9 +36,39 @@ def source(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def target(tmp_path: Path) -> str:
-    """An empty database to copy into."""
-    return f"sqlite:///{tmp_path / 'dst.db'}"
+def target(empty_database_url: str) -> str:
+    """An empty database to copy into: an SQLite file, or a PostgreSQL database."""
+    return empty_database_url
+
+
+def row_counts_of(url: str) -> dict[str, int]:
+    engine = make_engine(url, create=False)
+    try:
+        with engine.connect() as conn:
+            names = [n for n in inspect(conn).get_table_names() if n != "alembic_version"]
+            return {
+                name: conn.execute(text(f'SELECT count(*) FROM "{name}"')).scalar_one()
+                for name in names
+            }
+    finally:
+        engine.dispose()
+
+
+REFUSE_SCORES = {
+    "sqlite": [
+        "CREATE TRIGGER no_scores BEFORE INSERT ON score"
+        " BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION no_scores() RETURNS trigger LANGUAGE plpgsql"
+        " AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$",
+        "CREATE TRIGGER no_scores BEFORE INSERT ON score FOR EACH ROW EXECUTE FUNCTION no_scores()",
+    ],
+}
+ALLOW_SCORES = {
+    "sqlite": ["DROP TRIGGER no_scores"],
+    "postgresql": ["DROP TRIGGER no_scores ON score", "DROP FUNCTION no_scores()"],
+}
 
 
 @pytest.fixture
@@ -47,13 +79,9 @@ def copied(source: str, target: str) -> Iterator[Engine]:
     engine.dispose()
 
 
-def sqlite_path(url: str) -> Path:
-    return Path(url.removeprefix("sqlite:///"))
-
-
 def test_every_row_and_every_leaderboard_arrives(source: str, copied: Engine) -> None:
-    before = row_counts(sqlite_path(source))
-    after = row_counts(sqlite_path(str(copied.url)))
+    before = row_counts_of(source)
+    after = row_counts_of(copied.url.render_as_string(hide_password=False))
     assert after == before and after["attempt"] == 16
     now = fixture.NOW + timedelta(hours=1)
     old, new = Store(make_engine(source)), Store(copied)
@@ -91,11 +119,11 @@ async def test_old_posts_take_answers_in_the_new_database(copied: Engine) -> Non
 
 def test_a_target_with_rows_is_refused_and_left_alone(source: str, target: str) -> None:
     copy_database(source, target, lambda _line: None)
-    counts = row_counts(sqlite_path(target))
+    counts = row_counts_of(target)
     with pytest.raises(CopyError, match=r"not empty \(board_state has 2 rows\)") as refused:
         copy_database(source, target, lambda _line: None)
     assert refused.value.setting == "DST_URL"
-    assert row_counts(sqlite_path(target)) == counts
+    assert row_counts_of(target) == counts
 
 
 def test_a_target_with_other_tables_is_refused(source: str, target: str) -> None:
@@ -120,17 +148,15 @@ def test_a_source_behind_the_schema_is_refused_with_the_upgrade_command(
     assert not (tmp_path / "missing.db").exists()
 
 
-def test_a_copy_that_fails_half_way_leaves_the_target_empty(source: str, target: str) -> None:
+def test_a_copy_that_fails_half_way_leaves_the_target_empty(
+    source: str, target: str, backend: str
+) -> None:
     """A fault on the target after most tables went in (here a trigger refusing scores, as a
     full disk or a dropped connection would) rolls the whole copy back: run it again."""
     engine = make_engine(target)
     with engine.begin() as conn:
-        conn.execute(
-            text(
-                "CREATE TRIGGER no_scores BEFORE INSERT ON score"
-                " BEGIN SELECT RAISE(ABORT, 'disk full'); END"
-            )
-        )
+        for statement in REFUSE_SCORES[backend]:
+            conn.execute(text(statement))
     engine.dispose()
     with pytest.raises(Exception, match="disk full"):
         copy_database(source, target, lambda _line: None)
@@ -139,7 +165,8 @@ def test_a_copy_that_fails_half_way_leaves_the_target_empty(source: str, target:
     with engine.connect() as conn:
         for table in ("post", "attempt", "member", "member_total"):
             assert conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one() == 0
-        conn.execute(text("DROP TRIGGER no_scores"))
+        for statement in ALLOW_SCORES[backend]:
+            conn.execute(text(statement))
         conn.commit()
     engine.dispose()
     copy_database(source, target, lambda _line: None)  # the second run goes through
