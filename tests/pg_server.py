@@ -8,6 +8,9 @@ off, and migrates a template database; each test then gets its own copy of that 
 (`PgServer.new_database`), dropped when the test ends. At the session's end (also after a
 failure or Ctrl-C) the server is stopped and the folder deleted.
 
+The benchmarks use the same cluster, durable (fsync on, as in production):
+`with throwaway_server(durable=True) as server: ...`.
+
 `initdb` refuses to run as root: as root, the cluster belongs to the `postgres` system user
 (Debian's package creates it) and the binaries run as that user (`runuser`).
 
@@ -30,7 +33,7 @@ import socket
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -131,8 +134,20 @@ class PgServer:
         self.pg_ctl("start", "-w", "-t", "60", "-l", str(log))
 
 
-def start_server(bin_dir: Path) -> PgServer:
-    """initdb and start a cluster in a new temporary folder; see the module docstring."""
+DURABLE: Final = {"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
+"""What a production server runs with: a commit is on disk before it returns."""
+FAST: Final = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+"""The tests' default: nothing survives a crash of the machine, and nothing needs to."""
+
+
+def start_server(
+    bin_dir: Path, *, durable: bool = False, settings: Mapping[str, str] | None = None
+) -> PgServer:
+    """initdb and start a cluster in a new temporary folder; see the module docstring.
+
+    `durable`: fsync, synchronous_commit and full_page_writes on, as in production (the
+    benchmarks measure this); off by default, for the tests' speed. `settings`: more
+    postgresql.conf lines (name: value), e.g. a benchmark's shared_buffers."""
     root = Path(tempfile.mkdtemp(prefix="quizbot-pg-"))
     run_as: list[str] = []
     user = None
@@ -181,18 +196,17 @@ def start_server(bin_dir: Path) -> PgServer:
             check=True,
             timeout=120,
         )
-        settings = {
+        conf_lines = {
             "listen_addresses": "'127.0.0.1'",
             "port": str(port),
             "unix_socket_directories": f"'{root}'",
-            "fsync": "off",
-            "synchronous_commit": "off",
-            "full_page_writes": "off",
+            **(DURABLE if durable else FAST),
             "max_connections": "300",
             "shared_buffers": "64MB",
+            **(settings or {}),
         }
         with (data / "postgresql.conf").open("a") as conf:
-            conf.writelines(f"{key} = {value}\n" for key, value in settings.items())
+            conf.writelines(f"{key} = {value}\n" for key, value in conf_lines.items())
         server.start()
         server.make_template()
     except BaseException:
@@ -205,6 +219,29 @@ def stop_server(server: PgServer, root: Path) -> None:
     with contextlib.suppress(Exception):
         server.pg_ctl("stop", "-m", "immediate", "-w", check=False)
     shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def throwaway_server(
+    bin_dir: Path | None = None,
+    *,
+    durable: bool = False,
+    settings: Mapping[str, str] | None = None,
+) -> Iterator[PgServer]:
+    """A started cluster (`start_server`), stopped and deleted afterwards, also if the
+    process ends without unwinding. RuntimeError if there are no binaries (`find_binaries`)."""
+    bin_dir = bin_dir or find_binaries()
+    if bin_dir is None:
+        raise RuntimeError(f"no initdb/pg_ctl found. {HOW_TO_ENABLE}")
+    server = start_server(bin_dir, durable=durable, settings=settings)
+    assert server.data_dir is not None
+    root = server.data_dir.parent
+    atexit.register(stop_server, server, root)
+    try:
+        yield server
+    finally:
+        stop_server(server, root)
+        atexit.unregister(stop_server)
 
 
 def _unavailable(reason: str) -> None:
@@ -228,18 +265,12 @@ def pg_server() -> Iterator[PgServer]:
     if bin_dir is None:
         _unavailable("no initdb/pg_ctl found (PATH, /usr/lib/postgresql/*/bin)")
         return
-    try:
-        server = start_server(bin_dir)
-    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-        detail = getattr(exc, "stderr", None) or exc
-        _unavailable(f"could not start a PostgreSQL server: {detail}")
-        return
-    assert server.data_dir is not None
-    root = server.data_dir.parent
-    # Also if the session ends without tearing down (an error in pytest itself).
-    atexit.register(stop_server, server, root)
-    try:
+    # Stopped also if the session ends without tearing down (an error in pytest itself).
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(throwaway_server(bin_dir))
+        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+            detail = getattr(exc, "stderr", None) or exc
+            _unavailable(f"could not start a PostgreSQL server: {detail}")
+            return
         yield server
-    finally:
-        stop_server(server, root)
-        atexit.unregister(stop_server)

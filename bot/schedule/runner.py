@@ -226,6 +226,8 @@ class Scheduler:
         wake = [now + timedelta(seconds=self.max_sleep)]
         try:
             await self._close_due(now)
+        except StoreError:
+            pass  # logged once by the store; the posts stay open until the next tick
         except Exception:
             log.exception("closing daily posts failed")
         schedules = [
@@ -400,6 +402,8 @@ class Scheduler:
                 if not await self._owns_run(run):
                     continue
                 await self._close_run(run, now)
+            except StoreError:
+                pass  # logged once by the store; left open, the next tick tries again
             except Exception:
                 # Left open in the database; the next tick tries again.
                 log.exception("closing run %s of schedule %s failed", run.id, run.schedule_id)

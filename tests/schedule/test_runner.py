@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -26,6 +26,7 @@ from bot.sharding import ShardPlan
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import ScheduleInfo
 from tests.factories import choice_task, note
+from tests.pg_server import PgServer
 
 GUILD = 1
 CHANNEL = 10
@@ -872,3 +873,67 @@ async def test_each_shard_closes_only_its_own_servers_posts(
         assert posters[shard].closing == [sent[0].post_id]
         assert sent[0].closed_content is not None
         assert sent[1].closed_content is None
+
+
+# -- the database server goes away (PostgreSQL) ---------------------------------------------------
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    url = pg_server.new_database()
+    yield url
+    # The server is up again whatever the test did (the other tests share it).
+    if pg_server.pg_ctl("status", check=False).returncode != 0:
+        pg_server.start()
+    pg_server.drop_database(url)
+
+
+@pytest.mark.postgresql
+async def test_the_scheduler_retries_inside_its_grace_window_while_postgres_is_down(
+    pg_server: PgServer,
+    pg_url: str,
+    clock: FakeClock,
+    poster: RecordingPoster,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock.now = datetime(2025, 3, 2, 7, 50, tzinfo=UTC)
+    bot = Process(pg_url, clock, poster, max_sleep=60.0)
+    try:
+        schedule = bot.add()  # 09:00 Berlin = 08:00 UTC; grace 2 h
+        await bot.run_until(datetime(2025, 3, 2, 8, 1, tzinfo=UTC))
+        assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 2, 8, tzinfo=UTC)]
+
+        # The next morning the server is down when the quiz is due (and yesterday's closes).
+        clock.now = datetime(2025, 3, 3, 7, 55, tzinfo=UTC)
+        await asyncio.to_thread(pg_server.stop, "fast")
+        with caplog.at_level(logging.WARNING):
+            await bot.run_until(datetime(2025, 3, 3, 8, 20, tzinfo=UTC))
+            assert len(poster.messages) == 1  # nothing sent while nothing can be claimed
+            assert poster.closing == []
+            failed_ticks = len(bot.sleeps)
+
+            await asyncio.to_thread(pg_server.start)
+            await bot.run_until(datetime(2025, 3, 3, 8, 40, tzinfo=UTC))
+    finally:
+        await bot.close()
+
+    # Back within the grace window: posted exactly once, at the first tick after the restart,
+    # and yesterday's post closed.
+    sent = [m.sent_at for m in poster.messages]
+    assert sent == [datetime(2025, 3, 2, 8, tzinfo=UTC), datetime(2025, 3, 3, 8, 20, tzinfo=UTC)]
+    assert poster.messages[0].closed_content is not None
+    verify = Process(pg_url, clock, poster)
+    try:
+        run = verify.schedules.run(schedule.id, date(2025, 3, 3))
+        assert run is not None and run.status == "posted"
+        assert verify.schedule(schedule.id).last_error is None
+    finally:
+        await verify.close()
+    # The loop kept trying every minute (its max_sleep) while the server was down, no faster.
+    assert failed_ticks >= 20
+    # The host was told the database is unreachable, in log lines without a traceback, and
+    # the scheduler itself logged no error of its own.
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.faults"]
+    assert any("cannot be reached" in m for m in faults), faults
+    assert [r for r in caplog.records if r.name == "bot.schedule.runner"] == []
