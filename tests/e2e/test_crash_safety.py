@@ -3,12 +3,14 @@ that no answer a member was told about is lost and no member got a fourth attemp
 
 The truth about what members were told is the emulator's: an answer counts as acknowledged
 when the interaction callback (or the follow-up after a deferral) carrying its outcome
-reached fakediscord before the kill. The truth about what was stored is the SQLite file,
-read directly.
+reached fakediscord before the kill. The truth about what was stored is the database (the
+SQLite file, or the PostgreSQL database), read directly.
 
-Repeat with CRASH_REPEAT=10 (each repetition is a fresh emulator, bot and database);
-CRASH_MEMBERS sets the crowd (default 100). Each run prints one `crash-run` line of numbers
-(see them with `pytest -s`).
+Runs on each engine: `[sqlite]`, and `[postgresql]` on the tests' throwaway server (the bot is
+killed, not the server). Repeat with CRASH_REPEAT=10 (each repetition is a fresh emulator, bot
+and database), e.g. `CRASH_REPEAT=10 pytest -s -k "crash and postgresql"`; CRASH_MEMBERS sets
+the crowd (default 100). Each run prints one `crash-run` line of numbers (see them with
+`pytest -s`). `python -m benchmarks.crash_pg` runs it against a durable server.
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ import re
 import signal
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from fakediscord import DiscordEmulator, Driver, InteractionRecord, Member, Message
+
+from tests.pg_server import PgServer
 
 from .bot_helpers import ANSWERS, STEP, QuizBotRunner, is_ephemeral, reply_of, text_of
 
@@ -140,9 +145,29 @@ async def post_tasks(driver: Driver, bot: QuizBotRunner, guild, channels, poster
     return posts
 
 
+@pytest.fixture
+def database_url(request: pytest.FixtureRequest, backend: str) -> Iterator[str | None]:
+    """None (the runner's SQLite file) or a fresh database on the tests' PostgreSQL server."""
+    if backend == "sqlite":
+        yield None
+        return
+    server: PgServer = request.getfixturevalue("pg_server")
+    url = server.new_database()
+    yield url
+    server.drop_database(url)
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+)
 @pytest.mark.parametrize("repeat", range(REPEAT))
 async def test_sigkill_under_load_loses_no_acknowledged_answer(
-    emulator: DiscordEmulator, driver: Driver, tmp_path: Path, repeat: int
+    emulator: DiscordEmulator,
+    driver: Driver,
+    tmp_path: Path,
+    repeat: int,
+    backend: str,
+    database_url: str | None,
 ) -> None:
     started_at = time.monotonic()
     rng = random.Random(f"crash-{repeat}")
@@ -151,7 +176,7 @@ async def test_sigkill_under_load_loses_no_acknowledged_answer(
     crowd = [driver.add_member(guild, f"member{n:03d}") for n in range(MEMBERS + LATECOMERS)]
     members, latecomers = crowd[:MEMBERS], crowd[MEMBERS:]
 
-    bot = QuizBotRunner(emulator, tmp_path)
+    bot = QuizBotRunner(emulator, tmp_path, database_url=database_url)
     try:
         await bot.sync(guild)
         await bot.start()
@@ -299,6 +324,7 @@ async def test_sigkill_under_load_loses_no_acknowledged_answer(
         assert bot.error_lines() == [], bot.logs()[-6000:]
 
         stats = {
+            "backend": backend,
             "repeat": repeat,
             "members": MEMBERS,
             "planned_clicks": planned,
