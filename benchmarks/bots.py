@@ -22,30 +22,41 @@ LAUNCHER = Path(__file__).resolve().with_name("bot_process.py")
 
 @dataclass(frozen=True)
 class BotSource:
-    """A source tree holding a `bot` package (and its `content/`)."""
+    """A source tree holding a `bot` package (and its `content/`), and the database engine
+    its bot runs on in this benchmark ("sqlite" or "postgresql")."""
 
     root: Path
     name: str
+    database: str = "sqlite"
 
     @classmethod
-    def current(cls) -> BotSource:
-        return cls(REPO_ROOT, "quizbot")
+    def current(cls, database: str = "sqlite") -> BotSource:
+        return cls(REPO_ROOT, _named("quizbot", database), database)
 
     @classmethod
-    def other(cls, root: Path) -> BotSource:
+    def other(cls, root: Path, database: str = "sqlite") -> BotSource:
         root = root.resolve()
         if not (root / "bot" / "cli.py").is_file():
             raise SystemExit(f"--bot-src {root}: no bot/cli.py there (a quizbot source tree?)")
-        return cls(root, f"quizbot@{root.name}")
+        return cls(root, _named(f"quizbot@{root.name}", database), database)
 
     @property
     def content_dir(self) -> Path:
         return self.root / "content"
 
 
-def quiz_bot_env(db_path: Path, content_dir: Path, *, probe: bool = True) -> dict[str, str]:
+def _named(name: str, database: str) -> str:
+    """SQLite, the default, goes unnamed (as in earlier reports)."""
+    return name if database == "sqlite" else f"{name}[{database}]"
+
+
+def quiz_bot_env(
+    db_path: Path, content_dir: Path, *, probe: bool = True, database_url: str | None = None
+) -> dict[str, str]:
+    """`database_url` (e.g. a PostgreSQL database) instead of the SQLite file `db_path`
+    (whose name the content cache borrows either way)."""
     env = {
-        "DATABASE_URL": f"sqlite:///{db_path}",
+        "DATABASE_URL": database_url or f"sqlite:///{db_path}",
         "CONTENT_DIR": str(content_dir),
         "CONTENT_CACHE": str(db_path.with_name(db_path.stem + "-content-cache.pickle")),
         "LOG_LEVEL": "INFO",

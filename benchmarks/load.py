@@ -4,6 +4,8 @@
     python -m benchmarks.load --members 200 --closed-seconds 10 --rate 300 --open-seconds 10
     python -m benchmarks.load --rounds 2 --markdown out.md   # alternate the bots twice, pooled
     python -m benchmarks.load --bot-src /tmp/quizbot-0.1.0   # before vs after, in one run
+    python -m benchmarks.load --database sqlite --database postgresql   # both engines
+    python -m benchmarks.load --processes 2                  # 2 shard processes vs 1, PostgreSQL
 
 One run:
 
@@ -26,6 +28,14 @@ the bot (bot.discord_ui.loop_lag's lines; the floor runs the same probe); the bo
 this checkout's bot against the other's. The harness's garbage collector is off while a phase
 is measured.
 
+PostgreSQL (issue 12): `--database postgresql` runs the bot on a throwaway PostgreSQL 15
+server that the run starts (tests/pg_server.py), durable as in production (fsync,
+synchronous_commit and full_page_writes on), each bot on an empty database its own store
+migrates; repeat the option (`--database sqlite --database postgresql`) for both engines in one
+run, as variants. `--processes 2` runs two bot processes, one shard each (SHARD_COUNT=2,
+SHARD_IDS=0 / 1), on one PostgreSQL database against one process on another, with the members
+split over two servers, one on each shard (benchmarks/load_shards.py).
+
 Diagnostics, which only observe: `--gc-log[=types]`, `--profile FILE` (cProfile),
 `--py-spy PATH` (py-spy on the thread holding the GIL).
 """
@@ -35,13 +45,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import sys
 import tempfile
 from pathlib import Path
 
 from benchmarks.load_report import report
 from benchmarks.load_run import Options, run_benchmark
+from benchmarks.load_shards import run_sharded
 from benchmarks.machine import loadavg, machine_info
+from tests.pg_server import throwaway_server
+
+PG_SETTINGS = {"shared_buffers": "128MB"}
+"""PostgreSQL's own default (the tests' server has less)."""
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespace]:
@@ -83,6 +99,19 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespa
         type=Path,
         help="py-spy (pip install py-spy) each quiz bot into PATH.<bot>.txt",
     )
+    add(
+        "--database",
+        action="append",
+        choices=["sqlite", "postgresql"],
+        help="the engine each quiz bot runs on (default sqlite); repeat for both, as variants",
+    )
+    add(
+        "--processes",
+        type=int,
+        default=1,
+        help="2 or more: that many processes, one shard each, on one PostgreSQL database, "
+        "against one process (implies --database postgresql)",
+    )
     add("--markdown", type=Path, help="also write the report to this file")
     add("--keep", type=Path, help="keep the databases and the bots' logs in this directory")
     args = parser.parse_args(argv)
@@ -101,6 +130,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespa
         profile=args.profile.resolve() if args.profile else None,
         py_spy=args.py_spy.resolve() if args.py_spy else None,
         workdir=args.keep.resolve() if args.keep else Path(),
+        databases=["postgresql"] if args.processes > 1 else args.database or ["sqlite"],
+        processes=args.processes,
     ), args
 
 
@@ -115,7 +146,13 @@ def main(argv: list[str] | None = None) -> int:
             opts.workdir = Path(
                 stack.enter_context(tempfile.TemporaryDirectory(prefix="quizbot-load-"))
             )
-        runs, info = asyncio.run(run_benchmark(opts))
+        if "postgresql" in opts.databases:
+            server = stack.enter_context(throwaway_server(durable=True, settings=PG_SETTINGS))
+            opts.new_database = functools.partial(server.new_database, empty=True)
+            opts.db_server_pid = server.postmaster_pid()
+            print(f"PostgreSQL: durable throwaway server, {PG_SETTINGS}", flush=True)
+        run = run_sharded if opts.processes > 1 else run_benchmark
+        runs, info = asyncio.run(run(opts))
     text = report(runs, info, opts)
     print(text)
     if args.markdown is not None:

@@ -26,7 +26,7 @@ from typing import Any
 import psutil
 from fakediscord import Driver, InteractionRecord, Member, Message
 
-from benchmarks.machine import cpu_seconds, loadavg, pct
+from benchmarks.machine import Pids, cpu_seconds, loadavg, pct
 
 TASK_ID = "mlops-parallelism-mc-1"
 CLICKS = ("B", "C", "A")  # wrong, wrong, right: three graded attempts per post
@@ -118,7 +118,7 @@ class Load:
         return self.d.click_button(self.posts[index], custom_id, user=state.member)
 
     async def closed(
-        self, result: PhaseResult, bot_pid: int, seconds: float, warmup: float
+        self, result: PhaseResult, bot_pid: Pids, seconds: float, warmup: float
     ) -> PhaseResult:
         measuring = False
         stop_at = time.monotonic() + warmup + seconds + 0.5
@@ -158,7 +158,7 @@ class Load:
         return result
 
     async def open(
-        self, result: PhaseResult, bot_pid: int, rate: float, seconds: float, seed: int
+        self, result: PhaseResult, bot_pid: Pids, rate: float, seconds: float, seed: int
     ) -> PhaseResult:
         rng = random.Random(seed)
         loop = asyncio.get_running_loop()

@@ -77,6 +77,18 @@ def version_lines(after: BotRun, before: BotRun) -> list[str]:
     return lines
 
 
+def server_cpu_lines(run: BotRun) -> list[str]:
+    """The PostgreSQL server's CPU per answer beside the bot's (on SQLite it is the bot's)."""
+    parts = []
+    for key, seconds in run.db_server_cpu.items():
+        ph = run.phases.get(key)
+        if ph is not None and ph.ok:
+            parts.append(f"{key} {seconds / ph.ok * 1e6:.0f}")
+    if not parts:
+        return []
+    return [f"- {run.name}: PostgreSQL server CPU µs/answer (not in the bot's): {', '.join(parts)}"]
+
+
 def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
     lines = phase_table(runs)
     lines.append("")
@@ -88,6 +100,7 @@ def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
             lines += ratio_lines(run, floor)
         if run is not runs[0] and run is not floor:
             lines += version_lines(runs[0], run)
+        lines += server_cpu_lines(run)
         lag = max((p.lag_max_ms or 0.0) for p in run.phases.values()) if run.phases else 0.0
         lines.append(f"- {run.name}: max event-loop lag {lag:.1f} ms (target < 50 ms)")
         replies = Counter[str]()

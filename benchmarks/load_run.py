@@ -13,7 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +25,7 @@ from benchmarks.bots import BotSource, floor_process, quiz_bot_process
 from benchmarks.lag_log import LagLine, parse_lag_lines
 from benchmarks.load_phases import Load, PhaseResult
 from benchmarks.load_setup import SourceSetup, posts_needed
-from benchmarks.machine import RssSampler, loadavg
+from benchmarks.machine import Pids, RssSampler, WithServer, loadavg
 
 
 @dataclass
@@ -52,9 +52,37 @@ class Options:
     profile: Path | None = None
     py_spy: Path | None = None
     workdir: Path = Path()
+    databases: list[str] = field(default_factory=lambda: ["sqlite"])
+    """Each quiz bot runs on each of these engines ("sqlite", "postgresql"), as a variant."""
+    processes: int = 1
+    """More than 1: that many processes, one shard each, on one PostgreSQL database
+    (benchmarks/load_shards.py)."""
+    new_database: Callable[[], str] | None = None
+    """An empty PostgreSQL database's URL, for each bot on "postgresql" (load.py starts the
+    server)."""
+    db_server_pid: int | None = None
+    """The PostgreSQL server's postmaster: its CPU is noted apart for the bots on it."""
+
+    def measured(self, pids: int | Sequence[int], database: str) -> Pids:
+        """What a phase measures the CPU of: the bot's processes, with the database server
+        noted apart when the bot runs on PostgreSQL."""
+        if database == "postgresql" and self.db_server_pid is not None:
+            return WithServer(pids, self.db_server_pid)
+        return pids
 
     def sources(self) -> list[BotSource]:
-        return [BotSource.current(), *(BotSource.other(p) for p in self.bot_src)]
+        return [
+            *(BotSource.current(db) for db in self.databases),
+            *(BotSource.other(p, db) for p in self.bot_src for db in self.databases),
+        ]
+
+    def database_url(self, source: BotSource) -> str | None:
+        """A fresh database for a bot on PostgreSQL; None: a fresh SQLite file."""
+        if source.database == "sqlite":
+            return None
+        if self.new_database is None:
+            raise RuntimeError(f"{source.name}: no PostgreSQL server to run it on")
+        return self.new_database()
 
     def variants(self) -> list[Variant]:
         found = [Variant(source.name, source) for source in self.sources()]
@@ -82,6 +110,8 @@ class BotRun:
     phases: dict[str, PhaseResult] = field(default_factory=dict)
     peak_rss: int = 0
     lag_final: LagLine | None = None
+    db_server_cpu: dict[str, float] = field(default_factory=dict)
+    """The PostgreSQL server's CPU seconds per phase (bots on PostgreSQL only)."""
 
     def merge(self, other: BotRun) -> None:
         """Pool another round of the same variant into this one."""
@@ -90,6 +120,8 @@ class BotRun:
             self.lag_final is None or other.lag_final.max_ms > self.lag_final.max_ms
         ):
             self.lag_final = other.lag_final
+        for key, seconds in other.db_server_cpu.items():
+            self.db_server_cpu[key] = self.db_server_cpu.get(key, 0.0) + seconds
         for key, ph in other.phases.items():
             mine = self.phases.get(key)
             if mine is None:
@@ -107,6 +139,10 @@ class BotRun:
             mine.dispatch_late_ms = max(mine.dispatch_late_ms, ph.dispatch_late_ms)
             mine.load_before += " · " + ph.load_before
             mine.rounds += 1
+
+    def note_server_cpu(self, phase: str, pids: Pids) -> None:
+        if isinstance(pids, WithServer):
+            self.db_server_cpu[phase] = pids.server_seconds()
 
     def read_lag(self, log_text: str) -> None:
         """The bot's loop-lag lines: per phase, the lines logged while it ran."""
@@ -186,17 +222,21 @@ async def measure_bot(
     try:
         await proc.wait_until_ready(d, timeout=60)
         load = await load_ready()
+        database = variant.source.database if variant.source else "sqlite"
+        pids = opts.measured(proc.pid, database)
         if opts.closed_seconds > 0:
             result = PhaseResult(variant.name, "closed")
             with harness_gc_paused():
-                await load.closed(result, proc.pid, opts.closed_seconds, opts.warmup)
+                await load.closed(result, pids, opts.closed_seconds, opts.warmup)
             run.phases["closed"] = result
+            run.note_server_cpu("closed", pids)
             await asyncio.sleep(1.2)  # drain (live counts); a loop-lag report after the phase
         if opts.open_seconds > 0:
             result = PhaseResult(variant.name, "open")
             with harness_gc_paused():
-                await load.open(result, proc.pid, opts.rate, opts.open_seconds, opts.seed)
+                await load.open(result, pids, opts.rate, opts.open_seconds, opts.seed)
             run.phases["open"] = result
+            run.note_server_cpu("open", pids)
             await asyncio.sleep(1.2)
     finally:
         rss.sample()
@@ -218,7 +258,7 @@ async def measure_bot(
 
 def diagnostics(opts: Options, variant: Variant, round_no: int) -> list[str]:
     args = ["--gc-log", opts.gc_log] if opts.gc_log else []
-    first_quiz_bot = variant.source is not None and variant.source.root == opts.sources()[0].root
+    first_quiz_bot = variant.source is not None and variant.source == opts.sources()[0]
     if opts.profile is not None and first_quiz_bot and round_no == 0:
         args += ["--profile", str(opts.profile)]
     return args
@@ -236,10 +276,12 @@ async def run_benchmark(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
         poster = d.add_member(guild, "poster")
         members = [d.add_member(guild, f"member{i}") for i in range(opts.members)]
         setups = [
-            await SourceSetup.prepare(emulator, source, guild, opts.workdir, opts.posts_for(i))
+            await SourceSetup.prepare(
+                emulator, source, guild, opts.workdir, opts.posts_for(i), opts.database_url(source)
+            )
             for i, source in enumerate(opts.sources())
         ]
-        by_root = {setup.source.root: setup for setup in setups}
+        by_source = {setup.source: setup for setup in setups}
         gc.collect()
         gc.freeze()  # the harness's own long-lived objects: out of every later collection
 
@@ -249,7 +291,7 @@ async def run_benchmark(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
                 log = opts.workdir / f"{variant.name.replace(' ', '')}-{round_no}.log"
                 extra = diagnostics(opts, variant, round_no)
                 if variant.source is not None:
-                    setup = by_root[variant.source.root]
+                    setup = by_source[variant.source]
                     proc = quiz_bot_process(
                         emulator, variant.source, setup.env, log, diagnostics=extra
                     )

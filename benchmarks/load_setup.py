@@ -35,11 +35,18 @@ def posts_needed(
 class SourceSetup:
     """One quiz bot source's database, channel and (after its first start) posts."""
 
-    def __init__(self, source: BotSource, channel: Channel, workdir: Path, posts: int) -> None:
+    def __init__(
+        self,
+        source: BotSource,
+        channel: Channel,
+        workdir: Path,
+        posts: int,
+        database_url: str | None = None,
+    ) -> None:
         self.source = source
         self.channel = channel
-        self.db_path = workdir / f"{source.name.replace('@', '-')}.db"
-        self.env = quiz_bot_env(self.db_path, source.content_dir)
+        self.db_path = workdir / f"{slug(source.name)}.db"
+        self.env = quiz_bot_env(self.db_path, source.content_dir, database_url=database_url)
         self.logs = workdir
         self.posts_wanted = posts
         self.load: Load | None = None
@@ -48,11 +55,13 @@ class SourceSetup:
     @classmethod
     async def prepare(
         cls, emulator: DiscordEmulator, source: BotSource, guild: Guild, workdir: Path,
-        posts: int
+        posts: int, database_url: str | None = None
     ) -> SourceSetup:
-        name = "quiz-" + source.name.replace("@", "-")
+        """`database_url`: an empty database for a source on PostgreSQL (its own store makes
+        the schema); None for a fresh SQLite file in `workdir`."""
+        name = "quiz-" + slug(source.name)
         channel = emulator.driver.create_text_channel(guild, name)
-        setup = cls(source, channel, workdir, posts)
+        setup = cls(source, channel, workdir, posts, database_url)
         log = workdir / f"{source.name}-prepare.log"
         await prepare_db(emulator, source, setup.env, guild.id, log)
         return setup
@@ -70,6 +79,12 @@ class SourceSetup:
             self.posting_seconds = time.monotonic() - t0
             self.load = Load(d, posts, members)
         return self.load
+
+
+def slug(name: str) -> str:
+    """A bot's name as part of a file or channel name: `quizbot@old[postgresql]` →
+    `quizbot-old-postgresql`."""
+    return name.replace("@", "-").replace("[", "-").replace("]", "")
 
 
 def _is_post(message: Message) -> bool:

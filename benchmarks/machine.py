@@ -7,6 +7,7 @@ import contextlib
 import math
 import os
 import platform
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -33,8 +34,50 @@ def loadavg() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU of a process so far; 0 once it is gone."""
+def server_cpu_seconds(pid: int) -> float:
+    """CPU of a server process and all its children so far, live or exited (PostgreSQL's
+    postmaster reaps its backends, so theirs is in its `children_*` times); 0 once gone."""
+    total = 0.0
+    with contextlib.suppress(psutil.Error):
+        root = psutil.Process(pid)
+        t = root.cpu_times()
+        total = t.user + t.system + t.children_user + t.children_system
+        for child in root.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                c = child.cpu_times()
+                total += c.user + c.system
+    return total
+
+
+class WithServer:
+    """The bot's processes, measured as `cpu_seconds` measures them, while noting the
+    database server's CPU at each reading: `server_seconds()` is the server's CPU between
+    the last two readings (the phase the bot was measured over)."""
+
+    def __init__(self, bot: int | Sequence[int], server_pid: int) -> None:
+        self.bot = bot
+        self.server_pid = server_pid
+        self.marks: list[float] = []
+
+    def read(self) -> float:
+        self.marks.append(server_cpu_seconds(self.server_pid))
+        return cpu_seconds(self.bot)
+
+    def server_seconds(self) -> float:
+        return self.marks[-1] - self.marks[-2] if len(self.marks) >= 2 else 0.0
+
+
+Pids = int | Sequence[int] | WithServer
+"""A process, several measured as one (a bot in several shard processes), or either with its
+database server (noted apart)."""
+
+
+def cpu_seconds(pid: Pids) -> float:
+    """User plus system CPU of a process (or the sum over several) so far; 0 once gone."""
+    if isinstance(pid, WithServer):
+        return pid.read()
+    if not isinstance(pid, int):
+        return sum(cpu_seconds(one) for one in pid)
     with contextlib.suppress(psutil.Error):
         t = psutil.Process(pid).cpu_times()
         return t.user + t.system

@@ -133,6 +133,14 @@ class PgServer:
         log = self.data_dir.parent / "server.log" if self.data_dir else None
         self.pg_ctl("start", "-w", "-t", "60", "-l", str(log))
 
+    def postmaster_pid(self) -> int | None:
+        """The running server's main process (the benchmarks measure its CPU)."""
+        if self.data_dir is None:
+            return None
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            return int((self.data_dir / "postmaster.pid").read_text().split()[0])
+        return None
+
 
 DURABLE: Final = {"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
 """What a production server runs with: a commit is on disk before it returns."""
