@@ -28,6 +28,7 @@ pytestmark = pytest.mark.e2e
 # The study group and the bot process of the main e2e module.
 world = base.world
 quizbot = base.quizbot
+quizbot_backend = base.quizbot_backend
 
 
 async def test_a_missed_task_comes_back_in_review_and_a_right_answer_reschedules_it(
