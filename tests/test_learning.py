@@ -17,7 +17,7 @@ from bot.quiz.errors import NoMatchingTaskError, PrivatePostError, SessionExpire
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
-from tests.factories import choice
+from tests.factories import Clock, choice
 
 GUILD, CHANNEL = 1, 10
 ALICE, BOB = 101, 102
@@ -25,17 +25,9 @@ START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 TASKS = [choice(f"t{n}", answer="A") for n in range(1, 4)]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(START)
 
 
 @pytest.fixture

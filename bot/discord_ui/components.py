@@ -63,7 +63,8 @@ HINT_ROW = 4
 
 
 class PostIdOnly:
-    """For items whose custom_id carries nothing but the post id: everything else is loaded."""
+    """For items whose custom_id carries nothing but one id (a post's; Next: a session's, a
+    number of the same form): everything else is loaded."""
 
     @classmethod
     async def from_custom_id(
@@ -232,6 +233,7 @@ class ConfirmSolutionButton(
 
 class NextButton(
     Guarded,
+    PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:next{_LAST_POST}",
 ):
@@ -248,19 +250,6 @@ class NextButton(
             row=row,
         )
         self.session_id = session_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        try:
-            return cls(refs.post_id(match["post"] or ""))
-        except QuizError as exc:
-            return cls(0).refusing(exc)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)
