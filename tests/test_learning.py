@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -220,3 +221,24 @@ async def test_the_write_unit_rates_once_per_local_day_of_the_servers_zone(
     await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
     again = service.store.review_card(GUILD, ALICE, "t1")
     assert again is not None and again.due == clock.now
+
+
+async def test_rating_a_card_never_sleeps_in_the_write_unit(
+    service: QuizService, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fsrs sleeps 1 ms per new fsrs.Card unless given an id: under the write lock, once per
+    finished task, every answer batch behind it would wait."""
+    import fsrs.card
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(fsrs.card, "time", SimpleNamespace(sleep=sleeps.append))
+    public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    for _ in range(3):
+        await answer(service, public.post.id, ALICE, "B")  # a new card: Again
+    clock.now += timedelta(minutes=5)
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.posted is not None
+    await answer(service, step.posted.post.id, ALICE)  # its stored card: Good
+    card = service.store.review_card(GUILD, ALICE, "t1")
+    assert card is not None and card.due >= clock.now + timedelta(days=1)
+    assert sleeps == []

@@ -131,7 +131,20 @@ def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
         }
         for card in cards
     ]
-    conn.execute(dialect.upsert(conn, _card, ("guild_id", "user_id", "task_id")), rows)
+    conn.execute(_upsert(conn), rows)
+
+
+_UPSERTS: dict[str, Any] = {}
+"""`save_cards`'s statement per engine, built once: building an upsert (its `excluded` row)
+costs far more than running it, in the answers' write unit."""
+
+
+def _upsert(conn: Connection) -> Any:
+    stmt = _UPSERTS.get(conn.dialect.name)
+    if stmt is None:
+        key = ("guild_id", "user_id", "task_id")
+        stmt = _UPSERTS[conn.dialect.name] = dialect.upsert(conn, _card, key)
+    return stmt
 
 
 # Three plain INs (like the answers' progress read): they seek the primary key on every
