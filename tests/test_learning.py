@@ -18,6 +18,7 @@ from bot.quiz.errors import NoMatchingTaskError, PrivatePostError, SessionExpire
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
+from bot.store.review_cards import DueSummary
 from tests.factories import choice
 
 GUILD, CHANNEL = 1, 10
@@ -242,3 +243,22 @@ async def test_rating_a_card_never_sleeps_in_the_write_unit(
     card = service.store.review_card(GUILD, ALICE, "t1")
     assert card is not None and card.due >= clock.now + timedelta(days=1)
     assert sleeps == []
+
+
+async def test_a_review_step_counts_what_is_left_and_says_when_the_next_falls_due(
+    service: QuizService, clock: Clock
+) -> None:
+    for task, pick in ((TASKS[0], "B"), (TASKS[1], "B"), (TASKS[2], "A")):
+        post = await service.create_post(GUILD, CHANNEL, task, BOB)
+        for _ in range(3 if pick == "B" else 1):
+            await answer(service, post.post.id, ALICE, pick)
+    later = service.store.review_card(GUILD, ALICE, "t3")  # solved at once: not due yet
+    assert later is not None and later.due > START
+    clock.now += timedelta(minutes=5)
+    first = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert first.posted is not None and first.due == DueSummary(2, later.due)
+    assert first.session_id is not None
+    second = await service.sessions.next(first.session_id, GUILD, CHANNEL, ALICE)
+    assert second.posted is not None and second.number == 2
+    assert {first.posted.task.id, second.posted.task.id} == {"t1", "t2"}
+    assert second.due == DueSummary(1, later.due)
