@@ -61,6 +61,8 @@ class PhaseResult:
     """The median of the per-second maxima over the phase."""
     offered_rate: float | None = None
     dispatch_late_ms: float = 0.0
+    skipped: int = 0
+    """Open loop: arrivals dropped because every member was still waiting for a reply."""
     load_before: str = ""
     load_after: str = ""
     started_wall: float = 0.0
@@ -212,6 +214,11 @@ class ClickLoad:
                 cursor = (cursor + 1) % len(self.members)
                 if not state.busy:
                     break
+            else:
+                # Every member is waiting for a reply (the bot is overloaded): a member does
+                # one thing at a time, so this arrival is dropped, and counted.
+                result.skipped += 1
+                continue
             state.busy = True
             task = asyncio.create_task(act(state))
             pending.add(task)

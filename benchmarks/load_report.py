@@ -146,6 +146,11 @@ def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
         )
     for run in runs:
         ph = run.phases.get("open")
+        if ph is not None and ph.skipped:
+            lines.append(
+                f"- note: {ph.skipped} arrivals of {run.name}'s open loop were dropped: every "
+                "member was still waiting for a reply (the bot was overloaded)"
+            )
         if ph is not None and ph.dispatch_late_ms > 20:
             lines.append(
                 f"- note: the load generator dispatched up to {ph.dispatch_late_ms:.0f} ms late "

@@ -103,6 +103,7 @@ class BotRun:
             mine.seconds += ph.seconds
             mine.ok += ph.ok
             mine.failed += ph.failed
+            mine.skipped += ph.skipped
             mine.latencies += ph.latencies
             for kind, values in ph.kinds.items():
                 mine.kinds.setdefault(kind, []).extend(values)
