@@ -86,7 +86,8 @@ class SessionState:
     served: tuple[str, ...]
     """Task ids the session served, in order."""
     solved: frozenset[str]
-    """Task ids the member solved in this server (public or private posts)."""
+    """Task ids the member solved in this server (public or private posts); a review session
+    reads none (empty)."""
     due: tuple[review_cards.StoredCard, ...] = ()
     """A review session's due cards, the most overdue first (empty for practice)."""
     next_due: datetime | None = None
@@ -212,10 +213,9 @@ def session_state(
     review = session.kind == "review" and queue > 0
     due = review_cards.due_queue(conn, guild_id, user_id, now, queue) if review else []
     next_due = review_cards.due_summary(conn, guild_id, user_id, now).next_due if review else None
+    # A review serves due cards, solved or not: what the member solved only orders practice
+    # (and it is the read that grows with every finish).
+    solved = frozenset() if review else frozenset(solved_tasks(conn, guild_id, user_id))
     return SessionState(
-        session,
-        tuple(served_tasks(conn, session_id)),
-        frozenset(solved_tasks(conn, guild_id, user_id)),
-        tuple(due),
-        next_due,
+        session, tuple(served_tasks(conn, session_id)), solved, tuple(due), next_due
     )
