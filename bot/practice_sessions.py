@@ -117,11 +117,10 @@ class PracticeSessions:
         service = self.service
         now = service.clock()
         catalog = service.catalog_for(guild_id)
-        queue = await service.run_read(
-            self._store.review_queue, guild_id, user_id, now, REVIEW_QUEUE
+        queue, summary = await service.run_read(
+            self._store.review_queue_and_summary, guild_id, user_id, now, REVIEW_QUEUE
         )
         due = _due_in(queue, catalog)
-        summary = await self.review_status(guild_id, user_id)
         if not due:
             return SessionStep(REVIEW, None, None, due=DueSummary(0, summary.next_due))
         post = await service.run_write(
@@ -175,10 +174,8 @@ class PracticeSessions:
         post = await service.run_write(
             self._store.add_session_post, session_id, guild_id, user_id, channel_id, task, now
         )
-        step_due = None
-        if review:
-            status = await self.review_status(guild_id, user_id)
-            step_due = DueSummary(len(due_left), status.next_due)
+        # The cards are as the state read them: adding a post changes none.
+        step_due = DueSummary(len(due_left), state.next_due) if review else None
         return SessionStep(
             kind, session_id, self._posted(post), number=len(state.served) + 1, due=step_due
         )

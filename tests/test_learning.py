@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -17,6 +18,7 @@ from bot.quiz.errors import NoMatchingTaskError, PrivatePostError, SessionExpire
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
+from bot.store.review_cards import DueSummary
 from tests.factories import Clock, choice
 
 GUILD, CHANNEL = 1, 10
@@ -212,3 +214,43 @@ async def test_the_write_unit_rates_once_per_local_day_of_the_servers_zone(
     await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
     again = service.store.review_card(GUILD, ALICE, "t1")
     assert again is not None and again.due == clock.now
+
+
+async def test_rating_a_card_never_sleeps_in_the_write_unit(
+    service: QuizService, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fsrs sleeps 1 ms per new fsrs.Card unless given an id: under the write lock, once per
+    finished task, every answer batch behind it would wait."""
+    import fsrs.card
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(fsrs.card, "time", SimpleNamespace(sleep=sleeps.append))
+    public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    for _ in range(3):
+        await answer(service, public.post.id, ALICE, "B")  # a new card: Again
+    clock.now += timedelta(minutes=5)
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.posted is not None
+    await answer(service, step.posted.post.id, ALICE)  # its stored card: Good
+    card = service.store.review_card(GUILD, ALICE, "t1")
+    assert card is not None and card.due >= clock.now + timedelta(days=1)
+    assert sleeps == []
+
+
+async def test_a_review_step_counts_what_is_left_and_says_when_the_next_falls_due(
+    service: QuizService, clock: Clock
+) -> None:
+    for task, pick in ((TASKS[0], "B"), (TASKS[1], "B"), (TASKS[2], "A")):
+        post = await service.create_post(GUILD, CHANNEL, task, BOB)
+        for _ in range(3 if pick == "B" else 1):
+            await answer(service, post.post.id, ALICE, pick)
+    later = service.store.review_card(GUILD, ALICE, "t3")  # solved at once: not due yet
+    assert later is not None and later.due > START
+    clock.now += timedelta(minutes=5)
+    first = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert first.posted is not None and first.due == DueSummary(2, later.due)
+    assert first.session_id is not None
+    second = await service.sessions.next(first.session_id, GUILD, CHANNEL, ALICE)
+    assert second.posted is not None and second.number == 2
+    assert {first.posted.task.id, second.posted.task.id} == {"t1", "t2"}
+    assert second.due == DueSummary(1, later.due)

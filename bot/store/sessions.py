@@ -86,9 +86,13 @@ class SessionState:
     served: tuple[str, ...]
     """Task ids the session served, in order."""
     solved: frozenset[str]
-    """Task ids the member solved in this server (public or private posts)."""
+    """Task ids the member solved in this server (public or private posts); a review session
+    reads none (empty)."""
     due: tuple[review_cards.StoredCard, ...] = ()
     """A review session's due cards, the most overdue first (empty for practice)."""
+    next_due: datetime | None = None
+    """A review session: when the member's next card falls due after now (None: none is
+    waiting, or practice)."""
 
 
 def _session_of(row: Any) -> SessionInfo:
@@ -203,13 +207,15 @@ def session_state(
     queue: int,
 ) -> SessionState:
     """The session (if the member may click in it: `member_session`), what it served, what
-    the member solved and, for a review session, up to `queue` of their due cards."""
+    the member solved and, for a review session, up to `queue` of their due cards and when
+    the next one falls due: all a Next click reads, in one unit."""
     session = member_session(conn, session_id, guild_id, user_id, now)
     review = session.kind == "review" and queue > 0
     due = review_cards.due_queue(conn, guild_id, user_id, now, queue) if review else []
+    next_due = review_cards.due_summary(conn, guild_id, user_id, now).next_due if review else None
+    # A review serves due cards, solved or not: what the member solved only orders practice
+    # (and it is the read that grows with every finish).
+    solved = frozenset() if review else frozenset(solved_tasks(conn, guild_id, user_id))
     return SessionState(
-        session,
-        tuple(served_tasks(conn, session_id)),
-        frozenset(solved_tasks(conn, guild_id, user_id)),
-        tuple(due),
+        session, tuple(served_tasks(conn, session_id)), solved, tuple(due), next_due
     )

@@ -359,6 +359,16 @@ class Store:
         with self.read() as conn:
             return review_cards.due_summary(conn, guild_id, user_id, now)
 
+    def review_queue_and_summary(
+        self, guild_id: int, user_id: int, now: datetime, limit: int
+    ) -> tuple[list[review_cards.StoredCard], review_cards.DueSummary]:
+        """`review_queue` and `review_summary` in one read (what /review starts with)."""
+        with self.read() as conn:
+            return (
+                review_cards.due_queue(conn, guild_id, user_id, now, limit),
+                review_cards.due_summary(conn, guild_id, user_id, now),
+            )
+
     # -- review reminders ---------------------------------------------------------------------
 
     def reminder(self, guild_id: int, user_id: int) -> reminders.ReminderInfo | None:
