@@ -137,17 +137,10 @@ def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
     conn.execute(_upsert(conn), rows)
 
 
-_UPSERTS: dict[str, Any] = {}
-"""`save_cards`'s statement per engine, built once: building an upsert (its `excluded` row)
-costs far more than running it, in the answers' write unit."""
-
-
 def _upsert(conn: Connection) -> Any:
-    stmt = _UPSERTS.get(conn.dialect.name)
-    if stmt is None:
-        key = ("guild_id", "user_id", "task_id")
-        stmt = _UPSERTS[conn.dialect.name] = dialect.upsert(conn, _card, key)
-    return stmt
+    """`save_cards`' statement: built once per engine (it runs in the answers' write unit)."""
+    key = ("guild_id", "user_id", "task_id")
+    return dialect.built_once(conn, "review_card upsert", lambda c: dialect.upsert(c, _card, key))
 
 
 # Three plain INs (like the answers' progress read): they seek the primary key on every
