@@ -296,8 +296,10 @@ def _clearly_fits(content: str | None, embeds: list[discord.Embed]) -> bool:
 def detached(view: V) -> V:
     """Mark a view as not needing the library's view store.
 
-    Every item we send is a DynamicItem registered once at startup, so dispatch never needs the
-    view object; left live, discord.py would start a 15-minute timer for each ephemeral view.
+    Every item we send is a DynamicItem that the bot routes by custom_id itself
+    (bot/discord_ui/clicks.py), so dispatch never needs the view object. Left live, discord.py
+    would keep every sent view (a 15-minute timer for each ephemeral one) and register its
+    items' classes, which would run each click a second time.
     """
     view.stop()
     return view
