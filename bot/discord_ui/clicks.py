@@ -19,6 +19,7 @@ register the items with discord.py, which would then run each click a second tim
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Iterable
@@ -93,4 +94,24 @@ async def dispatch(interaction: discord.Interaction[QuizBot]) -> None:
     except Exception:  # our bug, as discord.py would report it; from_custom_id only parses
         log.exception("could not build %s for custom_id %r", cls.__name__, custom_id)
         return
-    await item.callback(interaction)
+    try:
+        await item.callback(interaction)
+    finally:
+        release(interaction)
+
+
+def release(interaction: discord.Interaction[Any]) -> None:
+    """Break the interaction's reference cycle once its click has been answered.
+
+    discord.py caches `interaction.response` on the interaction, and the response points back
+    at it: a cycle, so the interaction, the clicked message it carries (rows, buttons, embeds)
+    and the member are freed by the cyclic collector, not when the click is done. That is most
+    of the garbage a click leaves (about 40 objects of 50), and what the collector's gen-2 passes
+    (15-60 ms pauses at 300 clicks/s) are made of: the clicks in flight when a young collection
+    runs survive it, and die in the old generation. Dropping the cached response (nothing uses
+    it after the callback; a later use would only build a fresh one) lets reference counting
+    free it all at once. A discord.py that stops caching it leaves nothing to drop
+    (tests/discord_ui/test_clicks.py notices the garbage coming back).
+    """
+    with contextlib.suppress(AttributeError):
+        del interaction._cs_response  # type: ignore[attr-defined]
