@@ -153,6 +153,12 @@ class QuizBot(commands.AutoShardedBot):
         if interaction.type is discord.InteractionType.component:
             await clicks.dispatch(interaction)
 
+    async def on_app_command_completion(
+        self, interaction: discord.Interaction[QuizBot], command: object
+    ) -> None:
+        # The command has answered: free its interaction now, as a click's (`clicks.release`).
+        clicks.release(interaction)
+
     async def on_ready(self) -> None:
         user, shards = self.user, self.settings.shards
         runs = shards.describe() if shards.sharded else f"{self.shard_count} shard(s), all here"
