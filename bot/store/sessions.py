@@ -21,7 +21,7 @@ from sqlalchemy import cast as sql_cast
 
 from bot.quiz.errors import SessionExpiredError
 from bot.quiz.tasks import Task
-from bot.store import posts, review_cards
+from bot.store import dialect, posts, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostInfo, SessionInfo, SessionSummary
@@ -256,7 +256,9 @@ def advance(
     (the service's rule, run here like the answers' grader), then that task's private post,
     or, when `choose` picks none, the session ended and summed up. One unit rather than a
     read and then a write: one thread hop and one transaction per click, and two clicks of
-    one session cannot both pick the same task."""
+    one session cannot both pick the same task (SQLite has one writer at a time; on
+    PostgreSQL the session's lock keeps them apart)."""
+    dialect.lock(conn, "session", [session_id])
     state = session_state(conn, session_id, guild_id, user_id, now, queue=queue)
     task = choose(state)
     if task is None:
