@@ -86,7 +86,9 @@ class SourceSetup:
         self, emulator: DiscordEmulator, guild: Guild, poster: Member, members: list[Member]
     ) -> ClickLoad:
         """The load on this source's posts; the first call (its bot running) creates them
-        (for the review scenario: spreads the members over their sittings)."""
+        (for the review scenario: spreads the members over their sittings, again each round)."""
+        if isinstance(self.load, ReviewLoad):
+            await self.load.prime()
         if self.load is None:
             log = self.logs / f"{self.source.name}-sync.log"
             await sync_commands(emulator, self.source, self.env, guild.id, log)

@@ -161,7 +161,11 @@ class ReviewLoad(ClickLoad):
 
     async def prime(self) -> None:
         """Member i does (i × 7) mod `cycle` interactions first, unmeasured: the members are
-        spread over their sittings from the first measured click."""
+        spread over their sittings from the first measured click. Before a later round, each
+        member starts a new sitting first: the emulator keeps only a member's latest private
+        messages, and the other bots' rounds sent them more since."""
+        for state in self.members:
+            state.message = state.task = None
 
         async def run(index: int, state: ReviewMember) -> None:
             for _ in range(index * 7 % self.cycle):

@@ -254,3 +254,36 @@ async def test_a_review_step_counts_what_is_left_and_says_when_the_next_falls_du
     assert second.posted is not None and second.number == 2
     assert {first.posted.task.id, second.posted.task.id} == {"t1", "t2"}
     assert second.due == DueSummary(1, later.due)
+
+
+async def test_the_last_review_next_ends_the_session_with_what_is_still_due(
+    service: QuizService, clock: Clock
+) -> None:
+    """The Next that ends a review reads, chooses and ends in one write unit: the summary and
+    the due reviews it reports are the ones that unit saw (a missed card stays due)."""
+    for task in TASKS[:2]:
+        post = await service.create_post(GUILD, CHANNEL, task, BOB)
+        for _ in range(3):
+            await answer(service, post.post.id, ALICE, "B")
+    clock.now += timedelta(minutes=5)
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.session_id is not None and step.due is not None and step.due.due_now == 2
+    while step.posted is not None:
+        for _ in range(3):  # missed again: due again at once
+            await answer(service, step.posted.post.id, ALICE, "B")
+        step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert step.summary is not None and (step.summary.served, step.summary.solved) == (2, 0)
+    assert step.due is not None and step.due.due_now == 2
+    with pytest.raises(SessionExpiredError):  # ended: the unit refuses another Next
+        await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+
+
+async def test_a_refused_next_posts_nothing(service: QuizService) -> None:
+    step = await practice_step(service)
+    assert step.session_id is not None
+    with pytest.raises(PrivatePostError):
+        await service.sessions.next(step.session_id, GUILD, CHANNEL, BOB)
+    summary = service.store.session_summary(step.session_id)
+    assert summary.served == 1  # Bob's click added no post to Alice's session
+    after = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert after.number == 2
