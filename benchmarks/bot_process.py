@@ -9,7 +9,10 @@ of quizbot it uses only `bot.cli.main` and `bot.store`, which every version has.
   (QUIZBOT_LOOP_LAG_PROBE), and so is gc.freeze() after setup.
 - `floor`: fakediscord's floor bot (it starts the same probe under the same variable).
 - `prepare-db --guild ID`: a fresh database whose guild posts without a cooldown, as a
-  moderator would set it; done by the bot version under test, whose schema it is.
+  moderator would set it; done by the bot version under test, whose schema it is. With
+  `--review-cards FILE` (benchmarks/review_load.py writes it) every listed member also gets a
+  due review card for every listed task: the card a miss at `missed_at` leaves
+  (`bot.review_scheduler.review`, AGAIN), saved by `bot.store.review_cards.save_cards`.
 
 Diagnostics that only observe: `--gc-log` (collector pauses of 5 ms and more; `types` also
 names what the cyclic garbage is made of, at exit) and `--profile FILE` (cProfile).
@@ -22,11 +25,13 @@ import asyncio
 import atexit
 import cProfile
 import gc
+import json
 import logging
 import os
 import sys
 import time
 from collections import Counter
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -92,16 +97,44 @@ def run_floor_bot() -> int:
     return 0
 
 
-def prepare_db(guild_id: int) -> int:
+def prepare_db(guild_id: int, review_cards: Path | None = None) -> int:
     from bot.store import Store, make_engine
 
     say_which_bot()
     engine = make_engine(os.environ["DATABASE_URL"])
     try:
-        Store(engine).update_guild_config(guild_id, cooldown_seconds=0)
+        store = Store(engine)
+        store.update_guild_config(guild_id, cooldown_seconds=0)
+        if review_cards is not None:
+            seed_review_cards(store, guild_id, json.loads(review_cards.read_text()))
     finally:
         engine.dispose()
     return 0
+
+
+def seed_review_cards(store: Any, guild_id: int, seeds: dict[str, Any]) -> None:
+    """A due card per (user, task): the card a miss at `missed_at` left, a minute apart per
+    task so that every member's queue has the same order."""
+    from bot import review_scheduler
+    from bot.quiz.review import ReviewRating
+    from bot.store import review_cards
+
+    missed = datetime.fromisoformat(seeds["missed_at"])
+    cards = [
+        review_scheduler.review(
+            None,
+            ReviewRating.AGAIN,
+            missed + timedelta(minutes=i),
+            guild_id=guild_id,
+            user_id=user_id,
+            task_id=task_id,
+        )
+        for user_id in seeds["users"]
+        for i, task_id in enumerate(seeds["tasks"])
+    ]
+    with store.write() as conn:
+        review_cards.save_cards(conn, cards)
+    print(f"bot-process: seeded {len(cards)} due review cards", file=sys.stderr, flush=True)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -111,14 +144,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         child = sub.add_parser(name)
         child.add_argument("--gc-log", choices=["pauses", "types"])
     sub.choices["bot"].add_argument("--profile", type=Path, help="cProfile into this file")
-    sub.add_parser("prepare-db").add_argument("--guild", type=int, required=True)
+    prepare = sub.add_parser("prepare-db")
+    prepare.add_argument("--guild", type=int, required=True)
+    prepare.add_argument("--review-cards", type=Path, help="JSON: users, tasks, missed_at")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.which == "prepare-db":
-        return prepare_db(args.guild)
+        return prepare_db(args.guild, args.review_cards)
     if args.gc_log:
         log_gc_pauses(types=args.gc_log == "types")
     if args.which == "floor":

@@ -122,10 +122,19 @@ async def run_to_end(proc: BotProcess, timeout: float, what: str) -> None:  # no
 
 
 async def prepare_db(
-    emulator: DiscordEmulator, source: BotSource, env: dict[str, str], guild_id: int, log: Path
+    emulator: DiscordEmulator,
+    source: BotSource,
+    env: dict[str, str],
+    guild_id: int,
+    log: Path,
+    review_cards: Path | None = None,
 ) -> None:
-    """A fresh database, made by `source`'s own store, whose guild posts without a cooldown."""
-    proc = launched(emulator, source, ["prepare-db", "--guild", str(guild_id)], env, log)
+    """A fresh database, made by `source`'s own store, whose guild posts without a cooldown
+    (and, with `review_cards`, the due review cards that file lists)."""
+    args = ["prepare-db", "--guild", str(guild_id)]
+    if review_cards is not None:
+        args += ["--review-cards", str(review_cards)]
+    proc = launched(emulator, source, args, env, log)
     await run_to_end(proc, 60, f"{source.name}: prepare-db")
 
 

@@ -4,6 +4,7 @@
     python -m benchmarks.load --members 200 --closed-seconds 10 --rate 300 --open-seconds 10
     python -m benchmarks.load --rounds 2 --markdown out.md   # alternate the bots twice, pooled
     python -m benchmarks.load --bot-src /tmp/quizbot-0.1.0   # before vs after, in one run
+    python -m benchmarks.load --scenario review     # /review sittings (benchmarks/review_load.py)
     python -m benchmarks.load --database sqlite --database postgresql   # both engines
     python -m benchmarks.load --processes 2                  # 2 shard processes vs 1, PostgreSQL
 
@@ -52,6 +53,7 @@ from pathlib import Path
 
 from benchmarks.load_report import report
 from benchmarks.load_run import Options, run_benchmark
+from benchmarks.load_setup import ANSWERS, SCENARIOS
 from benchmarks.load_shards import run_sharded
 from benchmarks.machine import loadavg, machine_info
 from tests.pg_server import throwaway_server
@@ -66,6 +68,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespa
         description="Closed- and open-loop answer load on the quiz bot and the floor bot.",
     )
     add = parser.add_argument
+    add(
+        "--scenario",
+        choices=SCENARIOS,
+        default=ANSWERS,
+        help="answers: the posts' answer buttons (against the floor); review: /review sittings "
+        "(/review, wrong, wrong, right and Next per due task; no floor)",
+    )
     add("--members", type=int, default=200, help="simulated members (the closed loop's N)")
     add("--closed-seconds", type=float, default=10.0, help="measured closed-loop time (0: skip)")
     add("--warmup", type=float, default=2.0, help="closed-loop warm-up, not measured")
@@ -116,6 +125,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespa
     add("--keep", type=Path, help="keep the databases and the bots' logs in this directory")
     args = parser.parse_args(argv)
     return Options(
+        scenario=args.scenario,
         members=args.members,
         closed_seconds=args.closed_seconds,
         warmup=args.warmup,

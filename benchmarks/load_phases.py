@@ -1,6 +1,8 @@
-"""The answer load on one bot: members clicking answers in a closed loop and an open loop.
+"""The click loads on one bot: members clicking in a closed loop and an open loop.
 
-A member answers B, C, then A on a post (three graded attempts: wrong, wrong, right on task
+`ClickLoad` runs the loops; what a member does next is its subclass's: `Load` here (answers),
+`ReviewLoad` in benchmarks/review_load.py (/review sittings). In the answer load a member
+answers B, C, then A on a post (three graded attempts: wrong, wrong, right on task
 mlops-parallelism-mc-1) and moves on to the next post.
 
 - Closed loop: every member clicks again as soon as its previous answer came back; measured
@@ -49,6 +51,8 @@ class PhaseResult:
     ok: int = 0
     failed: int = 0
     latencies: list[float] = field(default_factory=list)
+    kinds: dict[str, list[float]] = field(default_factory=dict)
+    """The latencies again, by kind of interaction (answer, /review, Next, ...)."""
     replies: Counter[str] = field(default_factory=Counter)
     bot_cpu: float = 0.0
     loadgen_cpu: float = 0.0
@@ -57,11 +61,27 @@ class PhaseResult:
     """The median of the per-second maxima over the phase."""
     offered_rate: float | None = None
     dispatch_late_ms: float = 0.0
+    skipped: int = 0
+    """Open loop: arrivals dropped because every member was still waiting for a reply."""
     load_before: str = ""
     load_after: str = ""
     started_wall: float = 0.0
     ended_wall: float = 0.0
     rounds: int = 1
+
+    def record(self, kind: str, ix: InteractionRecord, reply: str | None) -> None:
+        """One interaction of the phase: its latency, or (`reply` None) a failure."""
+        if reply is None:
+            self.failed += 1
+            return
+        self.ok += 1
+        latency = ix.latency or 0.0
+        self.latencies.append(latency)
+        self.kinds.setdefault(kind, []).append(latency)
+        self.replies[reply] += 1
+
+    def kind_latency_ms(self, kind: str, p: float) -> float:
+        return pct(sorted(self.kinds.get(kind, [])), p) * 1000
 
     @property
     def rate(self) -> float:
@@ -94,28 +114,36 @@ def classify(body: dict[str, Any]) -> str:
     return "other: " + content[:60]
 
 
-class Load:
-    def __init__(self, driver: Driver, posts: list[Message], members: list[Member]) -> None:
-        self.d = driver
-        self.posts = posts
-        self.post_ids = [post_id_of(p) for p in posts]
-        self.members = [MemberState(m, post=i % len(posts)) for i, m in enumerate(members)]
-        self.wrapped = 0
-        """Members that came back to their first post: their answers there are not graded."""
+class ClickLoad:
+    """The closed and open loops over members that each do one thing at a time: a subclass
+    says what a member does next (`begin`) and what the reply makes of it (`settle`)."""
 
-    def click(self, state: MemberState) -> InteractionRecord:
-        """The member's next answer; it moves to the next post after three."""
-        if state.attempt == len(CLICKS):
-            state.attempt = 0
-            state.post = (state.post + 1) % len(self.posts)
-            state.visited += 1
-            if state.visited == len(self.posts) + 1:
-                self.wrapped += 1
-        index = state.post
-        option = CLICKS[state.attempt]
-        state.attempt += 1
-        custom_id = f"quiz:ans:{self.post_ids[index]}:{option}"
-        return self.d.click_button(self.posts[index], custom_id, user=state.member)
+    members: list[Any]
+    """Per-member states, each with a `busy` flag (the open loop skips busy members)."""
+    wrapped: int = 0
+    """Members that ran out of fresh work (reported: their clicks measure something else)."""
+
+    def begin(self, state: Any) -> tuple[str, InteractionRecord]:
+        """The member's next interaction, dispatched, and its kind (for per-kind latency)."""
+        raise NotImplementedError
+
+    async def settle(
+        self, state: Any, kind: str, ix: InteractionRecord, body: dict[str, Any]
+    ) -> str:
+        """The member's state after the bot's callback `body`; the reply's class."""
+        return classify(body)
+
+    def lost(self, state: Any, kind: str) -> None:
+        """The bot sent no callback in time: the member's state after that."""
+
+    async def _one(self, state: Any) -> tuple[str, InteractionRecord, str | None]:
+        kind, ix = self.begin(state)
+        try:
+            body = await ix.wait_response(timeout=10)
+        except TimeoutError:
+            self.lost(state, kind)
+            return kind, ix, None
+        return kind, ix, await self.settle(state, kind, ix, body)
 
     async def closed(
         self, result: PhaseResult, bot_pid: Pids, seconds: float, warmup: float
@@ -123,19 +151,11 @@ class Load:
         measuring = False
         stop_at = time.monotonic() + warmup + seconds + 0.5
 
-        async def member(state: MemberState) -> None:
+        async def member(state: Any) -> None:
             while time.monotonic() < stop_at:
-                ix = self.click(state)
-                try:
-                    body = await ix.wait_response(timeout=10)
-                except TimeoutError:
-                    if measuring:
-                        result.failed += 1
-                    continue
+                kind, ix, reply = await self._one(state)
                 if measuring:
-                    result.ok += 1
-                    result.latencies.append(ix.latency or 0.0)
-                    result.replies[classify(body)] += 1
+                    result.record(kind, ix, reply)
 
         me = psutil.Process()
         tasks = [asyncio.create_task(member(s)) for s in self.members]
@@ -167,18 +187,12 @@ class Load:
         late_max = 0.0
         result.offered_rate = rate
 
-        async def answer(state: MemberState) -> None:
-            ix = self.click(state)
+        async def act(state: Any) -> None:
             try:
-                body = await ix.wait_response(timeout=10)
-            except TimeoutError:
-                result.failed += 1
-                return
+                kind, ix, reply = await self._one(state)
             finally:
                 state.busy = False
-            result.ok += 1
-            result.latencies.append(ix.latency or 0.0)
-            result.replies[classify(body)] += 1
+            result.record(kind, ix, reply)
 
         me = psutil.Process()
         result.load_before = loadavg()
@@ -200,8 +214,13 @@ class Load:
                 cursor = (cursor + 1) % len(self.members)
                 if not state.busy:
                     break
+            else:
+                # Every member is waiting for a reply (the bot is overloaded): a member does
+                # one thing at a time, so this arrival is dropped, and counted.
+                result.skipped += 1
+                continue
             state.busy = True
-            task = asyncio.create_task(answer(state))
+            task = asyncio.create_task(act(state))
             pending.add(task)
             task.add_done_callback(pending.discard)
         result.seconds = loop.time() - start
@@ -212,6 +231,35 @@ class Load:
         result.dispatch_late_ms = late_max * 1000
         result.load_after = loadavg()
         return result
+
+
+class Load(ClickLoad):
+    """The answer load: B, C, then A on a post, then the next post."""
+
+    def __init__(self, driver: Driver, posts: list[Message], members: list[Member]) -> None:
+        self.d = driver
+        self.posts = posts
+        self.post_ids = [post_id_of(p) for p in posts]
+        self.members = [MemberState(m, post=i % len(posts)) for i, m in enumerate(members)]
+        self.wrapped = 0
+        """Members that came back to their first post: their answers there are not graded."""
+
+    def click(self, state: MemberState) -> InteractionRecord:
+        """The member's next answer; it moves to the next post after three."""
+        if state.attempt == len(CLICKS):
+            state.attempt = 0
+            state.post = (state.post + 1) % len(self.posts)
+            state.visited += 1
+            if state.visited == len(self.posts) + 1:
+                self.wrapped += 1
+        index = state.post
+        option = CLICKS[state.attempt]
+        state.attempt += 1
+        custom_id = f"quiz:ans:{self.post_ids[index]}:{option}"
+        return self.d.click_button(self.posts[index], custom_id, user=state.member)
+
+    def begin(self, state: MemberState) -> tuple[str, InteractionRecord]:
+        return "answer", self.click(state)
 
 
 def _own_cpu(me: psutil.Process) -> float:
@@ -226,5 +274,3 @@ def post_id_of(message: Message) -> int:
             if m:
                 return int(m[1])
     raise ValueError(f"message {message['id']} has no answer buttons")
-
-

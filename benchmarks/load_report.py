@@ -16,10 +16,10 @@ def _fmt(value: float | None, spec: str = ".1f") -> str:
     return format(value, spec)
 
 
-def phase_table(runs: list[BotRun]) -> list[str]:
+def phase_table(runs: list[BotRun], unit: str = "answer") -> list[str]:
     rows = [
-        "| bot | phase | answers/s | p50 ms | p95 ms | p99 ms | failed | bot CPU µs/answer "
-        "| emulator+loadgen CPU µs/answer | loop lag ms: max (median 1-s max) | peak RSS MB "
+        f"| bot | phase | {unit}s/s | p50 ms | p95 ms | p99 ms | failed | bot CPU µs/{unit} "
+        f"| emulator+loadgen CPU µs/{unit} | loop lag ms: max (median 1-s max) | peak RSS MB "
         "| load avg 1/5/15 at start |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
@@ -33,6 +33,25 @@ def phase_table(runs: list[BotRun]) -> list[str]:
                 f"| {_fmt(ph.lag_max_ms)} ({_fmt(ph.lag_typical_ms)}) "
                 f"| {run.peak_rss / 2**20:.0f} | {ph.load_before} |"
             )
+    return rows
+
+
+def kind_table(runs: list[BotRun]) -> list[str]:
+    """Latency per kind of interaction (the review scenario mixes /review, answers and Next)."""
+    rows = [
+        "| bot | phase | interaction | count | share | p50 ms | p95 ms | p99 ms | max ms |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for run in runs:
+        for ph in run.phases.values():
+            label = "closed loop" if ph.phase == "closed" else f"open {ph.offered_rate:.0f}/s"
+            total = max(len(ph.latencies), 1)
+            for kind in sorted(ph.kinds, key=lambda k: -len(ph.kinds[k])):
+                n = len(ph.kinds[kind])
+                ms = " | ".join(
+                    f"{ph.kind_latency_ms(kind, p):.1f}" for p in (0.5, 0.95, 0.99, 1.0)
+                )
+                rows.append(f"| {run.name} | {label} | {kind} | {n} | {n / total:.0%} | {ms} |")
     return rows
 
 
@@ -90,8 +109,10 @@ def server_cpu_lines(run: BotRun) -> list[str]:
 
 
 def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
-    lines = phase_table(runs)
+    lines = phase_table(runs, "interaction" if opts.scenario == "review" else "answer")
     lines.append("")
+    if any(len(ph.kinds) > 1 for run in runs for ph in run.phases.values()):
+        lines += [*kind_table(runs), ""]
     floor = next((r for r in runs if r.name == "floor"), None)
     for run in runs:
         if run is floor:
@@ -112,11 +133,21 @@ def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
         )
     if floor is not None and floor.lag_final is not None:
         lines.append(f"- floor: max event-loop lag over its runs {floor.lag_final.max_ms:.1f} ms")
-    posts = ", ".join(f"{name} {count}" for name, count in info.get("posts", {}).items())
+    if opts.scenario == "review":
+        setup = (
+            f"- review sittings: members spread over their sittings in "
+            f"{info.get('posting_seconds', 0):.1f} s (not measured); /review replies of nothing "
+            f"due: {info.get('wrapped', 0)}; late callbacks "
+        )
+    else:
+        posts = ", ".join(f"{name} {count}" for name, count in info.get("posts", {}).items())
+        setup = (
+            f"- posts created with /quiz: {posts} in {info.get('posting_seconds', 0):.1f} s;"
+            f" members that ran out of posts: {info.get('wrapped', 0)}; late callbacks "
+        )
     lines.append(
-        f"- posts created with /quiz: {posts} in {info.get('posting_seconds', 0):.1f} s;"
-        f" members that ran out of posts: {info.get('wrapped', 0)}; late callbacks "
-        f"{info.get('late_callbacks')}; unknown routes {len(info.get('unknown_routes', []))}; "
+        setup
+        + f"{info.get('late_callbacks')}; unknown routes {len(info.get('unknown_routes', []))}; "
         f"rounds {opts.rounds}; load average at start {info['load_start']}, at end "
         f"{info['load_end']}"
     )
@@ -128,6 +159,11 @@ def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
         )
     for run in runs:
         ph = run.phases.get("open")
+        if ph is not None and ph.skipped:
+            lines.append(
+                f"- note: {ph.skipped} arrivals of {run.name}'s open loop were dropped: every "
+                "member was still waiting for a reply (the bot was overloaded)"
+            )
         if ph is not None and ph.dispatch_late_ms > 20:
             lines.append(
                 f"- note: the load generator dispatched up to {ph.dispatch_late_ms:.0f} ms late "

@@ -23,8 +23,8 @@ from fakediscord import BotProcess, DiscordEmulator, Driver
 
 from benchmarks.bots import BotSource, floor_process, quiz_bot_process
 from benchmarks.lag_log import LagLine, parse_lag_lines
-from benchmarks.load_phases import Load, PhaseResult
-from benchmarks.load_setup import SourceSetup, posts_needed
+from benchmarks.load_phases import ClickLoad, PhaseResult
+from benchmarks.load_setup import ANSWERS, REVIEWS, SourceSetup, posts_needed
 from benchmarks.machine import Pids, RssSampler, WithServer, loadavg
 
 
@@ -37,6 +37,8 @@ class Variant:
 
 @dataclass
 class Options:
+    scenario: str = ANSWERS
+    """ANSWERS (posts' answer buttons) or REVIEWS (/review sittings: load_setup, review_load)."""
     members: int = 200
     closed_seconds: float = 10.0
     warmup: float = 2.0
@@ -86,11 +88,14 @@ class Options:
 
     def variants(self) -> list[Variant]:
         found = [Variant(source.name, source) for source in self.sources()]
-        if not self.skip_floor:
+        # The floor's constant reply has no task buttons to go on with: answers only.
+        if not self.skip_floor and self.scenario == ANSWERS:
             found.append(Variant("floor", None))
         return found
 
     def posts_for(self, source_index: int) -> int:
+        if self.scenario == REVIEWS:
+            return 0
         if self.posts:
             return self.posts
         shares = 1 + (source_index == 0 and not self.skip_floor)  # the floor clicks these too
@@ -130,7 +135,10 @@ class BotRun:
             mine.seconds += ph.seconds
             mine.ok += ph.ok
             mine.failed += ph.failed
+            mine.skipped += ph.skipped
             mine.latencies += ph.latencies
+            for kind, values in ph.kinds.items():
+                mine.kinds.setdefault(kind, []).extend(values)
             mine.replies.update(ph.replies)
             mine.bot_cpu += ph.bot_cpu
             mine.loadgen_cpu += ph.loadgen_cpu
@@ -208,7 +216,7 @@ async def measure_bot(
     proc: BotProcess,
     d: Driver,
     opts: Options,
-    load_ready: Callable[[], Awaitable[Load]],
+    load_ready: Callable[[], Awaitable[ClickLoad]],
 ) -> BotRun:
     """Start the bot, run the phases on the load `load_ready()` returns, stop it."""
     run = BotRun(variant.name)
@@ -277,7 +285,14 @@ async def run_benchmark(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
         members = [d.add_member(guild, f"member{i}") for i in range(opts.members)]
         setups = [
             await SourceSetup.prepare(
-                emulator, source, guild, opts.workdir, opts.posts_for(i), opts.database_url(source)
+                emulator,
+                source,
+                guild,
+                opts.workdir,
+                opts.posts_for(i),
+                scenario=opts.scenario,
+                members=members,
+                database_url=opts.database_url(source),
             )
             for i, source in enumerate(opts.sources())
         ]
@@ -299,7 +314,7 @@ async def run_benchmark(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
                     setup = setups[0]  # the floor answers any click: the first source's posts
                     proc = floor_process(emulator, log, diagnostics=extra)
 
-                async def load_ready(setup: SourceSetup = setup) -> Load:
+                async def load_ready(setup: SourceSetup = setup) -> ClickLoad:
                     return await setup.ensure_load(emulator, guild, poster, members)
 
                 print(f"round {round_no + 1}: {variant.name} (load {loadavg()})", flush=True)
@@ -308,7 +323,7 @@ async def run_benchmark(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
                     runs[variant.name].merge(run)
                 else:
                     runs[variant.name] = run
-        info["posts"] = {s.source.name: s.load and len(s.load.posts) for s in setups}
+        info["posts"] = {s.source.name: len(getattr(s.load, "posts", ())) for s in setups}
         info["posting_seconds"] = sum(s.posting_seconds for s in setups)
         info["wrapped"] = sum(s.load.wrapped for s in setups if s.load)
         info["late_callbacks"] = d.late_callbacks

@@ -2,7 +2,9 @@
 
 Each quiz bot source (this checkout, or `--bot-src`) gets a channel, a database made by its
 own store and its own posts, created with its own /quiz: two versions never share a schema.
-The floor answers any click, so it reuses the first source's posts.
+The floor answers any click, so it reuses the first source's posts. The review scenario needs
+no posts: its database gets every member's due review cards before the bot first starts, and
+the members are spread over their sittings (`ReviewLoad.prime`) once it runs.
 """
 
 from __future__ import annotations
@@ -10,12 +12,17 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member, Message
 
 from benchmarks.bots import BotSource, prepare_db, quiz_bot_env, sync_commands
-from benchmarks.load_phases import CLICKS, TASK_ID, Load, post_id_of
+from benchmarks.load_phases import CLICKS, TASK_ID, ClickLoad, Load, post_id_of
+from benchmarks.review_load import ReviewLoad, review_tasks, write_seed_file
+
+ANSWERS, REVIEWS = "answers", "review"
+SCENARIOS = (ANSWERS, REVIEWS)
 
 BUSIEST_RATE = 2500
 """Answers/s no bot reaches in a closed loop: enough posts for it never run out."""
@@ -41,43 +48,69 @@ class SourceSetup:
         channel: Channel,
         workdir: Path,
         posts: int,
+        scenario: str,
         database_url: str | None = None,
     ) -> None:
         self.source = source
+        self.scenario = scenario
         self.channel = channel
         self.db_path = workdir / f"{slug(source.name)}.db"
         self.env = quiz_bot_env(self.db_path, source.content_dir, database_url=database_url)
         self.logs = workdir
         self.posts_wanted = posts
-        self.load: Load | None = None
+        self.load: ClickLoad | None = None
         self.posting_seconds = 0.0
+        self.review_tasks = review_tasks(source.content_dir) if scenario == REVIEWS else []
 
     @classmethod
     async def prepare(
-        cls, emulator: DiscordEmulator, source: BotSource, guild: Guild, workdir: Path,
-        posts: int, database_url: str | None = None
+        cls,
+        emulator: DiscordEmulator,
+        source: BotSource,
+        guild: Guild,
+        workdir: Path,
+        posts: int,
+        *,
+        scenario: str = ANSWERS,
+        members: Sequence[Member] = (),
+        database_url: str | None = None,
     ) -> SourceSetup:
         """`database_url`: an empty database for a source on PostgreSQL (its own store makes
         the schema); None for a fresh SQLite file in `workdir`."""
         name = "quiz-" + slug(source.name)
         channel = emulator.driver.create_text_channel(guild, name)
-        setup = cls(source, channel, workdir, posts, database_url)
+        setup = cls(source, channel, workdir, posts, scenario, database_url)
         log = workdir / f"{source.name}-prepare.log"
-        await prepare_db(emulator, source, setup.env, guild.id, log)
+        seeds = None
+        if scenario == REVIEWS:
+            seeds = write_seed_file(
+                workdir / f"{slug(source.name)}-review-cards.json",
+                [m.id for m in members],
+                setup.review_tasks,
+            )
+        await prepare_db(emulator, source, setup.env, guild.id, log, review_cards=seeds)
         return setup
 
     async def ensure_load(
         self, emulator: DiscordEmulator, guild: Guild, poster: Member, members: list[Member]
-    ) -> Load:
-        """The load on this source's posts; the first call (its bot running) creates them."""
+    ) -> ClickLoad:
+        """The load on this source's posts; the first call (its bot running) creates them
+        (for the review scenario: spreads the members over their sittings, again each round)."""
+        if isinstance(self.load, ReviewLoad):
+            await self.load.prime()
         if self.load is None:
             log = self.logs / f"{self.source.name}-sync.log"
             await sync_commands(emulator, self.source, self.env, guild.id, log)
             t0 = time.monotonic()
             d = emulator.driver
-            posts = await create_posts(d, self.channel, poster, self.posts_wanted)
+            if self.scenario == REVIEWS:
+                load = ReviewLoad(d, self.channel, self.review_tasks, members)
+                await load.prime()
+                self.load = load
+            else:
+                posts = await create_posts(d, self.channel, poster, self.posts_wanted)
+                self.load = Load(d, posts, members)
             self.posting_seconds = time.monotonic() - t0
-            self.load = Load(d, posts, members)
         return self.load
 
 

@@ -44,7 +44,7 @@ from benchmarks.bots import (
 )
 from benchmarks.load_phases import Load, MemberState, PhaseResult, post_id_of
 from benchmarks.load_run import BotRun, GcWatch, Options, harness_gc_paused
-from benchmarks.load_setup import create_posts, posts_needed, slug
+from benchmarks.load_setup import ANSWERS, create_posts, posts_needed, slug
 from benchmarks.machine import RssSampler, loadavg
 from bot.sharding import shard_of
 
@@ -196,8 +196,8 @@ async def measure(
 
 async def run_sharded(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
     """The variants above in turn under one emulator; the runs and what load_report needs."""
-    if opts.bot_src:
-        raise SystemExit("--processes compares this checkout's bot only (no --bot-src)")
+    if opts.bot_src or opts.scenario != ANSWERS:
+        raise SystemExit("--processes: this checkout's bot, answers scenario only")
     info: dict[str, Any] = {"load_start": loadavg()}
     count = opts.processes
     emulator = DiscordEmulator(max_retained_interactions=20_000, ephemeral_per_user=20)

@@ -26,6 +26,7 @@ from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.service_values import PostedTask
 from bot.store import PostInfo, SessionSummary, Store
 from bot.store.review_cards import DueSummary, StoredCard
+from bot.store.sessions import SessionState
 
 if TYPE_CHECKING:
     from bot.service import QuizService
@@ -63,6 +64,11 @@ def _due_in(cards: Sequence[StoredCard], catalog: Catalog) -> list[StoredCard]:
     return [card for card in cards if card.task_id in catalog.tasks]
 
 
+def _due_left(state: SessionState, catalog: Catalog) -> list[StoredCard]:
+    """A review session's due cards it has not served yet, the most overdue first."""
+    return [card for card in _due_in(state.due, catalog) if card.task_id not in state.served]
+
+
 class PracticeSessions:
     def __init__(self, service: QuizService) -> None:
         self.service = service
@@ -74,10 +80,11 @@ class PracticeSessions:
     def _posted(self, post: PostInfo) -> PostedTask:
         return PostedTask(post, self.service.task_of(post))
 
-    def _candidates(self, guild_id: int, topic: str | None, difficulty: str | None) -> list[str]:
+    @staticmethod
+    def _candidates(catalog: Catalog, topic: str | None, difficulty: str | None) -> list[str]:
         level = next((d for d in Difficulty if d.value == difficulty), None)
         try:
-            tasks = self.service.catalog_for(guild_id).matching(topic, level)
+            tasks = catalog.matching(topic, level)
         except NoMatchingTaskError:
             return []
         return [task.id for task in tasks]
@@ -117,11 +124,10 @@ class PracticeSessions:
         service = self.service
         now = service.clock()
         catalog = service.catalog_for(guild_id)
-        queue = await service.run_read(
-            self._store.review_queue, guild_id, user_id, now, REVIEW_QUEUE
+        queue, summary = await service.run_read(
+            self._store.review_queue_and_summary, guild_id, user_id, now, REVIEW_QUEUE
         )
         due = _due_in(queue, catalog)
-        summary = await self.review_status(guild_id, user_id)
         if not due:
             return SessionStep(REVIEW, None, None, due=DueSummary(0, summary.next_due))
         post = await service.run_write(
@@ -145,42 +151,44 @@ class PracticeSessions:
         self, session_id: int, guild_id: int, channel_id: int, user_id: int
     ) -> SessionStep:
         """The session's next task (the Next button), or its end and summary. Raises
-        PrivatePostError (another member's session) or SessionExpiredError (it ended)."""
+        PrivatePostError (another member's session) or SessionExpiredError (it ended).
+        Read, chosen and written in one write unit (`Store.advance_session`)."""
         service = self.service
-        now = service.clock()
-        state = await service.run_read(
-            self._store.session_state, session_id, guild_id, user_id, now, queue=REVIEW_QUEUE
-        )
-        review = state.session.kind == REVIEW
         catalog = service.catalog_for(guild_id)
-        task: Task | None = None
-        due_left: list[StoredCard] = []
-        if review:
-            due_left = [c for c in _due_in(state.due, catalog) if c.task_id not in state.served]
-            if due_left:
-                task = catalog.get_or_raise(due_left[0].task_id)
-        else:
+
+        def choose(state: SessionState) -> Task | None:
+            # Runs in the writer thread, inside the unit, like the answers' grader.
+            if state.session.kind == REVIEW:
+                due_left = _due_left(state, catalog)
+                return catalog.get_or_raise(due_left[0].task_id) if due_left else None
             session = state.session
-            candidates = self._candidates(guild_id, session.topic, session.difficulty)
+            candidates = self._candidates(catalog, session.topic, session.difficulty)
             task_id = practice.next_task(candidates, state.solved, state.served, service.rng)
-            if task_id is not None:
-                task = catalog.get_or_raise(task_id)
-        kind = state.session.kind
-        if task is None:
-            session, summary = await service.run_write(
-                self._store.end_session, session_id, guild_id, user_id, now
-            )
-            due = await self.review_status(guild_id, user_id) if review else None
-            return SessionStep(kind, session_id, None, summary=summary, due=due)
-        post = await service.run_write(
-            self._store.add_session_post, session_id, guild_id, user_id, channel_id, task, now
+            return None if task_id is None else catalog.get_or_raise(task_id)
+
+        done = await service.run_write(
+            self._store.advance_session,
+            session_id,
+            guild_id,
+            user_id,
+            channel_id,
+            service.clock(),
+            choose,
+            queue=REVIEW_QUEUE,
         )
-        step_due = None
-        if review:
-            status = await self.review_status(guild_id, user_id)
-            step_due = DueSummary(len(due_left), status.next_due)
+        state = done.state
+        kind = state.session.kind
+        review = kind == REVIEW
+        if done.post is None:
+            # Ending the session changes no card: the due reviews are as the unit read them.
+            due = DueSummary(state.due_now, state.next_due) if review else None
+            return SessionStep(kind, session_id, None, summary=done.summary, due=due)
+        # The cards are as the state read them: adding a post changes none.
+        step_due = (
+            DueSummary(len(_due_left(state, catalog)), state.next_due) if review else None
+        )
         return SessionStep(
-            kind, session_id, self._posted(post), number=len(state.served) + 1, due=step_due
+            kind, session_id, self._posted(done.post), number=len(state.served) + 1, due=step_due
         )
 
     async def review_status(self, guild_id: int, user_id: int) -> DueSummary:

@@ -12,6 +12,11 @@ A task the member missed or forfeited (an AGAIN rating) is due at once: FSRS wou
 day ahead, but the point of the queue is to bring back what was just got wrong, so `/review`
 offers it right away. Its stability and difficulty stay as FSRS computed them, so the next
 (same-day) Good moves it about a day ahead.
+
+A card is identified by its row's key (server, member, task), never by fsrs's `card_id`, so
+every `fsrs.Card` here gets the constant CARD_ID: left out, fsrs stamps the creation time and
+sleeps a millisecond to keep ids apart, and this runs in the answers' write unit, once per
+finished task, under the write lock.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ from bot.quiz.review import ReviewRating
 from bot.store.review_cards import StoredCard
 
 SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+
+CARD_ID = 0
+"""fsrs.Card's id, unused (see above): given, so that building a Card never sleeps."""
 
 _RATINGS = {
     ReviewRating.GOOD: Rating.Good,
@@ -44,7 +52,7 @@ def review(
 ) -> StoredCard:
     """The card after rating it `rating` at `now` (a new card when `card` is None)."""
     now = as_utc(now)
-    current = Card() if card is None else _fsrs_card(card)
+    current = Card(card_id=CARD_ID) if card is None else _fsrs_card(card)
     after, _ = SCHEDULER.review_card(current, _RATINGS[rating], now)
     due = now if rating is ReviewRating.AGAIN else as_utc(after.due)
     return StoredCard(
@@ -62,6 +70,7 @@ def review(
 
 def _fsrs_card(card: StoredCard) -> Card:
     return Card(
+        card_id=CARD_ID,
         state=State(card.state),
         step=card.step,
         stability=card.stability,

@@ -5,7 +5,8 @@ event loop: reads go to a small thread pool, answers go through a group-commit w
 acknowledges each answer only after the transaction holding it has committed.
 
 One answer click, end to end (each fact decided once, in the place named):
-1. discord.py parses the click; the DynamicItem parses its custom_id (`discord_ui.components`).
+1. discord.py parses the click; the bot routes it by custom_id (`discord_ui.clicks`) to the
+   DynamicItem, which parses it (`discord_ui.components`).
 2. `QuizService.answer` queues the answer for the group-commit writer (`_write_answers`).
 3. One write transaction for the batch (`store.answers.record_batch`): reads the posts and the
    members' progress, checks the post's server (`_post_of`), whether it takes answers

@@ -4,6 +4,7 @@ test depends on the shipped banks. Options are given as texts and labelled A, B,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from bot.quiz.tasks import (
     OPTION_LABELS,
@@ -107,3 +108,17 @@ def fill_task() -> Task:
         mistakes=(note("'/' gives a float.", "D"), note("'devices' is not defined here.", "B")),
         instruction="Fill all three blanks.",
     )
+
+
+class Clock:
+    """A controllable clock: the service's and the scheduler's `clock=`; set `now` or
+    `advance` it, never sleep."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        self.now += timedelta(**kwargs)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -17,7 +18,8 @@ from bot.quiz.errors import NoMatchingTaskError, PrivatePostError, SessionExpire
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
-from tests.factories import choice
+from bot.store.review_cards import DueSummary
+from tests.factories import Clock, choice
 
 GUILD, CHANNEL = 1, 10
 ALICE, BOB = 101, 102
@@ -25,17 +27,9 @@ START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 TASKS = [choice(f"t{n}", answer="A") for n in range(1, 4)]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(START)
 
 
 @pytest.fixture
@@ -220,3 +214,76 @@ async def test_the_write_unit_rates_once_per_local_day_of_the_servers_zone(
     await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
     again = service.store.review_card(GUILD, ALICE, "t1")
     assert again is not None and again.due == clock.now
+
+
+async def test_rating_a_card_never_sleeps_in_the_write_unit(
+    service: QuizService, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fsrs sleeps 1 ms per new fsrs.Card unless given an id: under the write lock, once per
+    finished task, every answer batch behind it would wait."""
+    import fsrs.card
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(fsrs.card, "time", SimpleNamespace(sleep=sleeps.append))
+    public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    for _ in range(3):
+        await answer(service, public.post.id, ALICE, "B")  # a new card: Again
+    clock.now += timedelta(minutes=5)
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.posted is not None
+    await answer(service, step.posted.post.id, ALICE)  # its stored card: Good
+    card = service.store.review_card(GUILD, ALICE, "t1")
+    assert card is not None and card.due >= clock.now + timedelta(days=1)
+    assert sleeps == []
+
+
+async def test_a_review_step_counts_what_is_left_and_says_when_the_next_falls_due(
+    service: QuizService, clock: Clock
+) -> None:
+    for task, pick in ((TASKS[0], "B"), (TASKS[1], "B"), (TASKS[2], "A")):
+        post = await service.create_post(GUILD, CHANNEL, task, BOB)
+        for _ in range(3 if pick == "B" else 1):
+            await answer(service, post.post.id, ALICE, pick)
+    later = service.store.review_card(GUILD, ALICE, "t3")  # solved at once: not due yet
+    assert later is not None and later.due > START
+    clock.now += timedelta(minutes=5)
+    first = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert first.posted is not None and first.due == DueSummary(2, later.due)
+    assert first.session_id is not None
+    second = await service.sessions.next(first.session_id, GUILD, CHANNEL, ALICE)
+    assert second.posted is not None and second.number == 2
+    assert {first.posted.task.id, second.posted.task.id} == {"t1", "t2"}
+    assert second.due == DueSummary(1, later.due)
+
+
+async def test_the_last_review_next_ends_the_session_with_what_is_still_due(
+    service: QuizService, clock: Clock
+) -> None:
+    """The Next that ends a review reads, chooses and ends in one write unit: the summary and
+    the due reviews it reports are the ones that unit saw (a missed card stays due)."""
+    for task in TASKS[:2]:
+        post = await service.create_post(GUILD, CHANNEL, task, BOB)
+        for _ in range(3):
+            await answer(service, post.post.id, ALICE, "B")
+    clock.now += timedelta(minutes=5)
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.session_id is not None and step.due is not None and step.due.due_now == 2
+    while step.posted is not None:
+        for _ in range(3):  # missed again: due again at once
+            await answer(service, step.posted.post.id, ALICE, "B")
+        step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert step.summary is not None and (step.summary.served, step.summary.solved) == (2, 0)
+    assert step.due is not None and step.due.due_now == 2
+    with pytest.raises(SessionExpiredError):  # ended: the unit refuses another Next
+        await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+
+
+async def test_a_refused_next_posts_nothing(service: QuizService) -> None:
+    step = await practice_step(service)
+    assert step.session_id is not None
+    with pytest.raises(PrivatePostError):
+        await service.sessions.next(step.session_id, GUILD, CHANNEL, BOB)
+    summary = service.store.session_summary(step.session_id)
+    assert summary.served == 1  # Bob's click added no post to Alice's session
+    after = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert after.number == 2

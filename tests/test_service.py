@@ -24,7 +24,7 @@ from bot.quiz.errors import (
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Answered, AnswerRequest, Grader, Store, make_engine
-from tests.factories import choice_task
+from tests.factories import Clock, choice_task
 
 GUILD, CHANNEL = 1, 10
 START = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
@@ -49,14 +49,6 @@ class RecordingStore(Store):
         return super().answer_batch(requests, grade, now)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def store(database_url: str) -> Iterator[RecordingStore]:
     """Once per engine: `[sqlite]` and `[postgresql]`."""
@@ -67,7 +59,7 @@ def store(database_url: str) -> Iterator[RecordingStore]:
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(START)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Catalog, Task
 from bot.service import QuizService
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
-from tests.factories import choice
+from tests.factories import Clock, choice
 
 GUILD, CHANNEL, USER = 1, 10, 7
 NOW = datetime(2024, 5, 8, 20, 0, tzinfo=UTC)
@@ -23,19 +23,11 @@ MLOPS = choice("t-mlops", topic="MLOps")
 PYTHON = choice("t-python", topic="Python")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 async def service(database_url: str) -> AsyncIterator[QuizService]:
     store = Store(make_engine(database_url))
     service = QuizService(
-        Catalog.of([MLOPS, PYTHON]), store, clock=Clock(), default_zone=ZoneInfo("Europe/Berlin")
+        Catalog.of([MLOPS, PYTHON]), store, clock=Clock(NOW), default_zone=ZoneInfo("Europe/Berlin")
     )
     yield service
     await service.close()

@@ -23,8 +23,7 @@ import discord
 from discord.ext import commands
 
 from bot.content.reload import ContentReloader
-from bot.discord_ui import loop_lag
-from bot.discord_ui.components import DYNAMIC_ITEMS
+from bot.discord_ui import clicks, loop_lag
 from bot.discord_ui.dm import DiscordDirectMessages
 from bot.discord_ui.errors import QuizTree
 from bot.discord_ui.live_counts import DEFAULT_INTERVAL, LiveCounts
@@ -109,7 +108,6 @@ class QuizBot(commands.AutoShardedBot):
             enabled=self.settings.shards.owns_direct_messages,
         )
         self.scheduler.add_pass(self.reminders)
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self.run_scheduler or self.settings.content_watch:
@@ -149,6 +147,17 @@ class QuizBot(commands.AutoShardedBot):
         if scheduler is not None:
             await scheduler.stop()
         await self.content.stop()
+
+    async def on_interaction(self, interaction: discord.Interaction[QuizBot]) -> None:
+        # Our components are routed here, not registered with discord.py (bot/discord_ui/clicks.py).
+        if interaction.type is discord.InteractionType.component:
+            await clicks.dispatch(interaction)
+
+    async def on_app_command_completion(
+        self, interaction: discord.Interaction[QuizBot], command: object
+    ) -> None:
+        # The command has answered: free its interaction now, as a click's (`clicks.release`).
+        clicks.release(interaction)
 
     async def on_ready(self) -> None:
         user, shards = self.user, self.settings.shards

@@ -22,7 +22,10 @@ post id): the store refuses anyone but the session's owner, and any click once i
 A custom_id can be forged, so each item's template matches ANY id with its prefix and number of
 fields, and `from_custom_id` parses the fields (`bot.quiz.refs`, `picker.parse_picks`): one that
 does not parse makes an item `refusing` the click, which gets a private refusal (an exception
-raised in `from_custom_id` would only be logged by discord.py, the click left unanswered).
+raised in `from_custom_id` would only be logged, the click left unanswered).
+
+The bot routes clicks to these classes itself (bot/discord_ui/clicks.py): they are not
+registered with discord.py, and no view we send is kept by it (`replies.detached`).
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ HINT_ROW = 4
 
 
 class PostIdOnly:
-    """For items whose custom_id carries nothing but the post id: everything else is loaded."""
+    """For items whose custom_id carries nothing but one id (a post's; Next: a session's, a
+    number of the same form): everything else is loaded."""
 
     @classmethod
     async def from_custom_id(
@@ -123,7 +127,7 @@ class AnswerButton(
         except QuizError as exc:
             return cls(0, "A").refusing(exc)
         if isinstance(item, discord.ui.Button):
-            # discord.py has just rebuilt the clicked button from the message (custom_id and
+            # The router has just rebuilt the clicked button from the message (custom_id and
             # all) for this click alone: wrap it rather than build a copy.
             return cls(post_id, option, button=item)
         return cls(post_id, option, label=getattr(item, "label", None))
@@ -232,6 +236,7 @@ class ConfirmSolutionButton(
 
 class NextButton(
     Guarded,
+    PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:next{_LAST_POST}",
 ):
@@ -248,19 +253,6 @@ class NextButton(
             row=row,
         )
         self.session_id = session_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        try:
-            return cls(refs.post_id(match["post"] or ""))
-        except QuizError as exc:
-            return cls(0).refusing(exc)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)

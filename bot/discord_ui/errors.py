@@ -315,9 +315,9 @@ class QuizTree(app_commands.CommandTree["QuizBot"]):
 class QuizView(discord.ui.View):
     """A timeout-free view whose failures reach the member.
 
-    Our buttons are DynamicItems, which discord.py 2.7 dispatches outside the view (errors in
-    their callbacks are only logged by the library), so each DynamicItem also guards its own
-    callback; this hook covers anything dispatched through the view itself.
+    Our buttons are DynamicItems, which the bot routes by custom_id outside any view
+    (bot/discord_ui/clicks.py), so each DynamicItem guards its own callback (`Guarded`); this
+    hook covers anything dispatched through the view itself.
     """
 
     def __init__(self) -> None:
@@ -336,7 +336,7 @@ class QuizView(discord.ui.View):
 class Guarded:
     """Mixin for our DynamicItems (list it first): run `handle`, report any failure privately.
 
-    discord.py only logs an exception from a DynamicItem's callback (or its `from_custom_id`),
+    An exception from a DynamicItem's callback (or its `from_custom_id`) would only be logged,
     leaving the member's click unanswered ("This interaction failed"); this makes every failure
     a reply. A custom_id that does not parse still makes an item, `refusing` the parse's error,
     and its click gets that refusal instead of running `handle`.

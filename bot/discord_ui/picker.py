@@ -291,7 +291,8 @@ class BlankSelect(
             posted = await service.posted(self.post_id, guild_id_of(interaction))
             task = posted.task
             picks = checked_picks(task, self.picks)
-            values = self.item.values
+            data: Any = interaction.data or {}
+            values = data.get("values", [])  # what the member picked, as Discord sent it
             if len(values) != 1:
                 raise InvalidAnswerError(f"one option per blank, got {values!r}")
             picks[self.blank] = values[0]

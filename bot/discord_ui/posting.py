@@ -10,7 +10,7 @@ import discord
 
 from bot.discord_ui.components import post_view
 from bot.discord_ui.embeds import task_embed
-from bot.discord_ui.replies import outgoing
+from bot.discord_ui.replies import detached, outgoing, spent
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -23,7 +23,7 @@ def post_message(posted: PostedTask, *, extra: str | None = None) -> dict[str, A
     return outgoing(
         content=extra or None,
         embed=task_embed(posted),
-        view=post_view(posted),
+        view=detached(post_view(posted)),
         allowed_mentions=discord.AllowedMentions.none(),
     )
 
@@ -37,7 +37,11 @@ async def send_task(
     content: the live-count updater redraws only the embed, so it stays as sent.
     Raises discord.Forbidden / HTTPException when Discord refuses; the caller reports it.
     """
-    return await channel.send(**post_message(posted, extra=extra))
+    message = post_message(posted, extra=extra)
+    try:
+        return await channel.send(**message)
+    finally:
+        spent(message["view"])
 
 
 async def post_task(

@@ -350,24 +350,22 @@ class _DialectStatements:
     insert_reveals: Any
 
 
-_BY_DIALECT: dict[str, _DialectStatements] = {}
-
-
 def _statements(conn: Connection) -> _DialectStatements:
-    built = _BY_DIALECT.get(conn.dialect.name)
-    if built is None:
-        built = _BY_DIALECT[conn.dialect.name] = _DialectStatements(
-            upsert_member=dialect.upsert(
-                conn,
-                _member,
-                ("guild_id", "user_id"),
-                lambda new: {"name": new.name},
-                # The common case (same name as last time) does not rewrite the row.
-                where=lambda new: _member.c.name.is_distinct_from(new.name),
-            ),
-            insert_reveals=dialect.insert_ignoring_conflicts(conn, _reveal),
-        )
-    return built
+    return dialect.built_once(conn, "answers", _build_statements)
+
+
+def _build_statements(conn: Connection) -> _DialectStatements:
+    return _DialectStatements(
+        upsert_member=dialect.upsert(
+            conn,
+            _member,
+            ("guild_id", "user_id"),
+            lambda new: {"name": new.name},
+            # The common case (same name as last time) does not rewrite the row.
+            where=lambda new: _member.c.name.is_distinct_from(new.name),
+        ),
+        insert_reveals=dialect.insert_ignoring_conflicts(conn, _reveal),
+    )
 
 
 def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: datetime) -> None:

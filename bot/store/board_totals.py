@@ -234,18 +234,16 @@ def rebuild_totals(conn: Connection, guild_id: int | None, tz: ZoneInfo | None) 
 _BOARDS_OF = select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
     _board.c.guild_id.in_(bindparam("guilds", expanding=True))
 )
-_ADDERS: dict[str, tuple[Any, Any]] = {}
-
-
 def _adders(conn: Connection) -> tuple[Any, Any]:
     """The upserts that add sums to `member_total` and `member_period`, built once per engine."""
-    built = _ADDERS.get(conn.dialect.name)
-    if built is None:
-        built = _ADDERS[conn.dialect.name] = (
-            _totals_upsert(conn, _total, ("guild_id", "user_id")),
-            _totals_upsert(conn, _period, ("guild_id", "kind", "period_start", "user_id")),
-        )
-    return built
+    return dialect.built_once(
+        conn,
+        "totals adders",
+        lambda c: (
+            _totals_upsert(c, _total, ("guild_id", "user_id")),
+            _totals_upsert(c, _period, ("guild_id", "kind", "period_start", "user_id")),
+        ),
+    )
 
 
 def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     ARRAY,
@@ -35,6 +35,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
+
+T = TypeVar("T")
 
 _INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
@@ -151,3 +153,18 @@ def advance_id_sequence(conn: Connection, table: Table) -> None:
             )
         ).select_from(table)
     )
+
+
+_BUILT: dict[tuple[str, str], Any] = {}
+
+
+def built_once(conn: Connection, name: str, build: Callable[[Connection], T]) -> T:
+    """The statement(s) `build` makes for this connection's engine, built on first use and kept
+    under `name`: building an upsert (its `excluded` row) costs far more than running it, and
+    the write units run these on every batch."""
+    key = (conn.dialect.name, name)
+    try:
+        return cast(T, _BUILT[key])
+    except KeyError:
+        built = _BUILT[key] = build(conn)
+        return built

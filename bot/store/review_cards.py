@@ -66,8 +66,20 @@ def _card_of(row: Any) -> StoredCard:
     )
 
 
-def _member(guild_id: int, user_id: int) -> tuple[Any, ...]:
-    return (_card.c.guild_id == guild_id, _card.c.user_id == user_id)
+_OF_MEMBER = (_card.c.guild_id == bindparam("g"), _card.c.user_id == bindparam("u"))
+# Built once (building a statement costs more than running it; these run on every /review
+# and every Next of a review session). Both read `ix_review_card_due`'s range for the member.
+_DUE_QUEUE = (
+    select(_card)
+    .where(*_OF_MEMBER, _card.c.due <= bindparam("at"))
+    .order_by(_card.c.due, _card.c.task_id)
+    .limit(bindparam("limit"))
+)
+_DUE_SUMMARY = select(
+    select(func.count()).where(*_OF_MEMBER, _card.c.due <= bindparam("at")).scalar_subquery(),
+    select(func.min(_card.c.due)).where(*_OF_MEMBER, _card.c.due > bindparam("at"))
+    .scalar_subquery(),
+)
 
 
 def due_queue(
@@ -75,24 +87,15 @@ def due_queue(
 ) -> list[StoredCard]:
     """The member's due cards, the most overdue first (ties by task id, so the order is
     stable)."""
-    rows = conn.execute(
-        select(_card)
-        .where(*_member(guild_id, user_id), _card.c.due <= to_utc_naive(now))
-        .order_by(_card.c.due, _card.c.task_id)
-        .limit(limit)
-    )
-    return [_card_of(row) for row in rows]
+    params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now), "limit": limit}
+    return [_card_of(row) for row in conn.execute(_DUE_QUEUE, params)]
 
 
 def due_summary(conn: Connection, guild_id: int, user_id: int, now: datetime) -> DueSummary:
-    at = to_utc_naive(now)
-    due_now = conn.execute(
-        select(func.count()).where(*_member(guild_id, user_id), _card.c.due <= at)
-    ).scalar_one()
-    next_due = conn.execute(
-        select(func.min(_card.c.due)).where(*_member(guild_id, user_id), _card.c.due > at)
-    ).scalar_one()
-    return DueSummary(due_now, aware(next_due))
+    """How many of the member's cards are due now and when the next falls due: one read."""
+    params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now)}
+    due_now, next_due = conn.execute(_DUE_SUMMARY, params).one()
+    return DueSummary(int(due_now), aware(next_due))
 
 
 def load_cards(
@@ -131,7 +134,13 @@ def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
         }
         for card in cards
     ]
-    conn.execute(dialect.upsert(conn, _card, ("guild_id", "user_id", "task_id")), rows)
+    conn.execute(_upsert(conn), rows)
+
+
+def _upsert(conn: Connection) -> Any:
+    """`save_cards`' statement: built once per engine (it runs in the answers' write unit)."""
+    key = ("guild_id", "user_id", "task_id")
+    return dialect.built_once(conn, "review_card upsert", lambda c: dialect.upsert(c, _card, key))
 
 
 # Three plain INs (like the answers' progress read): they seek the primary key on every

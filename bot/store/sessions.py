@@ -11,6 +11,7 @@ post is added and by the answer write path on every click.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -20,7 +21,7 @@ from sqlalchemy import cast as sql_cast
 
 from bot.quiz.errors import SessionExpiredError
 from bot.quiz.tasks import Task
-from bot.store import posts, review_cards
+from bot.store import dialect, posts, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostInfo, SessionInfo, SessionSummary
@@ -86,9 +87,26 @@ class SessionState:
     served: tuple[str, ...]
     """Task ids the session served, in order."""
     solved: frozenset[str]
-    """Task ids the member solved in this server (public or private posts)."""
+    """Task ids the member solved in this server (public or private posts); a review session
+    reads none (empty)."""
     due: tuple[review_cards.StoredCard, ...] = ()
     """A review session's due cards, the most overdue first (empty for practice)."""
+    next_due: datetime | None = None
+    """A review session: when the member's next card falls due after now (None: none is
+    waiting, or practice)."""
+    due_now: int = 0
+    """A review session: how many of the member's cards are due now (all of them: `due` is
+    capped; 0 for practice)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionAdvance:
+    """What a Next click did, in one write unit (`advance`): the state it chose from, and the
+    session's new post, or (`post` None) the session's end and its summary."""
+
+    state: SessionState
+    post: PostInfo | None
+    summary: SessionSummary | None = None
 
 
 def _session_of(row: Any) -> SessionInfo:
@@ -203,13 +221,47 @@ def session_state(
     queue: int,
 ) -> SessionState:
     """The session (if the member may click in it: `member_session`), what it served, what
-    the member solved and, for a review session, up to `queue` of their due cards."""
+    the member solved and, for a review session, up to `queue` of their due cards and when
+    the next one falls due: all a Next click reads, in one unit."""
     session = member_session(conn, session_id, guild_id, user_id, now)
     review = session.kind == "review" and queue > 0
     due = review_cards.due_queue(conn, guild_id, user_id, now, queue) if review else []
+    queued = review_cards.due_summary(conn, guild_id, user_id, now) if review else None
+    # A review serves due cards, solved or not: what the member solved only orders practice
+    # (and it is the read that grows with every finish).
+    solved = frozenset() if review else frozenset(solved_tasks(conn, guild_id, user_id))
     return SessionState(
         session,
         tuple(served_tasks(conn, session_id)),
-        frozenset(solved_tasks(conn, guild_id, user_id)),
+        solved,
         tuple(due),
+        None if queued is None else queued.next_due,
+        0 if queued is None else queued.due_now,
     )
+
+
+def advance(
+    conn: Connection,
+    session_id: int,
+    guild_id: int,
+    user_id: int,
+    channel_id: int,
+    now: datetime,
+    choose: Callable[[SessionState], Task | None],
+    *,
+    queue: int,
+) -> SessionAdvance:
+    """A Next click, read and written in one write unit: the session's state
+    (`session_state`, so the member may click in it), `choose`'s pick of its next task
+    (the service's rule, run here like the answers' grader), then that task's private post,
+    or, when `choose` picks none, the session ended and summed up. One unit rather than a
+    read and then a write: one thread hop and one transaction per click, and two clicks of
+    one session cannot both pick the same task (SQLite has one writer at a time; on
+    PostgreSQL the session's lock keeps them apart)."""
+    dialect.lock(conn, "session", [session_id])
+    state = session_state(conn, session_id, guild_id, user_id, now, queue=queue)
+    task = choose(state)
+    if task is None:
+        end_session(conn, session_id, now)
+        return SessionAdvance(state, None, summary(conn, session_id))
+    return SessionAdvance(state, add_post(conn, state.session, channel_id, task, now))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -49,7 +49,6 @@ from bot.store.records import (
     MemberStats,
     PostCounts,
     PostInfo,
-    SessionInfo,
     SessionSummary,
     SolutionSeen,
 )
@@ -359,6 +358,16 @@ class Store:
         with self.read() as conn:
             return review_cards.due_summary(conn, guild_id, user_id, now)
 
+    def review_queue_and_summary(
+        self, guild_id: int, user_id: int, now: datetime, limit: int
+    ) -> tuple[list[review_cards.StoredCard], review_cards.DueSummary]:
+        """`review_queue` and `review_summary` in one read (what /review starts with)."""
+        with self.read() as conn:
+            return (
+                review_cards.due_queue(conn, guild_id, user_id, now, limit),
+                review_cards.due_summary(conn, guild_id, user_id, now),
+            )
+
     # -- review reminders ---------------------------------------------------------------------
 
     def reminder(self, guild_id: int, user_id: int) -> reminders.ReminderInfo | None:
@@ -455,37 +464,25 @@ class Store:
             )
             return sessions.add_post(conn, session, channel_id, task, now)
 
-    def session_state(
-        self, session_id: int, guild_id: int, user_id: int, now: datetime, *, queue: int = 0
-    ) -> sessions.SessionState:
-        """A session the member may click in (else PrivatePostError or SessionExpiredError),
-        what it served, what they solved, and for a review session up to `queue` due cards."""
-        with self.read() as conn:
-            return sessions.session_state(conn, session_id, guild_id, user_id, now, queue=queue)
-
-    def add_session_post(
+    def advance_session(
         self,
         session_id: int,
         guild_id: int,
         user_id: int,
         channel_id: int,
-        task: Task,
         now: datetime,
-    ) -> PostInfo:
-        """The session's next private post (the member's click is checked again, under the
-        write lock)."""
+        choose: Callable[[sessions.SessionState], Task | None],
+        *,
+        queue: int = 0,
+    ) -> sessions.SessionAdvance:
+        """A Next click in ONE write unit (`sessions.advance`): the member's session (else
+        PrivatePostError or SessionExpiredError), what it served, what they solved, for a
+        review session up to `queue` due cards; then `choose`'s task as its next private post,
+        or the session's end and summary when `choose` picks none."""
         with self.write(StoreAction.POST) as conn:
-            session = sessions.member_session(conn, session_id, guild_id, user_id, now)
-            return sessions.add_post(conn, session, channel_id, task, now)
-
-    def end_session(
-        self, session_id: int, guild_id: int, user_id: int, now: datetime
-    ) -> tuple[SessionInfo, SessionSummary]:
-        """End the member's session (its last task is done) and sum it up."""
-        with self.write() as conn:
-            session = sessions.member_session(conn, session_id, guild_id, user_id, now)
-            sessions.end_session(conn, session_id, now)
-            return session, sessions.summary(conn, session_id)
+            return sessions.advance(
+                conn, session_id, guild_id, user_id, channel_id, now, choose, queue=queue
+            )
 
     def session_summary(self, session_id: int) -> SessionSummary:
         with self.read() as conn:

@@ -33,6 +33,9 @@ _version = cast(Table, TaskVersion.__table__)
 _IDS_BY_HASH = select(_version.c.hash, _version.c.id).where(
     _version.c.hash.in_(bindparam("hashes", expanding=True))
 )
+_ID_BY_HASH = select(_version.c.id).where(_version.c.hash == bindparam("hash"))
+"""One task's version (a /quiz, a practice or review step): a plain `=`, since expanding an
+IN list costs more than the statement."""
 _CONTENT_BY_HASH = select(_version.c.hash, _version.c.content).where(
     _version.c.hash.in_(bindparam("hashes", expanding=True))
 )
@@ -96,6 +99,14 @@ def ensure_versions(conn: Connection, tasks: Sequence[Task], now: datetime) -> l
         }
         # Exactly the task the version decodes to (the codec round-trips): no decoding later.
         CACHE.put(key, task)
+    if len(rows) == 1:
+        # The usual case, one task posted again: its version is found, nothing is written.
+        (key,) = rows
+        version_id = conn.execute(_ID_BY_HASH, {"hash": key}).scalar()
+        if version_id is None:
+            conn.execute(dialect.insert_ignoring_conflicts(conn, _version), list(rows.values()))
+            version_id = conn.execute(_ID_BY_HASH, {"hash": key}).scalar_one()
+        return [version_id for _ in tasks]
     conn.execute(dialect.insert_ignoring_conflicts(conn, _version), list(rows.values()))
     stored = conn.execute(_IDS_BY_HASH, {"hashes": list(rows)})
     ids = {key: version_id for key, version_id in stored}

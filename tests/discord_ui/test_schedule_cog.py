@@ -37,6 +37,7 @@ from tests.discord_ui.fakes import (
     interaction_payload,
     user_payload,
 )
+from tests.factories import Clock
 
 TUTORS = 555
 TUTOR = Member(444, "tutor", roles=(TUTORS,))
@@ -497,14 +498,6 @@ async def test_schedule_id_autocomplete_is_for_moderators_only(sd: ScheduleDrive
 
 
 # -- the scheduler, posting through discord.py ---------------------------------------------------
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 def serve_threads_and_history(

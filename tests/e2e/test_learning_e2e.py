@@ -1,6 +1,7 @@
 """The learning loop in the real bot process: a missed public task comes back in /review,
 privately, and a right answer there schedules it days ahead; /practice never posts in the
-channel and never changes the leaderboard."""
+channel and never changes the leaderboard; /stats carries its PNG picture; a member's crafted
+/insights is refused."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .bot_helpers import (
     custom_ids,
     find_custom_id,
     is_ephemeral,
+    raw_command,
     reply_of,
     text_of,
     wrong_option,
@@ -28,6 +30,7 @@ pytestmark = pytest.mark.e2e
 # The study group and the bot process of the main e2e module.
 world = base.world
 quizbot = base.quizbot
+quizbot_backend = base.quizbot_backend
 
 
 async def test_a_missed_task_comes_back_in_review_and_a_right_answer_reschedules_it(
@@ -105,3 +108,35 @@ async def test_practice_posts_nothing_and_leaves_the_leaderboard_alone(
     assert "No points yet" in text_of(board)
     # The public leaderboard reply is the only message the channel ever got.
     assert [m["id"] for m in driver.channel_messages(channel)] == [board["id"]]
+
+
+async def test_stats_carry_a_png_picture(
+    driver: Driver, world: World, quizbot: QuizBotRunner
+) -> None:
+    await started(quizbot, world)
+    post, post_id = await post_quiz(driver, quizbot, world, "quiz", MC1)
+    right = ANSWERS[MC1][0]
+    await reply_of(click(driver, post, f"quiz:ans:{post_id}:{right}", user=world.bob))
+    stats = await reply_of(driver.slash("stats", user=world.bob, channel=world.channels["quiz"]))
+    assert is_ephemeral(stats)
+    (attachment,) = stats["attachments"]
+    assert attachment["filename"] == "stats.png"
+    data = driver.attachment_bytes(attachment)
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5_000
+    assert stats["embeds"][0]["image"]["url"].endswith("stats.png")
+
+
+async def test_a_non_moderators_raw_insights_is_refused(
+    driver: Driver, world: World, quizbot: QuizBotRunner
+) -> None:
+    """The client hides /insights from members (default permissions); a crafted request still
+    reaches the bot, which checks on its side and refuses privately."""
+    await started(quizbot, world)
+    channel = world.channels["quiz"]
+    payload = raw_command(driver, world, world.alice, channel, "insights", [], {})
+    refusal = await reply_of(driver.send_raw_interaction(payload))
+    assert is_ephemeral(refusal)
+    assert "Only moderators" in refusal["content"]
+    assert "Hardest" not in text_of(refusal)
+    report = await reply_of(driver.slash("insights", user=world.owner, channel=channel))
+    assert is_ephemeral(report) and "Insights" in text_of(report)

@@ -32,8 +32,8 @@ from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.review_cards import StoredCard, save_cards
-from tests.factories import choice_task
-from tests.schedule.test_runner import FakeClock, RecordingPoster
+from tests.factories import Clock, choice_task
+from tests.schedule.test_runner import RecordingPoster
 
 GUILD = 1
 ALICE, BOB = 11, 22
@@ -57,7 +57,7 @@ class Sent:
 class RecordingDMs:
     """The pass's `DirectMessages`, recording the DMs; survives restarts."""
 
-    clock: FakeClock
+    clock: Clock
     sent: list[Sent] = field(default_factory=list)
     closed: set[int] = field(default_factory=set)
     """Members whose DMs are closed."""
@@ -79,7 +79,7 @@ class RecordingDMs:
 
 class Process:
     def __init__(
-        self, url: str, clock: FakeClock, dms: RecordingDMs, *, enabled: bool = True
+        self, url: str, clock: Clock, dms: RecordingDMs, *, enabled: bool = True
     ) -> None:
         self.engine = make_engine(url)
         self.store = Store(self.engine)
@@ -108,7 +108,7 @@ async def start(tmp_path: Path) -> AsyncIterator[Callable[..., Process]]:
     processes: list[Process] = []
     url = f"sqlite:///{tmp_path / 'quiz.db'}"
 
-    def make(clock: FakeClock, dms: RecordingDMs, **kwargs: bool) -> Process:
+    def make(clock: Clock, dms: RecordingDMs, **kwargs: bool) -> Process:
         process = Process(url, clock, dms, **kwargs)
         processes.append(process)
         return process
@@ -177,7 +177,7 @@ def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
 
 
 async def test_one_dm_across_the_repeated_fall_back_hour(start: Callable[..., Process]) -> None:
-    clock = FakeClock(utc(2025, 10, 25, 20, 0))
+    clock = Clock(utc(2025, 10, 25, 20, 0))
     dms = RecordingDMs(clock)
     process = start(clock, dms)
     await remind_at(process, ALICE, 2, "Europe/Berlin")
@@ -188,7 +188,7 @@ async def test_one_dm_across_the_repeated_fall_back_hour(start: Callable[..., Pr
 
 
 async def test_one_dm_on_the_spring_forward_day(start: Callable[..., Process]) -> None:
-    clock = FakeClock(utc(2025, 3, 29, 0, 30))
+    clock = Clock(utc(2025, 3, 29, 0, 30))
     dms = RecordingDMs(clock)
     process = start(clock, dms)
     await remind_at(process, ALICE, 2, "Europe/Berlin")
@@ -199,7 +199,7 @@ async def test_one_dm_on_the_spring_forward_day(start: Callable[..., Process]) -
 
 
 async def test_the_members_zone_else_the_servers(start: Callable[..., Process]) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 12, 0))
+    clock = Clock(utc(2025, 6, 2, 12, 0))
     dms = RecordingDMs(clock)
     process = start(clock, dms)
     await process.service.update_guild_config(GUILD, timezone="Asia/Tokyo")
@@ -213,7 +213,7 @@ async def test_the_members_zone_else_the_servers(start: Callable[..., Process]) 
 
 
 async def test_at_most_one_dm_a_day_across_a_restart(start: Callable[..., Process]) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 5, 0))
+    clock = Clock(utc(2025, 6, 2, 5, 0))
     dms = RecordingDMs(clock)
     first = start(clock, dms)
     await remind_at(first, ALICE, 7, "Europe/Berlin")
@@ -233,7 +233,7 @@ async def test_at_most_one_dm_a_day_across_a_restart(start: Callable[..., Proces
 
 
 async def test_two_processes_on_one_database_send_once(start: Callable[..., Process]) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 4, 59))
+    clock = Clock(utc(2025, 6, 2, 4, 59))
     dms = RecordingDMs(clock)
     one, two = start(clock, dms), start(clock, dms)
     for member in (ALICE, BOB):
@@ -246,7 +246,7 @@ async def test_two_processes_on_one_database_send_once(start: Callable[..., Proc
 
 
 async def test_a_process_that_does_not_own_dms_sends_none(start: Callable[..., Process]) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    clock = Clock(utc(2025, 6, 2, 4, 0))
     dms = RecordingDMs(clock)
     process = start(clock, dms, enabled=False)
     await remind_at(process, ALICE, 7, "Europe/Berlin")
@@ -256,7 +256,7 @@ async def test_a_process_that_does_not_own_dms_sends_none(start: Callable[..., P
 
 
 async def test_no_dm_when_nothing_is_due(start: Callable[..., Process]) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    clock = Clock(utc(2025, 6, 2, 4, 0))
     dms = RecordingDMs(clock)
     process = start(clock, dms)
     await remind_at(process, ALICE, 7, "Europe/Berlin")
@@ -269,7 +269,7 @@ async def test_no_dm_when_nothing_is_due(start: Callable[..., Process]) -> None:
 async def test_a_card_due_within_the_hour_is_reminded_then_later_ones_next_day(
     start: Callable[..., Process],
 ) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    clock = Clock(utc(2025, 6, 2, 4, 0))
     dms = RecordingDMs(clock)
     process = start(clock, dms)
     await remind_at(process, ALICE, 7, "Europe/Berlin")  # 05:00-06:00 UTC
@@ -284,7 +284,7 @@ async def test_a_card_due_within_the_hour_is_reminded_then_later_ones_next_day(
 async def test_closed_dms_turn_the_reminder_off_and_review_says_so_once(
     start: Callable[..., Process], caplog: pytest.LogCaptureFixture
 ) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    clock = Clock(utc(2025, 6, 2, 4, 0))
     dms = RecordingDMs(clock, closed={ALICE})
     process = start(clock, dms)
     await remind_at(process, ALICE, 7, "Europe/Berlin")
@@ -307,7 +307,7 @@ async def test_closed_dms_turn_the_reminder_off_and_review_says_so_once(
 async def test_another_failure_is_logged_and_not_retried_that_day(
     start: Callable[..., Process], caplog: pytest.LogCaptureFixture
 ) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 4, 0))
+    clock = Clock(utc(2025, 6, 2, 4, 0))
     dms = RecordingDMs(clock, failing={ALICE})
     process = start(clock, dms)
     await remind_at(process, ALICE, 7, "Europe/Berlin")
@@ -326,7 +326,7 @@ async def test_another_failure_is_logged_and_not_retried_that_day(
 async def test_the_scheduler_wakes_for_the_next_reminder_hour(
     start: Callable[..., Process],
 ) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 12, 0))
+    clock = Clock(utc(2025, 6, 2, 12, 0))
     dms = RecordingDMs(clock)
     process = start(clock, dms)
     assert await process.scheduler.tick() == utc(2025, 6, 2, 18, 0)  # nothing: max_sleep
@@ -337,7 +337,7 @@ async def test_the_scheduler_wakes_for_the_next_reminder_hour(
 async def test_a_failing_pass_does_not_stop_the_scheduler(
     start: Callable[..., Process], caplog: pytest.LogCaptureFixture
 ) -> None:
-    clock = FakeClock(utc(2025, 6, 2, 12, 0))
+    clock = Clock(utc(2025, 6, 2, 12, 0))
     process = start(clock, RecordingDMs(clock))
 
     class Broken:

@@ -25,7 +25,7 @@ from bot.service import PostedTask, QuizService
 from bot.sharding import ShardPlan
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import ScheduleInfo
-from tests.factories import choice_task, note
+from tests.factories import Clock, choice_task, note
 from tests.pg_server import PgServer
 
 GUILD = 1
@@ -40,17 +40,6 @@ class Crash(BaseException):
 
 class StopSimulation(Exception):
     pass
-
-
-class FakeClock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **kwargs: float) -> None:
-        self.now += timedelta(**kwargs)
 
 
 @dataclass
@@ -69,7 +58,7 @@ class RecordingPoster:
     """The scheduler's `Poster`, recording the channels' messages instead of sending them;
     survives "restarts" of the bot."""
 
-    clock: FakeClock
+    clock: Clock
     messages: list[Message] = field(default_factory=list)
     broken: dict[int, str] = field(default_factory=dict)
     crash: str | None = None
@@ -131,7 +120,7 @@ class Process:
     def __init__(
         self,
         url: str,
-        clock: FakeClock,
+        clock: Clock,
         poster: RecordingPoster,
         *,
         grace: timedelta = timedelta(hours=2),
@@ -204,18 +193,18 @@ def url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
+def clock() -> Clock:
+    return Clock(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture
-def poster(clock: FakeClock) -> RecordingPoster:
+def poster(clock: Clock) -> RecordingPoster:
     return RecordingPoster(clock)
 
 
 @pytest.fixture
 async def start(
-    url: str, clock: FakeClock, poster: RecordingPoster
+    url: str, clock: Clock, poster: RecordingPoster
 ) -> AsyncIterator[Callable[..., Process]]:
     opened: list[Process] = []
 
@@ -285,7 +274,7 @@ async def start(
 )
 async def test_posts_at_the_local_time_once_per_day_across_dst(
     start: Callable[..., Process],
-    clock: FakeClock,
+    clock: Clock,
     poster: RecordingPoster,
     zone: str,
     local_time: str,
@@ -319,7 +308,7 @@ async def test_posts_at_the_local_time_once_per_day_across_dst(
 
 
 async def test_restart_just_before_the_time_loses_nothing(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()  # 09:00 Berlin = 08:00 UTC in March
@@ -334,7 +323,7 @@ async def test_restart_just_before_the_time_loses_nothing(
 
 
 async def test_restart_just_after_the_time_posts_late_once(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()
@@ -348,7 +337,7 @@ async def test_restart_just_after_the_time_posts_late_once(
 
 
 async def test_restart_after_posting_does_not_post_again(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()
@@ -365,7 +354,7 @@ async def test_restart_after_posting_does_not_post_again(
 
 
 async def test_crash_between_sending_and_recording_does_not_post_twice(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     first = start()
     schedule = first.add()
@@ -390,7 +379,7 @@ async def test_crash_between_sending_and_recording_does_not_post_twice(
 
 
 async def test_crash_after_claiming_but_before_sending_posts_on_restart(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     first = start()
     first.add()
@@ -409,7 +398,7 @@ async def test_crash_after_claiming_but_before_sending_posts_on_restart(
 
 
 async def test_crash_when_the_channel_cannot_be_checked_never_reposts(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     """The trade-off: unable to tell whether it went out, the day is given up, not re-sent."""
     first = start()
@@ -448,7 +437,7 @@ async def test_crash_when_the_channel_cannot_be_checked_never_reposts(
 )
 async def test_grace_window_on_start(
     start: Callable[..., Process],
-    clock: FakeClock,
+    clock: Clock,
     poster: RecordingPoster,
     back_at: datetime,
     posted: bool,
@@ -478,7 +467,7 @@ async def test_grace_window_on_start(
 
 
 async def test_a_new_schedule_does_not_post_a_time_already_past_today(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     clock.now = datetime(2025, 3, 2, 8, 30, tzinfo=UTC)  # 09:30 in Berlin
     bot = start()
@@ -490,7 +479,7 @@ async def test_a_new_schedule_does_not_post_a_time_already_past_today(
 
 
 async def test_paused_days_are_not_owed_and_resume_picks_up(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     bot = start()
     schedule = bot.add()
@@ -506,7 +495,7 @@ async def test_paused_days_are_not_owed_and_resume_picks_up(
 
 
 async def test_rotates_through_the_whole_bank_before_repeating(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add()
@@ -517,7 +506,7 @@ async def test_rotates_through_the_whole_bank_before_repeating(
 
 
 async def test_a_daily_set_posts_each_task_with_its_own_message_and_thread(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add(count=3, open_thread=True)
@@ -531,7 +520,7 @@ async def test_a_daily_set_posts_each_task_with_its_own_message_and_thread(
 
 
 async def test_a_thread_that_cannot_be_opened_does_not_fail_the_day(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     bot = start()
     schedule = bot.add(open_thread=True)
@@ -552,7 +541,7 @@ async def test_a_thread_that_cannot_be_opened_does_not_fail_the_day(
 
 
 async def test_closing_shows_the_result_and_stops_answers(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add()
@@ -585,7 +574,7 @@ async def test_closing_shows_the_result_and_stops_answers(
 
 
 async def test_a_post_closes_with_the_version_it_was_posted_with(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     """The banks change while the daily post is open (a reload, then a restart with the
     edit): members are graded, and the result is summarised, on the task as posted."""
@@ -611,7 +600,7 @@ async def test_a_post_closes_with_the_version_it_was_posted_with(
 
 
 async def test_closing_is_retried_when_the_edit_fails(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     bot = start()
     bot.add()
@@ -637,7 +626,7 @@ async def test_closing_is_retried_when_the_edit_fails(
 
 
 async def test_a_failing_schedule_does_not_block_another(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     clock.now = datetime(2025, 3, 2, 7, 50, tzinfo=UTC)
     bot = start(max_sleep=60.0)
@@ -668,7 +657,7 @@ async def test_a_failing_schedule_does_not_block_another(
 
 
 async def test_failures_beyond_grace_give_up_until_the_next_day(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     clock.now = datetime(2025, 3, 2, 7, 50, tzinfo=UTC)
     bot = start(max_sleep=60.0)
@@ -691,7 +680,7 @@ async def test_failures_beyond_grace_give_up_until_the_next_day(
 
 
 async def test_no_matching_task_is_an_error_not_a_crash(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     bot = start()
     schedule = bot.add(topic="Astrology")
@@ -702,7 +691,7 @@ async def test_no_matching_task_is_an_error_not_a_crash(
 
 async def test_the_loop_survives_any_exception(
     start: Callable[..., Process],
-    clock: FakeClock,
+    clock: Clock,
     poster: RecordingPoster,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -726,7 +715,7 @@ async def test_the_loop_survives_any_exception(
     assert len(poster.messages) == 1
 
 
-async def test_wake_interrupts_the_sleep(start: Callable[..., Process], clock: FakeClock) -> None:
+async def test_wake_interrupts_the_sleep(start: Callable[..., Process], clock: Clock) -> None:
     bot = start()
     woke = asyncio.Event()
     ticks = 0
@@ -760,7 +749,7 @@ SHARD_0, SHARD_1 = ShardPlan.parse(2, "0"), ShardPlan.parse(2, "1")
 
 
 async def test_two_schedulers_that_claim_the_same_shard_by_mistake_post_once(
-    start: Callable[..., Process], clock: FakeClock
+    start: Callable[..., Process], clock: Clock
 ) -> None:
     """Both processes run shard 0 and tick the same slot at the same moment: the database's
     claim, not the ownership check, is what keeps the day to one post."""
@@ -795,7 +784,7 @@ async def test_two_schedulers_that_claim_the_same_shard_by_mistake_post_once(
 
 
 async def test_a_scheduler_for_shard_1_never_posts_a_shard_0_guilds_quiz(
-    start: Callable[..., Process], clock: FakeClock, poster: RecordingPoster
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
     shard_1 = start(shards=SHARD_1)
     theirs = shard_1.add(guild_id=GUILD, channel_id=CHANNEL)
@@ -821,7 +810,7 @@ async def test_a_scheduler_for_shard_1_never_posts_a_shard_0_guilds_quiz(
 )
 async def test_a_shard_process_that_was_down_posts_its_servers_quiz_when_back_within_grace(
     start: Callable[..., Process],
-    clock: FakeClock,
+    clock: Clock,
     poster: RecordingPoster,
     back_at: datetime,
     posted: bool,
@@ -855,7 +844,7 @@ async def test_a_shard_process_that_was_down_posts_its_servers_quiz_when_back_wi
 
 
 async def test_each_shard_closes_only_its_own_servers_posts(
-    start: Callable[..., Process], clock: FakeClock
+    start: Callable[..., Process], clock: Clock
 ) -> None:
     posters = {0: RecordingPoster(clock), 1: RecordingPoster(clock)}
     shard_0 = start(shards=SHARD_0, poster=posters[0])
@@ -892,7 +881,7 @@ def pg_url(pg_server: PgServer) -> Iterator[str]:
 async def test_the_scheduler_retries_inside_its_grace_window_while_postgres_is_down(
     pg_server: PgServer,
     pg_url: str,
-    clock: FakeClock,
+    clock: Clock,
     poster: RecordingPoster,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
