@@ -211,6 +211,25 @@ async def start_py_spy(pid: int, out: Path) -> asyncio.subprocess.Process:
     )
 
 
+async def run_phases(run: BotRun, load: ClickLoad, pids: Any, opts: Options) -> None:
+    """The closed loop, then the open loop, as `opts` asks, into `run.phases`; `pids` are the
+    processes whose CPU is measured (the bots, and a database server apart)."""
+    if opts.closed_seconds > 0:
+        result = PhaseResult(run.name, "closed")
+        with harness_gc_paused():
+            await load.closed(result, pids, opts.closed_seconds, opts.warmup)
+        run.phases["closed"] = result
+        run.note_server_cpu("closed", pids)
+        await asyncio.sleep(1.2)  # drain (live counts); a loop-lag report after the phase
+    if opts.open_seconds > 0:
+        result = PhaseResult(run.name, "open")
+        with harness_gc_paused():
+            await load.open(result, pids, opts.rate, opts.open_seconds, opts.seed)
+        run.phases["open"] = result
+        run.note_server_cpu("open", pids)
+        await asyncio.sleep(1.2)
+
+
 async def measure_bot(
     variant: Variant,
     proc: BotProcess,
@@ -231,21 +250,7 @@ async def measure_bot(
         await proc.wait_until_ready(d, timeout=60)
         load = await load_ready()
         database = variant.source.database if variant.source else "sqlite"
-        pids = opts.measured(proc.pid, database)
-        if opts.closed_seconds > 0:
-            result = PhaseResult(variant.name, "closed")
-            with harness_gc_paused():
-                await load.closed(result, pids, opts.closed_seconds, opts.warmup)
-            run.phases["closed"] = result
-            run.note_server_cpu("closed", pids)
-            await asyncio.sleep(1.2)  # drain (live counts); a loop-lag report after the phase
-        if opts.open_seconds > 0:
-            result = PhaseResult(variant.name, "open")
-            with harness_gc_paused():
-                await load.open(result, pids, opts.rate, opts.open_seconds, opts.seed)
-            run.phases["open"] = result
-            run.note_server_cpu("open", pids)
-            await asyncio.sleep(1.2)
+        await run_phases(run, load, opts.measured(proc.pid, database), opts)
     finally:
         rss.sample()
         await rss.stop()

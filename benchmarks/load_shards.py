@@ -42,8 +42,8 @@ from benchmarks.bots import (
     quiz_bot_process,
     sync_commands,
 )
-from benchmarks.load_phases import Load, MemberState, PhaseResult, post_id_of
-from benchmarks.load_run import BotRun, GcWatch, Options, harness_gc_paused
+from benchmarks.load_phases import Load, MemberState, post_id_of
+from benchmarks.load_run import BotRun, GcWatch, Options, run_phases
 from benchmarks.load_setup import ANSWERS, create_posts, posts_needed, slug
 from benchmarks.machine import RssSampler, loadavg
 from bot.sharding import shard_of
@@ -163,20 +163,7 @@ async def measure(
         samplers = [RssSampler(pid).start() for pid in pids]
         load: Load = await load_for()
         measured = opts.measured(pids, "sqlite" if variant.floor else "postgresql")
-        if opts.closed_seconds > 0:
-            result = PhaseResult(variant.name, "closed")
-            with harness_gc_paused():
-                await load.closed(result, measured, opts.closed_seconds, opts.warmup)
-            run.phases["closed"] = result
-            run.note_server_cpu("closed", measured)
-            await asyncio.sleep(1.2)
-        if opts.open_seconds > 0:
-            result = PhaseResult(variant.name, "open")
-            with harness_gc_paused():
-                await load.open(result, measured, opts.rate, opts.open_seconds, opts.seed)
-            run.phases["open"] = result
-            run.note_server_cpu("open", measured)
-            await asyncio.sleep(1.2)
+        await run_phases(run, load, measured, opts)
     finally:
         for sampler in samplers:
             sampler.sample()
