@@ -39,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
@@ -99,6 +99,19 @@ class Pass(Protocol):
     async def tick(self, now: datetime) -> datetime | None:
         """Do what is due at `now`; when to look next (None: nothing planned)."""
         ...
+
+
+@contextlib.contextmanager
+def survived(step: str) -> Iterator[None]:
+    """Run one step of a tick so that its failure stops no other step. A database fault was
+    logged once by the store (the host's to fix, no traceback) and the step is tried again at
+    the next tick; anything else is a bug, logged with its traceback."""
+    try:
+        yield
+    except StoreError:
+        pass
+    except Exception:
+        log.exception("%s failed", step)
 
 
 async def _real_sleep(seconds: float) -> None:
@@ -162,14 +175,9 @@ class Scheduler:
         while True:
             # Cleared before the tick, so a wake() arriving during it is not lost.
             self._woken.clear()
-            try:
-                wake_at: datetime | None = await self.tick()
-            except StoreError:
-                # The store has logged the fault once, as the host's to fix; retried shortly.
-                wake_at = None
-            except Exception:
-                log.exception("scheduler tick failed; trying again shortly")
-                wake_at = None
+            wake_at: datetime | None = None  # a failed tick: look again shortly
+            with survived("scheduler tick"):
+                wake_at = await self.tick()
             await self._pause(self._delay(wake_at))
 
     def _delay(self, wake_at: datetime | None) -> float:
@@ -224,12 +232,8 @@ class Scheduler:
         """Close what is due, then give every schedule its turn; when to look next."""
         now = self.now()
         wake = [now + timedelta(seconds=self.max_sleep)]
-        try:
+        with survived("closing daily posts"):  # they stay open until the next tick
             await self._close_due(now)
-        except StoreError:
-            pass  # logged once by the store; the posts stay open until the next tick
-        except Exception:
-            log.exception("closing daily posts failed")
         schedules = [
             s for s in await self._db(self.schedules.runnable) if self.shards.owns_guild(s.guild_id)
         ]
@@ -240,13 +244,9 @@ class Scheduler:
         if upcoming is not None:
             wake.append(upcoming)
         for extra in self.passes:
-            try:
+            with survived(f"scheduler pass {type(extra).__name__}"):
                 if (at := await extra.tick(now)) is not None:
                     wake.append(at)
-            except StoreError:
-                pass  # logged once by the store; tried again at the next tick
-            except Exception:
-                log.exception("scheduler pass %s failed", type(extra).__name__)
         return min(wake)
 
     async def _guarded(self, schedule: ScheduleInfo, now: datetime) -> datetime | None:
@@ -258,14 +258,10 @@ class Scheduler:
                 log.warning("schedule %s: %s (retry at %s)", schedule.id, exc, retry_at)
             else:
                 log.exception("schedule %s failed (retry at %s)", schedule.id, retry_at)
-            try:
+            with survived(f"schedule {schedule.id}: recording the error"):  # retry still due
                 await self._write(
                     self.schedules.record_error, schedule.id, _describe(exc), now, retry_at
                 )
-            except StoreError:
-                pass  # logged once by the store; the retry is still scheduled
-            except Exception:
-                log.exception("schedule %s: recording the error failed", schedule.id)
             return retry_at
 
     async def _handle(self, schedule: ScheduleInfo, now: datetime) -> datetime | None:
@@ -398,15 +394,10 @@ class Scheduler:
 
     async def _close_due(self, now: datetime) -> None:
         for run in await self._db(self.schedules.runs_to_close, now):
-            try:
-                if not await self._owns_run(run):
-                    continue
-                await self._close_run(run, now)
-            except StoreError:
-                pass  # logged once by the store; left open, the next tick tries again
-            except Exception:
-                # Left open in the database; the next tick tries again.
-                log.exception("closing run %s of schedule %s failed", run.id, run.schedule_id)
+            # A run that fails stays open in the database; the next tick tries again.
+            with survived(f"closing run {run.id} of schedule {run.schedule_id}"):
+                if await self._owns_run(run):
+                    await self._close_run(run, now)
 
     async def _owns_run(self, run: RunInfo) -> bool:
         """Whether this process closes the run: its server's shard is one of ours. (A removed

@@ -429,6 +429,7 @@ class Store:
         they were not told yet; telling is now the caller's (it is cleared): True once."""
         with self.write() as conn:
             return reminders.take_dm_notice(conn, guild_id, user_id)
+
     def review_card(
         self, guild_id: int, user_id: int, task_id: str
     ) -> review_cards.StoredCard | None:
