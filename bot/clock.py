@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
-from zoneinfo import ZoneInfo
+from typing import TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 Clock = Callable[[], datetime]
 """Returns the current aware UTC moment; injected so tests can control time."""
@@ -29,6 +30,20 @@ class Period(StrEnum):
 
 
 _PERIOD_TITLES = {Period.TODAY: "today", Period.WEEK: "this week", Period.ALL: "all time"}
+
+
+Default = TypeVar("Default")
+
+
+def zone_or(name: str | None, default: Default) -> ZoneInfo | Default:
+    """The IANA zone `name`, else `default`: when no zone is set, and when a stored name is one
+    tzdata no longer knows (a zone is checked when it is set, but tzdata can change under it)."""
+    if name:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    return default
 
 
 def utcnow() -> datetime:

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import IO, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from bot.clock import zone_or
 from bot.store.insights import ResultRow
 
 FORMATS = ("csv", "json")
@@ -58,14 +59,6 @@ def write_json(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) 
     out.write("\n")
 
 
-def server_zone(name: str | None) -> ZoneInfo:
-    """The zone `--since` is local to: the server's configured one, else UTC."""
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
 def export_results(
     url: str,
     guild_id: int,
@@ -94,7 +87,8 @@ def export_results(
             print(f"quizbot: the database is {state.describe()}; run quizbot db upgrade", file=err)
             return 1
         store = Store(engine)
-        zone = server_zone(store.guild_config(guild_id).timezone)
+        # `--since` is local to the server's zone, else UTC.
+        zone = zone_or(store.guild_config(guild_id).timezone, ZoneInfo("UTC"))
         rows = InsightsStore(store).results(guild_id, zone, since=since, names=names)
     finally:
         engine.dispose()

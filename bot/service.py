@@ -53,9 +53,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
-from bot.clock import Clock, Period, local_date, utcnow, week_start
+from bot.clock import Clock, Period, local_date, utcnow, week_start, zone_or
 from bot.content import uploads
 from bot.content.uploads import RefusedUpload, UploadedBank
 from bot.practice_sessions import PracticeSessions
@@ -96,6 +96,7 @@ from bot.store.review_cards import DueSummary
 from bot.store.server_banks import BankStore, BankSummary
 
 log = logging.getLogger(__name__)
+
 
 def _upload_process() -> Executor:
     """Where uploads are checked: one worker process, started (spawned, not forked from this
@@ -222,9 +223,7 @@ class QuizService:
     async def pin_unversioned(self) -> int:
         """Pin the posts made before versions existed (0.1.0) to the loaded task of their id,
         so a later edit of the task no longer changes them; the number pinned."""
-        pinned = await self.run_write(
-            self.store.pin_unversioned, self.catalog.tasks, self.clock()
-        )
+        pinned = await self.run_write(self.store.pin_unversioned, self.catalog.tasks, self.clock())
         if pinned:
             log.info("pinned %d posts from before task versions to the loaded tasks", pinned)
         return pinned
@@ -414,12 +413,10 @@ class QuizService:
 
     async def zone(self, guild_id: int) -> ZoneInfo:
         config = await self.guild_config(guild_id)
-        if config.timezone:
-            try:
-                return ZoneInfo(config.timezone)
-            except (ZoneInfoNotFoundError, ValueError):
-                log.warning("guild %s has unknown time zone %r", guild_id, config.timezone)
-        return self.default_zone
+        zone = zone_or(config.timezone, None)
+        if zone is None and config.timezone:
+            log.warning("guild %s has unknown time zone %r", guild_id, config.timezone)
+        return zone or self.default_zone
 
     async def leaderboard(
         self, guild_id: int, period: Period, user_id: int | None, limit: int = 10
@@ -493,7 +490,6 @@ class QuizService:
         closed already."""
         return await self.run_write(self.store.close_post, post_id, now)
 
-
     # -- uploaded banks ------------------------------------------------------------------------
 
     async def load_server_banks(self) -> int:
@@ -543,9 +539,7 @@ class QuizService:
             name = uploads.bank_name(filename)
             taken = self._taken_ids(guild_id, name)
             loop = asyncio.get_running_loop()
-            check = partial(
-                uploads.check_upload_encoded, data, filename, topic=topic, taken=taken
-            )
+            check = partial(uploads.check_upload_encoded, data, filename, topic=topic, taken=taken)
             if self._upload_pool is None:
                 self._upload_pool = self._upload_pool_factory()
             try:
@@ -629,7 +623,7 @@ class QuizService:
             default_hour=reminders.DEFAULT_HOUR,
         )
         server = (await self.guild_config(guild_id)).timezone
-        zone = reminders.zone_of(info.timezone or server, self.default_zone)
+        zone = zone_or(info.timezone or server, self.default_zone)
         upcoming = reminders.next_reminder(info.hour, zone, self.clock(), info.last_sent_on)
         return reminders.ReminderPlan(info.hour, zone, info.timezone is not None, upcoming)
 

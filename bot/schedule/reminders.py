@@ -24,13 +24,13 @@ are closed turns their reminder off (`Store.reminder_dms_closed`); /review tells
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Protocol
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from bot.clock import zone_or
 from bot.schedule import timing
 from bot.schedule.timing import Slot
 
@@ -110,15 +110,6 @@ def next_reminder(
     return NextReminder(start, start + window, current=False)
 
 
-def zone_of(name: str | None, default: ZoneInfo) -> ZoneInfo:
-    """The zone a reminder keeps: `name` (the member's zone, else the server's), else
-    `default` (the bot's); a stored name tzdata no longer knows also falls back to it."""
-    if name is not None:
-        with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
-            return ZoneInfo(name)
-    return default
-
-
 @dataclass(frozen=True, slots=True)
 class ReminderPlan:
     """A member's reminder as `/reminders on` left it."""
@@ -180,7 +171,8 @@ class Reminders:
         wake: list[datetime] = []
         open_days: dict[tuple[str | None, int], Slot] = {}
         for used in hours:
-            zone = zone_of(used.zone, self.service.default_zone)
+            # The member's zone, else the server's (`used.zone`), else the bot's.
+            zone = zone_or(used.zone, self.service.default_zone)
             slot = open_slot(used.hour, zone, now, self.window)
             if slot is not None:
                 open_days[(used.zone, used.hour)] = slot

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from bot.clock import as_utc
+from bot.clock import as_utc, zone_or
 from bot.quiz.engine import Outcome, Progress, SolutionAccess, check_owner, post_closed
 from bot.quiz.errors import SessionExpiredError
 from bot.quiz.rules import check_session_live
@@ -200,4 +200,4 @@ class GuildConfigInfo:
 
     @property
     def tz(self) -> ZoneInfo:
-        return ZoneInfo(self.timezone or "UTC")
+        return zone_or(self.timezone, ZoneInfo("UTC"))

@@ -7,15 +7,15 @@ naive storage form inside. Both queue reads are range reads of `ix_review_card_d
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Table, bindparam, func, select
 
+from bot.clock import zone_or
 from bot.store import dialect
 from bot.store.learning_tables import ReviewCard
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
@@ -77,7 +77,8 @@ _DUE_QUEUE = (
 )
 _DUE_SUMMARY = select(
     select(func.count()).where(*_OF_MEMBER, _card.c.due <= bindparam("at")).scalar_subquery(),
-    select(func.min(_card.c.due)).where(*_OF_MEMBER, _card.c.due > bindparam("at"))
+    select(func.min(_card.c.due))
+    .where(*_OF_MEMBER, _card.c.due > bindparam("at"))
     .scalar_subquery(),
 )
 
@@ -177,7 +178,6 @@ def load_cards_with_zones(
         if key not in wanted:
             continue
         cards[key] = _card_of(row)
-        if row.zone and row.guild_id not in zones:
-            with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
-                zones[row.guild_id] = ZoneInfo(row.zone)
+        if row.guild_id not in zones and (zone := zone_or(row.zone, None)) is not None:
+            zones[row.guild_id] = zone
     return cards, zones
