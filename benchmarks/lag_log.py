@@ -1,4 +1,5 @@
-"""The loop-lag lines a bot logs (bot.discord_ui.loop_lag), read back from its log file."""
+"""The loop-lag lines a bot logs (bot.discord_ui.loop_lag), and the writer-thread lines
+logged beside them (bot/writer_load.py), read back from its log file."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LAG_LINE = re.compile(
     r"^\[?(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,(?P<ms>\d{3}))? .*loop-lag (?P<final>final )?"
     r"max_ms=(?P<max>[0-9.]+) p99_ms=(?P<p99>[0-9.]+) samples=(?P<n>\d+)"
+)
+
+WRITER_LINE = re.compile(
+    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(?P<ms>\d{3}) .*writer "
+    r"busy_pct=(?P<busy>[0-9.]+) units=(?P<n>\d+) wait_max_ms=(?P<wait>[0-9.]+)"
 )
 
 
@@ -34,4 +40,25 @@ def parse_lag_lines(log_text: str) -> list[LagLine]:
             lines.append(
                 LagLine(at, bool(m["final"]), float(m["max"]), float(m["p99"]), int(m["n"]))
             )
+    return lines
+
+
+@dataclass
+class WriterLine:
+    """One second of the quiz bot's writer thread."""
+
+    at: datetime
+    busy_pct: float
+    units: int
+    wait_max_ms: float
+
+
+def parse_writer_lines(log_text: str) -> list[WriterLine]:
+    lines = []
+    for raw in log_text.splitlines():
+        m = WRITER_LINE.search(raw)
+        if m:
+            at = datetime.strptime(m["ts"], "%Y-%m-%d %H:%M:%S")
+            at = at.replace(microsecond=int(m["ms"]) * 1000)
+            lines.append(WriterLine(at, float(m["busy"]), int(m["n"]), float(m["wait"])))
     return lines

@@ -58,6 +58,10 @@ class PhaseResult:
     loadgen_cpu: float = 0.0
     lag_max_ms: float | None = None
     lag_typical_ms: float | None = None
+    writer_busy_pct: list[float] = field(default_factory=list)
+    """The quiz bot's writer thread: its busy share of each second of the phase."""
+    writer_wait_max_ms: float | None = None
+    """The longest a write unit queued for the writer thread during the phase."""
     """The median of the per-second maxima over the phase."""
     offered_rate: float | None = None
     dispatch_late_ms: float = 0.0

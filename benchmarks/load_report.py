@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from typing import Any
 
@@ -108,6 +109,20 @@ def server_cpu_lines(run: BotRun) -> list[str]:
     return [f"- {run.name}: PostgreSQL server CPU µs/answer (not in the bot's): {', '.join(parts)}"]
 
 
+def writer_lines(run: BotRun) -> list[str]:
+    """How busy the bot's database writer thread was, per phase (bot/writer_load.py)."""
+    lines = []
+    for phase, ph in run.phases.items():
+        if ph.writer_busy_pct:
+            lines.append(
+                f"- {run.name} {phase}: database writer thread busy "
+                f"{statistics.median(ph.writer_busy_pct):.0f} % of a second (median; max "
+                f"{max(ph.writer_busy_pct):.0f} %), a unit queued up to "
+                f"{_fmt(ph.writer_wait_max_ms)} ms"
+            )
+    return lines
+
+
 def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
     lines = phase_table(runs, "interaction" if opts.scenario == "review" else "answer")
     lines.append("")
@@ -124,6 +139,7 @@ def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:
         lines += server_cpu_lines(run)
         lag = max((p.lag_max_ms or 0.0) for p in run.phases.values()) if run.phases else 0.0
         lines.append(f"- {run.name}: max event-loop lag {lag:.1f} ms (target < 50 ms)")
+        lines += writer_lines(run)
         replies = Counter[str]()
         for ph in run.phases.values():
             replies.update(ph.replies)

@@ -22,7 +22,7 @@ from typing import Any
 from fakediscord import BotProcess, DiscordEmulator, Driver
 
 from benchmarks.bots import BotSource, floor_process, quiz_bot_process
-from benchmarks.lag_log import LagLine, parse_lag_lines
+from benchmarks.lag_log import LagLine, parse_lag_lines, parse_writer_lines
 from benchmarks.load_phases import ClickLoad, PhaseResult
 from benchmarks.load_setup import ANSWERS, REVIEWS, SourceSetup, posts_needed
 from benchmarks.machine import Pids, RssSampler, WithServer, loadavg
@@ -144,6 +144,8 @@ class BotRun:
             mine.loadgen_cpu += ph.loadgen_cpu
             mine.lag_max_ms = _max_opt(mine.lag_max_ms, ph.lag_max_ms)
             mine.lag_typical_ms = _max_opt(mine.lag_typical_ms, ph.lag_typical_ms)
+            mine.writer_busy_pct += ph.writer_busy_pct
+            mine.writer_wait_max_ms = _max_opt(mine.writer_wait_max_ms, ph.writer_wait_max_ms)
             mine.dispatch_late_ms = max(mine.dispatch_late_ms, ph.dispatch_late_ms)
             mine.load_before += " · " + ph.load_before
             mine.rounds += 1
@@ -155,6 +157,7 @@ class BotRun:
     def read_lag(self, log_text: str) -> None:
         """The bot's loop-lag lines: per phase, the lines logged while it ran."""
         lines = parse_lag_lines(log_text)
+        writer = parse_writer_lines(log_text)
         finals = [line for line in lines if line.final]
         self.lag_final = finals[-1] if finals else None
         for phase in self.phases.values():
@@ -164,6 +167,10 @@ class BotRun:
             if window:
                 phase.lag_max_ms = max(line.max_ms for line in window)
                 phase.lag_typical_ms = statistics.median(line.max_ms for line in window)
+            seconds = [line for line in writer if start < line.at <= end]
+            if seconds:
+                phase.writer_busy_pct = [line.busy_pct for line in seconds]
+                phase.writer_wait_max_ms = max(line.wait_max_ms for line in seconds)
 
 
 def _max_opt(a: float | None, b: float | None) -> float | None:

@@ -94,6 +94,7 @@ from bot.store import (
 from bot.store.insights import InsightsStore
 from bot.store.review_cards import DueSummary
 from bot.store.server_banks import BankStore, BankSummary
+from bot.writer_load import WriterLoad
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,8 @@ class QuizService:
         # Reads may overlap; SQLite serialises the writers itself (BEGIN IMMEDIATE).
         self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="quizbot-db")
         self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-write")
+        self.writer_load = WriterLoad()
+        """How busy the writer thread is (logged beside the loop lag, bot/writer_load.py)."""
         self._queue: asyncio.Queue[_PendingAnswer] | None = None
         self._writer: asyncio.Task[None] | None = None
         self.sessions = PracticeSessions(self)
@@ -199,7 +202,9 @@ class QuizService:
         """Run a store write in the single writer thread: SQLite has one writer anyway, and one
         thread keeps writers from queueing on the lock's busy timeout."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writer_pool, partial(fn, *args, **kwargs))
+        load = self.writer_load
+        work = partial(fn, *args, **kwargs)
+        return await loop.run_in_executor(self._writer_pool, load.timed, work, load.clock())
 
     # -- tasks and posts -----------------------------------------------------------------------
 

@@ -115,7 +115,8 @@ class QuizBot(commands.AutoShardedBot):
                 self._start_when_ready(), name="quizbot-start-when-ready"
             )
         if self.settings.loop_lag_probe:
-            loop_lag.start_loop_lag_probe()
+            writer = self.service.writer_load
+            loop_lag.start_loop_lag_probe(also=lambda: writer.take().describe())
         # The banks, the command tree and the cogs live as long as the process. Frozen, they
         # are no longer re-scanned by every full collection, which discord.py's per-interaction
         # reference cycles trigger about once a second under load (120-300 ms pauses, measured

@@ -10,6 +10,8 @@ benchmarks/lag_log.py parses:
 
 The periodic line covers the last window (`total_max_ms` is the maximum since the start);
 the final line covers the whole run (its p99 from a 0.1 ms histogram). Lines go to INFO.
+`also` (the bot passes its writer thread's load, bot/writer_load.py) adds a line of its own
+after each periodic one: the loop and the database writer, side by side.
 """
 
 from __future__ import annotations
@@ -74,7 +76,12 @@ Sleep = Callable[[float], Awaitable[object]]
 
 
 async def _probe(
-    stats: LoopLagStats, interval: float, report_every: float, clock: Clock, sleep: Sleep
+    stats: LoopLagStats,
+    interval: float,
+    report_every: float,
+    clock: Clock,
+    sleep: Sleep,
+    also: Callable[[], str] | None,
 ) -> None:
     next_report = clock() + report_every
     try:
@@ -96,6 +103,8 @@ async def _probe(
                         f" total_max_ms={stats.total_max * 1000:.1f}",
                     ),
                 )
+                if also is not None:
+                    log.info("%s", also())
     finally:
         log.info(
             "loop-lag %s",
@@ -112,17 +121,18 @@ def start_loop_lag_probe(
     *,
     clock: Clock | None = None,
     sleep: Sleep = asyncio.sleep,
+    also: Callable[[], str] | None = None,
 ) -> asyncio.Task[None]:
     """Start the probe on the running loop; if one is already running, return it.
 
     `clock` (default: the loop's) and `sleep` are what the lag is measured with; tests pass
-    ones they control.
+    ones they control. `also()` is logged after each periodic line.
     """
     global _running
     loop = asyncio.get_running_loop()
     if _running is not None and not _running.done() and _running.get_loop() is loop:
         return _running
-    probe = _probe(LoopLagStats(), interval, report_every, clock or loop.time, sleep)
+    probe = _probe(LoopLagStats(), interval, report_every, clock or loop.time, sleep, also)
     _running = loop.create_task(probe, name="quizbot-loop-lag")
     return _running
 

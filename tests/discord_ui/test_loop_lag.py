@@ -74,6 +74,24 @@ async def test_a_late_wake_up_shows_up_as_lag(caplog: pytest.LogCaptureFixture) 
     assert final == [(True, 150.0, 150.0, 16, None)]  # exactly one, at stop
 
 
+async def test_each_periodic_line_is_followed_by_the_writers(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger=loop_lag.__name__)
+    script = ScriptedLoop([0.0] * 20)
+    windows = iter(range(1, 10))
+    loop_lag.start_loop_lag_probe(
+        0.01, 0.095, clock=script.clock, sleep=script.sleep, also=lambda: f"writer {next(windows)}"
+    )
+    try:
+        await asyncio.wait_for(script.done.wait(), 5)
+    finally:
+        await loop_lag.stop_loop_lag_probe()
+    said = [r.getMessage() for r in caplog.records if r.name == loop_lag.__name__]
+    kinds = ["final" if "final" in m else "lag" if "loop-lag" in m else m for m in said]
+    assert kinds == ["lag", "writer 1", "lag", "writer 2", "final"]
+
+
 async def test_a_quiet_loop_has_no_lag(caplog: pytest.LogCaptureFixture) -> None:
     lines = await probe_lines(caplog, [0.0] * 50, interval=0.01, report_every=10)
     assert lines == [(True, 0.0, 0.0, 50, None)]
