@@ -105,16 +105,17 @@ class PracticeSessions:
         solved = await service.run_read(self._store.solved_tasks, guild_id, user_id)
         task_id = practice.next_task(candidates, solved, (), service.rng)
         assert task_id is not None  # `matching` never returns an empty list
-        post = await service.run_write(
-            self._store.open_session,
-            guild_id,
-            user_id,
-            PRACTICE,
-            channel_id,
-            catalog.get_or_raise(task_id),
-            service.clock(),
-            topic=topic,
-            difficulty=None if difficulty is None else difficulty.value,
+        post = await service.run_grouped(
+            self._store.open_session_unit(
+                guild_id,
+                user_id,
+                PRACTICE,
+                channel_id,
+                catalog.get_or_raise(task_id),
+                service.clock(),
+                topic=topic,
+                difficulty=None if difficulty is None else difficulty.value,
+            )
         )
         return SessionStep(PRACTICE, post.session_id, self._posted(post), number=1)
 
@@ -130,14 +131,10 @@ class PracticeSessions:
         due = _due_in(queue, catalog)
         if not due:
             return SessionStep(REVIEW, None, None, due=DueSummary(0, summary.next_due))
-        post = await service.run_write(
-            self._store.open_session,
-            guild_id,
-            user_id,
-            REVIEW,
-            channel_id,
-            catalog.get_or_raise(due[0].task_id),
-            now,
+        post = await service.run_grouped(
+            self._store.open_session_unit(
+                guild_id, user_id, REVIEW, channel_id, catalog.get_or_raise(due[0].task_id), now
+            )
         )
         return SessionStep(
             REVIEW,
@@ -166,15 +163,16 @@ class PracticeSessions:
             task_id = practice.next_task(candidates, state.solved, state.served, service.rng)
             return None if task_id is None else catalog.get_or_raise(task_id)
 
-        done = await service.run_write(
-            self._store.advance_session,
-            session_id,
-            guild_id,
-            user_id,
-            channel_id,
-            service.clock(),
-            choose,
-            queue=REVIEW_QUEUE,
+        done = await service.run_grouped(
+            self._store.advance_session_unit(
+                session_id,
+                guild_id,
+                user_id,
+                channel_id,
+                service.clock(),
+                choose,
+                queue=REVIEW_QUEUE,
+            )
         )
         state = done.state
         kind = state.session.kind

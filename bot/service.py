@@ -52,7 +52,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.clock import Clock, Period, local_date, utcnow, week_start, zone_or
@@ -90,6 +90,7 @@ from bot.store import (
     PostInfo,
     ScheduleStore,
     Store,
+    Unit,
 )
 from bot.store.insights import InsightsStore
 from bot.store.review_cards import DueSummary
@@ -130,6 +131,12 @@ class _PendingAnswer:
     future: asyncio.Future[Answered]
 
 
+@dataclass(slots=True)
+class _PendingUnit:
+    unit: Unit[Any]
+    future: asyncio.Future[Any]
+
+
 class QuizService:
     def __init__(
         self,
@@ -168,7 +175,7 @@ class QuizService:
         self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-write")
         self.writer_load = WriterLoad()
         """How busy the writer thread is (logged beside the loop lag, bot/writer_load.py)."""
-        self._queue: asyncio.Queue[_PendingAnswer] | None = None
+        self._queue: asyncio.Queue[_PendingAnswer | _PendingUnit] | None = None
         self._writer: asyncio.Task[None] | None = None
         self.sessions = PracticeSessions(self)
         """/practice and /review (bot/practice_sessions.py)."""
@@ -205,6 +212,23 @@ class QuizService:
         load = self.writer_load
         work = partial(fn, *args, **kwargs)
         return await loop.run_in_executor(self._writer_pool, load.timed, work, load.clock())
+
+    async def run_grouped(self, unit: Unit[T]) -> T:
+        """Run a store write unit in the next group commit, with the answers (and other units)
+        that arrive within the same few ms: a savepoint of their one transaction. Every
+        transaction waits for the disk once; when the disk stalls (BENCHMARKS.md, "where a
+        /review click waits"), what queued behind it commits in one transaction, not one
+        each. Returns once the transaction has committed."""
+        queue = await self._write_queue()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        queue.put_nowait(_PendingUnit(unit, future))
+        return await future
+
+    async def _write_queue(self) -> asyncio.Queue[_PendingAnswer | _PendingUnit]:
+        if self._queue is None:
+            await self.start()
+        assert self._queue is not None
+        return self._queue
 
     # -- tasks and posts -----------------------------------------------------------------------
 
@@ -326,12 +350,10 @@ class QuizService:
         self, post_id: int, guild_id: int, user_id: int, name: str, picks: tuple[str, ...]
     ) -> AnswerReply:
         """Grade and record one answer; returns after its transaction has committed."""
-        if self._queue is None:
-            await self.start()
-        assert self._queue is not None
+        queue = await self._write_queue()
         future: asyncio.Future[Answered] = asyncio.get_running_loop().create_future()
         request = AnswerRequest(post_id, guild_id, user_id, name, tuple(picks))
-        self._queue.put_nowait(_PendingAnswer(request, future))
+        queue.put_nowait(_PendingAnswer(request, future))
         answered = await future
         return AnswerReply(self._posted(answered.post), answered.outcome)
 
@@ -341,7 +363,8 @@ class QuizService:
         return engine.grade(self.task_of(post), progress, request.picks)
 
     async def _write_answers(self) -> None:
-        """Group commit: one transaction for the answers that arrive within a few ms."""
+        """Group commit: one transaction for the answers and grouped units (`run_grouped`)
+        that arrive within a few ms."""
         assert self._queue is not None
         queue = self._queue
         loop = asyncio.get_running_loop()
@@ -363,20 +386,28 @@ class QuizService:
                 await asyncio.sleep(timeout)
             await self._commit_batch(batch)
 
-    async def _commit_batch(self, batch: list[_PendingAnswer]) -> None:
-        requests = [p.request for p in batch]
+    async def _commit_batch(self, batch: list[_PendingAnswer | _PendingUnit]) -> None:
+        answering = [p for p in batch if isinstance(p, _PendingAnswer)]
+        grouped = [p for p in batch if isinstance(p, _PendingUnit)]
+        results: list[Any]
         try:
-            results = await self.run_write(
-                self.store.answer_batch, requests, self._grade, self.clock()
+            group = await self.run_write(
+                self.store.commit_group,
+                [p.request for p in answering],
+                self._grade,
+                self.clock(),
+                [p.unit for p in grouped],
             )
+            results = [*group.answered, *group.units]
         except StoreError as exc:
             # The database refused the transaction, which stored nothing; the store logged it.
-            # Every member of the batch is told their answer was not recorded.
-            results = [exc] * len(batch)
+            # Each member is told what they lost: their answer, their next task, ...
+            results = [exc] * len(answering) + [exc.lost(p.unit.action) for p in grouped]
         except Exception as exc:  # the whole transaction failed: nothing was stored
-            log.exception("answer batch of %d failed", len(batch))
+            if answering or len(grouped) > 1:  # a lone unit's error is its caller's to report
+                log.exception("group commit of %d failed", len(batch))
             results = [exc] * len(batch)
-        for pending, result in zip(batch, results, strict=True):
+        for pending, result in zip([*answering, *grouped], results, strict=True):
             if pending.future.done():  # the member's interaction was cancelled meanwhile
                 continue
             if isinstance(result, BaseException):

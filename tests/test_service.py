@@ -18,17 +18,20 @@ from bot.quiz.engine import Progress, Status
 from bot.quiz.errors import (
     InvalidAnswerError,
     PostClosedError,
+    PrivatePostError,
     StoreBusyError,
     UnknownPostError,
 )
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.store import Answered, AnswerRequest, Grader, Store, make_engine
-from tests.factories import Clock, choice_task
+from bot.store import AnswerRequest, Grader, Group, Store, Unit, make_engine
+from tests.factories import Clock, choice, choice_task
 
 GUILD, CHANNEL = 1, 10
 START = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
 TASK = choice_task()
+OTHER = choice("t-other")
+"""A second task, so a practice session has a next one."""
 
 
 class RecordingStore(Store):
@@ -37,16 +40,24 @@ class RecordingStore(Store):
     def __init__(self, url: str = "sqlite://") -> None:
         super().__init__(make_engine(url))
         self.batches: list[int] = []
+        """Answers per group commit."""
+        self.groups: list[tuple[int, int]] = []
+        """(answers, units) per group commit."""
         self.fail_next = False
 
-    def answer_batch(
-        self, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
-    ) -> list[Answered | Exception]:
+    def commit_group(
+        self,
+        requests: Sequence[AnswerRequest],
+        grade: Grader,
+        now: datetime,
+        units: Sequence[Unit[Any]],
+    ) -> Group:
         self.batches.append(len(requests))
+        self.groups.append((len(requests), len(units)))
         if self.fail_next:
             self.fail_next = False
             raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
-        return super().answer_batch(requests, grade, now)
+        return super().commit_group(requests, grade, now, units)
 
 
 @pytest.fixture
@@ -64,7 +75,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def service(store: RecordingStore, clock: Clock) -> AsyncIterator[QuizService]:
-    service = QuizService(Catalog.of([TASK]), store, clock=clock, batch_window=0.05)
+    service = QuizService(Catalog.of([TASK, OTHER]), store, clock=clock, batch_window=0.05)
     await service.start()
     yield service
     await service.close()
@@ -157,6 +168,86 @@ async def test_a_held_write_lock_tells_every_member_of_the_batch_their_answer_wa
         replies = await asyncio.gather(*(answer(service, post_id, user, "B") for user in range(5)))
         assert all(r.outcome.progress == Progress(wrong_tries=1) for r in replies)
         assert (await service.counts(post_id)).answered == 5
+    finally:
+        await service.close()
+        store.engine.dispose()
+
+
+async def test_a_next_click_shares_the_answers_transaction(
+    service: QuizService, store: RecordingStore
+) -> None:
+    """A practice Next and the answers that arrive with it: one transaction, one commit."""
+    post_id = await post(service)
+    step = await service.sessions.start_practice(GUILD, CHANNEL, 50)
+    assert step.session_id is not None and step.posted is not None
+    store.groups.clear()
+    *replies, following = await asyncio.gather(
+        *(answer(service, post_id, user) for user in range(5)),
+        service.sessions.next(step.session_id, GUILD, CHANNEL, 50),
+    )
+    assert store.groups == [(5, 1)]
+    assert {r.outcome.status for r in replies} == {Status.CORRECT}
+    assert following.posted is not None and following.number == 2
+    # Committed, both: a fresh read sees the answers and the session's new post.
+    assert (await service.counts(post_id)).solved == 5
+    assert (await service.posted(following.posted.post.id, GUILD)).post.session_id == (
+        step.session_id
+    )
+
+
+async def test_a_refused_next_in_a_group_fails_alone_and_stores_nothing(
+    service: QuizService, store: RecordingStore
+) -> None:
+    """Another member's forged Next in the same group is refused; the answer and the owner's
+    own Next commit, and the forgery added no post to the session."""
+    post_id = await post(service)
+    step = await service.sessions.start_practice(GUILD, CHANNEL, 50)
+    assert step.session_id is not None
+    store.groups.clear()
+    results = await asyncio.gather(
+        answer(service, post_id, 1),
+        service.sessions.next(step.session_id, GUILD, CHANNEL, 51),
+        service.sessions.next(step.session_id, GUILD, CHANNEL, 50),
+        return_exceptions=True,
+    )
+    assert store.groups == [(1, 2)]
+    assert results[0].outcome.status is Status.CORRECT
+    assert isinstance(results[1], PrivatePostError)
+    assert results[2].number == 2
+    assert store.session_summary(step.session_id).served == 2  # its first task and one Next
+
+
+@pytest.mark.sqlite_only  # SQLite's write lock
+async def test_a_refused_group_tells_each_member_what_they_lost(
+    tmp_path: Path, clock: Clock
+) -> None:
+    """The write lock held past the busy timeout: the answer is "not recorded", the Next "not
+    posted", each in its own words, and nothing of either was stored."""
+    path = tmp_path / "quizbot.db"
+    store = Store(make_engine(f"sqlite:///{path}", busy_timeout_ms=100))
+    service = QuizService(Catalog.of([TASK, OTHER]), store, clock=clock, batch_window=0.05)
+    await service.start()
+    try:
+        post_id = await post(service)
+        step = await service.sessions.start_practice(GUILD, CHANNEL, 50)
+        assert step.session_id is not None
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            refused = await asyncio.gather(
+                answer(service, post_id, 1),
+                service.sessions.next(step.session_id, GUILD, CHANNEL, 50),
+                return_exceptions=True,
+            )
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert [str(r) for r in refused] == [
+            "The quiz database is busy; your answer was not recorded. Try again in a moment.",
+            "The quiz database is busy; the quiz was not posted. Try again in a moment.",
+        ]
+        assert (await service.counts(post_id)).answered == 0
+        assert store.session_summary(step.session_id).served == 1
     finally:
         await service.close()
         store.engine.dispose()

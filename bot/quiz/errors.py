@@ -126,6 +126,11 @@ class StoreError(QuizError):
         lost = f"; {action.value}" if action.value else ""
         super().__init__(f"The quiz database is {self.condition}{lost}. {self.advice}")
 
+    def lost(self, action: StoreAction) -> StoreError:
+        """The same refusal, told to a member who lost `action` in it (a group commit holds
+        several kinds of work in one transaction)."""
+        return self if action is self.action else type(self)(action, self.fault)
+
 
 class StoreBusyError(StoreError):
     """Another writer held the database's lock for longer than the busy timeout."""

@@ -20,13 +20,14 @@ from bot.store.records import (
     TriedPost,
 )
 from bot.store.schedules import ScheduleStore
-from bot.store.store import Store
+from bot.store.store import Group, Store, Unit
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
     "AnswerRequest",
     "Answered",
     "Grader",
+    "Group",
     "GuildConfigInfo",
     "HintSeen",
     "Leaderboard",
@@ -42,6 +43,7 @@ __all__ = [
     "SolutionSeen",
     "Store",
     "TriedPost",
+    "Unit",
     "day_bounds",
     "local_date",
     "make_engine",

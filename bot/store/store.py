@@ -13,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from bot.quiz.engine import Progress
@@ -54,6 +55,26 @@ from bot.store.records import (
 )
 
 _UTC = ZoneInfo("UTC")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit(Generic[T]):
+    """A write unit of work not yet run: `Store.run_unit` runs it in a transaction of its
+    own, `Store.commit_group` in one it shares with a group commit's answers and other units.
+    `action` is what a refusal of the database loses (its StoreError's message)."""
+
+    run: Callable[[Connection], T]
+    action: StoreAction
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """What one group commit did: each answer's result and each unit's, in order; a slot
+    holds the exception that answer or unit alone failed with."""
+
+    answered: list[Answered | Exception]
+    units: list[Any]
 
 
 class Store:
@@ -222,16 +243,44 @@ class Store:
         leaderboard. Every finish rates the member's review card for the task, at most once
         per local day (in the server's zone, else `default_zone`) unless the card is due.
         """
-        if not requests:
-            return []  # not worth taking the write lock for
+        return self.commit_group(requests, grade, now, ()).answered
+
+    def commit_group(
+        self,
+        requests: Sequence[AnswerRequest],
+        grade: Grader,
+        now: datetime,
+        units: Sequence[Unit[Any]],
+    ) -> Group:
+        """The answers (as `answer_batch` records them), then the units, in ONE write
+        transaction: one commit, and one wait for the disk, for all that arrived together.
+
+        A unit that fails (a member's error, a refused row, a bug) is rolled back to its
+        savepoint and gets its exception in its slot; nothing else is undone. A fault of the
+        transaction itself raises (StoreBusyError, StoreUnavailableError), and then nothing was
+        written; its message says what the first of the group loses (an answer, else the first
+        unit's action). A unit alone needs no savepoint: its failure is the transaction's."""
+        if not requests and not units:
+            return Group([], [])  # not worth taking the write lock for
+        action = StoreAction.ANSWER if requests else units[0].action
+        alone = not requests and len(units) == 1
         try:
-            with self.write(StoreAction.ANSWER) as conn:
-                return answers.record_batch(conn, requests, grade, now, self.default_zone)
+            with self.write(action) as conn:
+                answered = answers.record_batch(conn, requests, grade, now, self.default_zone)
+                return Group(answered, [_run_in(conn, unit, alone) for unit in units])
         except IntegrityError:
+            if not requests:
+                raise  # a lone unit's refused row: it was the whole transaction
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
-            # cost the common path does not pay).
-            with self.write(StoreAction.ANSWER) as conn:
-                return answers.replay_batch(conn, requests, grade, now, self.default_zone)
+            # cost the common path does not pay). A unit's own refusal never gets here.
+            with self.write(action) as conn:
+                answered = answers.replay_batch(conn, requests, grade, now, self.default_zone)
+                return Group(answered, [_run_in(conn, unit, alone) for unit in units])
+
+    def run_unit(self, unit: Unit[T]) -> T:
+        """A unit in a transaction of its own."""
+        with self.write(unit.action) as conn:
+            return unit.run(conn)
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
@@ -459,11 +508,33 @@ class Store:
     ) -> PostInfo:
         """Start the member's session of `kind` ('practice' or 'review'), ending their previous
         open one in this server, with `task` as its first private post."""
-        with self.write(StoreAction.POST) as conn:
+        return self.run_unit(
+            self.open_session_unit(
+                guild_id, user_id, kind, channel_id, task, now, topic=topic, difficulty=difficulty
+            )
+        )
+
+    def open_session_unit(
+        self,
+        guild_id: int,
+        user_id: int,
+        kind: str,
+        channel_id: int,
+        task: Task,
+        now: datetime,
+        *,
+        topic: str | None = None,
+        difficulty: str | None = None,
+    ) -> Unit[PostInfo]:
+        """`open_session`, to run in a group commit."""
+
+        def run(conn: Connection) -> PostInfo:
             session = sessions.start_session(
                 conn, guild_id, user_id, kind, topic=topic, difficulty=difficulty, now=now
             )
             return sessions.add_post(conn, session, channel_id, task, now)
+
+        return Unit(run, StoreAction.POST)
 
     def advance_session(
         self,
@@ -480,14 +551,51 @@ class Store:
         PrivatePostError or SessionExpiredError), what it served, what they solved, for a
         review session up to `queue` due cards; then `choose`'s task as its next private post,
         or the session's end and summary when `choose` picks none."""
-        with self.write(StoreAction.POST) as conn:
+        return self.run_unit(
+            self.advance_session_unit(
+                session_id, guild_id, user_id, channel_id, now, choose, queue=queue
+            )
+        )
+
+    def advance_session_unit(
+        self,
+        session_id: int,
+        guild_id: int,
+        user_id: int,
+        channel_id: int,
+        now: datetime,
+        choose: Callable[[sessions.SessionState], Task | None],
+        *,
+        queue: int = 0,
+    ) -> Unit[sessions.SessionAdvance]:
+        """`advance_session`, to run in a group commit."""
+
+        def run(conn: Connection) -> sessions.SessionAdvance:
             return sessions.advance(
                 conn, session_id, guild_id, user_id, channel_id, now, choose, queue=queue
             )
+
+        return Unit(run, StoreAction.POST)
 
     def session_summary(self, session_id: int) -> SessionSummary:
         with self.read() as conn:
             return sessions.summary(conn, session_id)
 
 
-__all__ = ["Store"]
+def _run_in(conn: Connection, unit: Unit[Any], alone: bool) -> Any:
+    """`unit`'s result, or the exception it failed with, rolled back to its savepoint. A
+    fault of the database (not a refused row) is the whole transaction's: it propagates."""
+    if alone:
+        return unit.run(conn)
+    try:
+        with conn.begin_nested():
+            return unit.run(conn)
+    except IntegrityError as exc:
+        return exc
+    except SQLAlchemyError:
+        raise
+    except Exception as exc:  # the member's error, or a bug: that unit's alone
+        return exc
+
+
+__all__ = ["Group", "Store", "Unit"]
