@@ -29,18 +29,22 @@ class LagLine:
     samples: int
 
 
-def parse_lag_lines(log_text: str) -> list[LagLine]:
-    lines = []
+def _matches(pattern: re.Pattern[str], log_text: str) -> list[tuple[datetime, re.Match[str]]]:
+    """Each matching line with its time; without milliseconds (the floor's log format), the
+    middle of its second."""
+    found = []
     for raw in ANSI.sub("", log_text).splitlines():
-        m = LAG_LINE.search(raw)
-        if m:
+        if m := pattern.search(raw):
             at = datetime.strptime(m["ts"], "%Y-%m-%d %H:%M:%S")
-            # Without milliseconds (the floor's log format), take the middle of the second.
-            at = at.replace(microsecond=int(m["ms"]) * 1000 if m["ms"] else 500_000)
-            lines.append(
-                LagLine(at, bool(m["final"]), float(m["max"]), float(m["p99"]), int(m["n"]))
-            )
-    return lines
+            found.append((at.replace(microsecond=int(m["ms"]) * 1000 if m["ms"] else 500_000), m))
+    return found
+
+
+def parse_lag_lines(log_text: str) -> list[LagLine]:
+    return [
+        LagLine(at, bool(m["final"]), float(m["max"]), float(m["p99"]), int(m["n"]))
+        for at, m in _matches(LAG_LINE, log_text)
+    ]
 
 
 @dataclass
@@ -54,11 +58,7 @@ class WriterLine:
 
 
 def parse_writer_lines(log_text: str) -> list[WriterLine]:
-    lines = []
-    for raw in log_text.splitlines():
-        m = WRITER_LINE.search(raw)
-        if m:
-            at = datetime.strptime(m["ts"], "%Y-%m-%d %H:%M:%S")
-            at = at.replace(microsecond=int(m["ms"]) * 1000)
-            lines.append(WriterLine(at, float(m["busy"]), int(m["n"]), float(m["wait"])))
-    return lines
+    return [
+        WriterLine(at, float(m["busy"]), int(m["n"]), float(m["wait"]))
+        for at, m in _matches(WRITER_LINE, log_text)
+    ]

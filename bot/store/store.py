@@ -1,4 +1,5 @@
-"""The unit-of-work layer: every public method is one short transaction.
+"""The unit-of-work layer: every public method is one short transaction, or (the `…_unit`
+methods) a `Unit` of work to run in the answers' group commit (`commit_group`).
 
 Sync on purpose: the async service runs these methods in a worker thread. Nothing returned
 is an ORM object (only frozen dataclasses and plain values), so results can cross threads.
@@ -263,19 +264,29 @@ class Store:
         if not requests and not units:
             return Group([], [])  # not worth taking the write lock for
         action = StoreAction.ANSWER if requests else units[0].action
-        alone = not requests and len(units) == 1
         try:
             with self.write(action) as conn:
-                answered = answers.record_batch(conn, requests, grade, now, self.default_zone)
-                return Group(answered, [_run_in(conn, unit, alone) for unit in units])
+                return self._grouped(conn, answers.record_batch, requests, grade, now, units)
         except IntegrityError:
             if not requests:
                 raise  # a lone unit's refused row: it was the whole transaction
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
             # cost the common path does not pay). A unit's own refusal never gets here.
             with self.write(action) as conn:
-                answered = answers.replay_batch(conn, requests, grade, now, self.default_zone)
-                return Group(answered, [_run_in(conn, unit, alone) for unit in units])
+                return self._grouped(conn, answers.replay_batch, requests, grade, now, units)
+
+    def _grouped(
+        self,
+        conn: Connection,
+        record: Callable[..., list[Answered | Exception]],
+        requests: Sequence[AnswerRequest],
+        grade: Grader,
+        now: datetime,
+        units: Sequence[Unit[Any]],
+    ) -> Group:
+        answered = record(conn, requests, grade, now, self.default_zone) if requests else []
+        alone = not requests and len(units) == 1
+        return Group(answered, [_run_in(conn, unit, alone) for unit in units])
 
     def run_unit(self, unit: Unit[T]) -> T:
         """A unit in a transaction of its own."""
@@ -494,26 +505,6 @@ class Store:
         with self.read() as conn:
             return sessions.solved_tasks(conn, guild_id, user_id)
 
-    def open_session(
-        self,
-        guild_id: int,
-        user_id: int,
-        kind: str,
-        channel_id: int,
-        task: Task,
-        now: datetime,
-        *,
-        topic: str | None = None,
-        difficulty: str | None = None,
-    ) -> PostInfo:
-        """Start the member's session of `kind` ('practice' or 'review'), ending their previous
-        open one in this server, with `task` as its first private post."""
-        return self.run_unit(
-            self.open_session_unit(
-                guild_id, user_id, kind, channel_id, task, now, topic=topic, difficulty=difficulty
-            )
-        )
-
     def open_session_unit(
         self,
         guild_id: int,
@@ -526,7 +517,9 @@ class Store:
         topic: str | None = None,
         difficulty: str | None = None,
     ) -> Unit[PostInfo]:
-        """`open_session`, to run in a group commit."""
+        """Start the member's session of `kind` ('practice' or 'review'), ending their previous
+        open one in this server, with `task` as its first private post: a unit for a group
+        commit (`commit_group`; `run_unit` runs one alone)."""
 
         def run(conn: Connection) -> PostInfo:
             session = sessions.start_session(
@@ -535,27 +528,6 @@ class Store:
             return sessions.add_post(conn, session, channel_id, task, now)
 
         return Unit(run, StoreAction.POST)
-
-    def advance_session(
-        self,
-        session_id: int,
-        guild_id: int,
-        user_id: int,
-        channel_id: int,
-        now: datetime,
-        choose: Callable[[sessions.SessionState], Task | None],
-        *,
-        queue: int = 0,
-    ) -> sessions.SessionAdvance:
-        """A Next click in ONE write unit (`sessions.advance`): the member's session (else
-        PrivatePostError or SessionExpiredError), what it served, what they solved, for a
-        review session up to `queue` due cards; then `choose`'s task as its next private post,
-        or the session's end and summary when `choose` picks none."""
-        return self.run_unit(
-            self.advance_session_unit(
-                session_id, guild_id, user_id, channel_id, now, choose, queue=queue
-            )
-        )
 
     def advance_session_unit(
         self,
@@ -568,7 +540,10 @@ class Store:
         *,
         queue: int = 0,
     ) -> Unit[sessions.SessionAdvance]:
-        """`advance_session`, to run in a group commit."""
+        """A Next click in ONE unit (`sessions.advance`), for a group commit: the member's
+        session (else PrivatePostError or SessionExpiredError), what it served, what they
+        solved, for a review session up to `queue` due cards; then `choose`'s task as its next
+        private post, or the session's end and summary when `choose` picks none."""
 
         def run(conn: Connection) -> sessions.SessionAdvance:
             return sessions.advance(
