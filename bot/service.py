@@ -1,13 +1,14 @@
 """The async façade the Discord layer (and the scheduler) call.
 
 It joins the pure rules (bot.quiz) with storage (bot.store) and keeps every database call off the
-event loop: reads go to a small thread pool, answers go through a group-commit writer that
-acknowledges each answer only after the transaction holding it has committed.
+event loop: reads go to a small thread pool, answers (and a session's Next and first task,
+`run_grouped`) go through a group-commit writer that acknowledges each only after the
+transaction holding it has committed.
 
 One answer click, end to end (each fact decided once, in the place named):
 1. discord.py parses the click; the bot routes it by custom_id (`discord_ui.clicks`) to the
    DynamicItem, which parses it (`discord_ui.components`).
-2. `QuizService.answer` queues the answer for the group-commit writer (`_write_answers`).
+2. `QuizService.answer` queues the answer for the group-commit writer (`_group_commits`).
 3. One write transaction for the batch (`store.answers.record_batch`): reads the posts and the
    members' progress, checks the post's server (`_post_of`), whether it takes answers
    (`engine.check_open` on `PostInfo.is_closed`), grades once (`engine.grade`), writes.
@@ -186,7 +187,7 @@ class QuizService:
         """Start the answer writer, after pinning posts from before versions (once)."""
         if self._writer is None:
             self._queue = asyncio.Queue()
-            self._writer = asyncio.create_task(self._write_answers(), name="quizbot-writer")
+            self._writer = asyncio.create_task(self._group_commits(), name="quizbot-writer")
             await self.load_server_banks()
             await self.pin_unversioned()
 
@@ -362,7 +363,7 @@ class QuizService:
         the task the post was posted with."""
         return engine.grade(self.task_of(post), progress, request.picks)
 
-    async def _write_answers(self) -> None:
+    async def _group_commits(self) -> None:
         """Group commit: one transaction for the answers and grouped units (`run_grouped`)
         that arrive within a few ms."""
         assert self._queue is not None
