@@ -130,12 +130,15 @@ class BankUploaded:
 class _PendingAnswer:
     request: AnswerRequest
     future: asyncio.Future[Answered]
+    queued_at: float
+    """When it joined the group-commit queue (`WriterLoad.clock`)."""
 
 
 @dataclass(slots=True)
 class _PendingUnit:
     unit: Unit[Any]
     future: asyncio.Future[Any]
+    queued_at: float
 
 
 class QuizService:
@@ -209,10 +212,15 @@ class QuizService:
     async def run_write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
         """Run a store write in the single writer thread: SQLite has one writer anyway, and one
         thread keeps writers from queueing on the lock's busy timeout."""
+        return await self._in_writer(self.writer_load.clock(), partial(fn, *args, **kwargs))
+
+    async def _in_writer(self, queued_at: float, work: Callable[[], T]) -> T:
+        """`work` in the writer thread, counted in `writer_load` as waiting since
+        `queued_at`."""
         loop = asyncio.get_running_loop()
-        load = self.writer_load
-        work = partial(fn, *args, **kwargs)
-        return await loop.run_in_executor(self._writer_pool, load.timed, work, load.clock())
+        return await loop.run_in_executor(
+            self._writer_pool, self.writer_load.timed, work, queued_at
+        )
 
     async def run_grouped(self, unit: Unit[T]) -> T:
         """Run a store write unit in the next group commit, with the answers (and other units)
@@ -222,7 +230,7 @@ class QuizService:
         each. Returns once the transaction has committed."""
         queue = await self._write_queue()
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        queue.put_nowait(_PendingUnit(unit, future))
+        queue.put_nowait(_PendingUnit(unit, future, self.writer_load.clock()))
         return await future
 
     async def _write_queue(self) -> asyncio.Queue[_PendingAnswer | _PendingUnit]:
@@ -354,7 +362,7 @@ class QuizService:
         queue = await self._write_queue()
         future: asyncio.Future[Answered] = asyncio.get_running_loop().create_future()
         request = AnswerRequest(post_id, guild_id, user_id, name, tuple(picks))
-        queue.put_nowait(_PendingAnswer(request, future))
+        queue.put_nowait(_PendingAnswer(request, future, self.writer_load.clock()))
         answered = await future
         return AnswerReply(self._posted(answered.post), answered.outcome)
 
@@ -392,12 +400,17 @@ class QuizService:
         grouped = [p for p in batch if isinstance(p, _PendingUnit)]
         results: list[Any]
         try:
-            group = await self.run_write(
-                self.store.commit_group,
-                [p.request for p in answering],
-                self._grade,
-                self.clock(),
-                [p.unit for p in grouped],
+            # Counted as waiting since the first of the group queued: the window, and any
+            # group still committing ahead of it, are the writer's queue too.
+            group = await self._in_writer(
+                min(p.queued_at for p in batch),
+                partial(
+                    self.store.commit_group,
+                    [p.request for p in answering],
+                    self._grade,
+                    self.clock(),
+                    [p.unit for p in grouped],
+                ),
             )
             results = [*group.answered, *group.units]
         except StoreError as exc:

@@ -10,7 +10,9 @@ these figures every second, beside the loop's lag:
     writer busy_pct=73 units=171 wait_max_ms=64.0
 
 `busy_pct` is the share of the window the thread spent running units (wall time, waits for
-the lock included), `wait_max_ms` the longest any unit queued before it started.
+the lock included; a unit counts in the window it ends in), `wait_max_ms` the longest any
+unit queued before it started (a group commit: since its first answer or unit was queued, so
+its window and any group still committing ahead of it count).
 """
 
 from __future__ import annotations
