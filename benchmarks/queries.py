@@ -186,18 +186,23 @@ def plan_statements() -> dict[str, Executable]:
     return found
 
 
-def show_postgres_plans(store: Store, now: datetime) -> None:
-    """EXPLAIN of the same statements on PostgreSQL, with a busy member and a full week."""
-    params = {
+def _plan_params(start: object, end: object, before: object) -> dict[str, object]:
+    """The bound values the query plans are shown for: a busy member (5) and one week."""
+    return {
         "guild_id": GUILD,
         "user_id": 5,
         "me": 5,
         "limit": 10,
         "kind": "week",
-        "start": now - timedelta(days=37),
-        "end": now - timedelta(days=30),
-        "before": now,
+        "start": start,
+        "end": end,
+        "before": before,
     }
+
+
+def show_postgres_plans(store: Store, now: datetime) -> None:
+    """EXPLAIN of the same statements on PostgreSQL, with a busy member and a full week."""
+    params = _plan_params(now - timedelta(days=37), now - timedelta(days=30), now)
     with store.read() as conn:
         for title, stmt in plan_statements().items():
             compiled = stmt.compile(dialect=store.engine.dialect)
@@ -209,16 +214,7 @@ def show_postgres_plans(store: Store, now: datetime) -> None:
 
 def show_plans(path: Path) -> None:
     """EXPLAIN QUERY PLAN of the leaderboard and /stats statements (those the store has)."""
-    params = {
-        "guild_id": GUILD,
-        "user_id": 5,
-        "me": 5,
-        "limit": 10,
-        "kind": "week",
-        "start": "2000-01-01",
-        "end": "2100-01-01",
-        "before": "9999-01-01 00:00:00.000000",
-    }
+    params = _plan_params("2000-01-01", "2100-01-01", "9999-01-01 00:00:00.000000")
     conn = sqlite3.connect(path)
 
     def show(title: str, sql: str, args: dict[str, object] | tuple[object, ...]) -> None:

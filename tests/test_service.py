@@ -39,11 +39,14 @@ class RecordingStore(Store):
 
     def __init__(self, url: str = "sqlite://") -> None:
         super().__init__(make_engine(url))
-        self.batches: list[int] = []
-        """Answers per group commit."""
         self.groups: list[tuple[int, int]] = []
         """(answers, units) per group commit."""
         self.fail_next = False
+
+    @property
+    def batches(self) -> list[int]:
+        """Answers per group commit."""
+        return [answers for answers, _ in self.groups]
 
     def commit_group(
         self,
@@ -52,7 +55,6 @@ class RecordingStore(Store):
         now: datetime,
         units: Sequence[Unit[Any]],
     ) -> Group:
-        self.batches.append(len(requests))
         self.groups.append((len(requests), len(units)))
         if self.fail_next:
             self.fail_next = False

@@ -132,6 +132,25 @@ async def remind_at(process: Process, user_id: int, hour: int, zone: str | None)
     await process.service.turn_reminders_on(GUILD, user_id, hour=hour, timezone=zone)
 
 
+JUNE_1 = datetime(2025, 6, 1, tzinfo=UTC)
+
+
+async def alice_reminded(
+    start: Callable[..., Process],
+    dms: RecordingDMs,
+    *,
+    hour: int = 7,
+    due_since: datetime = JUNE_1,
+    enabled: bool = True,
+) -> Process:
+    """A process on the DMs' clock, with Alice reminded at `hour` Berlin time and a card of
+    hers due since `due_since`."""
+    process = start(dms.clock, dms, enabled=enabled)
+    await remind_at(process, ALICE, hour, "Europe/Berlin")
+    due_cards(process.store, ALICE, due_since)
+    return process
+
+
 # -- timing, pure ------------------------------------------------------------------------------
 
 
@@ -177,22 +196,16 @@ def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
 
 
 async def test_one_dm_across_the_repeated_fall_back_hour(start: Callable[..., Process]) -> None:
-    clock = Clock(utc(2025, 10, 25, 20, 0))
-    dms = RecordingDMs(clock)
-    process = start(clock, dms)
-    await remind_at(process, ALICE, 2, "Europe/Berlin")
-    due_cards(process.store, ALICE, utc(2025, 10, 1))
+    dms = RecordingDMs(Clock(utc(2025, 10, 25, 20, 0)))
+    process = await alice_reminded(start, dms, hour=2, due_since=utc(2025, 10, 1))
     await process.run_until(utc(2025, 10, 26, 6, 0))
     assert dms.to(ALICE) == [utc(2025, 10, 26, 0, 0)]  # 02:00 CEST, not again at 02:00 CET
     assert dms.sent[0].due == 1
 
 
 async def test_one_dm_on_the_spring_forward_day(start: Callable[..., Process]) -> None:
-    clock = Clock(utc(2025, 3, 29, 0, 30))
-    dms = RecordingDMs(clock)
-    process = start(clock, dms)
-    await remind_at(process, ALICE, 2, "Europe/Berlin")
-    due_cards(process.store, ALICE, utc(2025, 3, 1))
+    dms = RecordingDMs(Clock(utc(2025, 3, 29, 0, 30)))
+    process = await alice_reminded(start, dms, hour=2, due_since=utc(2025, 3, 1))
     await process.run_until(utc(2025, 3, 31, 12, 0))
     # 02:00 CET on the 29th, the end of the gap (03:00 CEST) on the 30th, 02:00 CEST on the 31st.
     assert dms.to(ALICE) == [utc(2025, 3, 29, 1, 0), utc(2025, 3, 30, 1, 0), utc(2025, 3, 31, 0, 0)]
@@ -246,11 +259,8 @@ async def test_two_processes_on_one_database_send_once(start: Callable[..., Proc
 
 
 async def test_a_process_that_does_not_own_dms_sends_none(start: Callable[..., Process]) -> None:
-    clock = Clock(utc(2025, 6, 2, 4, 0))
-    dms = RecordingDMs(clock)
-    process = start(clock, dms, enabled=False)
-    await remind_at(process, ALICE, 7, "Europe/Berlin")
-    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    dms = RecordingDMs(Clock(utc(2025, 6, 2, 4, 0)))
+    process = await alice_reminded(start, dms, enabled=False)
     assert await process.reminders.tick(utc(2025, 6, 2, 5, 0)) is None
     assert dms.attempts == 0
 
@@ -284,11 +294,8 @@ async def test_a_card_due_within_the_hour_is_reminded_then_later_ones_next_day(
 async def test_closed_dms_turn_the_reminder_off_and_review_says_so_once(
     start: Callable[..., Process], caplog: pytest.LogCaptureFixture
 ) -> None:
-    clock = Clock(utc(2025, 6, 2, 4, 0))
-    dms = RecordingDMs(clock, closed={ALICE})
-    process = start(clock, dms)
-    await remind_at(process, ALICE, 7, "Europe/Berlin")
-    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    dms = RecordingDMs(Clock(utc(2025, 6, 2, 4, 0)), closed={ALICE})
+    process = await alice_reminded(start, dms)
     with caplog.at_level(logging.INFO, logger="bot.schedule.reminders"):
         await process.run_until(utc(2025, 6, 4, 12, 0))
     assert dms.attempts == 1  # turned off: not tried again the next days
@@ -307,11 +314,8 @@ async def test_closed_dms_turn_the_reminder_off_and_review_says_so_once(
 async def test_another_failure_is_logged_and_not_retried_that_day(
     start: Callable[..., Process], caplog: pytest.LogCaptureFixture
 ) -> None:
-    clock = Clock(utc(2025, 6, 2, 4, 0))
-    dms = RecordingDMs(clock, failing={ALICE})
-    process = start(clock, dms)
-    await remind_at(process, ALICE, 7, "Europe/Berlin")
-    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    dms = RecordingDMs(Clock(utc(2025, 6, 2, 4, 0)), failing={ALICE})
+    process = await alice_reminded(start, dms)
     with caplog.at_level(logging.INFO, logger="bot.schedule.reminders"):
         await process.run_until(utc(2025, 6, 2, 12, 0))
     assert dms.attempts == 1
