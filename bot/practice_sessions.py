@@ -25,7 +25,7 @@ from bot.quiz.errors import NoMatchingTaskError
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.service_values import PostedTask
 from bot.store import PostInfo, SessionSummary, Store
-from bot.store.review_cards import DueSummary, StoredCard
+from bot.store.review_cards import DueSummary
 from bot.store.sessions import SessionState
 
 if TYPE_CHECKING:
@@ -59,14 +59,14 @@ class SessionStep:
         return self.posted is None
 
 
-def _due_in(cards: Sequence[StoredCard], catalog: Catalog) -> list[StoredCard]:
-    """The cards whose task the server still has (a deleted task's card is skipped)."""
-    return [card for card in cards if card.task_id in catalog.tasks]
+def _due_in(task_ids: Sequence[str], catalog: Catalog) -> list[str]:
+    """The due tasks the server still has (a deleted task's card is skipped)."""
+    return [task_id for task_id in task_ids if task_id in catalog.tasks]
 
 
-def _due_left(state: SessionState, catalog: Catalog) -> list[StoredCard]:
-    """A review session's due cards it has not served yet, the most overdue first."""
-    return [card for card in _due_in(state.due, catalog) if card.task_id not in state.served]
+def _due_left(state: SessionState, catalog: Catalog) -> list[str]:
+    """A review session's due tasks it has not served yet, the most overdue first."""
+    return [task_id for task_id in _due_in(state.due, catalog) if task_id not in state.served]
 
 
 class PracticeSessions:
@@ -133,7 +133,7 @@ class PracticeSessions:
             return SessionStep(REVIEW, None, None, due=DueSummary(0, summary.next_due))
         post = await service.run_grouped(
             self._store.open_session_unit(
-                guild_id, user_id, REVIEW, channel_id, catalog.get_or_raise(due[0].task_id), now
+                guild_id, user_id, REVIEW, channel_id, catalog.get_or_raise(due[0]), now
             )
         )
         return SessionStep(
@@ -157,7 +157,7 @@ class PracticeSessions:
             # Runs in the writer thread, inside the unit, like the answers' grader.
             if state.session.kind == REVIEW:
                 due_left = _due_left(state, catalog)
-                return catalog.get_or_raise(due_left[0].task_id) if due_left else None
+                return catalog.get_or_raise(due_left[0]) if due_left else None
             session = state.session
             candidates = self._candidates(catalog, session.topic, session.difficulty)
             task_id = practice.next_task(candidates, state.solved, state.served, service.rng)

@@ -692,13 +692,13 @@ class QuizService:
     async def reviews_due_by_topic(self, guild_id: int, user_id: int) -> dict[str, int]:
         """The member's reviews due now, per topic of the server's catalog (`catalog_for`);
         cards of tasks it no longer has are left out. For `stats_progress`'s `due`."""
-        cards = await self.run_read(
+        task_ids = await self.run_read(
             self.store.review_queue, guild_id, user_id, self.clock(), MAX_DUE_COUNTED
         )
         tasks = self.catalog_for(guild_id).tasks
         due: dict[str, int] = {}
-        for card in cards:
-            task = tasks.get(card.task_id)
+        for task_id in task_ids:
+            task = tasks.get(task_id)
             if task is not None:
                 due[task.topic] = due.get(task.topic, 0) + 1
         return due

@@ -168,12 +168,16 @@ def insert_posts(
     schedule_id: int | None,
     closes_at: datetime | None,
     now: datetime,
-    session_id: int | None = None,
-) -> list[int]:
-    """One new post per task, each recording its task's version; their ids, in order.
-    `session_id`: a private practice or review task of that session."""
+    session: SessionInfo | None = None,
+) -> list[PostInfo]:
+    """One new post per task, each recording its task's version; their PostInfos, in order,
+    built from what was inserted (equal to what reading them back gives, without the read:
+    a Next makes one on every click). `session`: a private practice or review task of it."""
     versions = ensure_versions(conn, tasks, now)
-    ids = []
+    # Stored naive and read back aware: the PostInfo carries what a read would return.
+    posted_at = to_utc_naive(now)
+    closes = None if closes_at is None else to_utc_naive(closes_at)
+    infos = []
     for task, version_id in zip(tasks, versions, strict=True):
         values = {
             "guild_id": guild_id,
@@ -182,14 +186,32 @@ def insert_posts(
             "task_id": task.id,
             "task_version_id": version_id,
             "posted_by": posted_by,
-            "posted_at": to_utc_naive(now),
+            "posted_at": posted_at,
             "schedule_id": schedule_id,
-            "closes_at": None if closes_at is None else to_utc_naive(closes_at),
+            "closes_at": closes,
             "closed_at": None,
-            "session_id": session_id,
+            "session_id": None if session is None else session.id,
         }
-        ids.append(conn.execute(_post.insert(), values).inserted_primary_key[0])  # type: ignore[index]
-    return ids
+        post_id = conn.execute(_post.insert(), values).inserted_primary_key[0]  # type: ignore[index]
+        infos.append(
+            PostInfo(
+                id=post_id,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                message_id=None,
+                task_id=task.id,
+                posted_by=posted_by,
+                posted_at=from_utc_naive(posted_at),
+                schedule_id=schedule_id,
+                closes_at=aware(closes),
+                closed_at=None,
+                task_version_id=version_id,
+                task=task,  # what the version decodes to (`ensure_versions`)
+                session_id=values["session_id"],
+                session=session,
+            )
+        )
+    return infos
 
 
 def create_post(
@@ -202,9 +224,9 @@ def create_post(
     schedule_id: int | None,
     closes_at: datetime | None,
     now: datetime,
-    session_id: int | None = None,
+    session: SessionInfo | None = None,
 ) -> PostInfo:
-    (post_id,) = insert_posts(
+    (post,) = insert_posts(
         conn,
         [task],
         guild_id=guild_id,
@@ -213,9 +235,9 @@ def create_post(
         schedule_id=schedule_id,
         closes_at=closes_at,
         now=now,
-        session_id=session_id,
+        session=session,
     )
-    return post_info(conn, conn.execute(_POST, {"post_id": post_id}).one())
+    return post
 
 
 def set_post_message(conn: Connection, post_id: int, message_id: int) -> None:

@@ -70,7 +70,7 @@ _OF_MEMBER = (_card.c.guild_id == bindparam("g"), _card.c.user_id == bindparam("
 # Built once (building a statement costs more than running it; these run on every /review
 # and every Next of a review session). Both read `ix_review_card_due`'s range for the member.
 _DUE_QUEUE = (
-    select(_card)
+    select(_card.c.task_id)
     .where(*_OF_MEMBER, _card.c.due <= bindparam("at"))
     .order_by(_card.c.due, _card.c.task_id)
     .limit(bindparam("limit"))
@@ -85,11 +85,12 @@ _DUE_SUMMARY = select(
 
 def due_queue(
     conn: Connection, guild_id: int, user_id: int, now: datetime, limit: int
-) -> list[StoredCard]:
-    """The member's due cards, the most overdue first (ties by task id, so the order is
-    stable)."""
+) -> list[str]:
+    """The task ids of the member's due cards, the most overdue first (ties by task id, so
+    the order is stable). Ids only: every Next of a review session reads this, and what it
+    chooses needs no more (the card itself is read when an answer rates it)."""
     params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now), "limit": limit}
-    return [_card_of(row) for row in conn.execute(_DUE_QUEUE, params)]
+    return list(conn.execute(_DUE_QUEUE, params).scalars())
 
 
 def due_summary(conn: Connection, guild_id: int, user_id: int, now: datetime) -> DueSummary:

@@ -240,7 +240,7 @@ class ScheduleStore:
             if not tasks:
                 # The scheduler checks for matching tasks before it claims: this is a bug.
                 raise ValueError("the chooser picked no task")  # rolls the claim back
-            post_ids = posts.insert_posts(
+            posted = posts.insert_posts(
                 conn,
                 tasks,
                 guild_id=schedule.guild_id,
@@ -253,7 +253,7 @@ class ScheduleStore:
             conn.execute(
                 update(_run)
                 .where(_run.c.id == run_id)
-                .values(post_ids=",".join(str(p) for p in post_ids))
+                .values(post_ids=",".join(str(post.id) for post in posted))
             )
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
         return run_info(row)

@@ -12,7 +12,7 @@ post is added and by the answer write path on every click.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -89,8 +89,9 @@ class SessionState:
     solved: frozenset[str]
     """Task ids the member solved in this server (public or private posts); a review session
     reads none (empty)."""
-    due: tuple[review_cards.StoredCard, ...] = ()
-    """A review session's due cards, the most overdue first (empty for practice)."""
+    due: tuple[str, ...] = ()
+    """The task ids of a review session's due cards, the most overdue first (empty for
+    practice)."""
     next_due: datetime | None = None
     """A review session: when the member's next card falls due after now (None: none is
     waiting, or practice)."""
@@ -183,7 +184,8 @@ def add_post(
     conn: Connection, session: SessionInfo, channel_id: int, task: Task, now: datetime
 ) -> PostInfo:
     """The session's next task: a private post (no message), and the session touched."""
-    post = posts.create_post(
+    touch(conn, session.id, now)
+    return posts.create_post(
         conn,
         session.guild_id,
         channel_id,
@@ -192,10 +194,8 @@ def add_post(
         schedule_id=None,
         closes_at=None,
         now=now,
-        session_id=session.id,
+        session=replace(session, last_active_at=from_utc_naive(to_utc_naive(now))),
     )
-    touch(conn, session.id, now)
-    return post
 
 
 def touch(conn: Connection, session_id: int, now: datetime) -> None:

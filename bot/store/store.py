@@ -410,7 +410,8 @@ class Store:
 
     def review_queue(
         self, guild_id: int, user_id: int, now: datetime, limit: int = 25
-    ) -> list[review_cards.StoredCard]:
+    ) -> list[str]:
+        """The task ids of the member's due cards, the most overdue first."""
         with self.read() as conn:
             return review_cards.due_queue(conn, guild_id, user_id, now, limit)
 
@@ -420,7 +421,7 @@ class Store:
 
     def review_queue_and_summary(
         self, guild_id: int, user_id: int, now: datetime, limit: int
-    ) -> tuple[list[review_cards.StoredCard], review_cards.DueSummary]:
+    ) -> tuple[list[str], review_cards.DueSummary]:
         """`review_queue` and `review_summary` in one read (what /review starts with)."""
         with self.read() as conn:
             return (

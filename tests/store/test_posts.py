@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, timedelta
+from datetime import UTC, timedelta, timezone
 
 import pytest
 
-from bot.store import GuildConfigInfo, Store
+from bot.store import GuildConfigInfo, PostInfo, Store
 from tests.factories import choice
 from tests.store.conftest import CHANNEL, GUILD, NOW, new_post
 
@@ -81,3 +81,42 @@ def test_guild_config_rejects_bad_values(store: Store, changes: dict[str, object
 def test_guild_config_rejects_unknown_settings(store: Store) -> None:
     with pytest.raises(TypeError):
         store.update_guild_config(GUILD, colour="blue")
+
+
+def _same_as_read_back(store: Store, created: PostInfo) -> None:
+    fetched = store.get_post(created.id)
+    assert fetched is not None
+    # `task` and `session` are left out of PostInfo's equality: compare them too.
+    assert (created, created.task, created.session) == (fetched, fetched.task, fetched.session)
+
+
+def test_a_created_post_is_what_reading_it_back_gives(store: Store) -> None:
+    """Posts are built from what was inserted, not read back: the two must not drift."""
+    local_now = NOW.astimezone(timezone(timedelta(hours=2)))  # stored and read back as UTC
+    public = store.create_post(
+        GUILD, CHANNEL, choice("gpu-1"), 42, schedule_id=3, closes_at=NOW, now=local_now
+    )
+    assert public.posted_at.tzinfo is UTC
+    _same_as_read_back(store, public)
+
+    first = store.run_unit(
+        store.open_session_unit(GUILD, 7, "practice", CHANNEL, choice("gpu-2"), local_now)
+    )
+    assert first.private and first.session is not None and first.session.user_id == 7
+    _same_as_read_back(store, first)
+
+    assert first.session_id is not None
+    step = store.run_unit(
+        store.advance_session_unit(
+            first.session_id,
+            GUILD,
+            7,
+            CHANNEL,
+            NOW + timedelta(minutes=5),
+            lambda _state: choice("gpu-3"),
+        )
+    )
+    assert step.post is not None and step.post.task_id == "gpu-3"
+    assert step.post.session is not None
+    assert step.post.session.last_active_at == NOW + timedelta(minutes=5)
+    _same_as_read_back(store, step.post)

@@ -24,9 +24,7 @@ def test_the_queue_is_most_overdue_first_and_only_what_is_due(store: Store) -> N
                 card("d", NOW - timedelta(days=1), user_id=8),  # another member's
             ],
         )
-    queue = store.review_queue(GUILD, 7, NOW)
-    assert [c.task_id for c in queue] == ["a", "b"]
-    assert queue[0].due == NOW - timedelta(days=3) and queue[0].due.tzinfo is not None
+    assert store.review_queue(GUILD, 7, NOW) == ["a", "b"]
     summary = store.review_summary(GUILD, 7, NOW)
     assert summary.due_now == 2 and summary.next_due == NOW + timedelta(hours=5)
     assert store.review_summary(GUILD, 99, NOW).next_due is None
