@@ -28,7 +28,7 @@ from typing import Any
 import psutil
 from fakediscord import Driver, InteractionRecord, Member, Message
 
-from benchmarks.machine import Pids, cpu_seconds, loadavg, pct
+from benchmarks.machine import Pids, cpu_seconds, io_stall_seconds, loadavg, pct
 
 TASK_ID = "mlops-parallelism-mc-1"
 CLICKS = ("B", "C", "A")  # wrong, wrong, right: three graded attempts per post
@@ -58,11 +58,14 @@ class PhaseResult:
     loadgen_cpu: float = 0.0
     lag_max_ms: float | None = None
     lag_typical_ms: float | None = None
+    """The median of the per-second maxima over the phase."""
     writer_busy_pct: list[float] = field(default_factory=list)
     """The quiz bot's writer thread: its busy share of each second of the phase."""
     writer_wait_max_ms: float | None = None
     """The longest a write unit queued for the writer thread during the phase."""
-    """The median of the per-second maxima over the phase."""
+    io_stall_s: float | None = None
+    """Seconds of the phase some task of the machine waited for the disk
+    (`machine.io_stall_seconds`); None where the kernel does not say."""
     offered_rate: float | None = None
     dispatch_late_ms: float = 0.0
     skipped: int = 0
@@ -168,6 +171,7 @@ class ClickLoad:
             result.load_before = loadavg()
             measuring = True
             cpu0 = cpu_seconds(bot_pid), _own_cpu(me)
+            io0 = io_stall_seconds()
             result.started_wall = time.time()
             t0 = time.monotonic()
             await asyncio.sleep(seconds)
@@ -176,6 +180,7 @@ class ClickLoad:
             result.ended_wall = time.time()
             result.bot_cpu = cpu_seconds(bot_pid) - cpu0[0]
             result.loadgen_cpu = _own_cpu(me) - cpu0[1]
+            result.io_stall_s = _since(io0)
             result.load_after = loadavg()
         finally:
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -201,6 +206,7 @@ class ClickLoad:
         me = psutil.Process()
         result.load_before = loadavg()
         cpu0 = cpu_seconds(bot_pid), _own_cpu(me)
+        io0 = io_stall_seconds()
         result.started_wall = time.time()
         start = loop.time()
         due = start
@@ -232,6 +238,7 @@ class ClickLoad:
         result.ended_wall = time.time()
         result.bot_cpu = cpu_seconds(bot_pid) - cpu0[0]
         result.loadgen_cpu = _own_cpu(me) - cpu0[1]
+        result.io_stall_s = _since(io0)
         result.dispatch_late_ms = late_max * 1000
         result.load_after = loadavg()
         return result
@@ -264,6 +271,11 @@ class Load(ClickLoad):
 
     def begin(self, state: MemberState) -> tuple[str, InteractionRecord]:
         return "answer", self.click(state)
+
+
+def _since(io_stall_before: float | None) -> float | None:
+    now = io_stall_seconds()
+    return None if now is None or io_stall_before is None else now - io_stall_before
 
 
 def _own_cpu(me: psutil.Process) -> float:

@@ -8,6 +8,7 @@ import statistics
 from collections import Counter
 from typing import Any
 
+from benchmarks.load_phases import PhaseResult
 from benchmarks.load_run import BotRun, Options
 
 
@@ -110,7 +111,8 @@ def server_cpu_lines(run: BotRun) -> list[str]:
 
 
 def writer_lines(run: BotRun) -> list[str]:
-    """How busy the bot's database writer thread was, per phase (bot/writer_load.py)."""
+    """How busy the bot's database writer thread was, per phase (bot/writer_load.py), and
+    how long the machine waited for its disk meanwhile: a stalled disk stalls the writer."""
     lines = []
     for phase, ph in run.phases.items():
         if ph.writer_busy_pct:
@@ -118,9 +120,18 @@ def writer_lines(run: BotRun) -> list[str]:
                 f"- {run.name} {phase}: database writer thread busy "
                 f"{statistics.median(ph.writer_busy_pct):.0f} % of a second (median; max "
                 f"{max(ph.writer_busy_pct):.0f} %), a unit queued up to "
-                f"{_fmt(ph.writer_wait_max_ms)} ms"
+                f"{_fmt(ph.writer_wait_max_ms)} ms{_io_pressure(ph)}"
             )
     return lines
+
+
+def _io_pressure(ph: PhaseResult) -> str:
+    if ph.io_stall_s is None or not ph.seconds:
+        return ""
+    return (
+        f"; I/O pressure {100 * ph.io_stall_s / ph.seconds:.1f} % (some task waited for the "
+        "disk, the bot's commits included: /proc/pressure/io)"
+    )
 
 
 def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:

@@ -34,6 +34,26 @@ def loadavg() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
+IO_PRESSURE = Path("/proc/pressure/io")
+
+
+def io_stall_seconds(source: Path = IO_PRESSURE) -> float | None:
+    """Seconds, since boot, that some task of the machine waited for I/O (Linux's pressure
+    stall information, "some" line); None where the kernel does not report it. A phase's
+    share of it tells whether the disk stalled while the phase ran: at SQLITE_SYNCHRONOUS
+    =FULL every commit waits for the disk, so the bot's own commits count in it too."""
+    try:
+        text = source.read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        kind, _, fields = line.partition(" ")
+        if kind == "some":
+            values = dict(field.split("=", 1) for field in fields.split())
+            return int(values["total"]) / 1e6
+    return None
+
+
 def server_cpu_seconds(pid: int) -> float:
     """CPU of a server process and all its children so far, live or exited (PostgreSQL's
     postmaster reaps its backends, so theirs is in its `children_*` times); 0 once gone."""
