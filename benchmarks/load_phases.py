@@ -28,7 +28,14 @@ from typing import Any
 import psutil
 from fakediscord import Driver, InteractionRecord, Member, Message
 
-from benchmarks.machine import Pids, cpu_seconds, io_stall_seconds, loadavg, pct
+from benchmarks.machine import (
+    Pids,
+    cpu_seconds,
+    cpu_steal_seconds,
+    io_stall_seconds,
+    loadavg,
+    pct,
+)
 
 TASK_ID = "mlops-parallelism-mc-1"
 CLICKS = ("B", "C", "A")  # wrong, wrong, right: three graded attempts per post
@@ -66,6 +73,9 @@ class PhaseResult:
     io_stall_s: float | None = None
     """Seconds of the phase some task of the machine waited for the disk
     (`machine.io_stall_seconds`); None where the kernel does not say."""
+    steal_s: float | None = None
+    """CPU seconds (all cores) the hypervisor took from the machine during the phase
+    (`machine.cpu_steal_seconds`)."""
     offered_rate: float | None = None
     dispatch_late_ms: float = 0.0
     skipped: int = 0
@@ -171,7 +181,7 @@ class ClickLoad:
             result.load_before = loadavg()
             measuring = True
             cpu0 = cpu_seconds(bot_pid), _own_cpu(me)
-            io0 = io_stall_seconds()
+            io0 = _waits()
             result.started_wall = time.time()
             t0 = time.monotonic()
             await asyncio.sleep(seconds)
@@ -180,7 +190,7 @@ class ClickLoad:
             result.ended_wall = time.time()
             result.bot_cpu = cpu_seconds(bot_pid) - cpu0[0]
             result.loadgen_cpu = _own_cpu(me) - cpu0[1]
-            result.io_stall_s = _since(io0)
+            result.io_stall_s, result.steal_s = _since(io0)
             result.load_after = loadavg()
         finally:
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -206,7 +216,7 @@ class ClickLoad:
         me = psutil.Process()
         result.load_before = loadavg()
         cpu0 = cpu_seconds(bot_pid), _own_cpu(me)
-        io0 = io_stall_seconds()
+        io0 = _waits()
         result.started_wall = time.time()
         start = loop.time()
         due = start
@@ -238,7 +248,7 @@ class ClickLoad:
         result.ended_wall = time.time()
         result.bot_cpu = cpu_seconds(bot_pid) - cpu0[0]
         result.loadgen_cpu = _own_cpu(me) - cpu0[1]
-        result.io_stall_s = _since(io0)
+        result.io_stall_s, result.steal_s = _since(io0)
         result.dispatch_late_ms = late_max * 1000
         result.load_after = loadavg()
         return result
@@ -273,9 +283,18 @@ class Load(ClickLoad):
         return "answer", self.click(state)
 
 
-def _since(io_stall_before: float | None) -> float | None:
-    now = io_stall_seconds()
-    return None if now is None or io_stall_before is None else now - io_stall_before
+def _waits() -> tuple[float | None, float | None]:
+    """What the machine has waited for so far: the disk, and CPU taken by the hypervisor."""
+    return io_stall_seconds(), cpu_steal_seconds()
+
+
+def _since(before: tuple[float | None, float | None]) -> tuple[float | None, float | None]:
+    """`_waits` over a phase that started with `before`."""
+    now = _waits()
+    return (
+        None if now[0] is None or before[0] is None else now[0] - before[0],
+        None if now[1] is None or before[1] is None else now[1] - before[1],
+    )
 
 
 def _own_cpu(me: psutil.Process) -> float:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import os
 import statistics
 from collections import Counter
 from typing import Any
@@ -126,12 +127,20 @@ def writer_lines(run: BotRun) -> list[str]:
 
 
 def _io_pressure(ph: PhaseResult) -> str:
-    if ph.io_stall_s is None or not ph.seconds:
+    """The machine's waits during the phase: for the disk (a stall stops the writer's commit)
+    and for CPU the hypervisor gave elsewhere (a slower machine for that phase)."""
+    if not ph.seconds:
         return ""
-    return (
-        f"; I/O pressure {100 * ph.io_stall_s / ph.seconds:.1f} % (some task waited for the "
-        "disk, the bot's commits included: /proc/pressure/io)"
-    )
+    text = ""
+    if ph.io_stall_s is not None:
+        text += (
+            f"; I/O pressure {100 * ph.io_stall_s / ph.seconds:.1f} % (some task waited for "
+            "the disk, the bot's commits included: /proc/pressure/io)"
+        )
+    if ph.steal_s is not None:
+        cores = os.cpu_count() or 1
+        text += f"; CPU steal {100 * ph.steal_s / (ph.seconds * cores):.1f} %"
+    return text
 
 
 def report(runs: list[BotRun], info: dict[str, Any], opts: Options) -> str:

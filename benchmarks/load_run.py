@@ -148,6 +148,8 @@ class BotRun:
             mine.writer_wait_max_ms = _max_opt(mine.writer_wait_max_ms, ph.writer_wait_max_ms)
             if mine.io_stall_s is not None and ph.io_stall_s is not None:
                 mine.io_stall_s += ph.io_stall_s
+            if mine.steal_s is not None and ph.steal_s is not None:
+                mine.steal_s += ph.steal_s
             mine.dispatch_late_ms = max(mine.dispatch_late_ms, ph.dispatch_late_ms)
             mine.load_before += " · " + ph.load_before
             mine.rounds += 1

@@ -54,6 +54,13 @@ def io_stall_seconds(source: Path = IO_PRESSURE) -> float | None:
     return None
 
 
+def cpu_steal_seconds() -> float | None:
+    """CPU seconds, summed over the cores since boot, that the hypervisor gave to other
+    machines while this one wanted to run (None where the kernel does not say): a phase with
+    much of it ran on a slower machine than the rest."""
+    return getattr(psutil.cpu_times(), "steal", None)
+
+
 def server_cpu_seconds(pid: int) -> float:
     """CPU of a server process and all its children so far, live or exited (PostgreSQL's
     postmaster reaps its backends, so theirs is in its `children_*` times); 0 once gone."""
