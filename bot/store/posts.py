@@ -115,7 +115,9 @@ def post_infos(conn: Connection, rows: Iterable[Row[Any]]) -> list[PostInfo]:
     """PostInfos of rows of `select_posts`, each with the Task of its version."""
     rows = list(rows)
     tasks = tasks_by_hash(conn, (row.task_hash for row in rows))
-    return [_post_info(row, tasks.get(row.task_hash)) for row in rows]
+    return [
+        _post_info(row._mapping, tasks.get(row.task_hash), _session_info(row)) for row in rows
+    ]
 
 
 def post_info(conn: Connection, row: Row[Any]) -> PostInfo:
@@ -139,22 +141,26 @@ def _session_info(row: Row[Any]) -> SessionInfo | None:
     )
 
 
-def _post_info(row: Row[Any], task: Task | None) -> PostInfo:
+def _post_info(
+    columns: Mapping[str, Any], task: Task | None, session: SessionInfo | None
+) -> PostInfo:
+    """A post's PostInfo from its columns as stored (a row read, or the values just
+    inserted): the one place a post's timestamps become aware."""
     return PostInfo(
-        id=row.id,
-        guild_id=row.guild_id,
-        channel_id=row.channel_id,
-        message_id=row.message_id,
-        task_id=row.task_id,
-        posted_by=row.posted_by,
-        posted_at=from_utc_naive(row.posted_at),
-        schedule_id=row.schedule_id,
-        closes_at=aware(row.closes_at),
-        closed_at=aware(row.closed_at),
-        task_version_id=row.task_version_id,
+        id=columns["id"],
+        guild_id=columns["guild_id"],
+        channel_id=columns["channel_id"],
+        message_id=columns["message_id"],
+        task_id=columns["task_id"],
+        posted_by=columns["posted_by"],
+        posted_at=from_utc_naive(columns["posted_at"]),
+        schedule_id=columns["schedule_id"],
+        closes_at=aware(columns["closes_at"]),
+        closed_at=aware(columns["closed_at"]),
+        task_version_id=columns["task_version_id"],
         task=task,
-        session_id=row.session_id,
-        session=_session_info(row),
+        session_id=columns["session_id"],
+        session=session,
     )
 
 
@@ -171,12 +177,9 @@ def insert_posts(
     session: SessionInfo | None = None,
 ) -> list[PostInfo]:
     """One new post per task, each recording its task's version; their PostInfos, in order,
-    built from what was inserted (equal to what reading them back gives, without the read:
-    a Next makes one on every click). `session`: a private practice or review task of it."""
+    built from the values inserted (what reading them back gives, without the read: a Next
+    makes a post on every click). `session`: a private practice or review task of it."""
     versions = ensure_versions(conn, tasks, now)
-    # Stored naive and read back aware: the PostInfo carries what a read would return.
-    posted_at = to_utc_naive(now)
-    closes = None if closes_at is None else to_utc_naive(closes_at)
     infos = []
     for task, version_id in zip(tasks, versions, strict=True):
         values = {
@@ -186,31 +189,15 @@ def insert_posts(
             "task_id": task.id,
             "task_version_id": version_id,
             "posted_by": posted_by,
-            "posted_at": posted_at,
+            "posted_at": to_utc_naive(now),
             "schedule_id": schedule_id,
-            "closes_at": closes,
+            "closes_at": None if closes_at is None else to_utc_naive(closes_at),
             "closed_at": None,
             "session_id": None if session is None else session.id,
         }
         post_id = conn.execute(_post.insert(), values).inserted_primary_key[0]  # type: ignore[index]
-        infos.append(
-            PostInfo(
-                id=post_id,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                message_id=None,
-                task_id=task.id,
-                posted_by=posted_by,
-                posted_at=from_utc_naive(posted_at),
-                schedule_id=schedule_id,
-                closes_at=aware(closes),
-                closed_at=None,
-                task_version_id=version_id,
-                task=task,  # what the version decodes to (`ensure_versions`)
-                session_id=values["session_id"],
-                session=session,
-            )
-        )
+        # `task` is what its version decodes to (`ensure_versions` caches it as such).
+        infos.append(_post_info({**values, "id": post_id}, task, session))
     return infos
 
 
