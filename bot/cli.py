@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument(
         "--since",
         type=_local_date,
-        help="only posts made from this date on, YYYY-MM-DD, in the server's time zone",
+        help="only posts made from this date on, YYYY-MM-DD, in the server's time zone "
+        "(else QUIZBOT_TIMEZONE's)",
     )
     results.add_argument("--format", choices=["csv", "json"], default="csv")
     results.add_argument(
@@ -166,6 +167,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
             output=args.output,
             out=sys.stdout,
             err=sys.stderr,
+            default_zone=settings.zone,
         )
     if args.command == "db":
         if args.db_command == "copy":

@@ -69,9 +69,12 @@ def export_results(
     output: Path | None,
     out: IO[str],
     err: IO[str],
+    default_zone: ZoneInfo,
 ) -> int:
     """Read the rows from the database at `url` and write them; 1 with a message on stderr
-    when there is no database to read, or it needs `quizbot db upgrade` first."""
+    when there is no database to read, or it needs `quizbot db upgrade` first. `--since` is
+    a day in the server's zone, else in `default_zone` (the bot's QUIZBOT_TIMEZONE), as the
+    bot's own days are."""
     from bot.store import Store, make_engine
     from bot.store.insights import InsightsStore
     from bot.store.migrate import current_state, sqlite_file
@@ -87,8 +90,7 @@ def export_results(
             print(f"quizbot: the database is {state.describe()}; run quizbot db upgrade", file=err)
             return 1
         store = Store(engine)
-        # `--since` is local to the server's zone, else UTC.
-        zone = zone_or(store.guild_config(guild_id).timezone, ZoneInfo("UTC"))
+        zone = zone_or(store.guild_config(guild_id).timezone, default_zone)
         rows = InsightsStore(store).results(guild_id, zone, since=since, names=names)
     finally:
         engine.dispose()

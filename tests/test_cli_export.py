@@ -97,6 +97,19 @@ def test_since_counts_the_posts_made_from_that_date(
     assert [r[:2] for r in rows[1:]] == [[str(ALICE), "t-two"]]
 
 
+def test_since_is_a_day_of_the_bots_zone_for_a_server_without_one(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Monday 10:00 UTC is already Tuesday 00:00 at UTC+14: t-one was posted on the 11th there.
+    monkeypatch.setenv("QUIZBOT_TIMEZONE", "Pacific/Kiritimati")
+    rows = list(csv.reader(io.StringIO(export(capsys, "--since", "2025-03-11"))))
+    assert [r[:2] for r in rows[1:]] == [
+        [str(ALICE), "t-one"],
+        [str(ALICE), "t-two"],
+        [str(BOB), "t-one"],
+    ]
+
+
 def test_a_bad_date_or_a_missing_database_is_one_line_not_a_traceback(
     db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
