@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from zoneinfo import ZoneInfo
 
-from bot.clock import as_utc, zone_or
+from bot.clock import as_utc
 from bot.quiz.engine import Outcome, Progress, SolutionAccess, check_owner, post_closed
 from bot.quiz.errors import SessionExpiredError
 from bot.quiz.rules import check_session_live
@@ -197,7 +196,3 @@ class GuildConfigInfo:
     mod_role_id: int | None = None
     post_policy: str = "anyone"
     cooldown_seconds: int = 30
-
-    @property
-    def tz(self) -> ZoneInfo:
-        return zone_or(self.timezone, ZoneInfo("UTC"))

@@ -58,7 +58,6 @@ def test_search_posts_most_recent_first(store: Store) -> None:
 
 def test_guild_config_defaults_and_updates(store: Store) -> None:
     assert store.guild_config(GUILD) == GuildConfigInfo(GUILD)
-    assert store.guild_config(GUILD).tz.key == "UTC"
     updated = store.update_guild_config(GUILD, timezone="Europe/Berlin", cooldown_seconds=5)
     assert updated == GuildConfigInfo(GUILD, timezone="Europe/Berlin", cooldown_seconds=5)
     again = store.update_guild_config(GUILD, post_policy="mods", mod_role_id=77)
