@@ -61,8 +61,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Unit(Generic[T]):
-    """A write unit of work not yet run: `Store.run_unit` runs it in a transaction of its
-    own, `Store.commit_group` in one it shares with a group commit's answers and other units.
+    """A write unit of work not yet run: `Store.commit_group` runs it in the transaction of
+    a group commit, with the answers and other units queued with it (or alone).
     `action` is what a refusal of the database loses (its StoreError's message)."""
 
     run: Callable[[Connection], T]
@@ -287,11 +287,6 @@ class Store:
         answered = record(conn, requests, grade, now, self.default_zone) if requests else []
         alone = not requests and len(units) == 1
         return Group(answered, [_run_in(conn, unit, alone) for unit in units])
-
-    def run_unit(self, unit: Unit[T]) -> T:
-        """A unit in a transaction of its own."""
-        with self.write(unit.action) as conn:
-            return unit.run(conn)
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
@@ -520,7 +515,7 @@ class Store:
     ) -> Unit[PostInfo]:
         """Start the member's session of `kind` ('practice' or 'review'), ending their previous
         open one in this server, with `task` as its first private post: a unit for a group
-        commit (`commit_group`; `run_unit` runs one alone)."""
+        commit (`commit_group`)."""
 
         def run(conn: Connection) -> PostInfo:
             session = sessions.start_session(

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from datetime import UTC, timedelta, timezone
+from typing import TypeVar, cast
 
 import pytest
 
-from bot.store import GuildConfigInfo, PostInfo, Store
+from bot.store import GuildConfigInfo, PostInfo, Store, Unit
 from tests.factories import choice
-from tests.store.conftest import CHANNEL, GUILD, NOW, new_post
+from tests.store.conftest import CHANNEL, GUILD, NOW, grade_task, new_post
+
+T = TypeVar("T")
 
 
 def test_create_get_and_attach_the_message(store: Store) -> None:
@@ -82,6 +85,12 @@ def test_guild_config_rejects_unknown_settings(store: Store) -> None:
         store.update_guild_config(GUILD, colour="blue")
 
 
+def _committed(store: Store, unit: Unit[T]) -> T:
+    """`unit` run as the service runs it: in a group commit (here, alone in it)."""
+    (result,) = store.commit_group((), grade_task, NOW, [unit]).units
+    return cast(T, result)
+
+
 def _same_as_read_back(store: Store, created: PostInfo) -> None:
     fetched = store.get_post(created.id)
     assert fetched is not None
@@ -98,14 +107,15 @@ def test_a_created_post_is_what_reading_it_back_gives(store: Store) -> None:
     assert public.posted_at.tzinfo is UTC
     _same_as_read_back(store, public)
 
-    first = store.run_unit(
-        store.open_session_unit(GUILD, 7, "practice", CHANNEL, choice("gpu-2"), local_now)
+    first = _committed(
+        store, store.open_session_unit(GUILD, 7, "practice", CHANNEL, choice("gpu-2"), local_now)
     )
     assert first.private and first.session is not None and first.session.user_id == 7
     _same_as_read_back(store, first)
 
     assert first.session_id is not None
-    step = store.run_unit(
+    step = _committed(
+        store,
         store.advance_session_unit(
             first.session_id,
             GUILD,
@@ -113,7 +123,7 @@ def test_a_created_post_is_what_reading_it_back_gives(store: Store) -> None:
             CHANNEL,
             NOW + timedelta(minutes=5),
             lambda _state: choice("gpu-3"),
-        )
+        ),
     )
     assert step.post is not None and step.post.task_id == "gpu-3"
     assert step.post.session is not None
