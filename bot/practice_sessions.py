@@ -149,7 +149,8 @@ class PracticeSessions:
     ) -> SessionStep:
         """The session's next task (the Next button), or its end and summary. Raises
         PrivatePostError (another member's session) or SessionExpiredError (it ended).
-        Read, chosen and written in one write unit (`Store.advance_session`)."""
+        Read, chosen and written in one write unit (`Store.advance_session_unit`), run in the
+        next group commit."""
         service = self.service
         catalog = service.catalog_for(guild_id)
 
