@@ -20,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
@@ -118,7 +119,7 @@ def make_engine(
             kwargs["poolclass"] = StaticPool
         else:
             assert parsed.database is not None
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            database_file(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, **kwargs)
         _install_sqlite_hooks(engine, pragmas)
     if create:
@@ -176,6 +177,15 @@ def _postgres_engine(url: str, lock_timeout_ms: int) -> Engine:
 
 def is_memory(database: str | None) -> bool:
     return not database or database == ":memory:" or "mode=memory" in database
+
+
+def database_file(database: str) -> Path:
+    """The file an SQLite URL's database names. `sqlite:///file:data/q.db?mode=ro&uri=true`
+    (SQLite's URI form) names it inside a URI: taken as a plain path, it would be a folder
+    called `file:` in the working directory."""
+    if database.startswith("file:"):
+        return Path(unquote(urlsplit(database).path))
+    return Path(database)
 
 
 def _install_sqlite_hooks(engine: Engine, pragmas: tuple[str, ...]) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 from typing import Final
-from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
@@ -24,7 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from bot.host_errors import HostError
-from bot.store.db import is_memory
+from bot.store.db import database_file, is_memory
 
 SETTING: Final = "DATABASE_URL"
 # Another process holding the write lock this long still means the file is writable.
@@ -46,7 +45,7 @@ def check_database(url: str) -> None:
     if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
         return
     assert parsed.database is not None
-    path = _file_path(parsed.database)
+    path = database_file(parsed.database)
     _check_path(path)
     error = _probe(url)
     if error is not None:
@@ -123,13 +122,6 @@ def _check_server(url: str) -> None:
         ) from None
     finally:
         engine.dispose()
-
-
-def _file_path(database: str) -> Path:
-    # `sqlite:///file:data/q.db?mode=ro&uri=true` (SQLite's URI form) names the file in a URI.
-    if database.startswith("file:"):
-        return Path(unquote(urlsplit(database).path))
-    return Path(database)
 
 
 def _check_path(path: Path) -> None:

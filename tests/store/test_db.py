@@ -105,6 +105,21 @@ def test_default_url_creates_data_dir_relative_to_cwd(
         engine.dispose()
 
 
+def test_a_uri_url_creates_the_files_folder_and_no_stray_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    path = tmp_path / "data" / "quizbot.db"
+    engine = make_engine(f"sqlite:///file:{path}?mode=rwc&uri=true")
+    try:
+        assert path.is_file()
+        assert list(work.iterdir()) == []  # not a folder named `file:` here
+    finally:
+        engine.dispose()
+
+
 def test_synchronous_is_full_by_default_and_normal_when_set(tmp_path: Path) -> None:
     """FULL: an acknowledged commit is on disk; NORMAL (the SQLITE_SYNCHRONOUS setting) on
     every pooled connection, not only the first."""
