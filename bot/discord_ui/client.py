@@ -70,6 +70,10 @@ class QuizBot(commands.AutoShardedBot):
     ) -> None:
         """`run_scheduler=False` keeps the scheduler's loop from starting (tests drive its
         ticks themselves); its commands work either way."""
+        # quizbot never joins a voice channel: discord.py's start-up warnings that voice
+        # needs PyNaCl and davey would greet every host with nothing to act on.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         super().__init__(
             # Only slash commands and components: no prefix commands, no privileged intents.
             command_prefix=commands.when_mentioned,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
 import discord
+import pytest
 from discord.ext import commands
 
 from bot.discord_ui.client import QuizBot
@@ -43,3 +46,15 @@ async def test_only_the_process_running_shard_0_sends_reminder_dms() -> None:
         owners[ids] = bot.reminders.enabled
         await bot.service.close()
     assert owners == {"0": True, "1": False, "0-1": True}
+
+
+async def test_a_bot_without_voice_starts_without_voice_warnings(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As in a fresh process, where discord.py warns once: PyNaCl and davey are not installed.
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True, raising=False)
+    with caplog.at_level(logging.WARNING):
+        bot = await bot_with()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    await bot.service.close()
