@@ -12,19 +12,16 @@ from bot.content.schema import ParsedTask
 from bot.quiz.task_codec import options_data, solution_data
 from bot.quiz.tasks import Kind, Task
 from bot.rendering import truncate
+from bot.wording import plural
 
 SHORT_PROMPT: Final = 60
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _report(problems: list[Problem], out: TextIO) -> None:
     for problem in problems:
         print(problem, file=out)
     files = len({p.file for p in problems})
-    print(f"{tally(problems)} in {_plural(files, 'file')}", file=out)
+    print(f"{tally(problems)} in {plural(files, 'file')}", file=out)
 
 
 def check_command(path: Path, out: TextIO) -> int:
@@ -34,7 +31,7 @@ def check_command(path: Path, out: TextIO) -> int:
         _report(problems, out)
         return 1
     banks = len(find_bank_files(path))
-    print(f"{_plural(len(catalog), 'task')} in {_plural(banks, 'bank')}: OK", file=out)
+    print(f"{plural(len(catalog), 'task')} in {plural(banks, 'bank')}: OK", file=out)
     return 0
 
 

@@ -29,6 +29,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from bot.content.limits import MAX_ECHO, MAX_PROBLEMS_PER_FILE, MAX_TEXT, too_long
 from bot.content.problems import Problem
 from bot.rendering import truncate
+from bot.wording import plural
 
 _TAG: Final = "tag:yaml.org,2002:"
 STR_TAG: Final = _TAG + "str"
@@ -79,10 +80,6 @@ def unknown_key_message(key: str, allowed: Mapping[str, bool]) -> str:
     close = difflib.get_close_matches(key, allowed, n=1) if plausible else []
     guess = f" (did you mean '{close[0]}'?)" if close else ""
     return f"unknown key '{shown(key)}'{guess}; allowed here: {', '.join(allowed)}"
-
-
-def _plural(count: int, what: str) -> str:
-    return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
 class NodeChecker:
@@ -205,12 +202,12 @@ class NodeChecker:
             return None
         count = len(node.value)
         if count > at_most:
-            self.report(node, path, f"{_plural(count, what)}; at most {at_most:,} are allowed")
+            self.report(node, path, f"{plural(count, what)}; at most {at_most:,} are allowed")
             return None
         for i, item in enumerate(node.value):
             self.lines[f"{path}[{i}]"] = line_of(item) or 0
         if count < at_least:
-            self.report(node, path, f"needs at least {_plural(at_least, what)}")
+            self.report(node, path, f"needs at least {plural(at_least, what)}")
             return None
         return list(node.value)
 

@@ -31,6 +31,7 @@ from watchfiles import Change, DefaultFilter, awatch
 from bot.content.loader import BANK_SUFFIXES, check_banks, find_bank_files
 from bot.content.problems import Problem
 from bot.quiz.tasks import Catalog
+from bot.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +67,10 @@ class Reload:
     def summary(self) -> str:
         assert self.catalog is not None
         return (
-            f"reloaded content: {_plural(len(self.catalog), 'task')} in "
-            f"{_plural(self.banks, 'bank')} (+{self.added}, -{self.removed}, "
+            f"reloaded content: {plural(len(self.catalog), 'task')} in "
+            f"{plural(self.banks, 'bank')} (+{self.added}, -{self.removed}, "
             f"{self.changed} changed)"
         )
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def check_reload(path: Path, current: Catalog) -> Reload:
@@ -134,9 +131,9 @@ class ContentReloader:
                 log.warning(
                     "content not reloaded: %s in %s; still serving the last good content "
                     "(%s)",
-                    _plural(len(result.problems), "problem"),
+                    plural(len(result.problems), "problem"),
                     self.path,
-                    _plural(len(kept), "task"),
+                    plural(len(kept), "task"),
                 )
                 for problem in result.problems:
                     log.warning("content problem: %s", problem)

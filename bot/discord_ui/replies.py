@@ -21,6 +21,7 @@ from bot.clock import discord_timestamp
 from bot.discord_ui.errors import PUBLIC_DEFERRAL, context, send_private
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
+from bot.wording import plural
 
 if TYPE_CHECKING:
     from discord.ui.view import BaseView
@@ -179,10 +180,6 @@ def solution_prompt(posted: PostedTask) -> str:
     )
 
 
-def _plural(n: int, word: str) -> str:
-    return f"**{n}** {word}{'' if n == 1 else 's'}"
-
-
 def next_due_text(due: DueSummary) -> str:
     """When the member's next review falls due (Discord shows it in the reader's zone)."""
     if due.next_due is None:
@@ -201,14 +198,14 @@ def session_text(step: SessionStep) -> str:
         done = step.summary
         text = (
             f"{'Review' if review else 'Practice'} session over: "
-            f"{done.finished} of {_plural(done.served, 'task')} finished, {done.solved} solved, "
-            f"{done.first_try} on the first try."
+            f"{done.finished} of {plural(done.served, 'task', bold=True)} finished, "
+            f"{done.solved} solved, {done.first_try} on the first try."
         )
         if review and step.due is not None:
             if step.due.due_now:
                 return (
-                    f"{text} {_plural(step.due.due_now, 'review')} due again (what you miss "
-                    "comes back at once): /review when you're ready."
+                    f"{text} {plural(step.due.due_now, 'review', bold=True)} still due: "
+                    "/review when you're ready."
                 )
             return f"{text} {next_due_text(step.due)}"
         return f"{text} That was every matching task. /practice starts a new session."
@@ -216,8 +213,8 @@ def session_text(step: SessionStep) -> str:
         due = step.due.due_now if step.due is not None else 0
         if step.number == 1:
             return (
-                f"🔁 {_plural(due, 'review')} due. Here's the most overdue one: only you see "
-                "it, and it scores no leaderboard points. **Next** moves on."
+                f"🔁 {plural(due, 'review', bold=True)} due. Here's the most overdue one: only "
+                "you see it, and it scores no leaderboard points. **Next** moves on."
             )
         return f"🔁 Review {step.number} · {due} due."
     if step.number == 1:

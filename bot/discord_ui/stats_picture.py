@@ -24,6 +24,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from bot.clock import week_start
 from bot.progress import MemberProgress, TopicProgress
+from bot.wording import plural
 
 FILENAME = "stats.png"
 SCALE = 2
@@ -403,16 +404,12 @@ def _this_week(progress: MemberProgress) -> int:
     return sum(counts.get(monday + timedelta(days=d), 0) for d in range(7))
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def describe(progress: MemberProgress) -> str:
     """The picture in words, for its alt text."""
     shown = _counts_by_day(progress)
     parts = [
-        f"Activity over the last {WEEKS} weeks: {_plural(sum(shown.values()), 'answer')} "
-        f"on {_plural(len(shown), 'day')}."
+        f"Activity over the last {WEEKS} weeks: {plural(sum(shown.values()), 'answer')} "
+        f"on {plural(len(shown), 'day')}."
     ]
     for topic in progress.topics[:SHOWN_TOPICS]:
         due = f", {topic.due} due for review" if topic.due else ""
