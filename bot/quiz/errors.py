@@ -65,10 +65,16 @@ class SessionExpiredError(QuizError):
     """A click on a practice or review session that has ended: idle too long (`idle`), or
     ended by its summary or by a newer session."""
 
-    def __init__(self, *, idle: bool, minutes: int) -> None:
+    def __init__(self, *, idle: bool, minutes: int, kind: str | None = None) -> None:
+        """`kind`: the session's ("practice" or "review"), so the member is pointed to the
+        command that starts another; None when the session is gone."""
         self.idle = idle
         why = f" after {minutes} minutes without activity" if idle else ""
-        super().__init__(f"This practice session ended{why}. /practice starts a new one.")
+        if kind is None:
+            text = "This session has ended. /practice or /review starts a new one."
+        else:
+            text = f"This {kind} session ended{why}. /{kind} starts a new one."
+        super().__init__(text)
 
 
 class AttemptLimitError(QuizError):

@@ -46,13 +46,15 @@ def session_expired(last_active: datetime, now: datetime) -> bool:
     return as_utc(now) - as_utc(last_active) >= SESSION_IDLE
 
 
-def check_session_live(ended_at: datetime | None, last_active: datetime, now: datetime) -> None:
-    """Raise SessionExpiredError for a session that ended (its summary, or a newer session)
-    or has been idle too long: a click on it records nothing."""
+def check_session_live(
+    ended_at: datetime | None, last_active: datetime, now: datetime, kind: str
+) -> None:
+    """Raise SessionExpiredError for a session of `kind` that ended (its summary, or a newer
+    session) or has been idle too long: a click on it records nothing."""
     if ended_at is not None:
-        raise SessionExpiredError(idle=False, minutes=_minutes(SESSION_IDLE))
+        raise SessionExpiredError(idle=False, minutes=_minutes(SESSION_IDLE), kind=kind)
     if session_expired(last_active, now):
-        raise SessionExpiredError(idle=True, minutes=_minutes(SESSION_IDLE))
+        raise SessionExpiredError(idle=True, minutes=_minutes(SESSION_IDLE), kind=kind)
 
 
 def _minutes(span: timedelta) -> int:

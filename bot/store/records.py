@@ -33,7 +33,7 @@ class SessionInfo:
         (`engine.check_owner`, else PrivatePostError), while it lasts
         (`rules.check_session_live`, else SessionExpiredError)."""
         check_owner(self.user_id, user_id)
-        check_session_live(self.ended_at, self.last_active_at, as_utc(now))
+        check_session_live(self.ended_at, self.last_active_at, as_utc(now), self.kind)
 
 
 @dataclass(frozen=True, slots=True)

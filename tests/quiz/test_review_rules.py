@@ -77,12 +77,23 @@ def test_a_session_expires_after_30_idle_minutes() -> None:
     assert timedelta(minutes=30) == SESSION_IDLE
     assert not session_expired(NOW, NOW + timedelta(minutes=29, seconds=59))
     assert session_expired(NOW, NOW + timedelta(minutes=30))
-    check_session_live(None, NOW, NOW + timedelta(minutes=29))
+    check_session_live(None, NOW, NOW + timedelta(minutes=29), "practice")
     with pytest.raises(SessionExpiredError, match="after 30 minutes without activity"):
-        check_session_live(None, NOW, NOW + timedelta(minutes=31))
+        check_session_live(None, NOW, NOW + timedelta(minutes=31), "practice")
     with pytest.raises(SessionExpiredError) as ended:
-        check_session_live(NOW, NOW, NOW)
+        check_session_live(NOW, NOW, NOW, "practice")
     assert not ended.value.idle
+
+
+def test_an_ended_session_points_to_the_command_that_starts_its_kind() -> None:
+    with pytest.raises(SessionExpiredError) as review:
+        check_session_live(None, NOW, NOW + timedelta(minutes=31), "review")
+    assert str(review.value) == (
+        "This review session ended after 30 minutes without activity. /review starts a new one."
+    )
+    with pytest.raises(SessionExpiredError) as practice:
+        check_session_live(NOW, NOW, NOW, "practice")
+    assert str(practice.value) == "This practice session ended. /practice starts a new one."
 
 
 def test_a_private_task_is_its_owners() -> None:
