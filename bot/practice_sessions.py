@@ -190,6 +190,13 @@ class PracticeSessions:
             kind, session_id, self._posted(done.post), number=len(state.served) + 1, due=step_due
         )
 
+    async def current_task(self, guild_id: int, user_id: int) -> PostedTask | None:
+        """The task the member's live session in this server shows now: what /hint and
+        /solution without a task mean while they practise or review."""
+        service = self.service
+        post = await service.run_read(self._store.session_task, guild_id, user_id, service.clock())
+        return None if post is None else self._posted(post)
+
     async def review_status(self, guild_id: int, user_id: int) -> DueSummary:
         """How many of the member's reviews are due now, and when the next one falls due."""
         service = self.service

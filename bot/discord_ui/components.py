@@ -9,14 +9,15 @@ memory, so a button posted last week by another process works the same as a fres
     quiz:open:<post>                open the private picker (fill tasks with 2+ blanks)
     quiz:pick:<post>:<blank>:<picks>  one blank's select in the picker, e.g. quiz:pick:42:2:A-
     quiz:submit:<post>:<picks>      submit the picker's picks, e.g. quiz:submit:42:AC
+    quiz:sol:<post>                 a private practice or review task's Solution button
     quiz:reveal:<post>              confirm /solution before finishing (forfeits attempts)
     quiz:next:<session>             the next task of a private practice or review session
 
 <post> is a post's id (1 to 2**63 - 1, ASCII digits), <session> a practice session's id (the
 same form), <option> an option letter A-Z, <blank> a
 blank number 1-5, <picks> one character per blank of a task with 2 to 5 blanks: its option
-letter, or "-" while unpicked. The pick, submit, reveal and next controls only ever sit on the
-member's private (ephemeral) messages. A private practice task's buttons are a post's own (its
+letter, or "-" while unpicked. The pick, submit, sol, reveal and next controls only ever sit on
+the member's private (ephemeral) messages. A private practice task's buttons are a post's own (its
 post id): the store refuses anyone but the session's owner, and any click once it has ended.
 
 A custom_id can be forged, so each item's template matches ANY id with its prefix and number of
@@ -203,6 +204,52 @@ class OpenPickerButton(
         await picker.open_picker(interaction, self.post_id)
 
 
+async def offer_solution(
+    interaction: discord.Interaction[QuizBot], responder: Responder, post_id: int
+) -> None:
+    """/solution and a private task's Solution button: the worked solution, or first the
+    confirmation that it forfeits the remaining attempts (`engine.open_solution` decides)."""
+    result = await interaction.client.service.solution(
+        post_id,
+        guild_id_of(interaction),
+        interaction.user.id,
+        member_name(interaction),
+        confirmed=False,
+    )
+    if result.shown:
+        await responder.send(replies.solution_reply(result))
+    else:
+        prompt = replies.Reply(replies.solution_prompt(result.posted))
+        await responder.send(prompt, view=confirm_view(post_id))
+
+
+class SolutionButton(
+    Guarded,
+    PostIdOnly,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:sol{_LAST_POST}",
+):
+    """A private practice or review task's solution. A public post has none: there a member
+    types /solution, so no one forfeits a public task with a stray click."""
+
+    def __init__(self, post_id: int, *, row: int | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Solution",
+                emoji="📖",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"quiz:sol:{post_id}",
+            ),
+            row=row,
+        )
+        self.post_id = post_id
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        private_message_only(interaction)
+        async with Responder(interaction) as responder:
+            await offer_solution(interaction, responder, self.post_id)
+
+
 class ConfirmSolutionButton(
     Guarded,
     PostIdOnly,
@@ -271,6 +318,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     AnswerButton,
     HintButton,
     OpenPickerButton,
+    SolutionButton,
     ConfirmSolutionButton,
     NextButton,
     picker.BlankSelect,
@@ -280,24 +328,27 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
 
 def post_view(posted: PostedTask) -> QuizView:
     """The post's buttons: one per option (or Answer for the picker), then Hint; a private
-    practice or review task also has Next, beside Hint."""
+    practice or review task also has Solution and Next, beside Hint."""
     post_id = posted.post.id
-    session_id = posted.post.session_id
     view = QuizView()
     if posted.task.multi_blank:
         view.add_item(OpenPickerButton(post_id, row=0))
-        view.add_item(HintButton(post_id, row=0))
-        if session_id is not None:
-            view.add_item(NextButton(session_id, row=0))
+        _add_task_controls(view, posted, row=0)
         return view
     options = posted.task.options
     for index, option in enumerate(options):
         view.add_item(AnswerButton.build(post_id, option, row=index // BUTTONS_PER_ROW))
     hint_row = min(HINT_ROW, (len(options) + BUTTONS_PER_ROW - 1) // BUTTONS_PER_ROW)
-    view.add_item(HintButton(post_id, row=hint_row))
-    if session_id is not None:
-        view.add_item(NextButton(session_id, row=hint_row))
+    _add_task_controls(view, posted, row=hint_row)
     return view
+
+
+def _add_task_controls(view: QuizView, posted: PostedTask, *, row: int) -> None:
+    post_id, session_id = posted.post.id, posted.post.session_id
+    view.add_item(HintButton(post_id, row=row))
+    if session_id is not None:
+        view.add_item(SolutionButton(post_id, row=row))
+        view.add_item(NextButton(session_id, row=row))
 
 
 def session_message(step: SessionStep) -> dict[str, Any]:

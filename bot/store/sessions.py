@@ -64,6 +64,17 @@ _SOLVED = (
     )
     .distinct()
 )
+_OPEN_SESSION_POST = (
+    select(_post.c.id)
+    .select_from(_post.join(_session, _session.c.id == _post.c.session_id))
+    .where(
+        _session.c.guild_id == bindparam("g"),
+        _session.c.user_id == bindparam("u"),
+        _session.c.ended_at.is_(None),
+    )
+    .order_by(_post.c.id.desc())
+    .limit(1)
+)
 _session_posts = select(_post.c.id).where(_post.c.session_id == bindparam("sid"))
 _of_session = _score.c.post_id.in_(_session_posts)
 _SUMMARY = select(
@@ -167,6 +178,22 @@ def member_session(
         raise SessionExpiredError(idle=False, minutes=0)
     session.check_member(user_id, now)
     return session
+
+
+def current_post(
+    conn: Connection, guild_id: int, user_id: int, now: datetime
+) -> PostInfo | None:
+    """The task the member's open session in this server shows now (its latest post), while
+    the member may still click in it; else None."""
+    post_id = conn.execute(_OPEN_SESSION_POST, {"g": guild_id, "u": user_id}).scalar()
+    post = None if post_id is None else posts.get_post(conn, post_id)
+    if post is None or post.session is None:
+        return None
+    try:
+        post.session.check_member(user_id, now)
+    except SessionExpiredError:
+        return None
+    return post
 
 
 def served_tasks(conn: Connection, session_id: int) -> list[str]:

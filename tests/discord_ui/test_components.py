@@ -18,6 +18,7 @@ from bot.discord_ui.components import (
     HintButton,
     NextButton,
     OpenPickerButton,
+    SolutionButton,
     post_view,
 )
 from bot.quiz.tasks import Catalog, Option
@@ -35,6 +36,7 @@ def items(catalog: Catalog) -> list[discord.ui.DynamicItem[Any]]:
         AnswerButton(7, "A", label="A · split"),
         HintButton(BIG),
         OpenPickerButton(BIG),
+        SolutionButton(BIG),
         ConfirmSolutionButton(BIG),
         picker.BlankSelect.build(two, BIG, 2, "A-"),
         picker.BlankSelect.build(five, BIG, 5, "ZZZZZ"),

@@ -9,7 +9,15 @@ from datetime import timedelta
 from bot.clock import utcnow
 from bot.discord_ui.client import QuizBot
 from tests.discord_ui.conftest import Driver
-from tests.discord_ui.fakes import ALICE, BOB, EPHEMERAL, GUILD_ID, FakeDiscordHTTP, walk
+from tests.discord_ui.fakes import (
+    ALICE,
+    BOB,
+    EPHEMERAL,
+    GUILD_ID,
+    FakeDiscordHTTP,
+    find_component,
+    walk,
+)
 
 
 def custom_ids(message: dict[str, object]) -> list[str]:
@@ -93,3 +101,47 @@ async def test_review_tells_once_that_closed_dms_turned_reminders_off(
     assert "No reviews are due right now." in first.text
     await driver.command("review")
     assert fake.last_reply().text.startswith("No reviews are due right now.")
+
+
+async def test_a_practice_task_has_a_solution_button_that_asks_first(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    payload = await driver.command("practice", topic="MLOps")
+    message = fake.response_to(payload)
+    post_id = int(next(i for i in custom_ids(message) if i.startswith("quiz:sol:")).split(":")[2])
+    click = await driver.click(message, r"quiz:sol:\d+")
+    prompt = fake.last_reply()
+    assert prompt.flags & EPHEMERAL
+    assert "haven't finished" in prompt.text
+    assert not (await bot.service.progress(post_id, ALICE.id)).finished
+
+    await driver.click(fake.response_to(click), r"quiz:reveal:\d+")
+    assert (await bot.service.progress(post_id, ALICE.id)).forfeited
+    assert fake.channel_posts == []
+
+
+async def test_hint_and_solution_typed_in_a_session_mean_its_task_not_the_public_post(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    public = await driver.post("mc-split", member=BOB)
+    public_id = int(find_component(public, r"quiz:hint:\d+")["custom_id"].split(":")[2])
+    payload = await driver.command("practice", topic="MLOps")
+    private_id = int(
+        next(i for i in custom_ids(fake.response_to(payload)) if i.startswith("quiz:hint:"))
+        .split(":")[2]
+    )
+    assert private_id != public_id
+
+    await driver.command("hint")
+    assert fake.last_reply().flags & EPHEMERAL
+    assert (await bot.service.progress(private_id, ALICE.id)).hint_seen
+    assert not (await bot.service.progress(public_id, ALICE.id)).hint_seen  # no points lost
+    await driver.command("solution")
+    assert "haven't finished" in fake.last_reply().text
+    assert fake.last_reply().custom_ids() == [f"quiz:reveal:{private_id}"]
+
+    # Once the session has ended by idling, the channel's latest post is the default again.
+    later = utcnow() + timedelta(minutes=31)
+    bot.service.clock = lambda: later
+    await driver.command("hint")
+    assert (await bot.service.progress(public_id, ALICE.id)).hint_seen

@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot import rendering
 from bot.discord_ui import replies
 from bot.discord_ui.checks import is_moderator
-from bot.discord_ui.components import confirm_view
+from bot.discord_ui.components import offer_solution
 from bot.discord_ui.errors import (
     MissingChannelPermissions,
     PostCooldownError,
@@ -27,7 +27,7 @@ from bot.discord_ui.params import (
     typed,
 )
 from bot.discord_ui.posting import post_task
-from bot.discord_ui.replies import Reply, Responder
+from bot.discord_ui.replies import Responder
 from bot.quiz import refs
 from bot.quiz.errors import NothingPostedError, UnknownPostError
 from bot.quiz.rules import check_may_post
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 Interaction = discord.Interaction["QuizBot"]
 MAX_CHOICES = 25
 CHOICE_NAME = 100
+TASK_DEFAULT = "A task posted in this server; default: your practice task, else the latest here"
 
 
 def task_choice_name(task: Task) -> str:
@@ -129,11 +130,16 @@ class QuizCog(commands.Cog):
     # -- /hint and /solution ---------------------------------------------------------------------
 
     async def resolve(self, interaction: Interaction, task: str | None) -> PostedTask:
-        """The chosen post (an autocomplete value is its id), or this channel's latest."""
+        """The chosen post (an autocomplete value is its id); else the task of the member's
+        live practice or review session (the one they are looking at: a hint typed there must
+        not cost points on a public post); else this channel's latest post."""
         service = self.bot.service
         guild_id = guild_id_of(interaction)
         ref = refs.post_ref(task)
         if ref is None:
+            current = await service.sessions.current_task(guild_id, interaction.user.id)
+            if current is not None:
+                return current
             latest = await service.latest_posted(guild_id, interaction.channel_id or 0)
             if latest is None:
                 raise NothingPostedError()
@@ -159,7 +165,7 @@ class QuizCog(commands.Cog):
 
     @app_commands.command(name="hint", description="A private hint (it halves the points).")
     @app_commands.guild_only()
-    @app_commands.describe(task="A task posted in this server; default: the latest here")
+    @app_commands.describe(task=TASK_DEFAULT)
     async def hint(self, interaction: Interaction, task: TaskParam | None = None) -> None:
         service = self.bot.service
         async with Responder(interaction) as responder:
@@ -174,25 +180,11 @@ class QuizCog(commands.Cog):
 
     @app_commands.command(name="solution", description="The worked solution, privately.")
     @app_commands.guild_only()
-    @app_commands.describe(task="A task posted in this server; default: the latest here")
+    @app_commands.describe(task=TASK_DEFAULT)
     async def solution(self, interaction: Interaction, task: TaskParam | None = None) -> None:
-        service = self.bot.service
         async with Responder(interaction) as responder:
             posted = await self.resolve(interaction, task)
-            post_id = posted.post.id
-            result = await service.solution(
-                post_id,
-                guild_id_of(interaction),
-                interaction.user.id,
-                member_name(interaction),
-                confirmed=False,
-            )
-            if not result.shown:
-                await responder.send(
-                    Reply(replies.solution_prompt(posted)), view=confirm_view(post_id)
-                )
-            else:
-                await responder.send(replies.solution_reply(result))
+            await offer_solution(interaction, responder, posted.post.id)
 
     hint.autocomplete("task")(posted_autocomplete)
     solution.autocomplete("task")(posted_autocomplete)
