@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from bot import rendering
 from bot.quiz.tasks import Task
 from bot.schedule.summary import Misconception, Pickers, misconceptions_among, wrong_pickers
+from bot.wording import plural
 
 if TYPE_CHECKING:
     from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
@@ -34,6 +35,8 @@ MIN_ANSWERERS = 3
 HARDEST_SHOWN = 5
 MISCONCEPTIONS_SHOWN = 8
 SPARKS = "▁▂▃▄▅▆▇█"
+MARKERS = ("**", "__", "~~", "`")
+"""Inline Markdown that needs a closing twin; a cut between the two would leave it open."""
 
 
 class InsightsPeriod(StrEnum):
@@ -81,6 +84,14 @@ class TaskMisconceptions:
     title: str
     found: tuple[Misconception, ...]
 
+    def entry(self, limit: int = rendering.EMBED_FIELD_VALUE) -> str:
+        """The task's title line and one bullet per misconception, within `limit`: when the
+        notes are too long, the longest are shortened (with "…") so that every bullet shows."""
+        head = f"**{self.title}** (`{self.task_id}`)"
+        bullets = [f"• {m.line()}" for m in self.found]
+        room = limit - rendering.discord_len(head) - len(bullets)  # a newline per bullet
+        return shorten("\n".join([head, *_shared(bullets, room)]), limit)
+
 
 @dataclass(frozen=True, slots=True)
 class Insights:
@@ -96,19 +107,23 @@ class Insights:
     def attempts(self) -> int:
         return sum(d.attempts for d in self.days)
 
+    def hardest_entries(self, limit: int = rendering.EMBED_FIELD_VALUE) -> list[str]:
+        """One numbered line per task, each within `limit` (for the embed to pack whole)."""
+        return [shorten(f"{n}. {t.line()}", limit) for n, t in enumerate(self.hardest, 1)]
+
     def hardest_text(self) -> str:
         if not self.hardest:
             return f"No task had {MIN_ANSWERERS} or more members answering in this period."
-        return "\n".join(f"{n}. {t.line()}" for n, t in enumerate(self.hardest, 1))
+        return "\n".join(self.hardest_entries())
+
+    def misconception_entries(self, limit: int = rendering.EMBED_FIELD_VALUE) -> list[str]:
+        """One block per task (`TaskMisconceptions.entry`), each within `limit`."""
+        return [task.entry(limit) for task in self.misconceptions]
 
     def misconceptions_text(self) -> str:
         if not self.misconceptions:
             return "No wrong option was picked by 20% or more of a task's answerers."
-        lines: list[str] = []
-        for task in self.misconceptions:
-            lines.append(f"**{task.title}** (`{task.task_id}`)")
-            lines += [f"• {m.line()}" for m in task.found]
-        return "\n".join(lines)
+        return "\n".join(self.misconception_entries())
 
     def participation_text(self) -> str:
         """A sparkline of members per day, the totals and the busiest day."""
@@ -119,20 +134,59 @@ class Insights:
             (
                 f"`{sparkline([d.members for d in self.days])}` members per day, "
                 f"{_day(self.first_day)} → {_day(self.last_day)}",
-                f"**{self.members}** members · **{self.attempts}** attempts · busiest "
-                f"{_day(busiest.day)} ({busiest.members} members, {busiest.attempts} attempts)",
+                f"{plural(self.members, 'member', bold=True)} · "
+                f"{plural(self.attempts, 'attempt', bold=True)} · busiest {_day(busiest.day)} "
+                f"({plural(busiest.members, 'member')}, {plural(busiest.attempts, 'attempt')})",
             )
         )
 
     def day_table(self) -> str:
         """One line per day (the week's view): date, members, attempts."""
         return "\n".join(
-            f"`{_day(d.day)}` {d.members} members · {d.attempts} attempts" for d in self.days
+            f"`{_day(d.day)}` {plural(d.members, 'member')} · {plural(d.attempts, 'attempt')}"
+            for d in self.days
         )
 
 
 def _day(day: date) -> str:
     return day.strftime("%a %d %b")
+
+
+def shorten(text: str, limit: int) -> str:
+    """`rendering.truncate`, except that a cut inside bold, underline, strikethrough or a code
+    span moves back to before its opening marker: left open, the marker would pair with one
+    in the next line and mark up the wrong text (or show as raw asterisks)."""
+    cut = rendering.truncate(text, limit)
+    if cut == text:
+        return cut
+    kept = cut.removesuffix(rendering.ELLIPSIS)
+    while (opening := _unclosed(kept)) is not None:
+        kept = kept[:opening].rstrip()
+    return kept + rendering.ELLIPSIS
+
+
+def _unclosed(text: str) -> int | None:
+    """Where the last marker without a closing twin starts, if any."""
+    for marker in MARKERS:
+        if text.count(marker) % 2:
+            return text.rfind(marker)
+    return None
+
+
+def _shared(lines: Sequence[str], room: int) -> list[str]:
+    """`lines` shortened to take `room` characters together: lines shorter than an equal
+    share stay whole and leave what they do not use to the longer ones."""
+    sizes = [rendering.discord_len(line) for line in lines]
+    if sum(sizes) <= room:
+        return list(lines)
+    keep = [0] * len(lines)
+    left = room
+    for done, i in enumerate(sorted(range(len(lines)), key=sizes.__getitem__)):
+        keep[i] = max(1, min(sizes[i], left // (len(lines) - done)))
+        left -= keep[i]
+    return [
+        line if keep[i] >= sizes[i] else shorten(line, keep[i]) for i, line in enumerate(lines)
+    ]
 
 
 def sparkline(values: Sequence[int]) -> str:

@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import discord
 import pytest
 
+from bot import rendering
 from bot.discord_ui.client import QuizBot
+from bot.discord_ui.cogs.insights import insights_embed
 from bot.quiz.engine import Outcome, Progress, grade
+from bot.schedule.insights import HardTask, Insights, InsightsPeriod, TaskMisconceptions
+from bot.schedule.summary import Misconception
 from bot.store import AnswerRequest, PostInfo
+from bot.store.insights import DayActivity
 from tests.discord_ui.conftest import COMMAND, Driver, choice_task
 from tests.discord_ui.fakes import (
     ALICE,
@@ -146,3 +151,80 @@ async def test_shown_to_moderators_in_servers_only(bot: QuizBot) -> None:
     assert command.guild_only
     period = next(p for p in command.to_dict(bot.tree)["options"] if p["name"] == "period")
     assert [c["value"] for c in period["choices"]] == ["week", "month"]
+
+
+# -- the embed within Discord's limits -----------------------------------------------------
+
+NOTE = (
+    "Batch size controls how many samples are processed together; it does not split the "
+    "dataset into `train` and `test` parts, which is what **split** does."
+)
+WEEK = [date(2025, 3, 6) + timedelta(days=n) for n in range(7)]
+
+
+def report(
+    misconceptions: tuple[TaskMisconceptions, ...] = (), hardest: tuple[HardTask, ...] = ()
+) -> Insights:
+    days = tuple(DayActivity(day, n % 3, 2 * n) for n, day in enumerate(WEEK))
+    return Insights(
+        InsightsPeriod.WEEK, WEEK[0], WEEK[-1], 4, hardest, misconceptions, days
+    )
+
+
+def mistaken(n: int, labels: str = "AC", note: str = NOTE) -> TaskMisconceptions:
+    found = tuple(Misconception(label, "x", 3, 10, (note,)) for label in labels)
+    return TaskMisconceptions(f"task-{n}", f"Multiple choice · Data preparation {n}", found)
+
+
+def checked_fields(shown: Insights) -> list[dict[str, Any]]:
+    """The embed's fields, after checking every limit and that no markup is left open."""
+    embed = insights_embed(shown).to_dict()
+    fields = embed["fields"]
+    assert len(fields) <= rendering.EMBED_FIELDS
+    assert rendering.embeds_size([embed]) <= rendering.EMBED_TOTAL
+    for field in fields:
+        assert rendering.discord_len(field["value"]) <= rendering.EMBED_FIELD_VALUE
+        for line in field["value"].splitlines():
+            assert line.count("**") % 2 == 0 and line.count("`") % 2 == 0, line
+    # What Discord gets is what we built: the send path has nothing left to cut.
+    assert rendering.fit_message(None, [embed])[1] == [embed]
+    return fields
+
+
+def test_eight_tasks_with_long_notes_all_show_over_several_fields() -> None:
+    fields = checked_fields(report(tuple(mistaken(n) for n in range(8))))
+    shown = "\n".join(f["value"] for f in fields if f["name"].startswith("Misconceptions"))
+    for n in range(8):
+        assert f"**Multiple choice · Data preparation {n}** (`task-{n}`)" in shown
+    assert shown.count(NOTE) == 16  # every note in full
+    assert "more task" not in shown
+    assert [f["name"] for f in fields][-2:] == ["Participation", "Per day"]
+
+
+def test_tasks_that_do_not_fit_are_counted() -> None:
+    long_note = NOTE + " " + NOTE[:80]
+    fields = checked_fields(report(tuple(mistaken(n, "ACDE", long_note) for n in range(8))))
+    mistakes = [f["value"] for f in fields if f["name"].startswith("Misconceptions")]
+    shown = sum(f"(`task-{n}`)" in "\n".join(mistakes) for n in range(8))
+    assert 0 < shown < 8
+    hidden = 8 - shown
+    assert mistakes[-1].splitlines()[-1] == f"+{hidden} more task{'s' if hidden > 1 else ''}"
+
+
+def test_a_task_too_long_for_a_field_shortens_its_notes_not_its_markup() -> None:
+    (field,) = [
+        f for f in checked_fields(report((mistaken(1, "ABCDEFGH"),)))
+        if f["name"].startswith("Misconceptions")
+    ]
+    lines = field["value"].splitlines()
+    assert lines[0] == "**Multiple choice · Data preparation 1** (`task-1`)"
+    assert [line[:16] for line in lines[1:]] == [f"• 30% picked {c} —" for c in "ABCDEFGH"]
+    assert all(line.endswith("…") for line in lines[1:])
+
+
+def test_hardest_tasks_with_long_titles_all_show() -> None:
+    title = "Multiple choice · " + "Distributed training " * 11
+    hardest = tuple(HardTask(f"task-{n}", f"{title}{n}", 5, 2, 1) for n in range(5))
+    fields = checked_fields(report(hardest=hardest))
+    shown = "\n".join(f["value"] for f in fields if f["name"].startswith("Hardest"))
+    assert all(f"{n + 1}. **{title}{n}** (`task-{n}`)" in shown for n in range(5))

@@ -136,3 +136,16 @@ def test_a_quiet_period_says_so() -> None:
     assert report.participation_text() == "Nobody answered in this period."
     assert "No task had 3 or more" in report.hardest_text()
     assert "No wrong option" in report.misconceptions_text()
+
+
+def test_one_member_and_one_attempt_are_singular() -> None:
+    days = (DayActivity(TODAY - timedelta(days=1), 0, 0), DayActivity(TODAY, 1, 1))
+    lone = WindowActivity(TODAY - timedelta(days=1), TODAY, (), (), {}, days, members=1)
+    report = insights.build("week", lone, {})
+    assert "**1** member · **1** attempt · busiest Wed 08 May (1 member, 1 attempt)" in (
+        report.participation_text()
+    )
+    assert report.day_table().splitlines() == [
+        "`Tue 07 May` 0 members · 0 attempts",
+        "`Wed 08 May` 1 member · 1 attempt",
+    ]

@@ -7,6 +7,7 @@ moderator asks to post it: it names tasks and how the group did on them, not mem
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
@@ -19,6 +20,7 @@ from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import Flag, ValueChoices
 from bot.discord_ui.replies import Reply, Responder
 from bot.schedule.insights import Insights, InsightsPeriod
+from bot.wording import plural
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -30,9 +32,19 @@ InsightsPeriodParam = app_commands.Transform[
 COLOUR = discord.Colour.teal()
 
 
+HARDEST = ("Hardest tasks (lowest first-try rate)", "Hardest tasks (continued)")
+MISCONCEPTIONS = ("Misconceptions (≥ 20% of a task's answerers)", "Misconceptions (continued)")
+PARTICIPATION = "Participation"
+PER_DAY = "Per day"
+
+Field = tuple[str, str]
+"""(name, value) of an embed field."""
+
+
 def insights_embed(report: Insights) -> discord.Embed:
-    """Three fields (four for a week), each cut to a field's limit (1,024): together well
-    under an embed's 6,000 characters."""
+    """The report within one embed's limits. Participation (and the week's table) is short and
+    always shows; the task lists take the rest of the 6,000 characters and 25 fields, as many
+    fields each as they need, whole tasks only, and say how many tasks did not fit."""
     limit = rendering.EMBED_FIELD_VALUE
     embed = discord.Embed(
         title=f"🔎 Insights · {report.period.title}",
@@ -42,26 +54,55 @@ def insights_embed(report: Insights) -> discord.Embed:
             "in the server's time zone."
         ),
     )
-    embed.add_field(
-        name="Hardest tasks (lowest first-try rate)",
-        value=rendering.truncate(report.hardest_text(), limit),
-        inline=False,
-    )
-    embed.add_field(
-        name="Misconceptions (≥ 20% of a task's answerers)",
-        value=rendering.truncate(report.misconceptions_text(), limit),
-        inline=False,
-    )
-    embed.add_field(
-        name="Participation",
-        value=rendering.truncate(report.participation_text(), limit),
-        inline=False,
-    )
+    tail: list[Field] = [(PARTICIPATION, rendering.truncate(report.participation_text(), limit))]
     if report.period is InsightsPeriod.WEEK and report.attempts:
-        embed.add_field(
-            name="Per day", value=rendering.truncate(report.day_table(), limit), inline=False
-        )
+        tail.append((PER_DAY, rendering.truncate(report.day_table(), limit)))
+    room = rendering.EMBED_TOTAL - _size(embed.title or "", embed.description or "", *tail)
+    slots = rendering.EMBED_FIELDS - len(tail)
+    # The hardest list is at most five lines, so it goes first; the reserve still guarantees
+    # the misconceptions a full field however long the titles are.
+    reserve = rendering.discord_len(MISCONCEPTIONS[0]) + limit
+    hardest = _pack(
+        report.hardest_entries() or [report.hardest_text()], HARDEST, room - reserve, slots - 1
+    )
+    room -= _size(*hardest)
+    slots -= len(hardest)
+    mistakes = _pack(
+        report.misconception_entries() or [report.misconceptions_text()],
+        MISCONCEPTIONS,
+        room,
+        slots,
+    )
+    for name, value in [*hardest, *mistakes, *tail]:
+        embed.add_field(name=name, value=value, inline=False)
     return embed
+
+
+def _size(*texts: str | Field) -> int:
+    return sum(
+        rendering.discord_len(t) if isinstance(t, str) else _size(*t) for t in texts
+    )
+
+
+def _pack(entries: Sequence[str], names: tuple[str, str], room: int, slots: int) -> list[Field]:
+    """Fields holding the first entries that fit in `room` characters (names included) and
+    `slots` fields, then a "+N more tasks" line for the rest. Each entry fits a field alone.
+    `names` are the first field's and the others'."""
+    for shown in range(len(entries), 0, -1):
+        fields = _layout(entries[:shown], len(entries) - shown, names)
+        if len(fields) <= slots and _size(*fields) <= room:
+            return fields
+    return _layout([], len(entries), names)
+
+
+def _layout(entries: Sequence[str], hidden: int, names: tuple[str, str]) -> list[Field]:
+    lines = [*entries, f"+{plural(hidden, 'more task')}"] if hidden else list(entries)
+    values: list[list[str]] = [[]]
+    for line in lines:
+        if values[-1] and _size("\n".join([*values[-1], line])) > rendering.EMBED_FIELD_VALUE:
+            values.append([])
+        values[-1].append(line)
+    return [(names[n > 0], "\n".join(value)) for n, value in enumerate(values)]
 
 
 class InsightsCog(commands.Cog):
