@@ -8,7 +8,10 @@ decides only what a session serves next and when it is over:
   (`QuizService.catalog_for`), in the order `bot.quiz.practice.next_task` gives (unsolved
   first, never twice in a session, random among equals);
 - review: the head of the member's due queue (most overdue first) whose task the server still
-  has and the session has not served yet.
+  has and the session has not served yet (`practice.due_reviews`).
+
+Neither serves a task the member can still score on in a public post (`withheld`): its
+solution, seen in private, would give the public answer away.
 
 When nothing is left the session ends, with its summary (and, for a review, the member's queue
 as it now stands).
@@ -16,12 +19,12 @@ as it now stands).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot.quiz import practice
-from bot.quiz.errors import NoMatchingTaskError
+from bot.quiz.errors import NoMatchingTaskError, TasksWithheldError
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.service_values import PostedTask
 from bot.store import PostInfo, SessionSummary, Store
@@ -33,8 +36,9 @@ if TYPE_CHECKING:
 
 PRACTICE = "practice"
 REVIEW = "review"
-REVIEW_QUEUE = 100
-"""Due cards read per review step: more than a member reviews in one sitting."""
+REVIEW_QUEUE = 10_000
+"""Due cards read per review step: all of a member's (more than any bank holds tasks), so the
+count a member is told is the count of what /review will serve."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +63,10 @@ class SessionStep:
         return self.posted is None
 
 
-def _due_in(task_ids: Sequence[str], catalog: Catalog) -> list[str]:
-    """The due tasks the server still has (a deleted task's card is skipped)."""
-    return [task_id for task_id in task_ids if task_id in catalog.tasks]
-
-
 def _due_left(state: SessionState, catalog: Catalog) -> list[str]:
-    """A review session's due tasks it has not served yet, the most overdue first."""
-    return [task_id for task_id in _due_in(state.due, catalog) if task_id not in state.served]
+    """A review session's due tasks it can serve and has not served yet, the most overdue
+    first."""
+    return practice.due_reviews(state.due, catalog.tasks, state.withheld, state.served)
 
 
 class PracticeSessions:
@@ -102,9 +102,12 @@ class PracticeSessions:
         service = self.service
         catalog = service.catalog_for(guild_id)
         candidates = [task.id for task in catalog.matching(topic, difficulty)]
-        solved = await service.run_read(self._store.solved_tasks, guild_id, user_id)
-        task_id = practice.next_task(candidates, solved, (), service.rng)
-        assert task_id is not None  # `matching` never returns an empty list
+        solved, withheld = await service.run_read(
+            self._store.practice_choices, guild_id, user_id, service.clock()
+        )
+        task_id = practice.next_task(candidates, solved, (), service.rng, withheld=withheld)
+        if task_id is None:  # `matching` never returns an empty list: all are withheld
+            raise TasksWithheldError()
         post = await service.run_grouped(
             self._store.open_session_unit(
                 guild_id,
@@ -125,12 +128,12 @@ class PracticeSessions:
         service = self.service
         now = service.clock()
         catalog = service.catalog_for(guild_id)
-        queue, summary = await service.run_read(
-            self._store.review_queue_and_summary, guild_id, user_id, now, REVIEW_QUEUE
+        cards = await service.run_read(
+            self._store.review_queue_state, guild_id, user_id, now, REVIEW_QUEUE
         )
-        due = _due_in(queue, catalog)
+        due = practice.due_reviews(cards.due, catalog.tasks, cards.withheld)
         if not due:
-            return SessionStep(REVIEW, None, None, due=DueSummary(0, summary.next_due))
+            return SessionStep(REVIEW, None, None, due=DueSummary(0, cards.next_due))
         post = await service.run_grouped(
             self._store.open_session_unit(
                 guild_id, user_id, REVIEW, channel_id, catalog.get_or_raise(due[0]), now
@@ -141,7 +144,7 @@ class PracticeSessions:
             post.session_id,
             self._posted(post),
             number=1,
-            due=DueSummary(len(due), summary.next_due),
+            due=DueSummary(len(due), cards.next_due),
         )
 
     async def next(
@@ -161,7 +164,9 @@ class PracticeSessions:
                 return catalog.get_or_raise(due_left[0]) if due_left else None
             session = state.session
             candidates = self._candidates(catalog, session.topic, session.difficulty)
-            task_id = practice.next_task(candidates, state.solved, state.served, service.rng)
+            task_id = practice.next_task(
+                candidates, state.solved, state.served, service.rng, withheld=state.withheld
+            )
             return None if task_id is None else catalog.get_or_raise(task_id)
 
         done = await service.run_grouped(
@@ -180,7 +185,8 @@ class PracticeSessions:
         review = kind == REVIEW
         if done.post is None:
             # Ending the session changes no card: the due reviews are as the unit read them.
-            due = DueSummary(state.due_now, state.next_due) if review else None
+            still = practice.due_reviews(state.due, catalog.tasks, state.withheld)
+            due = DueSummary(len(still), state.next_due) if review else None
             return SessionStep(kind, session_id, None, summary=done.summary, due=due)
         # The cards are as the state read them: adding a post changes none.
         step_due = (
@@ -194,12 +200,20 @@ class PracticeSessions:
         """The task the member's live session in this server shows now: what /hint and
         /solution without a task mean while they practise or review."""
         service = self.service
-        post = await service.run_read(self._store.session_task, guild_id, user_id, service.clock())
+        now = service.clock()
+        post = await service.run_read(self._store.session_task, guild_id, user_id, now)
         return None if post is None else self._posted(post)
 
-    async def review_status(self, guild_id: int, user_id: int) -> DueSummary:
-        """How many of the member's reviews are due now, and when the next one falls due."""
+    async def review_status(
+        self, guild_id: int, user_id: int, now: datetime | None = None
+    ) -> DueSummary:
+        """How many reviews /review would serve the member now, and when the next card falls
+        due: what /review says and what a reminder counts."""
         service = self.service
-        return await service.run_read(
-            self._store.review_summary, guild_id, user_id, service.clock()
+        now = service.clock() if now is None else now
+        cards = await service.run_read(
+            self._store.review_queue_state, guild_id, user_id, now, REVIEW_QUEUE
         )
+        available = service.catalog_for(guild_id).tasks
+        due = practice.due_reviews(cards.due, available, cards.withheld)
+        return DueSummary(len(due), cards.next_due)

@@ -14,11 +14,16 @@ import pytest
 
 from bot.clock import Period
 from bot.practice_sessions import SessionStep
-from bot.quiz.errors import NoMatchingTaskError, PrivatePostError, SessionExpiredError
+from bot.quiz.errors import (
+    NoMatchingTaskError,
+    PrivatePostError,
+    SessionExpiredError,
+    TasksWithheldError,
+)
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
-from bot.store.review_cards import DueSummary
+from bot.store.review_cards import DueSummary, StoredCard, save_cards
 from tests.factories import Clock, choice
 
 GUILD, CHANNEL = 1, 10
@@ -67,14 +72,18 @@ async def test_practice_never_changes_the_leaderboard_but_counts_in_stats(
 
     step = await practice_step(service)
     assert step.posted is not None and step.posted.post.private
+    served = []
     while step.posted is not None:
+        served.append(step.posted.task.id)
         reply = await answer(service, step.posted.post.id, ALICE)
         assert reply.outcome.correct
         assert step.session_id is not None
         step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    # t1 is open on the public post, which ALICE has not answered: practice withholds it.
+    assert sorted(served) == ["t2", "t3"]
     assert step.summary is not None
-    assert (step.summary.served, step.summary.finished, step.summary.solved) == (3, 3, 3)
-    assert step.summary.first_try == 3
+    assert (step.summary.served, step.summary.finished, step.summary.solved) == (2, 2, 2)
+    assert step.summary.first_try == 2
 
     assert await board(service) == before
     exact = service.store.leaderboard_exact(GUILD, Period.ALL, ZoneInfo("UTC"), START)
@@ -82,7 +91,7 @@ async def test_practice_never_changes_the_leaderboard_but_counts_in_stats(
     service.store.rebuild_totals(GUILD)
     assert await board(service) == before
     stats = await service.stats(GUILD, ALICE)
-    assert (stats.tried, stats.solved) == (stats_before.tried + 3, stats_before.solved + 3)
+    assert (stats.tried, stats.solved) == (stats_before.tried + 2, stats_before.solved + 2)
 
 
 async def test_practice_offers_unsolved_tasks_first(service: QuizService) -> None:
@@ -149,6 +158,56 @@ async def test_a_new_session_ends_the_previous_one(service: QuizService) -> None
 async def test_no_matching_task(service: QuizService) -> None:
     with pytest.raises(NoMatchingTaskError):
         await service.sessions.start_practice(GUILD, CHANNEL, ALICE, "No such topic")
+
+
+async def test_practice_withholds_a_task_the_member_can_still_score_on_in_public(
+    service: QuizService,
+) -> None:
+    open_public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await answer(service, open_public.post.id, ALICE, "B")  # one miss: two attempts left
+    served = set()
+    step = await practice_step(service)
+    while step.posted is not None:
+        served.add(step.posted.task.id)
+        assert step.session_id is not None
+        step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert served == {"t2", "t3"}  # seeing t1's solution here would give the post away
+
+    for task in TASKS[1:]:
+        await service.create_post(GUILD, CHANNEL, task, BOB)
+    with pytest.raises(TasksWithheldError, match="Answer those first"):
+        await practice_step(service)
+    await answer(service, open_public.post.id, ALICE)  # finished: t1 may be practised now
+    step = await practice_step(service)
+    assert step.posted is not None and step.posted.task.id == "t1"
+
+
+def due_card(task_id: str, due: datetime, user_id: int = ALICE) -> StoredCard:
+    return StoredCard(GUILD, user_id, task_id, 2, None, 2.3, 5.0, due, due - timedelta(days=2))
+
+
+async def test_review_counts_and_serves_only_what_it_can_serve(service: QuizService) -> None:
+    # 150 cards of tasks no bank has any more, all more overdue than the one real card.
+    gone = [due_card(f"gone-{n:03}", START - timedelta(days=30, minutes=n)) for n in range(150)]
+    with service.store.write() as conn:
+        save_cards(conn, gone)
+    assert (await service.review_status(GUILD, ALICE)).due_now == 0
+    nothing = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert nothing.posted is None
+
+    with service.store.write() as conn:
+        save_cards(conn, [due_card("t2", START - timedelta(days=1))])
+    assert (await service.review_status(GUILD, ALICE)).due_now == 1
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.posted is not None and step.posted.task.id == "t2"
+    assert step.due is not None and step.due.due_now == 1
+
+    # A due task that is open on a public post ALICE has not finished waits for that post.
+    await service.create_post(GUILD, CHANNEL, TASKS[1], BOB)
+    assert (await service.review_status(GUILD, ALICE)).due_now == 0
+    assert step.session_id is not None
+    end = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert end.posted is None and end.due is not None and end.due.due_now == 0
 
 
 async def test_a_missed_public_task_is_due_at_once_and_a_right_review_moves_it_a_day(

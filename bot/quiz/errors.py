@@ -33,6 +33,17 @@ class NoMatchingTaskError(QuizError):
         super().__init__(f"There is no {wanted} task in the loaded banks.")
 
 
+class TasksWithheldError(QuizError):
+    """Practice found matching tasks, but every one is open on a public post that the member
+    can still score on (`practice.next_task`'s withheld tasks)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Every matching task is open on a public post here that you haven't finished. "
+            "Answer those first: practising a task in private would give its answer away."
+        )
+
+
 class UnknownPostError(QuizError):
     """No posted task has that id in this server."""
 

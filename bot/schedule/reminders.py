@@ -197,7 +197,9 @@ class Reminders:
         """Remind one member if reviews are due; when to look again within the hour (a card
         falls due before it ends), else None."""
         guild_id, user_id = member.guild_id, member.user_id
-        summary = await self.service.run_read(self.store.review_summary, guild_id, user_id, now)
+        # What /review would serve, not every due card: a removed task's card, or one whose
+        # task is open on a public post for the member, would send a DM /review then denies.
+        summary = await self.service.sessions.review_status(guild_id, user_id, now)
         if summary.due_now == 0:
             ends = slot.at + self.window
             if summary.next_due is not None and summary.next_due < ends:

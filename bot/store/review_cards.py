@@ -45,7 +45,8 @@ class StoredCard:
 
 @dataclass(frozen=True, slots=True)
 class DueSummary:
-    """How many of a member's cards are due now, and when the next one falls due."""
+    """How many reviews /review would serve the member now (`practice.due_reviews`), and when
+    their next card falls due."""
 
     due_now: int
     next_due: datetime | None
@@ -75,12 +76,7 @@ _DUE_QUEUE = (
     .order_by(_card.c.due, _card.c.task_id)
     .limit(bindparam("limit"))
 )
-_DUE_SUMMARY = select(
-    select(func.count()).where(*_OF_MEMBER, _card.c.due <= bindparam("at")).scalar_subquery(),
-    select(func.min(_card.c.due))
-    .where(*_OF_MEMBER, _card.c.due > bindparam("at"))
-    .scalar_subquery(),
-)
+_NEXT_DUE = select(func.min(_card.c.due)).where(*_OF_MEMBER, _card.c.due > bindparam("at"))
 
 
 def due_queue(
@@ -93,11 +89,10 @@ def due_queue(
     return list(conn.execute(_DUE_QUEUE, params).scalars())
 
 
-def due_summary(conn: Connection, guild_id: int, user_id: int, now: datetime) -> DueSummary:
-    """How many of the member's cards are due now and when the next falls due: one read."""
+def next_due(conn: Connection, guild_id: int, user_id: int, now: datetime) -> datetime | None:
+    """When the member's next card falls due after `now` (None: none is waiting)."""
     params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now)}
-    due_now, next_due = conn.execute(_DUE_SUMMARY, params).one()
-    return DueSummary(int(due_now), aware(next_due))
+    return aware(conn.execute(_NEXT_DUE, params).scalar())
 
 
 def load_cards(

@@ -16,9 +16,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Integer, Table, bindparam, func, select, true, update
+from sqlalchemy import Connection, Integer, Table, bindparam, exists, func, select, true, update
 from sqlalchemy import cast as sql_cast
 
+from bot.quiz.engine import post_closed
 from bot.quiz.errors import SessionExpiredError
 from bot.quiz.tasks import Task
 from bot.store import dialect, posts, review_cards
@@ -75,6 +76,13 @@ _OPEN_SESSION_POST = (
     .order_by(_post.c.id.desc())
     .limit(1)
 )
+_UNFINISHED_PUBLIC = select(_post.c.task_id, _post.c.closes_at).where(
+    _post.c.guild_id == bindparam("g"),
+    _post.c.session_id.is_(None),
+    # Closed explicitly is closed for good; the closing time is `engine.post_closed`'s to judge.
+    _post.c.closed_at.is_(None),
+    ~exists().where(_score.c.post_id == _post.c.id, _score.c.user_id == bindparam("u")),
+)
 _session_posts = select(_post.c.id).where(_post.c.session_id == bindparam("sid"))
 _of_session = _score.c.post_id.in_(_session_posts)
 _SUMMARY = select(
@@ -106,9 +114,20 @@ class SessionState:
     next_due: datetime | None = None
     """A review session: when the member's next card falls due after now (None: none is
     waiting, or practice)."""
-    due_now: int = 0
-    """A review session: how many of the member's cards are due now (all of them: `due` is
-    capped; 0 for practice)."""
+    withheld: frozenset[str] = frozenset()
+    """`unfinished_public_tasks`: never served privately while they are."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewQueue:
+    """What /review starts from and what its reminders count, read at once."""
+
+    due: tuple[str, ...]
+    """The task ids of the member's due cards, the most overdue first (up to the limit)."""
+    next_due: datetime | None
+    """When the next card falls due after now (None: none is waiting)."""
+    withheld: frozenset[str]
+    """`unfinished_public_tasks`: not to be served privately now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +215,29 @@ def current_post(
     return post
 
 
+def unfinished_public_tasks(
+    conn: Connection, guild_id: int, user_id: int, now: datetime
+) -> frozenset[str]:
+    """The tasks of this server's open public posts that the member has not finished: they
+    can still score on them, so practice and review withhold them (a solution seen in private
+    would give a public answer away)."""
+    rows = conn.execute(_UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
+    return frozenset(
+        task_id for task_id, closes_at in rows if not post_closed(None, aware(closes_at), now)
+    )
+
+
+def review_queue(
+    conn: Connection, guild_id: int, user_id: int, now: datetime, limit: int
+) -> ReviewQueue:
+    """The member's due cards (up to `limit`), when the next falls due, and what is withheld."""
+    return ReviewQueue(
+        tuple(review_cards.due_queue(conn, guild_id, user_id, now, limit)),
+        review_cards.next_due(conn, guild_id, user_id, now),
+        unfinished_public_tasks(conn, guild_id, user_id, now),
+    )
+
+
 def served_tasks(conn: Connection, session_id: int) -> list[str]:
     """The task ids the session served, in order."""
     return list(conn.execute(_SERVED, {"sid": session_id}).scalars())
@@ -251,19 +293,19 @@ def session_state(
     the member solved and, for a review session, up to `queue` of their due cards and when
     the next one falls due: all a Next click reads, in one unit."""
     session = member_session(conn, session_id, guild_id, user_id, now)
-    review = session.kind == "review" and queue > 0
-    due = review_cards.due_queue(conn, guild_id, user_id, now, queue) if review else []
-    queued = review_cards.due_summary(conn, guild_id, user_id, now) if review else None
-    # A review serves due cards, solved or not: what the member solved only orders practice
-    # (and it is the read that grows with every finish).
-    solved = frozenset() if review else frozenset(solved_tasks(conn, guild_id, user_id))
+    served = tuple(served_tasks(conn, session_id))
+    if session.kind == "review" and queue > 0:
+        # A review serves due cards, solved or not: what the member solved only orders
+        # practice (and it is the read that grows with every finish).
+        cards = review_queue(conn, guild_id, user_id, now, queue)
+        return SessionState(
+            session, served, frozenset(), cards.due, cards.next_due, cards.withheld
+        )
     return SessionState(
         session,
-        tuple(served_tasks(conn, session_id)),
-        solved,
-        tuple(due),
-        None if queued is None else queued.next_due,
-        0 if queued is None else queued.due_now,
+        served,
+        frozenset(solved_tasks(conn, guild_id, user_id)),
+        withheld=unfinished_public_tasks(conn, guild_id, user_id, now),
     )
 
 

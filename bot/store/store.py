@@ -410,19 +410,13 @@ class Store:
         with self.read() as conn:
             return review_cards.due_queue(conn, guild_id, user_id, now, limit)
 
-    def review_summary(self, guild_id: int, user_id: int, now: datetime) -> review_cards.DueSummary:
-        with self.read() as conn:
-            return review_cards.due_summary(conn, guild_id, user_id, now)
-
-    def review_queue_and_summary(
+    def review_queue_state(
         self, guild_id: int, user_id: int, now: datetime, limit: int
-    ) -> tuple[list[str], review_cards.DueSummary]:
-        """`review_queue` and `review_summary` in one read (what /review starts with)."""
+    ) -> sessions.ReviewQueue:
+        """The member's due cards, the next due time and the withheld tasks, in one read
+        (what /review starts with, and what a reminder counts)."""
         with self.read() as conn:
-            return (
-                review_cards.due_queue(conn, guild_id, user_id, now, limit),
-                review_cards.due_summary(conn, guild_id, user_id, now),
-            )
+            return sessions.review_queue(conn, guild_id, user_id, now, limit)
 
     # -- review reminders ---------------------------------------------------------------------
 
@@ -496,10 +490,16 @@ class Store:
 
     # -- practice and review sessions ---------------------------------------------------------
 
-    def solved_tasks(self, guild_id: int, user_id: int) -> set[str]:
-        """The tasks the member solved in this server (public or private posts)."""
+    def practice_choices(
+        self, guild_id: int, user_id: int, now: datetime
+    ) -> tuple[set[str], frozenset[str]]:
+        """The tasks the member solved in this server (public or private posts), and those
+        practice withholds (`sessions.unfinished_public_tasks`), in one read."""
         with self.read() as conn:
-            return sessions.solved_tasks(conn, guild_id, user_id)
+            return (
+                sessions.solved_tasks(conn, guild_id, user_id),
+                sessions.unfinished_public_tasks(conn, guild_id, user_id, now),
+            )
 
     def open_session_unit(
         self,

@@ -32,13 +32,14 @@ from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.review_cards import StoredCard, save_cards
-from tests.factories import Clock, choice_task
+from tests.factories import Clock, choice
 from tests.schedule.test_runner import RecordingPoster
 
 GUILD = 1
 ALICE, BOB = 11, 22
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
+TASKS = [choice(f"t{n}") for n in range(5)]
 
 
 def utc(*args: int) -> datetime:
@@ -83,7 +84,8 @@ class Process:
     ) -> None:
         self.engine = make_engine(url)
         self.store = Store(self.engine)
-        self.service = QuizService(Catalog.of([choice_task()]), self.store, clock=clock)
+        # The tasks of `due_cards`' cards: a reminder counts only what /review would serve.
+        self.service = QuizService(Catalog.of(TASKS), self.store, clock=clock)
         self.clock = clock
         self.scheduler = Scheduler(
             self.service, RecordingPoster(clock), grace=timedelta(hours=2), max_sleep=6 * 3600
@@ -352,3 +354,21 @@ async def test_a_failing_pass_does_not_stop_the_scheduler(
     await remind_at(process, ALICE, 16, "Europe/Berlin")
     assert await process.scheduler.tick() == utc(2025, 6, 2, 14, 0)
     assert "scheduler pass Broken failed" in caplog.text
+
+
+async def test_no_dm_for_a_review_that_review_would_not_serve(
+    start: Callable[..., Process],
+) -> None:
+    clock = Clock(utc(2025, 6, 2, 5, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 7, "Europe/Berlin")
+    due = utc(2025, 6, 1)
+    removed = StoredCard(GUILD, ALICE, "removed", 2, None, 2.3, 5.0, due, due - timedelta(days=2))
+    with process.store.write() as conn:
+        save_cards(conn, [removed])  # its task is in no bank any more
+    await process.run_until(utc(2025, 6, 3, 6, 0))
+    assert dms.to(ALICE) == []
+    due_cards(process.store, ALICE, due)  # t0: /review serves it, so the next 07:00 reminds
+    await process.run_until(utc(2025, 6, 4, 6, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 4, 5, 0)]
