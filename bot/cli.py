@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 from bot.host_errors import HostError
@@ -58,10 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     results = export_sub.add_parser(
         "results", help="one row per member and task (DATABASE_URL): attempts, points, ..."
     )
-    results.add_argument("--guild", type=int, required=True, help="the server's id")
+    results.add_argument("--guild", type=_discord_id, required=True, help="the server's id")
     results.add_argument(
         "--since",
-        type=_local_date,
+        type=_export_since,
         help="only posts made from this date on, YYYY-MM-DD, in the server's time zone "
         "(else QUIZBOT_TIMEZONE's)",
     )
@@ -94,6 +94,35 @@ def _local_date(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2025-09-01") from None
+
+
+DISCORD_ID_LIMIT = 2**63
+"""Discord ids (snowflakes) are positive and fit a signed 64-bit integer, as the database's do."""
+
+
+def _discord_id(text: str) -> int:
+    try:
+        value: int | None = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < DISCORD_ID_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a Discord id (a whole number from 1 to 2**63-1, "
+            "e.g. 800000000000000001: right-click the server, Copy Server ID)"
+        )
+    return value
+
+
+def _export_since(text: str) -> date:
+    day = _local_date(text)
+    # Midnight of the first day of year one is still year zero in UTC east of Greenwich, which
+    # no datetime holds. The next day is safe in every zone: offsets stay under 24 hours.
+    if day == date.min:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is too early (give {date.min + timedelta(days=1)} or later, "
+            "or leave --since out for every post)"
+        )
+    return day
 
 
 def main(argv: Sequence[str] | None = None) -> int:

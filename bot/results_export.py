@@ -5,14 +5,18 @@ are not graded work, so the store leaves them out.
 
 Member ids are always there; names only with `--names` (the member table's last seen display
 name). JSON writes ids as strings: Discord ids exceed the integers JavaScript reads exactly.
-CSV writes yes/no as 1/0, so a spreadsheet can sum them.
+CSV writes yes/no as 1/0, so a spreadsheet can sum them; a CSV file starts with a UTF-8 BOM, and
+text cells that a spreadsheet would run as a formula start with a quote (see `_inert`).
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import json
-from collections.abc import Sequence
+import os
+import secrets
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import IO, Any
@@ -20,8 +24,12 @@ from zoneinfo import ZoneInfo
 
 from bot.clock import zone_or
 from bot.store.insights import ResultRow
+from bot.store.store import Store
+from bot.wording import plural
 
 FORMATS = ("csv", "json")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes Excel, LibreOffice or Sheets read a cell as a formula (OWASP's CSV injection list)."""
 FIELDS = ("member_id", "task_id", "attempts", "solved", "points", "first_try", "hint", "solution")
 """The columns, in order; `name` follows `member_id` with --names."""
 
@@ -46,12 +54,24 @@ def _record(row: ResultRow, names: bool) -> dict[str, Any]:
     return record
 
 
+def _inert(value: Any) -> Any:
+    """A text cell a spreadsheet shows rather than runs: members choose their display names,
+    so `=HYPERLINK(...)` must not become a live formula on the teacher's machine. The leading
+    quote is OWASP's advice; spreadsheets hide it. Numbers stay numbers, so sums still work."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return f"'{value}"
+    return value
+
+
 def write_csv(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) -> None:
-    writer = csv.DictWriter(out, fieldnames=columns(names), lineterminator="\n")
+    # CRLF, as RFC 4180 and spreadsheets have it; it also makes the writer quote a CR inside a
+    # name, which with "\n" it left bare, splitting the row in two when read back.
+    writer = csv.DictWriter(out, fieldnames=columns(names), lineterminator="\r\n")
     writer.writeheader()
     for row in rows:
-        record = _record(row, names)
-        writer.writerow({k: int(v) if isinstance(v, bool) else v for k, v in record.items()})
+        writer.writerow({k: _inert(v) for k, v in _record(row, names).items()})
 
 
 def write_json(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) -> None:
@@ -71,11 +91,13 @@ def export_results(
     err: IO[str],
     default_zone: ZoneInfo,
 ) -> int:
-    """Read the rows from the database at `url` and write them; 1 with a message on stderr
-    when there is no database to read, or it needs `quizbot db upgrade` first. `--since` is
-    a day in the server's zone, else in `default_zone` (the bot's QUIZBOT_TIMEZONE), as the
-    bot's own days are."""
-    from bot.store import Store, make_engine
+    """Read the rows from the database at `url` and write them; 1 with one line on stderr
+    when there is no database to read, it needs `quizbot db upgrade` first, the database knows
+    nothing of the server (nothing is written then), or `output` can't be written (an older
+    file there is kept). A known server without results still gets its empty export, with a
+    note on stderr. `--since` is a day in the server's zone, else in `default_zone` (the bot's
+    QUIZBOT_TIMEZONE), as the bot's own days are."""
+    from bot.store import make_engine
     from bot.store.insights import InsightsStore
     from bot.store.migrate import current_state, sqlite_file
 
@@ -92,13 +114,59 @@ def export_results(
         store = Store(engine)
         zone = zone_or(store.guild_config(guild_id).timezone, default_zone)
         rows = InsightsStore(store).results(guild_id, zone, since=since, names=names)
+        known = bool(rows) or store.known_guild(guild_id)
     finally:
         engine.dispose()
+    if not known:
+        # Almost always a mistyped or copied-wrong id: an empty file would pass for "no grades".
+        print(
+            f"quizbot: no results for server {guild_id}: the database has no posts, members or "
+            "settings of it (check the id: in Discord, right-click the server and Copy Server ID)",
+            file=err,
+        )
+        return 1
     write = write_csv if fmt == "csv" else write_json
     if output is None:
         write(rows, out, names=names)
     else:
-        with output.open("w", encoding="utf-8", newline="") as file_out:
-            write(rows, file_out, names=names)
-        print(f"wrote {len(rows)} rows to {output}", file=err)
+        # The BOM tells Excel the file is UTF-8; without it "Zoë" opens as "ZoÃ«". JSON has none.
+        encoding = "utf-8-sig" if fmt == "csv" else "utf-8"
+        try:
+            _replace(output, encoding, lambda file_out: write(rows, file_out, names=names))
+        except OSError as exc:
+            print(
+                f"quizbot: can't write {output}: {exc.strerror or exc} "
+                "(give --output a file in a folder that exists and that you may write to)",
+                file=err,
+            )
+            return 1
+        print(f"wrote {plural(len(rows), 'row')} to {output}", file=err)
+    if not rows:
+        # Known server, so the empty export is true; still, say so rather than let a header
+        # pass for a result.
+        hint = (
+            f" since {since.isoformat()} (nobody answered a public post there since then; "
+            "an earlier --since may find some)"
+            if since
+            else " (nobody has answered a public post there yet)"
+        )
+        print(f"quizbot: no results for server {guild_id}{hint}", file=err)
     return 0
+
+
+def _replace(path: Path, encoding: str, write: Callable[[IO[str]], None]) -> None:
+    """Write `path` whole or not at all: into a new file beside it, renamed over it once
+    complete, so a full disk or a bad path never leaves half an export (or eats the old one).
+    Opened like a plain file, not with tempfile's private mode, so the result gets the usual
+    permissions."""
+    if path.is_dir():
+        # Checked first: the rename below would say so too, but "/" has no name to put beside.
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    part = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+    try:
+        with part.open("x", encoding=encoding, newline="") as file_out:
+            write(file_out)
+        part.replace(path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise

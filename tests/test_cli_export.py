@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 from bot.cli import main
 from bot.quiz.engine import Outcome, Progress, grade
+from bot.results_export import FIELDS
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
 
@@ -93,7 +97,7 @@ def test_since_counts_the_posts_made_from_that_date(
 ) -> None:
     out = tmp_path / "grades.csv"
     assert export(capsys, "--since", "2025-03-11", "--output", str(out)) == ""
-    rows = list(csv.reader(out.open()))
+    rows = list(csv.reader(out.open(encoding="utf-8-sig", newline="")))
     assert [r[:2] for r in rows[1:]] == [[str(ALICE), "t-two"]]
 
 
@@ -122,3 +126,142 @@ def test_a_bad_date_or_a_missing_database_is_one_line_not_a_traceback(
     err = capsys.readouterr().err
     assert "no database at" in err and "Traceback" not in err
     assert not (tmp_path / "nothing.db").exists()
+
+
+def _failure(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """The host's one line on stderr, after a run that must fail with exit 1 and no output."""
+    assert main(["export", "results", "--guild", str(GUILD), *args]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("quizbot: ") and captured.err.count("\n") == 1
+    return captured.err
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [("missing/grades.csv", "No such file or directory"), (".", "Is a directory")],
+)
+def test_an_output_that_cannot_be_written_is_one_line_and_leaves_nothing_behind(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, target: str, reason: str
+) -> None:
+    before = sorted(tmp_path.iterdir())
+    err = _failure(capsys, "--output", str(tmp_path / target))
+    assert f"can't write {tmp_path / target}: {reason}" in err
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_an_output_in_a_read_only_folder_is_one_line(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    err = _failure(capsys, "--output", str(locked / "grades.csv"))
+    assert f"can't write {locked / 'grades.csv'}: Permission denied" in err
+    assert list(locked.iterdir()) == []
+
+
+def test_a_write_that_fails_halfway_keeps_the_old_file_and_leaves_no_part(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full_disk(rows: object, out: IO[str], *, names: bool = False) -> None:
+        out.write("member_id,task_id\n")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("bot.results_export.write_csv", full_disk)
+    out = tmp_path / "grades.csv"
+    out.write_text("last week's grades\n")
+    before = sorted(tmp_path.iterdir())
+    err = _failure(capsys, "--output", str(out))
+    assert f"can't write {out}: {os.strerror(errno.ENOSPC)}" in err
+    assert out.read_text() == "last week's grades\n"
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("guild", ["0", "-5", str(2**63), "abc"])
+def test_a_guild_id_outside_discords_range_is_an_argparse_error(
+    db: Path, capsys: pytest.CaptureFixture[str], guild: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["export", "results", "--guild", guild])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --guild: {guild!r} is not a Discord id" in err
+    assert "Traceback" not in err
+
+
+def test_the_first_day_of_year_one_is_refused_not_a_crash_east_of_utc(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its midnight in Berlin is still year 0 in UTC, which no datetime can hold.
+    monkeypatch.setenv("QUIZBOT_TIMEZONE", "Europe/Berlin")
+    with pytest.raises(SystemExit) as exit_:
+        main(["export", "results", "--guild", str(GUILD), "--since", "0001-01-01"])
+    assert exit_.value.code == 2
+    assert "argument --since: '0001-01-01' is too early" in capsys.readouterr().err
+    rows = list(csv.reader(io.StringIO(export(capsys, "--since", "0001-01-02"))))
+    assert len(rows) == 4
+
+
+def test_csv_neutralises_names_a_spreadsheet_would_run_but_json_keeps_them(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    names = ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\ry"]
+    store = Store(make_engine(f"sqlite:///{db}"))
+    post = store.create_post(GUILD, 1, choice("t-three"), None, now=MONDAY)
+    for user, name in enumerate(names, start=1):
+        request = AnswerRequest(post.id, GUILD, user, name, ("A",))
+        store.answer(request, _grade, MONDAY)
+    store.engine.dispose()
+    out = tmp_path / "grades.csv"
+    assert export(capsys, "--names", "--output", str(out)) == ""
+    rows = list(csv.reader(out.open(encoding="utf-8-sig", newline="")))
+    assert [r[1] for r in rows[1 : len(names) + 1]] == [f"'{name}" for name in names]
+    assert [r[3] for r in rows[1 : len(names) + 1]] == ["1"] * len(names)  # numbers untouched
+    records = json.loads(export(capsys, "--names", "--format", "json"))
+    assert [r["name"] for r in records[: len(names)]] == names
+
+
+def test_an_unknown_server_is_an_error_and_writes_nothing(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "grades.csv"
+    assert main(["export", "results", "--guild", "42", "--output", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("quizbot: no results for server 42")
+    assert "(check the id" in captured.err and captured.err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_known_server_with_nothing_since_the_date_says_so_and_writes_the_header(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "results", "--guild", str(GUILD), "--since", "2030-01-01"]) == 0
+    captured = capsys.readouterr()
+    assert list(csv.reader(io.StringIO(captured.out))) == [list(FIELDS)]
+    assert captured.err.startswith(f"quizbot: no results for server {GUILD} since 2030-01-01")
+    assert captured.err.count("\n") == 1
+
+
+def test_the_count_written_is_worded_for_one_row_and_for_more(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "grades.csv"
+    for since, said in [("2025-03-11", "1 row"), ("2025-03-01", "3 rows")]:
+        args = ["--since", since, "--output", str(out)]
+        assert main(["export", "results", "--guild", str(GUILD), *args]) == 0
+        assert capsys.readouterr().err == f"wrote {said} to {out}\n"
+
+
+def test_a_csv_file_starts_with_a_bom_so_spreadsheets_read_utf8(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = Store(make_engine(f"sqlite:///{db}"))
+    store.upsert_member(GUILD, BOB, "Zoë", MONDAY)
+    store.engine.dispose()
+    out = tmp_path / "grades.csv"
+    assert export(capsys, "--names", "--output", str(out)) == ""
+    assert out.read_bytes().startswith(b"\xef\xbb\xbfmember_id,name,")
+    rows = list(csv.reader(out.open(encoding="utf-8-sig", newline="")))
+    assert rows[0][0] == "member_id" and rows[3][1] == "Zoë"

@@ -7,15 +7,24 @@ from dataclasses import replace
 from typing import Any, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Connection, Row, Table, bindparam, select
+from sqlalchemy import Connection, Row, Table, bindparam, exists, or_, select
 
 from bot.store.board_totals import board_state, build_board
 from bot.store.dialect import upsert
 from bot.store.records import GuildConfigInfo
-from bot.store.tables import POST_POLICIES, GuildConfig
+from bot.store.tables import POST_POLICIES, GuildConfig, Member, Post
 
 _config = cast(Table, GuildConfig.__table__)
 _CONFIG = select(_config).where(_config.c.guild_id == bindparam("guild_id"))
+
+_KNOWN = select(
+    or_(
+        *(
+            exists().where(cast(Table, model.__table__).c.guild_id == bindparam("guild_id"))
+            for model in (Post, Member, GuildConfig)
+        )
+    )
+)
 
 CONFIG_FIELDS = frozenset({"timezone", "mod_role_id", "post_policy", "cooldown_seconds"})
 
@@ -66,3 +75,9 @@ def update_guild_config(
         if state.zone != info.timezone:
             build_board(conn, guild_id, info.timezone, totals=state.zone is None)
     return info
+
+
+def known_guild(conn: Connection, guild_id: int) -> bool:
+    """Whether the database has anything of the server: a post (private ones too), a member
+    or a setting."""
+    return bool(conn.execute(_KNOWN, {"guild_id": guild_id}).scalar())

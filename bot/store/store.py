@@ -386,6 +386,11 @@ class Store:
 
     # -- guild configuration ------------------------------------------------------------------
 
+    def known_guild(self, guild_id: int) -> bool:
+        """Whether the database has anything of the server (a mistyped id has nothing)."""
+        with self.read() as conn:
+            return guild_config.known_guild(conn, guild_id)
+
     def guild_config(self, guild_id: int) -> GuildConfigInfo:
         """The server's settings; defaults (not stored) when it never changed any."""
         with self.read() as conn:
