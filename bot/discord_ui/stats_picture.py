@@ -1,29 +1,39 @@
 """The /stats picture: a member's progress as a PNG, drawn with Pillow from plain data (one
-drawing, its layout constants and colours together: a little over 400 lines).
+drawing, its layout constants and colours together: under 600 lines).
 
 Two parts on one card: a 12-week activity grid (weeks as columns, Monday on top, each day
-shaded by how many answers it had, with a legend) and a bar per topic (solved on the first try
-out of tried, then a second segment for the reviews due). The embed next to it keeps every
-figure as text; the picture repeats them for the eye, and `describe` gives its alt text.
+shaded by how many answers it had, with a legend) and a row per topic: a bar of the tasks
+solved on the first try out of tried, the two counts, and an orange badge with the reviews
+due. The embed next to it keeps every figure as text; the picture repeats them for the eye,
+and `describe` gives its alt text.
 
 Legibility: the card has its own dark background and rounded corners, so it reads the same
 on Discord's dark (#313338) and light (#ffffff) themes; its outline separates it from the dark
 one. It is drawn at `SCALE`x a 520-pixel-wide layout, with no text under 13 pixels at 1x, so
-it stays crisp when Discord scales it down and readable at 50% zoom. Pillow's built-in font
-(`ImageFont.load_default(size=...)`) needs no font file. Pure: no Discord, no database, no
-event loop; the cog runs `render` in a thread.
+it stays crisp when Discord scales it down and readable at 50% zoom.
+
+Text: DejaVu Sans, shipped in `bot/assets/fonts` (with its licence), because Pillow's built-in
+font has no accented letters, Cyrillic or Greek, and topic names come in any language. A
+character DejaVu lacks too (CJK, emoji) is drawn as "?" (`legible`), never as an empty box.
+Pure: no Discord, no database, no event loop; the cog runs `render` in a thread.
 """
 
 from __future__ import annotations
 
 import io
+import threading
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Final
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from bot.clock import week_start
 from bot.progress import MemberProgress, TopicProgress
+from bot.rendering import truncate
 from bot.wording import plural
 
 FILENAME = "stats.png"
@@ -40,12 +50,23 @@ GRID_X = PAD + 36
 GRID_Y = 78
 SHOWN_TOPICS = 6
 BAR_X = 170
-BAR_W = 200
 BAR_H = 14
 ROW_H = 30
+BADGE_W = 82
+"""The widest due badge: room for "999k due" (`compact` keeps every count that short)."""
+BADGE_H = 20
+FIGURES_W = 82
+"""The widest "first/tried" a row has room for: "9999/9999" in full, more as `compact`."""
+FIGURES_RIGHT = WIDTH - PAD - BADGE_W - 8
+BAR_W = FIGURES_RIGHT - FIGURES_W - 10 - BAR_X
+SUMMARY_X = GRID_X + WEEKS * PITCH - GAP + 26
+SUMMARY_W = WIDTH - PAD - SUMMARY_X
+DESCRIPTION_LIMIT: Final = 1024
+"""Discord's limit on an attachment's description (its alt text), in UTF-16 units; over it,
+Discord refuses the whole message."""
 
 Colour = tuple[int, int, int]
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+Font = ImageFont.FreeTypeFont
 
 
 def _rgb(hex_colour: str) -> Colour:
@@ -76,13 +97,26 @@ def shade(answers: int) -> int:
 
 
 def shade_label(level: int) -> str:
-    """The legend's words for a shade: "0", "1-2", …, "10+" (a hyphen: the built-in font
-    has no en dash)."""
+    """The legend's words for a shade: "0", "1–2", …, "10+"."""
     low = SHADE_FLOORS[level]
     if level == len(SHADE_FLOORS) - 1:
         return f"{low}+"
     high = SHADE_FLOORS[level + 1] - 1
-    return str(low) if low == high else f"{low}-{high}"
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def compact(count: int) -> str:
+    """`count` in at most four characters: "950", "1.2k", "12k", "123k", "1.2M". Rounded
+    down, so 19,999 of 20,000 never reads as all of them."""
+    if count < 1000:
+        return str(count)
+    units = ((10**3, "k"), (10**6, "M"), (10**9, "B"))
+    unit, suffix = next((u, s) for u, s in units if count < u * 1000 or s == "B")
+    tenths = count * 10 // unit
+    if tenths < 100:
+        whole, tenth = divmod(tenths, 10)
+        return f"{whole}.{tenth}{suffix}" if tenth else f"{whole}{suffix}"
+    return f"{tenths // 10}{suffix}"
 
 
 # -- geometry (in PNG pixels, so tests can look where a figure should be) ----------------------
@@ -112,6 +146,12 @@ def bar_box(index: int) -> Box:
     return _px((BAR_X, y, BAR_X + BAR_W, y + BAR_H))
 
 
+def row_box(index: int) -> Box:
+    """The PNG pixels of the `index`th topic's whole row, name to due badge."""
+    y = _topics_y() + 34 + index * ROW_H
+    return _px((PAD, y, WIDTH - PAD, y + ROW_H))
+
+
 def height(progress: MemberProgress) -> int:
     """The PNG's height in pixels; the width is always `WIDTH * SCALE`."""
     rows = max(1, min(len(progress.topics), SHOWN_TOPICS))
@@ -128,6 +168,79 @@ def _px(box: tuple[int, int, int, int]) -> Box:
     return x0 * SCALE, y0 * SCALE, x1 * SCALE, y1 * SCALE
 
 
+# -- text --------------------------------------------------------------------------------------
+
+REGULAR = "DejaVuSans.ttf"
+BOLD = "DejaVuSans-Bold.ttf"
+PLACEHOLDER = "?"
+"""Drawn for a character the font lacks: a plain mark that something is there, where the
+font's own fallback is an empty box that reads as a rendering bug."""
+
+
+@cache
+def _font_data(face: str) -> bytes:
+    # Read through importlib.resources, so the fonts are found wherever the package is
+    # installed (a wheel, an editable checkout, the Docker image), not next to a source tree.
+    return (resources.files("bot") / "assets" / "fonts" / face).read_bytes()
+
+
+def _font(face: str, size: float) -> Font:
+    return ImageFont.truetype(io.BytesIO(_font_data(face)), round(size))
+
+
+def length(text: str, font: Font) -> float:
+    """How wide `text` is in `font`, in layout units."""
+    return font.getlength(text) / SCALE
+
+
+INVISIBLE = frozenset({"Mn", "Me", "Cf", "Cc"})
+"""Unicode categories of characters that draw nothing themselves (combining marks, joiners,
+variation selectors, controls): dropped when the font lacks them, not shown as "?"."""
+
+_probe_lock = threading.Lock()
+
+
+@cache
+def _probe(face: str) -> tuple[Font, tuple[tuple[int, int], bytes]]:
+    """A small font of `face` for coverage checks, and its mask of a character no font has
+    (so its missing-glyph box). Basic layout: the shaper would put a dotted circle under a
+    lone combining mark, where the question is only whether the font maps the character."""
+    font = ImageFont.truetype(
+        io.BytesIO(_font_data(face)), 16, layout_engine=ImageFont.Layout.BASIC
+    )
+    missing = font.getmask("\U0010ffff")
+    return font, (missing.size, bytes(missing))
+
+
+@lru_cache(maxsize=4096)
+def covers(face: str, char: str) -> bool:
+    """Whether `face` has a glyph for `char` (one code point): its mask is not the box that
+    stands for a missing glyph."""
+    # One probe font per face, shared by the rendering threads: FreeType faces are not
+    # thread-safe, and a check is a few microseconds, once per character.
+    with _probe_lock:
+        font, missing = _probe(face)
+        mask = font.getmask(char)
+        return (mask.size, bytes(mask)) != missing
+
+
+def legible(text: str, face: str = REGULAR) -> str:
+    """`text` as `face` can draw it: on one line, each character it lacks as `PLACEHOLDER`,
+    or dropped if invisible anyway (a joiner, an emoji's variation selector, a combining mark
+    with no glyph)."""
+    # Composed first, so "e" + a combining accent is the "é" the font has.
+    text = " ".join(unicodedata.normalize("NFC", text).split())
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if covers(face, char):
+            out.append(char)
+        elif unicodedata.category(char) not in INVISIBLE:
+            out.append(PLACEHOLDER)
+    return "".join(out)
+
+
 # -- drawing -------------------------------------------------------------------------------------
 
 
@@ -137,47 +250,58 @@ class _Fonts:
     body: Font
     small: Font
     figure: Font
+    badge: Font
 
     @classmethod
     def load(cls) -> _Fonts:
-        # Loaded per picture (a fraction of a millisecond): FreeType faces are not shared
+        # Loaded per picture (well under a millisecond): FreeType faces are not shared
         # between the threads that may render at the same time.
-        return cls(*(ImageFont.load_default(size=size * SCALE) for size in (18, 15, 13, 22)))
+        return cls(
+            title=_font(BOLD, 18 * SCALE),
+            body=_font(REGULAR, 15 * SCALE),
+            small=_font(REGULAR, 13 * SCALE),
+            figure=_font(BOLD, 22 * SCALE),
+            badge=_font(BOLD, 13 * SCALE),
+        )
 
 
-TEXT_COLOURS = (TEXT, MUTED)
-"""The colours text is drawn in; always on `CARD`."""
+INKS: tuple[tuple[Colour, Colour], ...] = ((TEXT, CARD), (MUTED, CARD), (CARD, DUE))
+"""The (text colour, background) pairs text is drawn in: light on the card, and dark on the
+due badges."""
 RAMP = 16
-"""Palette entries per text colour for its anti-aliased edges (coverage steps over `CARD`)."""
+"""Palette entries per ink for its anti-aliased edges (coverage steps over its background)."""
 FILLS = (CARD, OUTLINE, TRACK, FIRST_TRY, DUE, TODAY_RING, *SHADES)
+Ink = tuple[Colour, Colour]
 
 
-def _palette() -> tuple[dict[Colour, int], dict[Colour, int], list[int]]:
-    """(fill colour -> index, text colour -> index of its ramp, the flat RGB palette). Index 0
-    is transparent (outside the card's rounded corners)."""
+def _palette() -> tuple[dict[Colour, int], dict[Ink, int], list[int]]:
+    """(fill colour -> index, ink -> index of its ramp, the flat RGB palette). Index 0 is
+    transparent (outside the card's rounded corners)."""
     entries: list[Colour] = [(0, 0, 0)]
     fills: dict[Colour, int] = {}
     for colour in FILLS:
         if colour not in fills:
             fills[colour] = len(entries)
             entries.append(colour)
-    ramps: dict[Colour, int] = {}
-    for colour in TEXT_COLOURS:
-        ramps[colour] = len(entries)
+    ramps: dict[Ink, int] = {}
+    for ink in INKS:
+        colour, ground = ink
+        ramps[ink] = len(entries)
         for step in range(1, RAMP + 1):
             entries.append(
-                tuple(round(c + (t - c) * step / RAMP) for c, t in zip(CARD, colour, strict=True))  # type: ignore[misc]
+                tuple(round(c + (t - c) * step / RAMP) for c, t in zip(ground, colour, strict=True))  # type: ignore[misc]
             )
     return fills, ramps, [v for entry in entries for v in entry]
 
 
 _FILL_INDEX, _RAMP_INDEX, _PALETTE = _palette()
 assert max(_FILL_INDEX.values()) < min(_RAMP_INDEX.values())  # `_Canvas.png` relies on it
+assert len(_PALETTE) <= 3 * 256
 _RAMP_LUT = {
-    colour: [base + (v * RAMP - 1) // 256 if v else 0 for v in range(256)]
-    for colour, base in _RAMP_INDEX.items()
+    ink: [base + (v * RAMP - 1) // 256 if v else 0 for v in range(256)]
+    for ink, base in _RAMP_INDEX.items()
 }
-"""Coverage (0-255) -> palette index of the colour's ramp step; 0 where no text."""
+"""Coverage (0-255) -> palette index of the ink's ramp step; 0 where no text."""
 
 
 class _Canvas:
@@ -185,16 +309,15 @@ class _Canvas:
 
     A palette PNG of a few dozen colours encodes several times faster than RGBA (one byte
     a pixel, and it compresses well), which keeps a 2x picture inside the time budget. Shapes
-    are drawn as their colour's index; text is drawn as coverage masks, one per text colour,
-    and laid over the card at the end through that colour's ramp of blends with `CARD`, so
-    its edges stay anti-aliased.
+    are drawn as their colour's index; text is drawn as coverage masks, one per ink, and laid
+    over the picture at the end through that ink's ramp of blends with its background, so its
+    edges stay anti-aliased.
     """
 
     def __init__(self, size: tuple[int, int]) -> None:
         self.image = Image.new("L", size, 0)
         self.draw = ImageDraw.Draw(self.image)
-        self.masks: dict[Colour, tuple[Image.Image, ImageDraw.ImageDraw]] = {}
-        self.measure = ImageDraw.Draw(Image.new("L", (1, 1)))
+        self.masks: dict[Ink, tuple[Image.Image, ImageDraw.ImageDraw]] = {}
 
     def box(
         self,
@@ -220,22 +343,24 @@ class _Canvas:
         font: Font,
         fill: Colour,
         anchor: str = "la",
+        ground: Colour = CARD,
     ) -> None:
-        if fill not in self.masks:
+        ink = fill, ground
+        if ink not in self.masks:
             mask = Image.new("L", self.image.size, 0)
-            self.masks[fill] = mask, ImageDraw.Draw(mask)
-        draw = self.masks[fill][1]
+            self.masks[ink] = mask, ImageDraw.Draw(mask)
+        draw = self.masks[ink][1]
         draw.text((xy[0] * SCALE, xy[1] * SCALE), text, font=font, fill=255, anchor=anchor)
 
     def length(self, text: str, font: Font) -> float:
-        return self.measure.textlength(text, font=font) / SCALE
+        return length(text, font)
 
     def png(self) -> bytes:
         image = self.image
-        for colour, (mask, _) in self.masks.items():
-            # Text lies on the card only, and every ramp index is above the card's: where a
-            # mask covers, the larger index (its ramp step) wins; elsewhere its 0 loses.
-            image = ImageChops.lighter(image, mask.point(_RAMP_LUT[colour]))
+        for ink, (mask, _) in self.masks.items():
+            # Every ramp index is above every fill's: where a mask covers, the larger index
+            # (its ramp step) wins; elsewhere its 0 loses.
+            image = ImageChops.lighter(image, mask.point(_RAMP_LUT[ink]))
         image.putpalette(_PALETTE)
         out = io.BytesIO()
         image.save(out, "PNG", transparency=0, compress_level=1)
@@ -265,6 +390,8 @@ def _grid(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
     for label, row in (("Mon", 0), ("Wed", 2), ("Fri", 4), ("Sun", 6)):
         canvas.text((PAD, GRID_Y + row * PITCH + CELL / 2), label, fonts.small, MUTED, "lm")
     for column, month in month_labels(start):
+        # strftime follows the process's locale, whose month names need not be ASCII.
+        month = legible(month)
         canvas.text((GRID_X + column * PITCH, GRID_Y - 8), month, fonts.small, MUTED, "ls")
     for column in range(WEEKS):
         monday = start + timedelta(weeks=column)
@@ -298,7 +425,6 @@ def month_labels(start: date) -> list[tuple[int, str]]:
 
 def _legend(canvas: _Canvas, fonts: _Fonts) -> None:
     y = GRID_Y + 7 * PITCH - GAP + 14
-    x: float = GRID_X
     canvas.text((PAD, y + 7), "Answers a day", fonts.small, MUTED, "lm")
     x = PAD + canvas.length("Answers a day", fonts.small) + 12
     for level, colour in enumerate(SHADES):
@@ -309,17 +435,17 @@ def _legend(canvas: _Canvas, fonts: _Fonts) -> None:
 
 
 def _summary(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
-    x = GRID_X + WEEKS * PITCH - GAP + 26
     shown = _counts_by_day(progress)
     figures = (
-        (str(sum(shown.values())), "answers"),
-        (str(len(shown)), "active days"),
-        (str(_this_week(progress)), "this week"),
+        (sum(shown.values()), "answers"),
+        (len(shown), "active days"),
+        (_this_week(progress), "this week"),
     )
     for i, (value, label) in enumerate(figures):
         y = GRID_Y + 4 + i * 66
-        canvas.text((x, y), value, fonts.figure, TEXT)
-        canvas.text((x, y + 30), label, fonts.small, MUTED)
+        text = _fitted_count(str(value), compact(value), fonts.figure, SUMMARY_W)
+        canvas.text((SUMMARY_X, y), text, fonts.figure, TEXT)
+        canvas.text((SUMMARY_X, y + 30), label, fonts.small, MUTED)
 
 
 def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
@@ -337,50 +463,73 @@ def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
         return
     for index, topic in enumerate(progress.topics[:SHOWN_TOPICS]):
         middle = y + 34 + index * ROW_H + ROW_H / 2
-        name = _fit(canvas, topic.topic, fonts.body, BAR_X - PAD - 12)
+        name = _fit(legible(topic.topic), fonts.body, BAR_X - PAD - 12)
         canvas.text((PAD, middle), name, fonts.body, TEXT, "lm")
         _bar(canvas, topic, middle - BAR_H / 2)
-        canvas.text((WIDTH - PAD, middle), _bar_figures(topic), fonts.body, TEXT, "rm")
+        figures = bar_figures(topic, fonts.body)
+        canvas.text((FIGURES_RIGHT, middle), figures, fonts.body, TEXT, "rm")
+        if topic.due:
+            _due_badge(canvas, topic.due, fonts.badge, middle)
     hidden = len(progress.topics) - SHOWN_TOPICS
     if hidden > 0:
-        more = f"+ {hidden} more topic{'' if hidden == 1 else 's'}"
+        more = f"+ {plural(hidden, 'more topic')}"
         canvas.text((PAD, y + 34 + SHOWN_TOPICS * ROW_H + 8), more, fonts.small, MUTED, "lm")
 
 
 def _bar(canvas: _Canvas, topic: TopicProgress, top: float) -> None:
-    first, due = bar_fractions(topic)
+    first = first_try_fraction(topic)
     bottom = top + BAR_H
     canvas.box((BAR_X, top, BAR_X + BAR_W, bottom), TRACK, radius=BAR_H / 2)
-    if first + due > 0:
-        end = BAR_X + max(BAR_H, BAR_W * (first + due))
-        canvas.box((BAR_X, top, end, bottom), DUE, radius=BAR_H / 2)
     if first > 0:
         end = BAR_X + max(BAR_H, BAR_W * first)
         canvas.box((BAR_X, top, end, bottom), FIRST_TRY, radius=BAR_H / 2)
 
 
-def bar_fractions(topic: TopicProgress) -> tuple[float, float]:
-    """(first try, due) as fractions of a topic's bar: the bar is the tasks tried (or, with
-    none tried, the reviews due); the due segment follows the first-try one, and the two
-    never overflow it."""
-    whole = max(topic.tried, topic.due, 1)
-    first = min(topic.first_try / whole, 1.0)
-    return first, min(topic.due / whole, 1.0 - first)
+def _due_badge(canvas: _Canvas, due: int, font: Font, middle: float) -> None:
+    # A badge of its own, not a segment of the bar: a bar segment must share the bar's
+    # length with the first-try part, so it vanished for a topic solved in full and ate
+    # into the green where more were due than tried. Orange with dark text reads the same
+    # on both Discord themes (the card behind it is always dark).
+    pad = 6
+    text = _fitted_count(f"{due:,} due", f"{compact(due)} due", font, BADGE_W - 2 * pad)
+    right = WIDTH - PAD
+    left = right - canvas.length(text, font) - 2 * pad
+    canvas.box((left, middle - BADGE_H / 2, right, middle + BADGE_H / 2), DUE, BADGE_H / 2)
+    canvas.text(((left + right) / 2, middle), text, font, CARD, "mm", ground=DUE)
 
 
-def _bar_figures(topic: TopicProgress) -> str:
-    text = f"{topic.first_try}/{topic.tried}"
-    return f"{text} · {topic.due} due" if topic.due else text
+def first_try_fraction(topic: TopicProgress) -> float:
+    """How much of a topic's bar is green: solved on the first try, of tried (the due
+    reviews have their own badge, so they never change it)."""
+    if topic.tried <= 0:
+        return 0.0
+    return min(max(topic.first_try / topic.tried, 0.0), 1.0)
 
 
-def _fit(canvas: _Canvas, text: str, font: Font, width: float) -> str:
+def bar_figures(topic: TopicProgress, font: Font) -> str:
+    """The "first/tried" beside a topic's bar, compacted ("12k/99k") where the full figures
+    would not fit `FIGURES_W`."""
+    full = f"{topic.first_try}/{topic.tried}"
+    short = f"{compact(topic.first_try)}/{compact(topic.tried)}"
+    return _fitted_count(full, short, font, FIGURES_W)
+
+
+def _fitted_count(full: str, short: str, font: Font, width: float) -> str:
+    """`full` if it fits `width`, else `short` (the same figures compacted), cut if even
+    that is too long, which `compact`'s four characters keep from happening."""
+    if length(full, font) <= width:
+        return full
+    return _fit(short, font, width)
+
+
+def _fit(text: str, font: Font, width: float) -> str:
     """`text`, cut with an ellipsis to fit `width`."""
-    if canvas.length(text, font) <= width:
+    if length(text, font) <= width:
         return text
     low, high = 0, len(text)  # the longest prefix that fits is in [low, high)
     while high - low > 1:
         middle = (low + high) // 2
-        if canvas.length(text[:middle].rstrip() + "…", font) <= width:
+        if length(text[:middle].rstrip() + "…", font) <= width:
             low = middle
         else:
             high = middle
@@ -405,13 +554,15 @@ def _this_week(progress: MemberProgress) -> int:
 
 
 def describe(progress: MemberProgress) -> str:
-    """The picture in words, for its alt text."""
+    """The picture in words, for its alt text: the real topic names (a screen reader has no
+    missing glyphs), within Discord's `DESCRIPTION_LIMIT`."""
     shown = _counts_by_day(progress)
     parts = [
         f"Activity over the last {WEEKS} weeks: {plural(sum(shown.values()), 'answer')} "
         f"on {plural(len(shown), 'day')}."
     ]
     for topic in progress.topics[:SHOWN_TOPICS]:
-        due = f", {topic.due} due for review" if topic.due else ""
-        parts.append(f"{topic.topic}: {topic.first_try} of {topic.tried} on the first try{due}.")
-    return " ".join(parts)
+        due = f", {topic.due:,} due for review" if topic.due else ""
+        figures = f"{topic.first_try:,} of {topic.tried:,}"
+        parts.append(f"{topic.topic}: {figures} on the first try{due}.")
+    return truncate(" ".join(parts), DESCRIPTION_LIMIT)

@@ -286,14 +286,15 @@ async def test_stats_attach_a_picture_of_the_figures(driver: Driver, fake: FakeD
     assert "MLOps: 0 of 1 on the first try, 1 due for review." in attachment["description"]
 
 
+@pytest.mark.parametrize("step", ["render", "describe"])
 async def test_stats_still_answer_in_text_when_the_picture_fails(
     driver: Driver, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, step: str,
 ) -> None:
     def broken(progress: object) -> bytes:
         raise ValueError("a bug in the drawing")
 
-    monkeypatch.setattr(stats_picture, "render", broken)
+    monkeypatch.setattr(stats_picture, step, broken)
     post = await driver.post("mc-split")
     await driver.click(post, r"quiz:ans:\d+:B", member=BOB)
     await driver.command("stats", member=BOB)
@@ -302,6 +303,32 @@ async def test_stats_still_answer_in_text_when_the_picture_fails(
     assert reply.uploads == []
     assert "image" not in reply.data["embeds"][0]
     assert "could not draw the stats picture" in caplog.text
+
+
+async def test_stats_still_answer_in_text_when_discord_refuses_the_picture(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:B", member=BOB)
+    callback = "/interactions/{webhook_id}/{webhook_token}/callback"
+
+    def once() -> discord.HTTPException:
+        # As Discord answers an attachment it will not take (a description over 1,024
+        # characters, say): the whole message is refused.
+        del fake.fail[callback]
+        return discord.HTTPException(
+            _response(400), {"code": 50035, "message": "Invalid Form Body"}
+        )
+
+    fake.fail[callback] = once  # type: ignore[assignment]
+    await driver.command("stats", member=BOB)
+    refused, reply = fake.replies()[-2:]
+    assert refused.uploads  # the first try had the picture
+    assert "1 of 1 tried" in reply.text  # the second, the figures alone
+    assert reply.ephemeral
+    assert reply.uploads == []
+    assert "image" not in reply.data["embeds"][0]
+    assert "refused the stats picture" in caplog.text
 
 
 async def test_topics_lists_banks_with_counts(driver: Driver, fake: FakeDiscordHTTP) -> None:

@@ -15,6 +15,7 @@ from bot.discord_ui import stats_picture as sp
 from bot.progress import MemberProgress, TopicProgress, topic_progress
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Task
+from bot.rendering import discord_len
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
 
@@ -126,7 +127,7 @@ def run_lengths(image: Image.Image, box: tuple[int, int, int, int]) -> dict[tupl
     return counts
 
 
-def test_bars_fill_by_the_first_try_ratio_then_the_due_reviews(store: Store) -> None:
+def test_bars_fill_by_the_first_try_ratio(store: Store) -> None:
     for _ in range(3):
         answers(store, MLOPS, TODAY, RIGHT)  # first try
     answers(store, MLOPS, TODAY, WRONG, RIGHT)
@@ -139,23 +140,135 @@ def test_bars_fill_by_the_first_try_ratio_then_the_due_reviews(store: Store) -> 
 
     mlops = run_lengths(image, sp.bar_box(0))
     assert mlops[sp.FIRST_TRY] == pytest.approx(width * 3 / 4, abs=2)
-    assert mlops[sp.DUE] == pytest.approx(width * 1 / 4, abs=2)
-    assert sp.TRACK not in mlops
+    assert mlops[sp.TRACK] == pytest.approx(width * 1 / 4, abs=2)
+    assert due_pixels(image, 0) > 0  # its badge
 
     python = run_lengths(image, sp.bar_box(1))
     assert python == {sp.TRACK: width}
+    assert due_pixels(image, 1) == 0
 
 
-def test_bar_fractions_never_overflow() -> None:
-    assert sp.bar_fractions(TopicProgress("a", 4, 1, 1)) == (0.25, 0.25)
-    assert sp.bar_fractions(TopicProgress("a", 4, 3, 5)) == (0.6, 0.4)
-    assert sp.bar_fractions(TopicProgress("a", 0, 0, 2)) == (0.0, 1.0)
-    assert sp.bar_fractions(TopicProgress("a", 0, 0, 0)) == (0.0, 0.0)
+def due_pixels(image: Image.Image, row: int) -> int:
+    """How many pixels of a topic's row are the due badge's orange."""
+    return colours(image.crop(sp.row_box(row))).get(sp.DUE, 0)
+
+
+def colours(image: Image.Image) -> dict[tuple[int, ...], int]:
+    """Colour -> how many pixels of `image` have it."""
+    return {c[:3]: n for n, c in image.getcolors(image.width * image.height) or ()}
+
+
+def synthetic(*topics: TopicProgress, per_day: int = 2) -> MemberProgress:
+    days = (TODAY - FIRST_MONDAY).days + 1
+    return MemberProgress(FIRST_MONDAY, TODAY, (per_day,) * days, topics)
+
+
+def test_due_reviews_show_however_full_the_bar_and_never_change_it() -> None:
+    progress = synthetic(
+        TopicProgress("Mastered", 20, 20, 8),  # the bar was full: no room left for orange
+        TopicProgress("More due than tried", 2, 2, 3),  # the orange ate into the green
+        TopicProgress("Due only", 0, 0, 5),
+        TopicProgress("Nothing due", 5, 5, 0),
+    )
+    image = picture(progress)
+    width = sp.BAR_W * sp.SCALE
+    for row in (0, 1):
+        assert run_lengths(image, sp.bar_box(row)) == {sp.FIRST_TRY: width}, row
+        assert due_pixels(image, row) > 200, row  # a badge, not a sliver
+    assert run_lengths(image, sp.bar_box(2)) == {sp.TRACK: width}
+    assert due_pixels(image, 2) > 200
+    assert due_pixels(image, 3) == 0
+    assert sp.first_try_fraction(TopicProgress("a", 4, 1, 9)) == 0.25
+    assert sp.first_try_fraction(TopicProgress("a", 0, 0, 2)) == 0.0
+
+
+FILL_COLOURS = {sp.CARD, sp.TRACK, sp.FIRST_TRY, sp.DUE, sp.OUTLINE}
+
+
+def test_large_counts_fit_beside_the_bar_without_touching_it() -> None:
+    progress = synthetic(
+        TopicProgress("Python", 123456, 99999, 12345),
+        TopicProgress("MLOps", 1200, 900, 150),
+        TopicProgress("Even", 9999, 9999, 9999),
+        per_day=123456,
+    )
+    image = picture(progress)
+    for row in range(3):
+        bx0, _, bx1, _ = sp.bar_box(row)
+        _, y0, x1, y1 = sp.row_box(row)
+        badge = [
+            x for x in range(bx1, x1) for y in range(y0, y1)
+            if image.getpixel((x, y))[:3] == sp.DUE  # type: ignore[index]
+        ]
+        assert badge, row
+        text = [
+            x for x in range(bx0 - 8, min(badge) - 4) for y in range(y0, y1)
+            if image.getpixel((x, y))[:3] not in FILL_COLOURS  # type: ignore[index]
+        ]
+        assert text, row  # the figures are there...
+        assert min(text) > bx1 + 4, row  # ...clear of the bar, and left of the badge
+    # Nothing spills into the card's right padding (the summary figures, the badges).
+    margin = image.crop(((sp.WIDTH - sp.PAD) * sp.SCALE + 1, 40, (sp.WIDTH - 4) * sp.SCALE,
+                         image.height - 40))
+    assert set(colours(margin)) == {sp.CARD}
+
+    body = sp._Fonts.load().body
+    assert sp.bar_figures(progress.topics[0], body) == "99k/123k"
+    assert sp.bar_figures(progress.topics[1], body) == "900/1200"
+    assert sp.bar_figures(progress.topics[2], body) == "9999/9999"
+
+
+def test_compact_counts_round_down_in_four_characters() -> None:
+    cases = {
+        999: "999", 1000: "1k", 1999: "1.9k", 12345: "12k", 99999: "99k", 123456: "123k",
+        999_999: "999k", 1_000_000: "1M", 1_250_000: "1.2M", 2_000_000_000: "2B",
+    }
+    assert {n: sp.compact(n) for n in cases} == cases
+
+
+def name_pixels(image: Image.Image, row: int) -> bytes:
+    x0, y0, _, y1 = sp.row_box(row)
+    return image.crop((x0, y0, (sp.BAR_X - 12) * sp.SCALE, y1)).tobytes()
+
+
+def test_letters_beyond_ascii_are_drawn_and_missing_ones_as_a_placeholder() -> None:
+    missing = "\U0010ffff"  # in no font: drawn as the font's empty box, if at all
+    progress = synthetic(
+        TopicProgress("Réseaux", 1, 1),
+        TopicProgress(f"R{missing}seaux", 1, 1),
+        TopicProgress("R?seaux", 1, 1),
+        TopicProgress("Алгоритмы", 1, 1),
+        TopicProgress(missing * 9, 1, 1),
+        TopicProgress("機械学習 🐍", 1, 1),
+    )
+    image = picture(progress)
+    # "é" and Cyrillic have glyphs of their own, not the box a missing one gets...
+    assert name_pixels(image, 0) != name_pixels(image, 1)
+    assert name_pixels(image, 3) != name_pixels(image, 4)
+    # ...and a character the font lacks shows as "?", not as a box.
+    assert name_pixels(image, 1) == name_pixels(image, 2)
+    assert sp.legible("機械学習 🐍") == "???? ?"
+    assert sp.legible("Ça va — ß ñ ü, Ελληνικά") == "Ça va — ß ñ ü, Ελληνικά"
+    assert sp.legible("e\u0301te\n❤\ufe0f") == "éte ❤\ufe0f"  # composed, one line
+    # The alt text keeps the real names: a screen reader has every character.
+    assert "機械学習 🐍: 1 of 1 on the first try." in sp.describe(progress)
+
+
+def test_alt_text_stays_within_discords_limit() -> None:
+    topic = (
+        "Machine Learning Operations: deployment, monitoring, continuous training and the "
+        "feature stores of production pipelines, with their rollbacks (part {})"
+    )
+    progress = synthetic(*(TopicProgress(topic.format(i), 1200, 800, 120) for i in range(6)))
+    text = sp.describe(progress)
+    assert discord_len(text) <= sp.DESCRIPTION_LIMIT == 1024
+    assert text.startswith("Activity over the last 12 weeks: 160 answers on 80 days.")
+    assert text.endswith("…")
 
 
 def test_shades_and_their_legend() -> None:
     assert [sp.shade(n) for n in (0, 1, 2, 3, 5, 6, 9, 10, 99)] == [0, 1, 1, 2, 2, 3, 3, 4, 4]
-    assert [sp.shade_label(level) for level in range(5)] == ["0", "1-2", "3-5", "6-9", "10+"]
+    assert [sp.shade_label(level) for level in range(5)] == ["0", "1–2", "3–5", "6–9", "10+"]
     # Lighter with every step, so the order shows without telling greens apart.
     lightness = [0.3 * r + 0.59 * g + 0.11 * b for r, g, b in sp.SHADES]
     assert lightness == sorted(lightness)

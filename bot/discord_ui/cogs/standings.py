@@ -14,7 +14,7 @@ from discord.ext import commands
 from bot.clock import Period
 from bot.discord_ui import stats_picture
 from bot.discord_ui.embeds import leaderboard_embed, stats_embed, topics_embed
-from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.errors import context, guild_id_of
 from bot.discord_ui.params import PeriodParam
 from bot.discord_ui.replies import Reply, Responder
 
@@ -52,28 +52,38 @@ class StandingsCog(commands.Cog):
         async with Responder(interaction) as responder:
             figures = await self.bot.service.stats(guild_id, who.id)
             picture = await self._picture(guild_id, who.id) if figures.tried else None
-            if picture is None:
-                await responder.send(Reply(embeds=(stats_embed(who.display_name, figures),)))
-                return
-            embed = stats_embed(who.display_name, figures, picture=picture.filename)
-            await responder.send(Reply(embeds=(embed,)), files=[picture])
+            if picture is not None:
+                embed = stats_embed(who.display_name, figures, picture=picture.filename)
+                try:
+                    await responder.send(Reply(embeds=(embed,)), files=[picture])
+                    return
+                except discord.HTTPException as exc:
+                    # The picture only repeats the figures: if Discord refuses the message
+                    # with it (the attachment), the text alone is still the answer. A refused
+                    # request leaves the interaction unanswered, so the retry can answer it.
+                    log.warning(
+                        "Discord refused the stats picture in %s (%s); sending the text alone",
+                        context(interaction),
+                        exc,
+                    )
+            await responder.send(Reply(embeds=(stats_embed(who.display_name, figures),)))
 
     async def _picture(self, guild_id: int, user_id: int) -> discord.File | None:
         """The /stats picture of a member's progress, drawn off the event loop. None if
-        drawing fails (a bug, logged): the figures still go out as text."""
+        anything on the way fails (a bug, logged): the figures still go out as text."""
         service = self.bot.service
-        due = await service.reviews_due_by_topic(guild_id, user_id)
-        progress = await service.stats_progress(guild_id, user_id, due=due)
         try:
+            due = await service.reviews_due_by_topic(guild_id, user_id)
+            progress = await service.stats_progress(guild_id, user_id, due=due)
             png = await asyncio.to_thread(stats_picture.render, progress)
+            return discord.File(
+                io.BytesIO(png),
+                filename=stats_picture.FILENAME,
+                description=stats_picture.describe(progress),
+            )
         except Exception:
             log.exception("could not draw the stats picture of %s in %s", user_id, guild_id)
             return None
-        return discord.File(
-            io.BytesIO(png),
-            filename=stats_picture.FILENAME,
-            description=stats_picture.describe(progress),
-        )
 
     @app_commands.command(name="topics", description="The task banks, with task counts.")
     async def topics(self, interaction: Interaction) -> None:
