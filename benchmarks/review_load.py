@@ -9,7 +9,7 @@ in `benchmarks/bot_process.py prepare-db --review-cards`). Then a member's sitti
     per task: wrong, wrong, right   the task's answer buttons (`quiz:ans:<post>:<opt>`) on the
                                  ephemeral task message: three graded attempts; the finish
                                  rates the card AGAIN, which makes it due again at once
-    Next                         `quiz:next:<session>`: the next due task, or after the last
+    Next                         `quiz:next:<session>:<post>`: the next due task, or after the last
                                  one the session's end and summary (`next: end`)
 
 and then `/review` again. With 8 tasks a sitting is 33 interactions (1 /review, 24 answers,

@@ -148,10 +148,17 @@ class PracticeSessions:
         )
 
     async def next(
-        self, session_id: int, guild_id: int, channel_id: int, user_id: int
+        self,
+        session_id: int,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        *,
+        shown: int | None = None,
     ) -> SessionStep:
-        """The session's next task (the Next button), or its end and summary. Raises
-        PrivatePostError (another member's session) or SessionExpiredError (it ended).
+        """The session's next task (the Next button of the message showing post `shown`), or
+        its end and summary. Raises PrivatePostError (another member's session),
+        SessionExpiredError (it ended) or SessionMovedOnError (`shown` is not its current task).
         Read, chosen and written in one write unit (`Store.advance_session_unit`), run in the
         next group commit."""
         service = self.service
@@ -178,6 +185,7 @@ class PracticeSessions:
                 service.clock(),
                 choose,
                 queue=REVIEW_QUEUE,
+                shown=shown,
             )
         )
         state = done.state

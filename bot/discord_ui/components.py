@@ -11,7 +11,10 @@ memory, so a button posted last week by another process works the same as a fres
     quiz:submit:<post>:<picks>      submit the picker's picks, e.g. quiz:submit:42:AC
     quiz:sol:<post>                 a private practice or review task's Solution button
     quiz:reveal:<post>              confirm /solution before finishing (forfeits attempts)
-    quiz:next:<session>             the next task of a private practice or review session
+    quiz:next:<session>:<post>      the next task of a private practice or review session,
+                                    from the message showing its task <post> (a Next of an
+                                    older message is refused, not a second step; a custom_id
+                                    from before 0.2 has no <post> and is not checked)
 
 <post> is a post's id (1 to 2**63 - 1, ASCII digits), <session> a practice session's id (the
 same form), <option> an option letter A-Z, <blank> a
@@ -67,8 +70,7 @@ HINT_ROW = 4
 
 
 class PostIdOnly:
-    """For items whose custom_id carries nothing but one id (a post's; Next: a session's, a
-    number of the same form): everything else is loaded."""
+    """For items whose custom_id carries nothing but a post's id: everything else is loaded."""
 
     @classmethod
     async def from_custom_id(
@@ -283,23 +285,40 @@ class ConfirmSolutionButton(
 
 class NextButton(
     Guarded,
-    PostIdOnly,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:next{_LAST_POST}",
+    template=rf"quiz:next{_POST}(?::(?P<shown>[\s\S]*))?",
 ):
-    """The next task of a private practice or review session (its id in the custom_id)."""
+    """The next task of a private practice or review session: the session's id and the post
+    the message shows, so a second click, or one on an older message, cannot skip a task."""
 
-    def __init__(self, session_id: int, *, row: int | None = None) -> None:
+    def __init__(self, session_id: int, shown: int | None, *, row: int | None = None) -> None:
+        suffix = "" if shown is None else f":{shown}"
         super().__init__(
             discord.ui.Button(
                 label="Next",
                 emoji="⏭️",
                 style=discord.ButtonStyle.primary,
-                custom_id=f"quiz:next:{session_id}",
+                custom_id=f"quiz:next:{session_id}{suffix}",
             ),
             row=row,
         )
         self.session_id = session_id
+        self.shown = shown
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        try:
+            session_id = refs.post_id(match["post"] or "")
+            shown = None if match["shown"] is None else refs.post_id(match["shown"])
+        except QuizError as exc:
+            return cls(0, None).refusing(exc)
+        return cls(session_id, shown)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)
@@ -310,6 +329,7 @@ class NextButton(
                 guild_id_of(interaction),
                 interaction.channel_id or 0,
                 interaction.user.id,
+                shown=self.shown,
             )
             await responder.send(**session_message(step))
 
@@ -348,7 +368,7 @@ def _add_task_controls(view: QuizView, posted: PostedTask, *, row: int) -> None:
     view.add_item(HintButton(post_id, row=row))
     if session_id is not None:
         view.add_item(SolutionButton(post_id, row=row))
-        view.add_item(NextButton(session_id, row=row))
+        view.add_item(NextButton(session_id, post_id, row=row))
 
 
 def session_message(step: SessionStep) -> dict[str, Any]:

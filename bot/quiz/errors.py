@@ -88,6 +88,17 @@ class SessionExpiredError(QuizError):
         super().__init__(text)
 
 
+class SessionMovedOnError(QuizError):
+    """A Next on a session's older task message: the session has served another task since
+    (a second click on the same Next, or one scrolled back to)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This session has moved on from that task: your newest message from it shows the "
+            "current one."
+        )
+
+
 class AttemptLimitError(QuizError):
     """The database refused a fourth attempt (a concurrent click got there first)."""
 

@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Integer, Table, bindparam, exists, func, sele
 from sqlalchemy import cast as sql_cast
 
 from bot.quiz.engine import post_closed
-from bot.quiz.errors import SessionExpiredError
+from bot.quiz.errors import SessionExpiredError, SessionMovedOnError
 from bot.quiz.tasks import Task
 from bot.store import dialect, posts, review_cards
 from bot.store.learning_tables import PracticeSession
@@ -51,7 +51,7 @@ _TOUCH = update(_session).where(_session.c.id == bindparam("sid")).values(
     last_active_at=bindparam("at")
 )
 _SERVED = (
-    select(_post.c.task_id)
+    select(_post.c.id, _post.c.task_id)
     .where(_post.c.session_id == bindparam("sid"))
     .order_by(_post.c.id)
 )
@@ -116,6 +116,8 @@ class SessionState:
     waiting, or practice)."""
     withheld: frozenset[str] = frozenset()
     """`unfinished_public_tasks`: never served privately while they are."""
+    current_post: int | None = None
+    """The post of the task the session serves now (its latest); None before the first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,9 +240,9 @@ def review_queue(
     )
 
 
-def served_tasks(conn: Connection, session_id: int) -> list[str]:
-    """The task ids the session served, in order."""
-    return list(conn.execute(_SERVED, {"sid": session_id}).scalars())
+def served_posts(conn: Connection, session_id: int) -> list[tuple[int, str]]:
+    """(post id, task id) of each task the session served, in order."""
+    return [(post_id, task_id) for post_id, task_id in conn.execute(_SERVED, {"sid": session_id})]
 
 
 def solved_tasks(conn: Connection, guild_id: int, user_id: int) -> set[str]:
@@ -293,19 +295,22 @@ def session_state(
     the member solved and, for a review session, up to `queue` of their due cards and when
     the next one falls due: all a Next click reads, in one unit."""
     session = member_session(conn, session_id, guild_id, user_id, now)
-    served = tuple(served_tasks(conn, session_id))
+    posts_served = served_posts(conn, session_id)
+    served = tuple(task_id for _, task_id in posts_served)
+    current = posts_served[-1][0] if posts_served else None
     if session.kind == "review" and queue > 0:
         # A review serves due cards, solved or not: what the member solved only orders
         # practice (and it is the read that grows with every finish).
         cards = review_queue(conn, guild_id, user_id, now, queue)
         return SessionState(
-            session, served, frozenset(), cards.due, cards.next_due, cards.withheld
+            session, served, frozenset(), cards.due, cards.next_due, cards.withheld, current
         )
     return SessionState(
         session,
         served,
         frozenset(solved_tasks(conn, guild_id, user_id)),
         withheld=unfinished_public_tasks(conn, guild_id, user_id, now),
+        current_post=current,
     )
 
 
@@ -319,9 +324,12 @@ def advance(
     choose: Callable[[SessionState], Task | None],
     *,
     queue: int,
+    shown: int | None = None,
 ) -> SessionAdvance:
     """A Next click, read and written in one write unit: the session's state
-    (`session_state`, so the member may click in it), `choose`'s pick of its next task
+    (`session_state`, so the member may click in it), whether the click came from the message
+    of the session's current task (`shown`; else SessionMovedOnError, so a second click or an
+    older message's Next skips nothing), `choose`'s pick of its next task
     (the service's rule, run here like the answers' grader), then that task's private post,
     or, when `choose` picks none, the session ended and summed up. One unit rather than a
     read and then a write: one thread hop and one transaction per click, and two clicks of
@@ -329,6 +337,8 @@ def advance(
     PostgreSQL the session's lock keeps them apart)."""
     dialect.lock(conn, "session", [session_id])
     state = session_state(conn, session_id, guild_id, user_id, now, queue=queue)
+    if shown is not None and shown != state.current_post:
+        raise SessionMovedOnError()
     task = choose(state)
     if task is None:
         end_session(conn, session_id, now)

@@ -540,15 +540,26 @@ class Store:
         choose: Callable[[sessions.SessionState], Task | None],
         *,
         queue: int = 0,
+        shown: int | None = None,
     ) -> Unit[sessions.SessionAdvance]:
         """A Next click in ONE unit (`sessions.advance`), for a group commit: the member's
         session (else PrivatePostError or SessionExpiredError), what it served, what they
-        solved, for a review session up to `queue` due cards; then `choose`'s task as its next
-        private post, or the session's end and summary when `choose` picks none."""
+        solved, for a review session up to `queue` due cards; refused (SessionMovedOnError)
+        when `shown`, the post of the message clicked, is not its current task; then
+        `choose`'s task as its next private post, or the session's end and summary when
+        `choose` picks none."""
 
         def run(conn: Connection) -> sessions.SessionAdvance:
             return sessions.advance(
-                conn, session_id, guild_id, user_id, channel_id, now, choose, queue=queue
+                conn,
+                session_id,
+                guild_id,
+                user_id,
+                channel_id,
+                now,
+                choose,
+                queue=queue,
+                shown=shown,
             )
 
         return Unit(run, StoreAction.POST)

@@ -33,7 +33,7 @@ async def test_every_click_on_a_post_and_a_private_task_gets_exactly_one_reply(
     await driver.click(post, r"quiz:ans:\d+:B")  # finished: practice may serve its task now
     started = await driver.command("practice", topic="MLOps")
     task = fake.response_to(started)
-    payload = await driver.click(task, r"quiz:next:\d+")
+    payload = await driver.click(task, r"quiz:next:\d+:\d+")
     assert len(replies_to(fake, payload)) == 1
     assert "Practice task 2" in fake.last_reply().text
 
@@ -45,7 +45,7 @@ async def test_discord_py_keeps_no_view_and_no_item_class_of_ours(
     post = await driver.post("mc-split")
     await driver.click(post, r"quiz:ans:\d+:A")
     started = await driver.command("practice", topic="MLOps")
-    await driver.click(fake.response_to(started), r"quiz:next:\d+")
+    await driver.click(fake.response_to(started), r"quiz:next:\d+:\d+")
     store = bot._connection._view_store
     assert store._dynamic_items == {}  # type: ignore[attr-defined]
     assert store.persistent_views == []
@@ -148,13 +148,13 @@ async def test_a_practice_step_sent_with_its_buttons_leaves_little_garbage(
     completion) go when the reply is sent: a /practice and a Next used to leave ~80 objects."""
     members = [Member(9100 + n, f"p{n}") for n in range(21)]
     started = await driver.command("practice", topic="MLOps", member=members[0])  # warm up
-    await driver.click(fake.response_to(started), r"quiz:next:\d+", member=members[0])
+    await driver.click(fake.response_to(started), r"quiz:next:\d+:\d+", member=members[0])
     gc.collect()
     gc.disable()
     try:
         for member in members[1:]:
             started = await driver.command("practice", topic="MLOps", member=member)
-            await driver.click(fake.response_to(started), r"quiz:next:\d+", member=member)
+            await driver.click(fake.response_to(started), r"quiz:next:\d+:\d+", member=member)
         garbage = gc.collect()
     finally:
         gc.enable()

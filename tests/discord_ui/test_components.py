@@ -42,11 +42,12 @@ def items(catalog: Catalog) -> list[discord.ui.DynamicItem[Any]]:
         picker.BlankSelect.build(five, BIG, 5, "ZZZZZ"),
         picker.SubmitButton(BIG, "-----"),
         picker.SubmitButton(3, "AC"),
-        NextButton(BIG),
+        NextButton(BIG, BIG),
+        NextButton(5, None),  # sent before 0.2: no post to check
     ]
 
 
-STATE = ("post_id", "option", "blank", "picks", "session_id")
+STATE = ("post_id", "option", "blank", "picks", "session_id", "shown")
 
 
 async def test_every_item_round_trips_through_its_custom_id(

@@ -43,13 +43,13 @@ async def test_practice_is_private_and_next_moves_on(
     await driver.click(message, answer.replace(":", r"\:"))
     assert fake.last_reply().flags & EPHEMERAL
 
-    await driver.click(message, r"quiz:next:\d+")
+    await driver.click(message, r"quiz:next:\d+:\d+")
     step = fake.last_reply()
     assert step.flags & EPHEMERAL
     assert "Practice task 2" in step.text
     # Two MLOps tasks: the third Next ends the session with its summary.
     second = fake.messages[fake.interaction_message[max(fake.interaction_message)]]
-    await driver.click(second, r"quiz:next:\d+")
+    await driver.click(second, r"quiz:next:\d+:\d+")
     assert "Practice session over" in fake.last_reply().text
     assert fake.channel_posts == [] and fake.posts() == []  # nothing ever reached the channel
     assert fake.edits() == []
@@ -75,7 +75,7 @@ async def test_others_and_idle_clicks_are_refused(
         "This practice session ended after 30 minutes without activity. "
         "/practice starts a new one."
     )
-    await driver.click(message, r"quiz:next:\d+")
+    await driver.click(message, r"quiz:next:\d+:\d+")
     assert "ended after 30 minutes" in fake.last_reply().text
     assert fake.channel_posts == []
 
@@ -145,3 +145,19 @@ async def test_hint_and_solution_typed_in_a_session_mean_its_task_not_the_public
     bot.service.clock = lambda: later
     await driver.command("hint")
     assert (await bot.service.progress(public_id, ALICE.id)).hint_seen
+
+
+async def test_a_second_next_on_the_same_task_skips_nothing(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    payload = await driver.command("practice", topic="MLOps")
+    first = fake.response_to(payload)
+    await driver.click(first, r"quiz:next:\d+:\d+")
+    assert "Practice task 2" in fake.last_reply().text
+    await driver.click(first, r"quiz:next:\d+:\d+")  # the first message's Next again
+    refused = fake.last_reply()
+    assert refused.flags & EPHEMERAL
+    assert refused.text.startswith("This session has moved on from that task")
+    session_id = int(find_component(first, r"quiz:next:\d+:\d+")["custom_id"].split(":")[2])
+    summary = await bot.service.sessions.next(session_id, GUILD_ID, 0, ALICE.id)
+    assert summary.summary is not None and summary.summary.served == 2  # none was skipped
