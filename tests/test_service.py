@@ -180,6 +180,7 @@ async def test_a_next_click_shares_the_answers_transaction(
 ) -> None:
     """A practice Next and the answers that arrive with it: one transaction, one commit."""
     post_id = await post(service)
+    await answer(service, post_id, 50)  # finished: practice may serve its task too
     step = await service.sessions.start_practice(GUILD, CHANNEL, 50)
     assert step.session_id is not None and step.posted is not None
     store.groups.clear()
@@ -190,8 +191,8 @@ async def test_a_next_click_shares_the_answers_transaction(
     assert store.groups == [(5, 1)]
     assert {r.outcome.status for r in replies} == {Status.CORRECT}
     assert following.posted is not None and following.number == 2
-    # Committed, both: a fresh read sees the answers and the session's new post.
-    assert (await service.counts(post_id)).solved == 5
+    # Committed, both: a fresh read sees the answers (and member 50's) and the new post.
+    assert (await service.counts(post_id)).solved == 6
     assert (await service.posted(following.posted.post.id, GUILD)).post.session_id == (
         step.session_id
     )
@@ -203,6 +204,7 @@ async def test_a_refused_next_in_a_group_fails_alone_and_stores_nothing(
     """Another member's forged Next in the same group is refused; the answer and the owner's
     own Next commit, and the forgery added no post to the session."""
     post_id = await post(service)
+    await answer(service, post_id, 50)  # finished: practice may serve its task too
     step = await service.sessions.start_practice(GUILD, CHANNEL, 50)
     assert step.session_id is not None
     store.groups.clear()
