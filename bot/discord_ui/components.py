@@ -35,7 +35,7 @@ registered with discord.py, and no view we send is kept by it (`replies.detached
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import discord
 
@@ -69,8 +69,24 @@ HINT_ROW = 4
 """Option buttons take rows 0-3 (rendering.MAX_BUTTON_OPTIONS); Hint and Answer sit below."""
 
 
-class PostIdOnly:
-    """For items whose custom_id carries nothing but a post's id: everything else is loaded."""
+class PostButton:
+    """A button whose custom_id is `<PREFIX>:<post id>`, its look in class attributes: it
+    carries nothing but the post's id, and everything else is loaded."""
+
+    PREFIX: ClassVar[str]
+    LABEL: ClassVar[str]
+    EMOJI: ClassVar[str | None] = None
+    STYLE: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
+
+    def __init__(self, post_id: int, *, row: int | None = None) -> None:
+        button: discord.ui.Button[Any] = discord.ui.Button(
+            label=self.LABEL,
+            emoji=self.EMOJI,
+            style=self.STYLE,
+            custom_id=f"{self.PREFIX}:{post_id}",
+        )
+        super().__init__(button, row=row)  # type: ignore[call-arg]  # the DynamicItem's
+        self.post_id = post_id
 
     @classmethod
     async def from_custom_id(
@@ -81,9 +97,9 @@ class PostIdOnly:
         /,
     ) -> Self:
         try:
-            return cls(refs.post_id(match["post"] or ""))  # type: ignore[call-arg]
+            return cls(refs.post_id(match["post"] or ""))
         except QuizError as exc:
-            return cls(0).refusing(exc)  # type: ignore[call-arg, attr-defined, no-any-return]
+            return cls(0).refusing(exc)  # type: ignore[attr-defined, no-any-return]
 
 
 class AnswerButton(
@@ -156,21 +172,13 @@ class AnswerButton(
 
 class HintButton(
     Guarded,
-    PostIdOnly,
+    PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:hint{_LAST_POST}",
 ):
-    def __init__(self, post_id: int, *, row: int | None = None) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Hint (halves the points)",
-                emoji="💡",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"quiz:hint:{post_id}",
-            ),
-            row=row,
-        )
-        self.post_id = post_id
+    PREFIX = "quiz:hint"
+    LABEL = "Hint (halves the points)"
+    EMOJI = "💡"
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         service = interaction.client.service
@@ -186,21 +194,14 @@ class HintButton(
 
 class OpenPickerButton(
     Guarded,
-    PostIdOnly,
+    PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:open{_LAST_POST}",
 ):
-    def __init__(self, post_id: int, *, row: int | None = None) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Answer",
-                emoji="✏️",
-                style=discord.ButtonStyle.primary,
-                custom_id=f"quiz:open:{post_id}",
-            ),
-            row=row,
-        )
-        self.post_id = post_id
+    PREFIX = "quiz:open"
+    LABEL = 'Answer'
+    EMOJI = "✏️"
+    STYLE = discord.ButtonStyle.primary
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         await picker.open_picker(interaction, self.post_id)
@@ -227,24 +228,16 @@ async def offer_solution(
 
 class SolutionButton(
     Guarded,
-    PostIdOnly,
+    PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:sol{_LAST_POST}",
 ):
     """A private practice or review task's solution. A public post has none: there a member
     types /solution, so no one forfeits a public task with a stray click."""
 
-    def __init__(self, post_id: int, *, row: int | None = None) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Solution",
-                emoji="📖",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"quiz:sol:{post_id}",
-            ),
-            row=row,
-        )
-        self.post_id = post_id
+    PREFIX = "quiz:sol"
+    LABEL = 'Solution'
+    EMOJI = "📖"
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)
@@ -254,19 +247,13 @@ class SolutionButton(
 
 class ConfirmSolutionButton(
     Guarded,
-    PostIdOnly,
+    PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:reveal{_LAST_POST}",
 ):
-    def __init__(self, post_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=replies.FORFEIT_LABEL,
-                style=discord.ButtonStyle.danger,
-                custom_id=f"quiz:reveal:{post_id}",
-            )
-        )
-        self.post_id = post_id
+    PREFIX = "quiz:reveal"
+    LABEL = replies.FORFEIT_LABEL
+    STYLE = discord.ButtonStyle.danger
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)
