@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 PRACTICE = "practice"
 REVIEW = "review"
+WITHHELD_LINKS = 3
+"""Posts linked when every practice task is withheld: where to go first."""
 REVIEW_QUEUE = 10_000
 """Due cards read per review step: all of a member's (more than any bank holds tasks), so the
 count a member is told is the count of what /review will serve."""
@@ -102,12 +104,19 @@ class PracticeSessions:
         service = self.service
         catalog = service.catalog_for(guild_id)
         candidates = [task.id for task in catalog.matching(topic, difficulty)]
-        solved, withheld = await service.run_read(
+        solved, open_posts = await service.run_read(
             self._store.practice_choices, guild_id, user_id, service.clock()
         )
+        withheld = {post.task_id for post in open_posts}
         task_id = practice.next_task(candidates, solved, (), service.rng, withheld=withheld)
         if task_id is None:  # `matching` never returns an empty list: all are withheld
-            raise TasksWithheldError()
+            blocking = [p for p in open_posts if p.task_id in candidates]
+            links = tuple(
+                (guild_id, p.channel_id, p.message_id)
+                for p in blocking
+                if p.message_id is not None
+            )
+            raise TasksWithheldError(links[:WITHHELD_LINKS], len(blocking))
         post = await service.run_grouped(
             self._store.open_session_unit(
                 guild_id,

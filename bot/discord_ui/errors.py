@@ -33,10 +33,12 @@ from bot.quiz.errors import (
     SessionExpiredError,
     StoreBusyError,
     StoreUnavailableError,
+    TasksWithheldError,
     UnknownPostError,
     UnknownTaskError,
 )
 from bot.quiz.tasks import MAX_ATTEMPTS
+from bot.wording import plural
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -175,6 +177,13 @@ def friendly_message(
             return "That answer doesn't fit this task's options. Try the buttons on the post."
         case AttemptLimitError():
             return f"You've used all {MAX_ATTEMPTS} attempts on this one."
+        case TasksWithheldError():
+            links = [f"https://discord.com/channels/{g}/{c}/{m}" for g, c, m in error.posts]
+            if not links:
+                return str(error)
+            more = error.total - len(links)
+            tail = f" and {plural(more, 'more post')}" if more > 0 else ""
+            return f"{error} Start with: {', '.join(links)}{tail}."
         case PrivatePostError() | SessionExpiredError():
             return str(error)  # worded by the error: whose task it is, why the session ended
         case StoreBusyError() | StoreUnavailableError():

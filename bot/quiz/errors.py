@@ -37,7 +37,11 @@ class TasksWithheldError(QuizError):
     """Practice found matching tasks, but every one is open on a public post that the member
     can still score on (`practice.next_task`'s withheld tasks)."""
 
-    def __init__(self) -> None:
+    def __init__(self, posts: tuple[tuple[int, int, int], ...] = (), total: int = 0) -> None:
+        """`posts`: (server, channel, message) of a few of those posts, the latest first, for
+        links; `total`: how many there are."""
+        self.posts = posts
+        self.total = total
         super().__init__(
             "Every matching task is open on a public post here that you haven't finished. "
             "Answer those first: practising a task in private would give its answer away."

@@ -497,13 +497,13 @@ class Store:
 
     def practice_choices(
         self, guild_id: int, user_id: int, now: datetime
-    ) -> tuple[set[str], frozenset[str]]:
-        """The tasks the member solved in this server (public or private posts), and those
-        practice withholds (`sessions.unfinished_public_tasks`), in one read."""
+    ) -> tuple[set[str], list[sessions.OpenPost]]:
+        """The tasks the member solved in this server (public or private posts), and the open
+        public posts whose tasks practice withholds (`sessions.unfinished_public_posts`)."""
         with self.read() as conn:
             return (
                 sessions.solved_tasks(conn, guild_id, user_id),
-                sessions.unfinished_public_tasks(conn, guild_id, user_id, now),
+                sessions.unfinished_public_posts(conn, guild_id, user_id, now),
             )
 
     def open_session_unit(

@@ -4,6 +4,7 @@ refused."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from bot.clock import utcnow
@@ -161,3 +162,18 @@ async def test_a_second_next_on_the_same_task_skips_nothing(
     session_id = int(find_component(first, r"quiz:next:\d+:\d+")["custom_id"].split(":")[2])
     summary = await bot.service.sessions.next(session_id, GUILD_ID, 0, ALICE.id)
     assert summary.summary is not None and summary.summary.served == 2  # none was skipped
+
+
+async def test_practice_with_every_task_withheld_links_the_posts_to_answer_first(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    for task in ("mc-split", "fill-one"):  # the MLOps bank, both open and unanswered
+        await driver.post(task, member=BOB)
+    await driver.command("practice", topic="MLOps")
+    reply = fake.last_reply()
+    assert reply.flags & EPHEMERAL
+    assert reply.text.startswith("Every matching task is open on a public post here")
+    links = re.findall(r"https://discord\.com/channels/(\d+)/(\d+)/(\d+)", reply.text)
+    assert len(links) == 2 and all(int(g) == GUILD_ID for g, _, _ in links)
+    assert {int(m) for _, _, m in links} <= set(fake.messages)  # real messages of the posts
+    assert len(fake.channel_posts) == 2  # the two posts: nothing private reached the channel
