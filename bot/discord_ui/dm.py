@@ -1,18 +1,31 @@
 """The reminder pass's `DirectMessages` over discord.py: open the DM channel and send.
 
 When and to whom is bot/schedule/reminders.py's; this module only talks to Discord and sorts
-its refusals: closed DMs (`DmsClosedError`, which turns the member's reminder off) from any
-other failure (`DmFailedError`, logged; not retried that day).
+its refusals: the member is no longer in the server, or the bot is not (`MemberGoneError`, which
+turns the reminder off quietly), closed DMs (`DmsClosedError`, which turns it off and tells the
+member on their next /review), any other failure (`DmFailedError`, logged; not retried that
+day), a lost connection included.
+
+The member is looked up first, by REST: with default intents the bot is never told that a
+member left, and Discord still delivers DMs to a user who shares any other server with it. The
+server may not be in this process's cache either (the reminders run in the process of shard 0,
+which caches its own shards' servers only).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import aiohttp
 import discord
 
 from bot.discord_ui.replies import outgoing
-from bot.schedule.reminders import DmFailedError, DmsClosedError, reminder_text
+from bot.schedule.reminders import (
+    DmFailedError,
+    DmsClosedError,
+    MemberGoneError,
+    reminder_text,
+)
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -22,6 +35,10 @@ CANNOT_DM = 50007
 to us (privacy settings, a block, or no server shared any more)."""
 
 
+NO_CONNECTION = (TimeoutError, aiohttp.ClientError, OSError)
+"""Failures before Discord answered at all: one member's DM fails, not the whole pass."""
+
+
 class DiscordDirectMessages:
     """`bot.schedule.reminders.DirectMessages` over discord.py."""
 
@@ -29,8 +46,16 @@ class DiscordDirectMessages:
         self.bot = bot
 
     async def remind(self, guild_id: int, user_id: int, *, due: int) -> None:
-        guild = self.bot.get_guild(guild_id)
-        text = reminder_text(due, guild.name if guild is not None else "your server")
+        try:
+            guild = self.bot.get_guild(guild_id) or await self.bot.fetch_guild(guild_id)
+            await guild.fetch_member(user_id)
+        except discord.NotFound as exc:
+            raise MemberGoneError(exc.text) from exc
+        except discord.HTTPException as exc:
+            raise DmFailedError(f"Discord error {exc.status}: {exc.text}") from exc
+        except NO_CONNECTION as exc:
+            raise DmFailedError(f"no connection to Discord ({exc!r})") from exc
+        text = reminder_text(due, guild.name)
         try:
             channel = await self.bot.create_dm(discord.Object(id=user_id))
             await channel.send(**outgoing(content=text))
@@ -42,3 +67,5 @@ class DiscordDirectMessages:
             ) from exc
         except discord.HTTPException as exc:
             raise DmFailedError(f"Discord error {exc.status}: {exc.text}") from exc
+        except NO_CONNECTION as exc:
+            raise DmFailedError(f"no connection to Discord ({exc!r})") from exc

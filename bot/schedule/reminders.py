@@ -102,12 +102,15 @@ def next_reminder(
     window: timedelta = REMINDER_WINDOW,
 ) -> NextReminder:
     """The current reminder hour if `now` is inside one whose day has had no DM yet, else
-    the one starting at the next local `hour:00` after `now`."""
+    the one starting at the next local `hour:00` after `now` of a day that has had none (a
+    member who moves their hour later on a day that had its DM already hears tomorrow)."""
     slot = open_slot(hour, zone, now, window)
     if slot is not None and owed(slot, last_sent_on):
         return NextReminder(slot.at, slot.at + window, current=True)
-    start = timing.next_slot(_at(hour), zone, now).at
-    return NextReminder(start, start + window, current=False)
+    upcoming = timing.next_slot(_at(hour), zone, now)
+    while not owed(upcoming, last_sent_on):
+        upcoming = timing.following(upcoming, _at(hour), zone)
+    return NextReminder(upcoming.at, upcoming.at + window, current=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,10 @@ class DmsClosedError(Exception):
     """Discord refused the DM because the member does not accept direct messages from us."""
 
 
+class MemberGoneError(Exception):
+    """The member has left the server (or the bot has): no reminder is theirs to get."""
+
+
 class DmFailedError(Exception):
     """The DM could not be sent for any other reason; the message says why, for the log."""
 
@@ -137,7 +144,7 @@ class DirectMessages(Protocol):
 
     async def remind(self, guild_id: int, user_id: int, *, due: int) -> None:
         """DM the member that `due` reviews wait in that server (`reminder_text`). Raises
-        DmsClosedError or DmFailedError."""
+        MemberGoneError, DmsClosedError or DmFailedError."""
         ...
 
 
@@ -212,6 +219,13 @@ class Reminders:
             return None  # another process (or an earlier tick) has this day
         try:
             await self.dms.remind(guild_id, user_id, due=summary.due_now)
+        except MemberGoneError:
+            await self.service.run_write(self.store.turn_reminder_off, guild_id, user_id)
+            log.info(
+                "reminders of member %s in server %s turned off: they are not in it any more",
+                user_id,
+                guild_id,
+            )
         except DmsClosedError:
             await self.service.run_write(self.store.reminder_dms_closed, guild_id, user_id, now)
             log.info(

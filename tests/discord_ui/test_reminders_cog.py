@@ -9,6 +9,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
 from discord.http import Route
@@ -34,20 +35,43 @@ DM_CHANNEL_ID = 600000000000000001
 MESSAGES = "/channels/{channel_id}/messages"
 
 
+class Members:
+    """Who the fake Discord says is in the server (GET /guilds/{id}/members/{user})."""
+
+    def __init__(self) -> None:
+        self.left: set[int] = set()
+
+
 @pytest.fixture
-def dms(fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch) -> None:
+def dms(fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch) -> Members:
     """The fake Discord also opens DM channels (POST /users/@me/channels), as Discord does
-    for any user; a message to one is then an ordinary channel message (`sent_dms`)."""
+    for any user; a message to one is then an ordinary channel message (`sent_dms`). It
+    knows the server (GET /guilds/{id}) and its members, but for those who `left`."""
     handle = fake.handle
+    members = Members()
 
     async def with_dms(route: Route, json: Any, params: Any, *form: Any) -> Any:
+        fake.calls.append(Call(route.method, route.path, route.url, json, params))
         if route.method == "POST" and route.path == "/users/@me/channels":
-            fake.calls.append(Call(route.method, route.path, route.url, json, params))
             recipient = user_payload(int(json["recipient_id"]), "member")
             return {"id": str(DM_CHANNEL_ID), "type": 1, "recipients": [recipient]}
+        if route.method == "GET" and route.path == "/guilds/{guild_id}":
+            return {"id": str(GUILD_ID), "name": "Study group", "owner_id": "1", "roles": []}
+        if route.method == "GET" and route.path == "/guilds/{guild_id}/members/{member_id}":
+            user_id = int(route.url.rsplit("/", 1)[1])
+            if user_id in members.left:
+                raise discord.NotFound(_response(404), {"code": 10007, "message": "Unknown Member"})
+            return {
+                "user": user_payload(user_id, "member"),
+                "roles": [],
+                "joined_at": None,
+                "flags": 0,
+            }
+        fake.calls.pop()  # the fake records it itself
         return await handle(route, json, params, *form)
 
     monkeypatch.setattr(fake, "handle", with_dms)
+    return members
 
 
 def sent_dms(fake: FakeDiscordHTTP) -> list[Call]:
@@ -196,3 +220,45 @@ async def test_stats_draw_the_reviews_due(
     await driver.command("stats", member=BOB)
     (attachment,) = fake.last_reply().data["attachments"]
     assert "MLOps: 0 of 1 on the first try, 1 due for review." in attachment["description"]
+
+
+async def test_a_member_who_left_gets_no_dm_and_their_reminder_goes_off(
+    clocked: QuizBot, fake: FakeDiscordHTTP, dms: Members, caplog: pytest.LogCaptureFixture
+) -> None:
+    await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
+    due_card(clocked, ALICE.id)
+    dms.left.add(ALICE.id)
+    with caplog.at_level(logging.INFO):
+        await clocked.reminders.tick(NOW)
+    assert sent_dms(fake) == []
+    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and not stored.enabled
+    assert "not in it any more" in caplog.text
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
+
+
+async def test_a_server_not_in_this_processs_cache_is_still_named(
+    bot: QuizBot, fake: FakeDiscordHTTP, dms: Members
+) -> None:
+    bot.service.clock = lambda: NOW  # no cached server: another shard's, say
+    await bot.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
+    due_card(bot, ALICE.id)
+    await bot.reminders.tick(NOW)
+    (dm,) = sent_dms(fake)
+    assert "1 review due in Study group" in dm.text
+
+
+async def test_a_lost_connection_fails_one_dm_and_not_the_pass(
+    clocked: QuizBot, fake: FakeDiscordHTTP, dms: Members, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.fail[MESSAGES] = aiohttp.ClientConnectionError("connection reset")
+    for member in (ALICE, BOB):
+        await clocked.service.turn_reminders_on(
+            GUILD_ID, member.id, hour=14, timezone="Europe/Berlin"
+        )
+        due_card(clocked, member.id)
+    await clocked.reminders.tick(NOW)
+    assert len(sent_dms(fake)) == 2  # both tried
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2 and all("no connection" in r.getMessage() for r in warnings)
+    assert not [r for r in caplog.records if r.exc_info]

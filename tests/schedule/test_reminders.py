@@ -168,6 +168,8 @@ def test_the_next_reminder_is_the_next_local_hour() -> None:
     )
     # The day's DM went out already: tomorrow.
     assert next_reminder(14, BERLIN, now, date(2025, 6, 2)).at == utc(2025, 6, 3, 12, 0)
+    # ... also when the member moves the hour to later that day: the day had its DM.
+    assert next_reminder(20, BERLIN, now, date(2025, 6, 2)).at == utc(2025, 6, 3, 18, 0)
 
 
 def test_a_spring_forward_gap_hour_starts_at_the_end_of_the_gap() -> None:
