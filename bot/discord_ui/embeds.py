@@ -45,7 +45,8 @@ def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Em
         embed.add_field(name="Closes", value=discord_timestamp(post.closes_at, "R"), inline=False)
     if post.private:
         # Only the member sees it: no group counts, and no points on the leaderboard.
-        embed.set_footer(text=f"Private practice · no leaderboard points · #{post.id} {task.id}")
+        kind = post.session.kind if post.session is not None else "practice"
+        embed.set_footer(text=f"Private {kind} · no leaderboard points · #{post.id} {task.id}")
     else:
         embed.set_footer(text=f"{counts_text(counts, closed=closed)} · #{post.id} {task.id}")
     return embed

@@ -50,6 +50,7 @@ async def test_a_missed_task_comes_back_in_review_and_a_right_answer_reschedules
     assert is_ephemeral(review), review
     assert "1** review due" in text_of(review)
     assert MC1 in text_of(review)  # the footer names the task
+    assert "Private review · no leaderboard points" in text_of(review)
     review_post = int(find_custom_id(review, "quiz:next:").rsplit(":", 1)[1])
     assert review_post > 0
     (right,) = ANSWERS[MC1]
