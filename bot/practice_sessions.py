@@ -65,6 +65,23 @@ class SessionStep:
         return self.posted is None
 
 
+def _due_summary(
+    due: tuple[str, ...],
+    upcoming: tuple[tuple[str, datetime], ...],
+    withheld: frozenset[str],
+    catalog: Catalog,
+    served: tuple[str, ...] = (),
+) -> DueSummary:
+    """What /review tells the member: the reviews it can serve (not yet `served`), those
+    held back, and when the next falls due."""
+    available = catalog.tasks
+    return DueSummary(
+        len(practice.due_reviews(due, available, withheld, served)),
+        practice.next_due(upcoming, available),
+        practice.held_reviews(due, available, withheld),
+    )
+
+
 def _due_left(state: SessionState, catalog: Catalog) -> list[str]:
     """A review session's due tasks it can serve and has not served yet, the most overdue
     first."""
@@ -141,8 +158,9 @@ class PracticeSessions:
             self._store.review_queue_state, guild_id, user_id, now, REVIEW_QUEUE
         )
         due = practice.due_reviews(cards.due, catalog.tasks, cards.withheld)
+        summary = _due_summary(cards.due, cards.upcoming, cards.withheld, catalog)
         if not due:
-            return SessionStep(REVIEW, None, None, due=DueSummary(0, cards.next_due))
+            return SessionStep(REVIEW, None, None, due=summary)
         post = await service.run_grouped(
             self._store.open_session_unit(
                 guild_id, user_id, REVIEW, channel_id, catalog.get_or_raise(due[0]), now
@@ -153,7 +171,7 @@ class PracticeSessions:
             post.session_id,
             self._posted(post),
             number=1,
-            due=DueSummary(len(due), cards.next_due),
+            due=summary,
         )
 
     async def next(
@@ -202,12 +220,17 @@ class PracticeSessions:
         review = kind == REVIEW
         if done.post is None:
             # Ending the session changes no card: the due reviews are as the unit read them.
-            still = practice.due_reviews(state.due, catalog.tasks, state.withheld)
-            due = DueSummary(len(still), state.next_due) if review else None
+            due = (
+                _due_summary(state.due, state.upcoming, state.withheld, catalog)
+                if review
+                else None
+            )
             return SessionStep(kind, session_id, None, summary=done.summary, due=due)
         # The cards are as the state read them: adding a post changes none.
         step_due = (
-            DueSummary(len(_due_left(state, catalog)), state.next_due) if review else None
+            _due_summary(state.due, state.upcoming, state.withheld, catalog, state.served)
+            if review
+            else None
         )
         return SessionStep(
             kind, session_id, self._posted(done.post), number=len(state.served) + 1, due=step_due
@@ -231,6 +254,5 @@ class PracticeSessions:
         cards = await service.run_read(
             self._store.review_queue_state, guild_id, user_id, now, REVIEW_QUEUE
         )
-        available = service.catalog_for(guild_id).tasks
-        due = practice.due_reviews(cards.due, available, cards.withheld)
-        return DueSummary(len(due), cards.next_due)
+        catalog = service.catalog_for(guild_id)
+        return _due_summary(cards.due, cards.upcoming, cards.withheld, catalog)

@@ -202,9 +202,21 @@ async def test_review_counts_and_serves_only_what_it_can_serve(service: QuizServ
     assert step.posted is not None and step.posted.task.id == "t2"
     assert step.due is not None and step.due.due_now == 1
 
+    # A card of a removed task is not "the next due" either: t1's is.
+    with service.store.write() as conn:
+        save_cards(
+            conn,
+            [
+                due_card("gone-later", START + timedelta(days=1)),
+                due_card("t1", START + timedelta(days=2)),
+            ],
+        )
+    assert (await service.review_status(GUILD, ALICE)).next_due == START + timedelta(days=2)
+
     # A due task that is open on a public post ALICE has not finished waits for that post.
     await service.create_post(GUILD, CHANNEL, TASKS[1], BOB)
-    assert (await service.review_status(GUILD, ALICE)).due_now == 0
+    held = await service.review_status(GUILD, ALICE)
+    assert (held.due_now, held.held) == (0, 1)
     assert step.session_id is not None
     end = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
     assert end.posted is None and end.due is not None and end.due.due_now == 0

@@ -190,8 +190,14 @@ def next_due_text(due: DueSummary) -> str:
 def session_text(step: SessionStep) -> str:
     """The line above a practice or review task, or a session's end."""
     review = step.kind == "review"
-    if step.posted is None and step.summary is None:  # /review with nothing due
+    if step.posted is None and step.summary is None:  # /review with nothing to serve
         assert step.due is not None
+        if step.due.held:
+            return (
+                f"{plural(step.due.held, 'review', bold=True)} due, but for tasks open on a "
+                "public post here that you haven't finished: answer those first, then "
+                f"/review. {next_due_text(step.due)}"
+            )
         return f"No reviews are due right now. {next_due_text(step.due)}"
     if step.posted is None:
         assert step.summary is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Container, Iterable, Sequence
+from datetime import datetime
 
 
 def next_task(
@@ -45,3 +46,15 @@ def due_reviews(
         for task_id in due
         if task_id in available and task_id not in withheld and task_id not in served
     ]
+
+
+def held_reviews(due: Sequence[str], available: Container[str], withheld: Collection[str]) -> int:
+    """Due reviews held back (`withheld`): /review says so rather than "none is due"."""
+    return sum(1 for task_id in due if task_id in available and task_id in withheld)
+
+
+def next_due(
+    upcoming: Iterable[tuple[str, datetime]], available: Container[str]
+) -> datetime | None:
+    """When the first card not due yet whose task the server still has falls due."""
+    return next((due for task_id, due in upcoming if task_id in available), None)

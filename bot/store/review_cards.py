@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Table, bindparam, func, select
+from sqlalchemy import Connection, Table, bindparam, select
 
 from bot.clock import zone_or
 from bot.store import dialect
@@ -50,7 +50,9 @@ class DueSummary:
 
     due_now: int
     next_due: datetime | None
-    """The earliest due time after now; None when no card is waiting."""
+    """The earliest due time after now of a card /review can serve; None when none waits."""
+    held: int = 0
+    """Due cards held back: their task is open on a public post the member hasn't finished."""
 
 
 def _card_of(row: Any) -> StoredCard:
@@ -76,7 +78,12 @@ _DUE_QUEUE = (
     .order_by(_card.c.due, _card.c.task_id)
     .limit(bindparam("limit"))
 )
-_NEXT_DUE = select(func.min(_card.c.due)).where(*_OF_MEMBER, _card.c.due > bindparam("at"))
+_UPCOMING = (
+    select(_card.c.task_id, _card.c.due)
+    .where(*_OF_MEMBER, _card.c.due > bindparam("at"))
+    .order_by(_card.c.due, _card.c.task_id)
+    .limit(bindparam("limit"))
+)
 
 
 def due_queue(
@@ -89,10 +96,12 @@ def due_queue(
     return list(conn.execute(_DUE_QUEUE, params).scalars())
 
 
-def next_due(conn: Connection, guild_id: int, user_id: int, now: datetime) -> datetime | None:
-    """When the member's next card falls due after `now` (None: none is waiting)."""
-    params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now)}
-    return aware(conn.execute(_NEXT_DUE, params).scalar())
+def upcoming(
+    conn: Connection, guild_id: int, user_id: int, now: datetime, limit: int
+) -> list[tuple[str, datetime]]:
+    """(task id, due) of the member's cards not due yet, the soonest first, up to `limit`."""
+    params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now), "limit": limit}
+    return [(task_id, from_utc_naive(due)) for task_id, due in conn.execute(_UPCOMING, params)]
 
 
 def load_cards(

@@ -87,6 +87,8 @@ _UNFINISHED_PUBLIC = (
     )
     .order_by(_post.c.id.desc())
 )
+UPCOMING = 100
+"""Cards not due yet read for "the next falls due": enough to skip those of removed tasks."""
 _session_posts = select(_post.c.id).where(_post.c.session_id == bindparam("sid"))
 _of_session = _score.c.post_id.in_(_session_posts)
 _SUMMARY = select(
@@ -115,9 +117,9 @@ class SessionState:
     due: tuple[str, ...] = ()
     """The task ids of a review session's due cards, the most overdue first (empty for
     practice)."""
-    next_due: datetime | None = None
-    """A review session: when the member's next card falls due after now (None: none is
-    waiting, or practice)."""
+    upcoming: tuple[tuple[str, datetime], ...] = ()
+    """A review session: (task id, due) of the member's next cards not due yet, the soonest
+    first (empty for practice)."""
     withheld: frozenset[str] = frozenset()
     """`unfinished_public_tasks`: never served privately while they are."""
     current_post: int | None = None
@@ -140,8 +142,8 @@ class ReviewQueue:
 
     due: tuple[str, ...]
     """The task ids of the member's due cards, the most overdue first (up to the limit)."""
-    next_due: datetime | None
-    """When the next card falls due after now (None: none is waiting)."""
+    upcoming: tuple[tuple[str, datetime], ...]
+    """(task id, due) of the cards not due yet, the soonest first (up to UPCOMING)."""
     withheld: frozenset[str]
     """`unfinished_public_tasks`: not to be served privately now."""
 
@@ -259,7 +261,7 @@ def review_queue(
     """The member's due cards (up to `limit`), when the next falls due, and what is withheld."""
     return ReviewQueue(
         tuple(review_cards.due_queue(conn, guild_id, user_id, now, limit)),
-        review_cards.next_due(conn, guild_id, user_id, now),
+        tuple(review_cards.upcoming(conn, guild_id, user_id, now, UPCOMING)),
         unfinished_public_tasks(conn, guild_id, user_id, now),
     )
 
@@ -327,7 +329,7 @@ def session_state(
         # practice (and it is the read that grows with every finish).
         cards = review_queue(conn, guild_id, user_id, now, queue)
         return SessionState(
-            session, served, frozenset(), cards.due, cards.next_due, cards.withheld, current
+            session, served, frozenset(), cards.due, cards.upcoming, cards.withheld, current
         )
     return SessionState(
         session,

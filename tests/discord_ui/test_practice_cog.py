@@ -177,3 +177,16 @@ async def test_practice_with_every_task_withheld_links_the_posts_to_answer_first
     assert len(links) == 2 and all(int(g) == GUILD_ID for g, _, _ in links)
     assert {int(m) for _, _, m in links} <= set(fake.messages)  # real messages of the posts
     assert len(fake.channel_posts) == 2  # the two posts: nothing private reached the channel
+
+
+async def test_review_says_when_due_reviews_wait_for_open_public_posts(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    post = await driver.post("mc-split", member=BOB)
+    for pick in ("A", "C", "D"):  # three misses: finished, and due for review at once
+        await driver.click(post, rf"quiz:ans:\d+:{pick}")
+    await driver.post("mc-split", member=BOB)  # posted again, not answered yet
+    await driver.command("review")
+    reply = fake.last_reply()
+    assert reply.flags & EPHEMERAL
+    assert reply.text.startswith("**1** review due, but for tasks open on a public post here")

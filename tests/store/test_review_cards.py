@@ -26,8 +26,8 @@ def test_the_queue_is_most_overdue_first_and_only_what_is_due(store: Store) -> N
         )
     assert store.review_queue(GUILD, 7, NOW) == ["a", "b"]
     queue = store.review_queue_state(GUILD, 7, NOW, 10)
-    assert queue.due == ("a", "b") and queue.next_due == NOW + timedelta(hours=5)
-    assert store.review_queue_state(GUILD, 99, NOW, 10).next_due is None
+    assert queue.due == ("a", "b") and queue.upcoming == (("c", NOW + timedelta(hours=5)),)
+    assert store.review_queue_state(GUILD, 99, NOW, 10).upcoming == ()
 
 
 def test_saving_a_card_again_replaces_it(store: Store) -> None:
