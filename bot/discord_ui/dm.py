@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import aiohttp
 import discord
 
+from bot.discord_ui.errors import NO_CONNECTION
 from bot.discord_ui.replies import outgoing
 from bot.schedule.reminders import (
     DmFailedError,
@@ -33,10 +33,6 @@ if TYPE_CHECKING:
 CANNOT_DM = 50007
 """Discord's error code for "Cannot send messages to this user": the member's DMs are closed
 to us (privacy settings, a block, or no server shared any more)."""
-
-
-NO_CONNECTION = (TimeoutError, aiohttp.ClientError, OSError)
-"""Failures before Discord answered at all: one member's DM fails, not the whole pass."""
 
 
 class DiscordDirectMessages:

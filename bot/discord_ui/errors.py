@@ -17,6 +17,7 @@ import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Self
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -263,6 +264,9 @@ async def report(interaction: discord.Interaction[QuizBot], error: BaseException
     await send_private(interaction, shown(message, interaction))
 
 
+NO_CONNECTION = (TimeoutError, aiohttp.ClientError, OSError)
+"""Failures before Discord answered at all (a lost connection, a timeout)."""
+SNOWFLAKE_LIMIT = 2**63
 SNOWFLAKE_OPTIONS = frozenset({6, 7, 8, 9, 11})
 """user, channel, role, mentionable, attachment: discord.py reads their values with int()."""
 NUMBER_OPTION = 10
@@ -278,8 +282,15 @@ def _readable(option: Any) -> bool:
     if "value" not in option:
         return False
     value = option["value"]
-    if kind in SNOWFLAKE_OPTIONS:  # a snowflake is an unsigned 64-bit number
-        return isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20
+    if kind in SNOWFLAKE_OPTIONS:
+        # Discord's ids fit a signed 64-bit integer, as the database's columns do: a larger
+        # one is forged, and would only fail when stored.
+        return (
+            isinstance(value, str)
+            and value.isascii()
+            and value.isdigit()
+            and 0 < int(value) < SNOWFLAKE_LIMIT
+        )
     if kind == NUMBER_OPTION and not option.get("focused") and value not in (None, ""):
         return isinstance(value, int | float) and not isinstance(value, bool)
     return isinstance(kind, int)

@@ -208,6 +208,7 @@ class BankRefusedError(QuizError):
         self.filename = filename
         self.problems = tuple(problems)
         count = len(self.problems)
+        # Not bot.wording.plural: the rules import nothing outside bot.quiz.
         super().__init__(
             f"{filename!r} was not stored: {count} problem{'' if count == 1 else 's'}."
         )

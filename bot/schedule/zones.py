@@ -24,13 +24,20 @@ ZONE_SUGGESTIONS = (
 """Offered before anything is typed."""
 
 
+NOT_PLACES = frozenset({"localtime", "Factory"})
+"""Names tzdata ships that are no place's zone: "localtime" is whatever zone the bot's host is
+set to (it would move with the host), "Factory" a placeholder that shows as "-00"."""
+
+
 @functools.cache
 def known_zones() -> dict[str, str]:
-    """casefolded name → IANA name, for every zone tzdata ships.
+    """casefolded name → IANA name, for every place's zone tzdata ships.
 
     Reads the disk the first time: call it once off the event loop before serving requests.
     """
-    return {name.casefold(): name for name in sorted(available_timezones())}
+    return {
+        name.casefold(): name for name in sorted(available_timezones()) if name not in NOT_PLACES
+    }
 
 
 def _key(text: str) -> str:

@@ -150,7 +150,7 @@ class FakeDiscordHTTP:
     latency: float = 0.0
     hold: dict[str, asyncio.Event] = field(default_factory=dict)
     """route template -> an event the answer waits for (a request kept in flight)."""
-    cdn: dict[str, bytes] = field(default_factory=dict)
+    cdn: dict[str, bytes | BaseException] = field(default_factory=dict)
     """url -> the bytes Discord's CDN serves there (an uploaded attachment)."""
     cdn_fetches: list[str] = field(default_factory=list)
     files: list[tuple[str, bytes]] = field(default_factory=list)
@@ -356,7 +356,10 @@ class FakeDiscordHTTP:
 
         async def get_from_cdn(self: HTTPClient, url: str) -> bytes:
             fake.cdn_fetches.append(url)
-            return fake.cdn[url]
+            data = fake.cdn[url]
+            if isinstance(data, BaseException):
+                raise data
+            return data
 
         monkeypatch.setattr(HTTPClient, "request", http_request)
         monkeypatch.setattr(HTTPClient, "get_from_cdn", get_from_cdn)

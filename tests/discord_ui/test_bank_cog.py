@@ -4,7 +4,11 @@ refusal lists every problem (as a file when long); download gives our YAML back.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+import discord
+import pytest
 
 from bot.content.uploads import MAX_UPLOAD_BYTES
 from bot.discord_ui.client import QuizBot
@@ -17,6 +21,7 @@ from tests.discord_ui.fakes import (
     Member,
     interaction_payload,
 )
+from tests.discord_ui.test_commands import _response
 
 SUB_COMMAND, STRING, ATTACHMENT = 1, 3, 11
 CDN = "https://cdn.discordapp.com/ephemeral-attachments/1/2/"
@@ -59,10 +64,12 @@ async def upload(
     *,
     member: Member = MOD,
     size: int | None = None,
+    download: BaseException | None = None,
 ) -> None:
+    """`download`: what fetching the file from Discord's CDN raises instead."""
     aid = str(fake.next_id())
     url = CDN + filename
-    fake.cdn[url] = data
+    fake.cdn[url] = data if download is None else download
     attachment = {
         "id": aid,
         "filename": filename,
@@ -113,6 +120,18 @@ async def test_a_moderator_uploads_downloads_and_removes_a_bank(
     assert "net-1" not in bot.service.catalog_for(GUILD_ID)
     await command(driver, fake, "remove", name="networking")
     assert "no uploaded bank 'networking'" in fake.last_reply().text
+
+
+async def test_a_file_discord_will_not_hand_over_is_refused_to_retry_not_a_bug(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    expired = discord.NotFound(_response(404), {"code": 0, "message": "404: Not Found"})
+    await upload(driver, fake, "Networking.yaml", bank_yaml(), download=expired)
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert "I couldn't download the file (Discord answered 404): upload it again" in reply.text
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert any("could not download" in r.getMessage() for r in caplog.records)
 
 
 async def test_a_file_announced_over_1_mb_is_refused_before_it_is_downloaded(

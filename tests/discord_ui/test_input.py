@@ -188,7 +188,9 @@ async def test_a_member_that_is_not_in_the_server_is_refused_naming_the_option(
     assert troubles(caplog) == []
 
 
-@pytest.mark.parametrize("value", ["abc", "", "9" * 21, 123, None, "²"])
+@pytest.mark.parametrize(
+    "value", ["abc", "", "9" * 21, str(2**63), "0", 123, None, "²"]
+)
 async def test_a_snowflake_option_discordpy_cannot_read_is_refused(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, value: Any
 ) -> None:

@@ -27,3 +27,11 @@ def test_with_nothing_typed_the_servers_zone_leads_the_common_ones() -> None:
     others = [z for z in ZONE_SUGGESTIONS if z != "Asia/Tokyo"]
     assert zone_choices("", "Asia/Tokyo") == ["Asia/Tokyo", *others]
     assert zone_choices("") == list(ZONE_SUGGESTIONS)
+
+
+def test_names_that_are_no_places_zone_are_refused_and_not_suggested() -> None:
+    for name in ("localtime", "Factory", "LOCALTIME"):
+        with pytest.raises(ScheduleInputError, match="not a time zone I know"):
+            resolve_zone(name)
+    assert "localtime" not in zone_choices("local")
+    assert "Factory" not in zone_choices("fact")

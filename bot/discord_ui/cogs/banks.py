@@ -9,6 +9,7 @@ here on each call.
 from __future__ import annotations
 
 import io
+import logging
 from typing import TYPE_CHECKING
 
 import discord
@@ -18,7 +19,7 @@ from discord.ext import commands
 from bot import rendering
 from bot.content.uploads import MAX_UPLOAD_TASKS, size_problem
 from bot.discord_ui.checks import moderator_group, moderator_only
-from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.errors import NO_CONNECTION, context, guild_id_of
 from bot.discord_ui.params import Text, TopicParam, typed
 from bot.discord_ui.replies import Responder
 from bot.quiz.errors import BankRefusedError
@@ -31,6 +32,24 @@ BankNameParam = app_commands.Transform[str, Text("name")]
 MAX_CHOICES = 25
 INLINE_LIMIT = 1_800
 """A refusal longer than this goes as an attached text file."""
+
+
+log = logging.getLogger(__name__)
+
+
+async def _download(file: discord.Attachment, interaction: Interaction) -> bytes:
+    """The attachment's bytes. A download that fails (an expired link, Discord's outage, a
+    lost connection) is logged and refused as the moderator's to retry, not a bug."""
+    try:
+        return await file.read()
+    except (discord.HTTPException, *NO_CONNECTION) as exc:
+        log.warning("could not download %r in %s: %s", file.filename, context(interaction), exc)
+        why = f"Discord answered {exc.status}" if isinstance(exc, discord.HTTPException) else (
+            "the connection to Discord failed"
+        )
+        raise BankRefusedError(
+            file.filename, [f"I couldn't download the file ({why}): upload it again"]
+        ) from None
 
 
 def refusal(error: BankRefusedError) -> tuple[str, discord.File | None]:
@@ -79,7 +98,7 @@ class BankCog(commands.Cog):
             if too_big:
                 raise BankRefusedError(file.filename, [too_big])
             await interaction.response.defer(ephemeral=True, thinking=True)
-            data = await file.read()
+            data = await _download(file, interaction)
             done = await self.bot.service.upload_bank(
                 guild_id, file.filename, data, interaction.user.id, topic=topic or None
             )
