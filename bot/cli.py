@@ -130,8 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args, load_settings(**_setting_overrides(args)))
     except HostError as exc:
-        # The host's setup is wrong (a setting, the database file, the token): one line each,
-        # no traceback. Any other exception is a bug and keeps its traceback.
+        # The host's setup is wrong (a setting, the database file, the token, a database URL
+        # given to `db copy`): one line each, no traceback. Any other exception is a bug and
+        # keeps its traceback.
         for line in exc.lines():
             print(f"quizbot: {line}", file=sys.stderr)
         return 1
@@ -273,12 +274,15 @@ def _db_copy(source: str, target: str) -> int:
 def _db(command: str, url: str) -> int:
     from bot.store import make_engine
     from bot.store.migrate import current_state, sqlite_file, upgrade_database
+    from bot.store.preflight import check_readable
 
     file = sqlite_file(url)
-    if command == "current" and file is not None and not file.exists():
-        # Looking must not create it.
-        print(f"no database at {file} yet (quizbot run or quizbot db upgrade creates it)")
-        return 1
+    if command == "current":
+        if file is not None and not file.exists():
+            # Looking must not create it.
+            print(f"no database at {file} yet (quizbot run or quizbot db upgrade creates it)")
+            return 1
+        check_readable(url)  # a folder, another kind of file, a server that isn't there
     engine = make_engine(url, create=False)
     try:
         if command == "current":

@@ -12,17 +12,15 @@ text cells that a spreadsheet would run as a formula start with a quote (see `_i
 from __future__ import annotations
 
 import csv
-import errno
 import json
-import os
-import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import IO, Any
 from zoneinfo import ZoneInfo
 
 from bot.clock import zone_or
+from bot.files import cannot_write, replace_file
 from bot.store.insights import ResultRow
 from bot.store.store import Store
 from bot.wording import plural
@@ -92,19 +90,18 @@ def export_results(
     default_zone: ZoneInfo,
 ) -> int:
     """Read the rows from the database at `url` and write them; 1 with one line on stderr
-    when there is no database to read, it needs `quizbot db upgrade` first, the database knows
+    when it needs `quizbot db upgrade` first, the database knows
     nothing of the server (nothing is written then), or `output` can't be written (an older
     file there is kept). A known server without results still gets its empty export, with a
     note on stderr. `--since` is a day in the server's zone, else in `default_zone` (the bot's
-    QUIZBOT_TIMEZONE), as the bot's own days are."""
+    QUIZBOT_TIMEZONE), as the bot's own days are. A database that is not there or cannot be
+    read (`preflight.check_readable`) raises HostError, which the CLI prints as one line."""
     from bot.store import make_engine
     from bot.store.insights import InsightsStore
-    from bot.store.migrate import current_state, sqlite_file
+    from bot.store.migrate import current_state
+    from bot.store.preflight import check_readable
 
-    file = sqlite_file(url)
-    if file is not None and not file.exists():
-        print(f"quizbot: no database at {file}", file=err)
-        return 1
+    check_readable(url)  # creates nothing: a missing database is said so, not made
     engine = make_engine(url, create=False)
     try:
         state = current_state(engine)
@@ -132,13 +129,9 @@ def export_results(
         # The BOM tells Excel the file is UTF-8; without it "Zoë" opens as "ZoÃ«". JSON has none.
         encoding = "utf-8-sig" if fmt == "csv" else "utf-8"
         try:
-            _replace(output, encoding, lambda file_out: write(rows, file_out, names=names))
+            replace_file(output, encoding, lambda file_out: write(rows, file_out, names=names))
         except OSError as exc:
-            print(
-                f"quizbot: can't write {output}: {exc.strerror or exc} "
-                "(give --output a file in a folder that exists and that you may write to)",
-                file=err,
-            )
+            print(cannot_write(output, exc), file=err)
             return 1
         print(f"wrote {plural(len(rows), 'row')} to {output}", file=err)
     if not rows:
@@ -152,21 +145,3 @@ def export_results(
         )
         print(f"quizbot: no results for server {guild_id}{hint}", file=err)
     return 0
-
-
-def _replace(path: Path, encoding: str, write: Callable[[IO[str]], None]) -> None:
-    """Write `path` whole or not at all: into a new file beside it, renamed over it once
-    complete, so a full disk or a bad path never leaves half an export (or eats the old one).
-    Opened like a plain file, not with tempfile's private mode, so the result gets the usual
-    permissions."""
-    if path.is_dir():
-        # Checked first: the rename below would say so too, but "/" has no name to put beside.
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    part = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
-    try:
-        with part.open("x", encoding=encoding, newline="") as file_out:
-            write(file_out)
-        part.replace(path)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise

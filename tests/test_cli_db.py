@@ -162,3 +162,44 @@ def test_an_installed_wheel_finds_and_applies_the_migrations(tmp_path: Path) -> 
     current = run_quizbot("db", "current", env=env, cwd=work, python_path=target)
     assert current.stdout == f"{head_revision()} (head)\n"
     assert len(list(work.glob("quizbot.db.backup-*"))) == 1
+
+
+UNREACHABLE_PG = "postgresql+psycopg://quizbot:hunter2@127.0.0.1:1/quizbot"
+
+
+def unusable_database_url(kind: str, tmp_path: Path) -> tuple[str, str]:
+    """DATABASE_URL for a database a host got wrong, and what the one line must say."""
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "notes.txt").write_text("not a database\n" * 100)
+    (tmp_path / "folder").mkdir()
+    return {
+        "folder": (f"sqlite:///{tmp_path / 'folder'}", "is a folder, not a database file"),
+        "not-sqlite": (f"sqlite:///{tmp_path / 'notes.txt'}", "is not an SQLite database"),
+        "unreachable": (UNREACHABLE_PG, "cannot connect to the PostgreSQL database"),
+    }[kind]
+
+
+def assert_one_database_line(
+    code: int, capsys: pytest.CaptureFixture[str], expected: str, setting: str = "DATABASE_URL"
+) -> str:
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "Traceback" not in captured.err + captured.out
+    assert "hunter2" not in captured.err
+    (line,) = captured.err.splitlines()
+    assert line.startswith("quizbot: ") and expected in line
+    assert f" ({setting}) — " in line
+    return line
+
+
+@pytest.mark.parametrize("kind", ["folder", "not-sqlite", "unreachable"])
+def test_db_current_on_an_unusable_database_is_one_line_and_writes_nothing(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, expected = unusable_database_url(kind, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", url)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    assert_one_database_line(main(["db", "current"]), capsys, expected)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    assert (tmp_path / "notes.txt").read_text() == "not a database\n" * 100

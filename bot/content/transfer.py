@@ -4,6 +4,9 @@ An import writes one bank (to a file, or stdout) and its report to stderr: one l
 question left out or guessed, `SOURCE:LINE: …`. It succeeds (exit 0) when at least one task was
 imported. The bank is then checked like any bank, and its problems are reported too, so a
 person sees at once what to fix before it can be served.
+
+A file given with `--output` is written whole or not at all (`bot.files.replace_file`); one
+that can't be written is one `quizbot: can't write …` line and exit 1.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from bot.content import importers
 from bot.content.importers.drafts import ImportResult, bank_tree, bank_yaml
 from bot.content.loader import check_banks, check_tree
 from bot.content.problems import Unconfirmed
+from bot.files import cannot_write, replace_file
 
 MAX_SOURCE_BYTES: Final = 10_000_000
 """A source larger than this is refused unread (10,000 GIFT questions are about 2 MB)."""
@@ -39,16 +43,16 @@ def import_command(
     except importers.UnknownFormatError as exc:
         print(f"{source}: {exc}", file=err)
         return 1
+    bank = bank_yaml(result) if result.drafts else None
+    # Before the report: a bank that can't be written is the one line to fix first.
+    if bank is not None and output is not None and not _write(output, bank, err, make_folder=True):
+        return 1
     for line in result.report:
         print(line.render(str(source)), file=err)
-    if not result.drafts:
+    if bank is None:
         print(f"{source}: no task imported ({fmt})", file=err)
         return 1
-    bank = bank_yaml(result)
-    if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(bank, encoding="utf-8")
-    else:
+    if output is None:
         out.write(bank)
     unconfirmed = _check(result, bank, output, err)
     print(
@@ -75,11 +79,24 @@ def export_command(path: Path, *, fmt: str, output: Path | None, out: TextIO, er
     except importers.UnknownFormatError as exc:
         print(f"quizbot: {exc}", file=err)
         return 1
-    if output is not None:
-        output.write_text(text, encoding="utf-8")
-    else:
+    if output is None:
         out.write(text)
+    elif not _write(output, text, err):
+        return 1
     return 0
+
+
+def _write(output: Path, text: str, err: TextIO, *, make_folder: bool = False) -> bool:
+    """Write `text` to `output` whole (an import also makes its folder); False with one line
+    on `err` if it can't be written, leaving no part of it behind."""
+    try:
+        if make_folder and not output.parent.exists():  # a file there: "Not a directory"
+            output.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(output, "utf-8", lambda file_out: file_out.write(text))
+    except OSError as exc:
+        print(cannot_write(output, exc), file=err)
+        return False
+    return True
 
 
 def _read(source: Path, err: TextIO) -> str | None:

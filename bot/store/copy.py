@@ -20,7 +20,8 @@ from sqlalchemy import Connection, Engine, Table, func, inspect, select
 from bot.host_errors import HostError
 from bot.store import dialect
 from bot.store.db import make_engine, writer
-from bot.store.migrate import current_state, sqlite_file, target_metadata, upgrade_database
+from bot.store.migrate import current_state, target_metadata, upgrade_database
+from bot.store.preflight import check_database, check_readable
 from bot.store.tables import MemberTotal, Score
 
 BATCH_ROWS = 5000
@@ -33,8 +34,9 @@ SOURCE, TARGET = "SRC_URL", "DST_URL"
 
 
 class CopyError(HostError):
-    """The copy cannot start (a source behind the head, a target that is not empty) or did
-    not verify. Nothing of the source was changed. `setting` names the side at fault."""
+    """The copy cannot start (a source that is missing, unreadable or behind the head; a
+    target that cannot be written or is not empty) or did not verify. Nothing of the source
+    was changed. `setting` names the side at fault."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +56,15 @@ Say = Callable[[str], None]
 
 def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS) -> CopyReport:
     """Copy every row of `src_url` into the empty `dst_url`, then verify; see the module
-    docstring. Raises CopyError for a source or target it must not touch."""
-    file = sqlite_file(src_url)
-    if file is not None and not file.is_file():
-        # Opening it would create an empty one.
-        raise CopyError(SOURCE, f"there is no database at {file}", "check SRC_URL")
+    docstring. Raises CopyError for a source or target it must not touch (or cannot reach)."""
+    # Read-only: opening a missing source would create an empty one.
+    _preflight(check_readable, src_url, SOURCE)
     source = make_engine(src_url, create=False)
-    target = make_engine(dst_url, create=False)
+    target: Engine | None = None
     try:
         _check_source(source, src_url)
+        _preflight(check_database, dst_url, TARGET)  # the copy writes it: it must be writable
+        target = make_engine(dst_url, create=False)
         _check_target_empty(target, dst_url)
         result = upgrade_database(target, backup=False)
         if result.created:
@@ -71,12 +73,22 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
         members = _verify(source, target, rows)
     finally:
         source.dispose()
-        target.dispose()
+        if target is not None:
+            target.dispose()
     say(
         f"verified: {len(rows)} tables and {sum(rows.values()):,} rows equal on both sides, "
         f"and the leaderboard totals of {members:,} members"
     )
     return CopyReport(rows, members)
+
+
+def _preflight(check: Callable[[str, str], None], url: str, setting: str) -> None:
+    """`check` the database at `url` (see bot/store/preflight.py); its HostError names
+    `setting`, the side at fault."""
+    try:
+        check(url, setting)
+    except HostError as exc:
+        raise CopyError(exc.setting, exc.problem, exc.fix) from None
 
 
 def _tables() -> list[Table]:

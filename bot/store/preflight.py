@@ -9,6 +9,12 @@ then turns SQLite's answer into one HostError naming DATABASE_URL.
 A PostgreSQL database is only connected to (`SELECT 1`): a server that cannot be reached, or
 refuses the role or the password, is one HostError too, not a traceback. What the role may
 write is the operator's to grant (the README says what quizbot needs).
+
+Commands that only read (`quizbot db current`, `quizbot export results`, the source of
+`quizbot db copy`) use `check_readable`: the same errors, but nothing is created or written,
+and a database that is not there yet is an error of its own.
+
+`setting` names what the host set: DATABASE_URL, or `quizbot db copy`'s SRC_URL and DST_URL.
 """
 
 from __future__ import annotations
@@ -31,30 +37,59 @@ PROBE_TIMEOUT_S: Final = 1.0
 _PROBE_TABLE: Final = "quizbot_write_probe"
 
 
-def check_database(url: str) -> None:
+def check_database(url: str, setting: str = SETTING) -> None:
     """Raise HostError if the SQLite database at `url` cannot be used for writing.
 
     Creates the data folder (as the engine would); leaves an existing database unchanged.
     PostgreSQL is connected to (see the module docstring); in-memory databases pass without a
     check.
     """
+    path = _sqlite_path(url, setting)
+    if path is None:
+        return
+    _check_path(path, setting)
+    _raise_problem(path, _probe(url), setting)
+
+
+def check_readable(url: str, setting: str = SETTING) -> None:
+    """Raise HostError if the database at `url` cannot be read: a SQLite file that is missing,
+    a folder, not a database, or cannot be opened; a PostgreSQL server that cannot be reached.
+    Creates and writes nothing (the SQLite file is opened read-only)."""
+    path = _sqlite_path(url, setting)
+    if path is None:
+        return
+    _check_not_a_folder(path, setting)
+    if not _exists(path):
+        fix = f"check {setting}"
+        if setting == SETTING:
+            fix += "; quizbot db upgrade (or quizbot run) creates a new one"
+        raise HostError(setting, f"there is no database at {path}", fix)
+    _raise_problem(path, _read_probe(path), setting)
+
+
+def _sqlite_path(url: str, setting: str) -> Path | None:
+    """The SQLite file to check; None when there is none (PostgreSQL, checked here by
+    connecting, or an in-memory database)."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "postgresql":
-        _check_server(url)
-        return
+        _check_server(url, setting)
+        return None
     if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
-        return
+        return None
     assert parsed.database is not None
-    path = database_file(parsed.database)
-    _check_path(path)
-    error = _probe(url)
+    return database_file(parsed.database)
+
+
+def _raise_problem(path: Path, error: sqlite3.Error | None, setting: str) -> None:
     if error is not None:
-        problem = database_problem(path, error)
+        problem = database_problem(path, error, setting)
         if problem is not None:
             raise problem
 
 
-def database_problem(path: Path, error: sqlite3.Error) -> HostError | None:
+def database_problem(
+    path: Path, error: sqlite3.Error, setting: str = SETTING
+) -> HostError | None:
     """What SQLite's error on opening or writing `path` means for the operator; None if it
     means the database is usable (busy: someone else is writing it right now)."""
     code = getattr(error, "sqlite_errorcode", None) or 0
@@ -63,45 +98,45 @@ def database_problem(path: Path, error: sqlite3.Error) -> HostError | None:
         return None
     if primary == sqlite3.SQLITE_NOTADB:
         return HostError(
-            SETTING,
+            setting,
             f"{path} is not an SQLite database",
-            "point DATABASE_URL at the bot's database file, or at a new file name to start "
+            f"point {setting} at the bot's database file, or at a new file name to start "
             "an empty database",
         )
     if code == sqlite3.SQLITE_READONLY_DIRECTORY:
         return HostError(
-            SETTING,
+            setting,
             f"the folder {path.parent} is read-only",
             "give the bot's user write access to the folder: SQLite keeps its -wal and -shm "
             "files beside the database",
         )
     if primary == sqlite3.SQLITE_READONLY:
         return HostError(
-            SETTING,
+            setting,
             f"the database {path} is read-only",
             "give the bot's user write access to the file and its folder (and drop any "
             "mode=ro from the URL)",
         )
     if primary == sqlite3.SQLITE_CANTOPEN:
         return HostError(
-            SETTING,
+            setting,
             f"cannot open or create the database {path}",
             "give the bot's user read and write access to the file and its folder",
         )
     if primary == sqlite3.SQLITE_CORRUPT:
         return HostError(
-            SETTING,
+            setting,
             f"the database {path} is damaged",
             "restore it from a backup, or move it aside to start an empty one",
         )
     return HostError(
-        SETTING,
+        setting,
         f"cannot use the database {path} ({error})",
         "check the file, its folder and the free disk space",
     )
 
 
-def _check_server(url: str) -> None:
+def _check_server(url: str, setting: str) -> None:
     """Connect to the PostgreSQL database at `url` once, or raise HostError saying why not."""
     from bot.store.db import CONNECT_TIMEOUT_S
 
@@ -115,7 +150,7 @@ def _check_server(url: str) -> None:
         reason = " ".join(str(exc.orig).split()) if exc.orig is not None else str(exc)
         where = make_url(url).render_as_string(hide_password=True)
         raise HostError(
-            SETTING,
+            setting,
             f"cannot connect to the PostgreSQL database {where} ({reason})",
             "check that the server runs and that the URL's host, port, database, user and "
             "password are right",
@@ -124,19 +159,32 @@ def _check_server(url: str) -> None:
         engine.dispose()
 
 
-def _check_path(path: Path) -> None:
+def _check_not_a_folder(path: Path, setting: str) -> None:
     """What SQLite would only report as "unable to open database file"."""
     if path.is_dir():
         raise HostError(
-            SETTING,
+            setting,
             f"{path} is a folder, not a database file",
-            f"point DATABASE_URL at a file in it, e.g. sqlite:///{path / 'quizbot.db'}",
+            f"point {setting} at a file in it, e.g. sqlite:///{path / 'quizbot.db'}",
         )
+
+
+def _exists(path: Path) -> bool:
+    try:
+        path.stat()
+    except OSError:  # not there, or a folder on the way that may not be looked into
+        return False
+    return True
+
+
+def _check_path(path: Path, setting: str) -> None:
+    """What SQLite would only report as "unable to open database file"."""
+    _check_not_a_folder(path, setting)
     for ancestor in path.parents:
         if ancestor.exists():
             if not ancestor.is_dir():
                 raise HostError(
-                    SETTING,
+                    setting,
                     f"{path} lies inside {ancestor}, which is a file, not a folder",
                     "choose a database path inside a folder, e.g. sqlite:///data/quizbot.db",
                 )
@@ -145,7 +193,7 @@ def _check_path(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise HostError(
-            SETTING,
+            setting,
             f"cannot create the folder {path.parent} ({exc.strerror or exc})",
             "create it, or give the bot's user write access to the folder above it",
         ) from None
@@ -177,4 +225,22 @@ def _probe(url: str) -> sqlite3.Error | None:
         return exc
     finally:
         engine.dispose()
+    return None
+
+
+def _read_probe(path: Path) -> sqlite3.Error | None:
+    """Open the existing file read-only (so nothing is created or written) and read its
+    schema, which is where a file that is no database shows."""
+    try:
+        sqlite = sqlite3.connect(
+            f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=PROBE_TIMEOUT_S
+        )
+    except sqlite3.Error as exc:
+        return exc
+    try:
+        sqlite.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        return exc
+    finally:
+        sqlite.close()
     return None

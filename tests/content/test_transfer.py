@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from bot.cli import main
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests/content/importers/data"
 SEED_PAGE = DATA / "page-seed-parallelism.txt"
@@ -115,3 +119,67 @@ def test_confirmed_must_be_true_or_false(tmp_path: Path) -> None:
     result = quizbot("content", "check", str(bank), cwd=tmp_path)
     assert result.returncode == 1
     assert "field confirmed: expected true or false" in result.stdout
+
+
+CLEAN_GIFT = "::Q1:: What is 2+2? {=4 ~3 ~5}\n"
+
+
+def assert_cant_write(
+    code: int, capsys: pytest.CaptureFixture[str], output: Path, reason: str
+) -> None:
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.out == ""
+    assert "Traceback" not in captured.err
+    assert captured.err.splitlines() == [
+        f"quizbot: can't write {output}: {reason} "
+        "(give --output a file in a folder that exists and that you may write to)"
+    ]
+
+
+@pytest.mark.parametrize("where", ["a folder", "under a file"])
+def test_an_import_output_that_cant_be_written_is_one_line(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENT_DIR", str(SHIPPED))
+    monkeypatch.setenv("CONTENT_CACHE", "")
+    source = tmp_path / "quiz.gift"
+    source.write_text(CLEAN_GIFT)
+    (tmp_path / "banks").mkdir()
+    output, reason = {
+        "a folder": (tmp_path / "banks", "Is a directory"),
+        "under a file": (tmp_path / "quiz.gift" / "bank.yaml", "Not a directory"),
+    }[where]
+    before = sorted(tmp_path.rglob("*"))
+    code = main(["content", "import", str(source), "--output", str(output)])
+    assert_cant_write(code, capsys, output, reason)
+    assert sorted(tmp_path.rglob("*")) == before  # no bank, no part of one
+    assert source.read_text() == CLEAN_GIFT
+
+
+@pytest.mark.parametrize("where", ["a folder", "a missing folder"])
+def test_an_export_output_that_cant_be_written_is_one_line(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENT_CACHE", "")
+    (tmp_path / "out").mkdir()
+    output = tmp_path / "out" if where == "a folder" else tmp_path / "nope" / "banks.gift"
+    reason = "Is a directory" if where == "a folder" else "No such file or directory"
+    code = main(["content", "export", str(SHIPPED), "--format", "gift", "--output", str(output)])
+    assert_cant_write(code, capsys, output, reason)
+    assert [p.name for p in tmp_path.rglob("*")] == ["out"]
+
+
+def test_an_export_replaces_its_output_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENT_CACHE", "")
+    output = tmp_path / "banks.gift"
+    output.write_text("last week's export\n")
+    code = main(["content", "export", str(SHIPPED), "--format", "gift", "--output", str(output)])
+    assert code == 0, capsys.readouterr().err
+    assert "::" in output.read_text() and "last week" not in output.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["banks.gift"]

@@ -22,6 +22,7 @@ from bot.store.copy import CopyError, copy_database
 from bot.store.migrate import current_state
 from tests.store.fixtures import make_0_1_0_db as fixture
 from tests.store.test_migrations import CONTENT, EXPECTED, OLD_DB
+from tests.test_cli_db import assert_one_database_line, unusable_database_url
 
 
 @pytest.fixture
@@ -184,3 +185,32 @@ def test_the_command_reports_progress_and_refuses_in_one_line(
     assert line.startswith("quizbot: the target ") and "(DST_URL)" in line
     assert main(["db", "copy", "mysql://x/y", target]) == 1
     assert "unsupported database 'mysql'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("side", "kind", "expected"),
+    [
+        ("source", "not-sqlite", "is not an SQLite database"),
+        ("source", "folder", "is a folder, not a database file"),
+        ("source", "unreachable", "cannot connect to the PostgreSQL database"),
+        ("target", "not-sqlite", "is not an SQLite database"),
+        ("target", "folder", "is a folder, not a database file"),
+        ("target", "unreachable", "cannot connect to the PostgreSQL database"),
+    ],
+)
+def test_an_unusable_source_or_target_is_one_line_naming_it(
+    side: str,
+    kind: str,
+    expected: str,
+    source: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bad, _ = unusable_database_url(kind, tmp_path / "bad")
+    new_target = f"sqlite:///{tmp_path / 'new' / 'copy.db'}"
+    urls = [bad, new_target] if side == "source" else [source, bad]
+    setting = "SRC_URL" if side == "source" else "DST_URL"
+    assert_one_database_line(main(["db", "copy", *urls]), capsys, expected, setting)
+    assert not (tmp_path / "new" / "copy.db").exists()
+    assert (tmp_path / "bad" / "notes.txt").read_text() == "not a database\n" * 100
+    assert list((tmp_path / "bad" / "folder").iterdir()) == []

@@ -13,7 +13,7 @@ from sqlalchemy import inspect
 
 from bot.host_errors import HostError
 from bot.store import Store, make_engine, preflight
-from bot.store.preflight import check_database, database_problem
+from bot.store.preflight import check_database, check_readable, database_problem
 
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 ROOT_WRITES_ANYWAY = "root ignores permission bits, so chmod cannot make a read-only database"
@@ -166,3 +166,19 @@ def test_sqlite_errors_are_classified_by_their_code(code: int, problem: str) -> 
 
 def test_a_busy_database_is_no_problem() -> None:
     assert database_problem(Path("q.db"), sqlite_error(sqlite3.SQLITE_BUSY, "locked")) is None
+
+
+def test_the_read_only_check_creates_and_writes_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "none" / "quizbot.db"
+    with pytest.raises(HostError, match=f"there is no database at {missing}"):
+        check_readable(f"sqlite:///{missing}")
+    assert list(tmp_path.iterdir()) == []
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n")
+    with pytest.raises(HostError, match=r"is not an SQLite database") as refused:
+        check_readable(f"sqlite:///{notes}", "SRC_URL")
+    assert refused.value.setting == "SRC_URL" and "point SRC_URL at" in refused.value.fix
+    assert notes.read_text() == "not a database\n"
+    existing = tmp_path / "quizbot.db"
+    make_engine(f"sqlite:///{existing}").dispose()
+    check_readable(f"sqlite:///{existing}")
