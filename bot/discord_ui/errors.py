@@ -289,6 +289,7 @@ def _readable(option: Any) -> bool:
             isinstance(value, str)
             and value.isascii()
             and value.isdigit()
+            and len(value) <= len(str(SNOWFLAKE_LIMIT))  # int() refuses 4,300+ digits
             and 0 < int(value) < SNOWFLAKE_LIMIT
         )
     if kind == NUMBER_OPTION and not option.get("focused") and value not in (None, ""):
