@@ -127,7 +127,8 @@ class PracticeSessions:
         withheld = {post.task_id for post in open_posts}
         task_id = practice.next_task(candidates, solved, (), service.rng, withheld=withheld)
         if task_id is None:  # `matching` never returns an empty list: all are withheld
-            blocking = [p for p in open_posts if p.task_id in candidates]
+            matching = set(candidates)
+            blocking = [p for p in open_posts if p.task_id in matching]
             links = tuple(
                 (guild_id, p.channel_id, p.message_id)
                 for p in blocking
