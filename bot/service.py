@@ -659,11 +659,18 @@ class QuizService:
     # -- review reminders ----------------------------------------------------------------------
 
     async def turn_reminders_on(
-        self, guild_id: int, user_id: int, *, hour: int | None = None, timezone: str | None = None
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        hour: int | None = None,
+        timezone: str | None = None,
+        server_zone: bool = False,
     ) -> reminders.ReminderPlan:
         """Turn the member's daily review reminder on. `hour` None keeps their previous hour
         (else `reminders.DEFAULT_HOUR`); `timezone` (an IANA name, checked by the caller)
-        None keeps their previous zone (else the server's)."""
+        None keeps their previous zone (else the server's); `server_zone` goes back to the
+        server's zone."""
         info = await self.run_write(
             self.store.turn_reminder_on,
             guild_id,
@@ -671,6 +678,7 @@ class QuizService:
             hour=hour,
             timezone=timezone,
             default_hour=reminders.DEFAULT_HOUR,
+            server_zone=server_zone,
         )
         server = (await self.guild_config(guild_id)).timezone
         zone = zone_or(info.timezone or server, self.default_zone)

@@ -88,16 +88,19 @@ def turn_on(
     hour: int | None,
     timezone: str | None,
     default_hour: int,
+    server_zone: bool = False,
 ) -> ReminderInfo:
     """Enable the member's reminder. `hour` None keeps the stored hour (else `default_hour`);
-    `timezone` None keeps the stored zone (else the server's). A pending closed-DMs notice is
-    dropped: turning reminders on again says it all. `last_sent_on` stays, so turning them
-    off and on cannot bring a second DM the same day."""
+    `timezone` None keeps the stored zone (else the server's), and `server_zone` goes back to
+    the server's. A pending closed-DMs notice is dropped: turning reminders on again says it
+    all. `last_sent_on` stays, so turning them off and on cannot bring a second DM the same
+    day."""
     old = get(conn, guild_id, user_id)
+    kept_zone = None if server_zone or old is None else old.timezone
     values = {
         "enabled": True,
         "hour": hour if hour is not None else (old.hour if old else default_hour),
-        "timezone": timezone if timezone is not None else (old.timezone if old else None),
+        "timezone": timezone if timezone is not None else kept_zone,
         "dms_closed_at": None,
     }
     conn.execute(

@@ -437,12 +437,20 @@ class Store:
         hour: int | None,
         timezone: str | None,
         default_hour: int,
+        server_zone: bool = False,
     ) -> reminders.ReminderInfo:
         """Enable the member's daily reminder; `hour` and `timezone` None keep the stored
-        ones (a new reminder: `default_hour`, the server's zone)."""
+        ones (a new reminder: `default_hour`, the server's zone); `server_zone` goes back to
+        the server's zone."""
         with self.write(StoreAction.CHANGE) as conn:
             return reminders.turn_on(
-                conn, guild_id, user_id, hour=hour, timezone=timezone, default_hour=default_hour
+                conn,
+                guild_id,
+                user_id,
+                hour=hour,
+                timezone=timezone,
+                default_hour=default_hour,
+                server_zone=server_zone,
             )
 
     def turn_reminder_off(self, guild_id: int, user_id: int) -> bool:

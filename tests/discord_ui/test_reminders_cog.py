@@ -16,7 +16,7 @@ from discord.http import Route
 
 from bot.discord_ui.client import QuizBot
 from bot.store.review_cards import StoredCard, save_cards
-from tests.discord_ui.conftest import COMMAND, Driver
+from tests.discord_ui.conftest import AUTOCOMPLETE, COMMAND, Driver
 from tests.discord_ui.fakes import (
     ALICE,
     BOB,
@@ -120,6 +120,26 @@ async def test_on_replies_privately_with_the_next_reminder(
     assert reply.ephemeral and "reminders are **off**" in reply.text
     stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
     assert stored is not None and not stored.enabled
+
+
+async def test_server_takes_a_member_back_to_the_servers_zone(
+    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    await clocked.service.update_guild_config(GUILD_ID, timezone="Asia/Tokyo")
+    await reminders(driver, fake, "on", hour=7, timezone="Europe/Berlin")
+    reply = await reminders(driver, fake, "on", timezone="Server")
+    assert "07:00 Asia/Tokyo** (the server's time zone)" in reply.text
+    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and (stored.hour, stored.timezone) == (7, None)
+    payload = interaction_payload(
+        fake,
+        kind=AUTOCOMPLETE,
+        data=subcommand_data("reminders", "on", focused="timezone", timezone="ser"),
+    )
+    await driver.dispatch(payload)
+    offered = fake.callbacks()[-1].json["data"]["choices"]
+    assert offered[0] == {"name": "server (this server's time zone)", "value": "server"}
+    assert len(offered) <= 25
 
 
 async def test_on_during_the_hour_says_the_dm_can_come_now(

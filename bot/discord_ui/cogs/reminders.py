@@ -19,13 +19,26 @@ from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import Text, WholeNumber, zone_autocomplete
 from bot.discord_ui.replies import Responder
 from bot.schedule.reminders import DEFAULT_HOUR, ReminderPlan
-from bot.schedule.zones import known_zones, resolve_zone
+from bot.schedule.zones import MAX_CHOICES, known_zones, resolve_zone
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
 
 Interaction = discord.Interaction["QuizBot"]
 HourParam = app_commands.Transform[int, WholeNumber("hour", 0, 23)]
+SERVER_ZONE = "server"
+"""What `timezone` takes to go back to the server's zone after choosing one's own."""
+
+
+async def reminder_zone_autocomplete(
+    interaction: Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The zones, with "server" (back to the server's zone) first while it matches."""
+    zones = await zone_autocomplete(interaction, current)
+    if not SERVER_ZONE.startswith(current.strip().casefold()):
+        return zones
+    back = app_commands.Choice(name="server (this server's time zone)", value=SERVER_ZONE)
+    return [back, *zones][:MAX_CHOICES]
 
 
 def plan_text(plan: ReminderPlan) -> str:
@@ -69,10 +82,10 @@ class RemindersCog(commands.Cog):
     @reminders.command(name="on", description="A DM a day at your hour, when reviews are due.")
     @app_commands.describe(
         hour=f"Local hour, 0-23 (default: your previous one, else {DEFAULT_HOUR})",
-        timezone="IANA time zone, e.g. Europe/Berlin (default: your previous one, else the "
-        "server's)",
+        timezone="IANA time zone, e.g. Europe/Berlin, or server (default: your previous one, "
+        "else the server's)",
     )
-    @app_commands.autocomplete(timezone=zone_autocomplete)
+    @app_commands.autocomplete(timezone=reminder_zone_autocomplete)
     async def reminders_on(
         self,
         interaction: Interaction,
@@ -80,10 +93,11 @@ class RemindersCog(commands.Cog):
         timezone: app_commands.Transform[str, Text("timezone")] | None = None,
     ) -> None:
         guild_id = guild_id_of(interaction)
-        zone = resolve_zone(timezone) if timezone else None
+        server_zone = timezone is not None and timezone.strip().casefold() == SERVER_ZONE
+        zone = resolve_zone(timezone) if timezone and not server_zone else None
         async with Responder(interaction) as responder:
             plan = await self.bot.service.turn_reminders_on(
-                guild_id, interaction.user.id, hour=hour, timezone=zone
+                guild_id, interaction.user.id, hour=hour, timezone=zone, server_zone=server_zone
             )
             self.bot.scheduler.wake()  # the pass plans with the new hour at once
             await responder.send(content=plan_text(plan))
