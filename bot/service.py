@@ -37,7 +37,9 @@ on upload or removal; an upload is checked in a worker process under a time limi
 With several sharded processes on one database, the loaded banks stay process-local and still
 correct: a server's `/bank` commands, its /quiz and its daily quizzes all run in the one process
 that owns its shard (bot/sharding.py), which swaps an upload in at once; the others read it from
-the database when they start (e.g. after SHARD_COUNT changes, which restarts every process).
+the database when they start (e.g. after SHARD_COUNT changes, which restarts every process),
+and the one that sends every server's review reminders reads them again whenever they changed
+before it counts (`refresh_server_banks`).
 The shipped banks are each process's own load of the shared CONTENT_DIR, reloaded by its watch.
 """
 
@@ -164,6 +166,8 @@ class QuizService:
         """Each server's uploaded banks' tasks, by bank name."""
         self._server_catalogs: dict[int, Catalog] = {}
         """`catalog_for`'s results, dropped whenever the shipped or the server's banks change."""
+        self._banks_version: tuple[int, datetime | None] | None = None
+        """`BankStore.version` when the banks were last read (`load_server_banks`)."""
         self._upload_pool_factory = upload_pool or _upload_process
         self._upload_pool: Executor | None = None
         self._upload_lock = asyncio.Lock()
@@ -546,6 +550,7 @@ class QuizService:
         """Read every server's uploaded banks from the database (when the service starts);
         the number of banks. A stored bank that a newer check refuses in part serves the rest,
         and the log says what was left out."""
+        version = await self.run_read(self.banks.version)
         stored = await self.run_read(self.banks.all)
         loaded: dict[int, dict[str, tuple[Task, ...]]] = {}
         for bank in stored:
@@ -555,7 +560,17 @@ class QuizService:
             loaded.setdefault(bank.guild_id, {})[bank.name] = tuple(tasks)
         self._server_banks = loaded
         self._server_catalogs = {}
+        self._banks_version = version
         return len(stored)
+
+    async def refresh_server_banks(self) -> bool:
+        """Read the uploaded banks again if any changed since they were read, in any process
+        (`BankStore.version`); whether they were. The process that sends every reminder counts
+        other shards' servers' reviews too, whose uploads another process takes."""
+        if await self.run_read(self.banks.version) == self._banks_version:
+            return False
+        await self.load_server_banks()
+        return True
 
     def bank_names(self, guild_id: int) -> list[str]:
         """The server's uploaded banks, by name (for autocomplete)."""

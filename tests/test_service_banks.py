@@ -156,3 +156,22 @@ async def test_too_large_is_refused_before_any_check(service: QuizService) -> No
     with pytest.raises(BankRefusedError) as refused:
         await service.upload_bank(GUILD, "big.yaml", b" " * (uploads.MAX_UPLOAD_BYTES + 1), MOD)
     assert "1,000,001 bytes" in refused.value.problems[0]
+
+
+async def test_a_bank_uploaded_by_another_process_is_read_when_refreshed(store: Store) -> None:
+    sender = QuizService(Catalog.of([SHIPPED]), store)  # the process that sends reminders
+    await sender.start()
+    owner = QuizService(Catalog.of([SHIPPED]), store, upload_pool=ThreadPoolExecutor)
+    await owner.start()
+    try:
+        assert not await sender.refresh_server_banks()  # nothing changed: nothing re-read
+        await owner.upload_bank(GUILD, "networking.yaml", bank(), MOD)
+        assert "net-1" not in sender.catalog_for(GUILD)
+        assert await sender.refresh_server_banks()
+        assert "net-1" in sender.catalog_for(GUILD)
+        await owner.remove_bank(GUILD, "networking")
+        assert await sender.refresh_server_banks()
+        assert "net-1" not in sender.catalog_for(GUILD)
+    finally:
+        await owner.close()
+        await sender.close()

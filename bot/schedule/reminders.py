@@ -189,6 +189,9 @@ class Reminders:
             found: list[ReminderCandidate] = await self.service.run_read(
                 self.store.reminder_candidates, sorted({h for _, h in open_days}), latest
             )
+            if found:
+                # Counted as /review would serve them, with the banks as they are now.
+                await self.service.refresh_server_banks()
             for candidate in found:
                 slot = open_days.get((candidate.zone, candidate.hour))
                 if slot is None or not owed(slot, candidate.last_sent_on):

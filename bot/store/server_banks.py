@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Engine, Table, delete, select
+from sqlalchemy import Engine, Table, delete, func, select
 
 from bot.store import dialect
 from bot.store.periods import from_utc_naive, to_utc_naive
@@ -105,6 +105,14 @@ class BankStore:
         with self.store.read() as conn:
             row = conn.execute(query).first()
         return None if row is None else StoredBank(_summary(row), row.yaml)
+
+    def version(self) -> tuple[int, datetime | None]:
+        """What changes whenever any server's banks do, in any process: how many there are,
+        and the latest upload (a replacement is a later upload; a removal, one fewer)."""
+        query = select(func.count(), func.max(_bank.c.uploaded_at))
+        with self.store.read() as conn:
+            count, latest = conn.execute(query).one()
+        return int(count), latest
 
     def all(self) -> list[StoredBank]:
         """Every server's banks with their text (read once, when the service starts)."""

@@ -32,6 +32,7 @@ from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.review_cards import StoredCard, save_cards
+from bot.store.server_banks import BankStore
 from tests.factories import Clock, choice
 from tests.schedule.test_runner import RecordingPoster
 
@@ -40,6 +41,19 @@ ALICE, BOB = 11, 22
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
 TASKS = [choice(f"t{n}") for n in range(5)]
+NETWORKING = """bank: Networking
+topic: Networking
+tasks:
+  - id: net-1
+    kind: choice
+    difficulty: easy
+    question: Which layer is IP?
+    options: [Network, Transport]
+    answer: A
+    hint: Below TCP.
+    solution:
+      final_answer: Network
+"""
 
 
 def utc(*args: int) -> datetime:
@@ -374,3 +388,21 @@ async def test_no_dm_for_a_review_that_review_would_not_serve(
     due_cards(process.store, ALICE, due)  # t0: /review serves it, so the next 07:00 reminds
     await process.run_until(utc(2025, 6, 4, 6, 0))
     assert dms.to(ALICE) == [utc(2025, 6, 4, 5, 0)]
+
+
+async def test_a_review_of_a_bank_another_process_uploaded_is_reminded(
+    start: Callable[..., Process],
+) -> None:
+    clock = Clock(utc(2025, 6, 2, 5, 0))
+    dms = RecordingDMs(clock)
+    sender = start(clock, dms)  # started before the upload, as shard 0's process is
+    await sender.service.start()
+    await remind_at(sender, ALICE, 7, "Europe/Berlin")
+    due = utc(2025, 6, 1)
+    uploaded = StoredCard(GUILD, ALICE, "net-1", 2, None, 2.3, 5.0, due, due - timedelta(days=2))
+    with sender.store.write() as conn:
+        save_cards(conn, [uploaded])
+    # Another process (the shard that owns the server) stores the server's new bank.
+    BankStore(sender.store).save(GUILD, "networking", NETWORKING, 1, BOB, clock())
+    await sender.run_until(utc(2025, 6, 2, 5, 10))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
