@@ -122,3 +122,30 @@ class Clock:
 
     def advance(self, **kwargs: float) -> None:
         self.now += timedelta(**kwargs)
+
+
+def bank_yaml(
+    task_id: str = "net-1",
+    *,
+    bank: str = "Networking",
+    question: str = "Which layer is IP?",
+    answer: str = "A",
+    tasks: int = 1,
+    extra: str = "",
+) -> str:
+    """A bank file as a moderator uploads it: `tasks` choice tasks of topic Networking (ids
+    `task_id`, or `task_id-0`, `task_id-1`… for several), then `extra` text."""
+    body = "".join(
+        f"""  - id: {task_id}{"" if tasks == 1 else f"-{n}"}
+    kind: choice
+    difficulty: easy
+    question: {question}
+    options: [Network, Transport]
+    answer: {answer}
+    hint: Below TCP.
+    solution:
+      final_answer: Network
+"""
+        for n in range(tasks)
+    )
+    return f"bank: {bank}\ntopic: Networking\ntasks:\n{body}{extra}"

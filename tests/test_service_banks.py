@@ -21,26 +21,14 @@ from bot.quiz.errors import (
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
-from tests.factories import choice, choice_task
+from tests.factories import bank_yaml, choice, choice_task
 
 GUILD, OTHER, MOD = 1, 2, 77
 SHIPPED = choice_task()
 
 
 def bank(task_id: str = "net-1", question: str = "Which layer is IP?", answer: str = "A") -> bytes:
-    return f"""bank: Networking
-topic: Networking
-tasks:
-  - id: {task_id}
-    kind: choice
-    difficulty: easy
-    question: {question}
-    options: [Network, Transport]
-    answer: {answer}
-    hint: Below TCP.
-    solution:
-      final_answer: Network
-""".encode()
+    return bank_yaml(task_id, question=question, answer=answer).encode()
 
 
 @pytest.fixture

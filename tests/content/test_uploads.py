@@ -18,6 +18,7 @@ from bot.content.uploads import (
     stored_tasks,
 )
 from bot.quiz.tasks import Kind
+from tests.factories import bank_yaml
 
 DATA = Path(__file__).parent / "importers" / "data"
 HAS_GIFT = importlib.util.find_spec("bot.content.importers.gift") is not None
@@ -45,19 +46,7 @@ MOODLE = b"""<?xml version="1.0"?>
 
 
 def one_task_yaml(task_id: str = "own-1", extra: str = "") -> str:
-    return f"""bank: Our own
-topic: Networking
-tasks:
-  - id: {task_id}
-    kind: choice
-    difficulty: easy
-    question: Which layer is IP?
-    options: [Network, Transport]
-    answer: A
-    hint: Below TCP.
-    solution:
-      final_answer: Network
-{extra}"""
+    return bank_yaml(task_id, bank="Our own", extra=extra)
 
 
 def accepted(result: UploadedBank | RefusedUpload) -> UploadedBank:

@@ -12,6 +12,7 @@ import pytest
 
 from bot.content.uploads import MAX_UPLOAD_BYTES
 from bot.discord_ui.client import QuizBot
+from tests import factories
 from tests.discord_ui.conftest import COMMAND, Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -28,20 +29,7 @@ CDN = "https://cdn.discordapp.com/ephemeral-attachments/1/2/"
 
 
 def bank_yaml(task_id: str = "net-1", answer: str = "A", tasks: int = 1) -> bytes:
-    body = "".join(
-        f"""  - id: {task_id}{"" if tasks == 1 else f"-{n}"}
-    kind: choice
-    difficulty: easy
-    question: Which layer is IP?
-    options: [Network, Transport]
-    answer: {answer}
-    hint: Below TCP.
-    solution:
-      final_answer: Network
-"""
-        for n in range(tasks)
-    )
-    return f"bank: Networking\ntopic: Networking\ntasks:\n{body}".encode()
+    return factories.bank_yaml(task_id, answer=answer, tasks=tasks).encode()
 
 
 def sub(name: str, *options: dict[str, Any], resolved: dict[str, Any] | None = None) -> dict:

@@ -33,7 +33,7 @@ from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.review_cards import StoredCard, save_cards
 from bot.store.server_banks import BankStore
-from tests.factories import Clock, choice
+from tests.factories import Clock, bank_yaml, choice
 from tests.schedule.test_runner import RecordingPoster
 
 GUILD = 1
@@ -41,19 +41,6 @@ ALICE, BOB = 11, 22
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
 TASKS = [choice(f"t{n}") for n in range(5)]
-NETWORKING = """bank: Networking
-topic: Networking
-tasks:
-  - id: net-1
-    kind: choice
-    difficulty: easy
-    question: Which layer is IP?
-    options: [Network, Transport]
-    answer: A
-    hint: Below TCP.
-    solution:
-      final_answer: Network
-"""
 
 
 def utc(*args: int) -> datetime:
@@ -403,6 +390,6 @@ async def test_a_review_of_a_bank_another_process_uploaded_is_reminded(
     with sender.store.write() as conn:
         save_cards(conn, [uploaded])
     # Another process (the shard that owns the server) stores the server's new bank.
-    BankStore(sender.store).save(GUILD, "networking", NETWORKING, 1, BOB, clock())
+    BankStore(sender.store).save(GUILD, "networking", bank_yaml(), 1, BOB, clock())
     await sender.run_until(utc(2025, 6, 2, 5, 10))
     assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
