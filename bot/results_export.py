@@ -21,8 +21,10 @@ from zoneinfo import ZoneInfo
 
 from bot.clock import zone_or
 from bot.files import cannot_write, replace_file
-from bot.store.insights import ResultRow
-from bot.store.store import Store
+from bot.store import Store, make_engine
+from bot.store.insights import InsightsStore, ResultRow
+from bot.store.migrate import current_state
+from bot.store.preflight import check_readable
 from bot.wording import plural
 
 FORMATS = ("csv", "json")
@@ -96,10 +98,6 @@ def export_results(
     note on stderr. `--since` is a day in the server's zone, else in `default_zone` (the bot's
     QUIZBOT_TIMEZONE), as the bot's own days are. A database that is not there or cannot be
     read (`preflight.check_readable`) raises HostError, which the CLI prints as one line."""
-    from bot.store import make_engine
-    from bot.store.insights import InsightsStore
-    from bot.store.migrate import current_state
-    from bot.store.preflight import check_readable
 
     check_readable(url)  # creates nothing: a missing database is said so, not made
     engine = make_engine(url, create=False)

@@ -217,7 +217,7 @@ def member_session(
     return session
 
 
-def current_post(
+def live_session_post(
     conn: Connection, guild_id: int, user_id: int, now: datetime
 ) -> PostInfo | None:
     """The task the member's open session in this server shows now (its latest post), while
@@ -329,7 +329,13 @@ def session_state(
         # practice (and it is the read that grows with every finish).
         cards = review_queue(conn, guild_id, user_id, now, queue)
         return SessionState(
-            session, served, frozenset(), cards.due, cards.upcoming, cards.withheld, current
+            session,
+            served,
+            solved=frozenset(),
+            due=cards.due,
+            upcoming=cards.upcoming,
+            withheld=cards.withheld,
+            current_post=current,
         )
     return SessionState(
         session,

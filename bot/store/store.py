@@ -575,7 +575,7 @@ class Store:
     def session_task(self, guild_id: int, user_id: int, now: datetime) -> PostInfo | None:
         """The task the member's live practice or review session in this server shows now."""
         with self.read() as conn:
-            return sessions.current_post(conn, guild_id, user_id, now)
+            return sessions.live_session_post(conn, guild_id, user_id, now)
 
     def session_summary(self, session_id: int) -> SessionSummary:
         with self.read() as conn:
