@@ -53,7 +53,7 @@ import random
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
@@ -96,6 +96,7 @@ from bot.store import (
     Unit,
 )
 from bot.store.insights import InsightsStore
+from bot.store.reminders import Rezone
 from bot.store.review_cards import DueSummary
 from bot.store.server_banks import BankStore, BankSummary
 from bot.writer_load import WriterLoad
@@ -463,7 +464,10 @@ class QuizService:
         return await self.run_read(self.store.guild_config, guild_id)
 
     async def update_guild_config(self, guild_id: int, **changes: object) -> GuildConfigInfo:
-        return await self.run_write(self.store.update_guild_config, guild_id, **changes)
+        rezone = self._reminder_rezone(self.clock())
+        return await self.run_write(
+            self.store.update_guild_config, guild_id, rezone=rezone, **changes
+        )
 
     async def zone(self, guild_id: int) -> ZoneInfo:
         config = await self.guild_config(guild_id)
@@ -686,6 +690,7 @@ class QuizService:
         (else `reminders.DEFAULT_HOUR`); `timezone` (an IANA name, checked by the caller)
         None keeps their previous zone (else the server's); `server_zone` goes back to the
         server's zone."""
+        now = self.clock()
         info = await self.run_write(
             self.store.turn_reminder_on,
             guild_id,
@@ -694,11 +699,22 @@ class QuizService:
             timezone=timezone,
             default_hour=reminders.DEFAULT_HOUR,
             server_zone=server_zone,
+            rezone=self._reminder_rezone(now),
         )
         server = (await self.guild_config(guild_id)).timezone
         zone = zone_or(info.timezone or server, self.default_zone)
-        upcoming = reminders.next_reminder(info.hour, zone, self.clock(), info.last_sent_on)
+        upcoming = reminders.next_reminder(info.hour, zone, now, info.last_sent_on)
         return reminders.ReminderPlan(info.hour, zone, info.timezone is not None, upcoming)
+
+    def _reminder_rezone(self, now: datetime) -> Rezone:
+        """A reminder's last day moved into its member's new zone (`sent_day_in`): "once a
+        local day" is the new zone's from now on."""
+
+        def rezone(day: date, old: str | None, new: str | None) -> date:
+            old_zone, new_zone = zone_or(old, self.default_zone), zone_or(new, self.default_zone)
+            return reminders.sent_day_in(day, old_zone, new_zone, now)
+
+        return rezone
 
     async def turn_reminders_off(self, guild_id: int, user_id: int) -> bool:
         """Turn the member's reminder off; whether it was on."""

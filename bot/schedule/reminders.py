@@ -19,7 +19,9 @@ still get that day's DM.
 At most one DM per member per local day, across restarts and processes: before sending, the
 pass claims the day in the database (`Store.claim_reminder`, an UPDATE only one caller can
 win). A DM that then fails is not retried that day. Discord refusing because the member's DMs
-are closed turns their reminder off (`Store.reminder_dms_closed`); /review tells them once.
+are closed turns their reminder off (`Store.reminder_dms_closed`); /review tells them once. A
+member whose zone changes (their own, or the server's they keep) keeps the promise in the new
+zone: the claimed day is carried over into it (`sent_day_in`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Protocol
 from zoneinfo import ZoneInfo
 
-from bot.clock import zone_or
+from bot.clock import as_utc, day_start, local_date, zone_or
 from bot.schedule import timing
 from bot.schedule.timing import Slot
 
@@ -82,6 +84,18 @@ def open_slot(
 def owed(slot: Slot, last_sent_on: date | None) -> bool:
     """Whether the reminder of `slot`'s day has not gone out yet."""
     return last_sent_on is None or last_sent_on < slot.local_date
+
+
+def sent_day_in(day: date, old: ZoneInfo, new: ZoneInfo, now: datetime) -> date:
+    """The last reminder day `day` (a local date in `old`) as a local date in `new`, for a
+    member whose zone changes: the latest date in `new` the DM can have gone out on (some time
+    on `day` in `old`, and not after `now`). Kept as it was, a move east could bring a second
+    DM on one local day of the new zone (already that day there, or the old date is earlier
+    than the new zone's), and a move far west would skip a day that had none."""
+    if old.key == new.key:
+        return day
+    day_end = day_start(day + timedelta(days=1), old) - timedelta(microseconds=1)
+    return local_date(min(day_end, as_utc(now)), new)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,12 @@ the store (bot/schedule/reminders.py); the store only narrows the rows to read b
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, func, or_, select, update
+from sqlalchemy import Connection, Table, case, func, or_, select, update
 
 from bot.store import dialect
 from bot.store.learning_tables import MemberReminder
@@ -23,6 +23,12 @@ from bot.store.tables import GuildConfig
 
 _reminder = cast(Table, MemberReminder.__table__)
 _config = cast(Table, GuildConfig.__table__)
+
+
+Rezone = Callable[[date, str | None, str | None], date]
+"""A member's last reminder day (a local date) moved from one zone to another: (day, old zone,
+new zone), each zone the member's, else the server's (None: neither is set). The rule is
+`bot.schedule.reminders.sent_day_in`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,20 +95,29 @@ def turn_on(
     timezone: str | None,
     default_hour: int,
     server_zone: bool = False,
+    rezone: Rezone | None = None,
 ) -> ReminderInfo:
     """Enable the member's reminder. `hour` None keeps the stored hour (else `default_hour`);
     `timezone` None keeps the stored zone (else the server's), and `server_zone` goes back to
     the server's. A pending closed-DMs notice is dropped: turning reminders on again says it
     all. `last_sent_on` stays, so turning them off and on cannot bring a second DM the same
-    day."""
+    day; when the zone changes it is moved into the new zone with `rezone`, read and written
+    here so that a claim cannot slip in between."""
     old = get(conn, guild_id, user_id)
     kept_zone = None if server_zone or old is None else old.timezone
-    values = {
+    values: dict[str, Any] = {
         "enabled": True,
         "hour": hour if hour is not None else (old.hour if old else default_hour),
         "timezone": timezone if timezone is not None else kept_zone,
         "dms_closed_at": None,
     }
+    if rezone is not None and old is not None and old.last_sent_on is not None:
+        server = conn.execute(
+            select(_config.c.timezone).where(_config.c.guild_id == guild_id)
+        ).scalar()
+        was, now_in = old.timezone or server, values["timezone"] or server
+        if was != now_in:
+            values["last_sent_on"] = rezone(old.last_sent_on, was, now_in)
     conn.execute(
         dialect.upsert(conn, _reminder, ("guild_id", "user_id"), lambda _: values),
         {"guild_id": guild_id, "user_id": user_id, "last_sent_on": None, **values},
@@ -110,6 +125,29 @@ def turn_on(
     info = get(conn, guild_id, user_id)
     assert info is not None
     return info
+
+
+def rezone_server(
+    conn: Connection, guild_id: int, old: str | None, new: str | None, rezone: Rezone
+) -> None:
+    """The server's zone changed from `old` to `new`: move the last reminder day of its
+    members who keep the server's zone, as `turn_on` does for a member who changes theirs.
+    One UPDATE (a CASE over the few distinct days), so no row is moved twice."""
+    if old == new:
+        return
+    of_server = (
+        _reminder.c.guild_id == guild_id,
+        _reminder.c.timezone.is_(None),
+        _reminder.c.last_sent_on.is_not(None),
+    )
+    days = conn.execute(select(_reminder.c.last_sent_on).where(*of_server).distinct()).scalars()
+    moved = {day: after for day in days if (after := rezone(day, old, new)) != day}
+    if moved:
+        conn.execute(
+            update(_reminder)
+            .where(*of_server, _reminder.c.last_sent_on.in_(sorted(moved)))
+            .values(last_sent_on=case(moved, value=_reminder.c.last_sent_on))
+        )
 
 
 def turn_off(conn: Connection, guild_id: int, user_id: int) -> bool:

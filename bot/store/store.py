@@ -396,15 +396,23 @@ class Store:
         with self.read() as conn:
             return guild_config.guild_config(conn, guild_id)
 
-    def update_guild_config(self, guild_id: int, **changes: Any) -> GuildConfigInfo:
+    def update_guild_config(
+        self, guild_id: int, *, rezone: reminders.Rezone | None = None, **changes: Any
+    ) -> GuildConfigInfo:
         """Change some settings (timezone, mod_role_id, post_policy, cooldown_seconds).
+        `rezone`: moves the last reminder day of the members on the server's zone into its
+        new zone.
 
         Raises TypeError for an unknown setting and ValueError for a bad value (an unknown
         time zone, a policy other than "anyone"/"mods", a negative cooldown).
         """
         guild_config.check_changes(changes)
         with self.write(StoreAction.CHANGE) as conn:
-            return guild_config.update_guild_config(conn, guild_id, changes)
+            old = guild_config.guild_config(conn, guild_id).timezone
+            info = guild_config.update_guild_config(conn, guild_id, changes)
+            if rezone is not None:
+                reminders.rezone_server(conn, guild_id, old, info.timezone, rezone)
+            return info
 
     # -- review cards -------------------------------------------------------------------------
 
@@ -438,10 +446,11 @@ class Store:
         timezone: str | None,
         default_hour: int,
         server_zone: bool = False,
+        rezone: reminders.Rezone | None = None,
     ) -> reminders.ReminderInfo:
         """Enable the member's daily reminder; `hour` and `timezone` None keep the stored
         ones (a new reminder: `default_hour`, the server's zone); `server_zone` goes back to
-        the server's zone."""
+        the server's zone. `rezone` moves the last reminder day into a new zone."""
         with self.write(StoreAction.CHANGE) as conn:
             return reminders.turn_on(
                 conn,
@@ -451,6 +460,7 @@ class Store:
                 timezone=timezone,
                 default_hour=default_hour,
                 server_zone=server_zone,
+                rezone=rezone,
             )
 
     def turn_reminder_off(self, guild_id: int, user_id: int) -> bool:

@@ -230,6 +230,53 @@ async def test_the_members_zone_else_the_servers(start: Callable[..., Process]) 
     assert dms.to(BOB) == [utc(2025, 6, 2, 13, 0), utc(2025, 6, 3, 13, 0)]  # 09:00 EDT
 
 
+async def test_moving_east_brings_no_second_dm_on_the_new_zones_day(
+    start: Callable[..., Process],
+) -> None:
+    dms = RecordingDMs(Clock(utc(2025, 6, 2, 20, 0)))
+    process = await alice_reminded(start, dms, hour=23)  # 23:00 in Berlin: 21:00 UTC
+    await process.run_until(utc(2025, 6, 2, 21, 10))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 21, 0)]  # already 06:00 on 3 June in Tokyo
+    plan = await process.service.turn_reminders_on(GUILD, ALICE, hour=7, timezone="Asia/Tokyo")
+    assert plan.next.at == utc(2025, 6, 3, 22, 0)  # 07:00 on 4 June in Tokyo, not on the 3rd
+    await process.run_until(utc(2025, 6, 4, 12, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 21, 0), utc(2025, 6, 3, 22, 0)]
+
+
+async def test_moving_far_west_skips_no_day(start: Callable[..., Process]) -> None:
+    dms = RecordingDMs(Clock(utc(2025, 6, 1, 16, 30)))
+    process = start(dms.clock, dms)
+    await remind_at(process, ALICE, 7, "Pacific/Kiritimati")  # UTC+14: 17:00 UTC
+    due_cards(process.store, ALICE, utc(2025, 5, 1))
+    await process.run_until(utc(2025, 6, 1, 17, 10))
+    assert dms.to(ALICE) == [utc(2025, 6, 1, 17, 0)]  # 2 June there, 06:00 on 1 June in Samoa
+    plan = await process.service.turn_reminders_on(
+        GUILD, ALICE, hour=7, timezone="Pacific/Pago_Pago"
+    )
+    assert plan.next.at == utc(2025, 6, 2, 18, 0)  # 07:00 on 2 June in Samoa (UTC-11)
+    await process.run_until(utc(2025, 6, 3, 0, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 1, 17, 0), utc(2025, 6, 2, 18, 0)]
+
+
+async def test_a_new_server_zone_brings_no_second_dm_on_its_day(
+    start: Callable[..., Process],
+) -> None:
+    clock = Clock(utc(2025, 6, 2, 20, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await process.service.update_guild_config(GUILD, timezone="Europe/Berlin")
+    await remind_at(process, ALICE, 23, None)  # the server's zone
+    await remind_at(process, BOB, 23, "Europe/Berlin")  # his own: the server's change is not his
+    due_cards(process.store, ALICE, utc(2025, 6, 1))
+    due_cards(process.store, BOB, utc(2025, 6, 1))
+    await process.run_until(utc(2025, 6, 2, 21, 10))
+    await process.service.update_guild_config(GUILD, timezone="Asia/Tokyo")
+    await process.run_until(utc(2025, 6, 4, 15, 0))
+    # 06:00 on 3 June in Tokyo; 23:00 that day would be a second DM on the 3rd there.
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 21, 0), utc(2025, 6, 4, 14, 0)]
+    assert dms.to(BOB) == [utc(2025, 6, 2, 21, 0), utc(2025, 6, 3, 21, 0)]
+
+
 async def test_at_most_one_dm_a_day_across_a_restart(start: Callable[..., Process]) -> None:
     clock = Clock(utc(2025, 6, 2, 5, 0))
     dms = RecordingDMs(clock)

@@ -49,6 +49,28 @@ def test_a_day_is_claimed_once_and_only_while_on(store: Store) -> None:
     assert reminder is not None and reminder.last_sent_on == date(2024, 5, 9)
 
 
+def test_a_new_server_zone_moves_each_claimed_day_once(store: Store) -> None:
+    """Days moved back one: 8 May becomes 7 May while 7 May becomes 6 May, in one UPDATE, so
+    no member's day is moved twice; a member with their own zone keeps theirs."""
+    for user_id, day in ((ALICE, DAY), (BOB, date(2024, 5, 7))):
+        on(store, user_id, 7)
+        store.claim_reminder(GUILD, user_id, day)
+    on(store, CAROL, 7, "Europe/Berlin")
+    store.claim_reminder(GUILD, CAROL, DAY)
+    calls: list[tuple[date, str | None, str | None]] = []
+
+    def back_a_day(day: date, old: str | None, new: str | None) -> date:
+        calls.append((day, old, new))
+        return date.fromordinal(day.toordinal() - 1)
+
+    store.update_guild_config(GUILD, rezone=back_a_day, timezone="America/New_York")
+    assert sorted(calls) == [(day, None, "America/New_York") for day in (date(2024, 5, 7), DAY)]
+    days = {u: r.last_sent_on for u in (ALICE, BOB, CAROL) if (r := store.reminder(GUILD, u))}
+    assert days == {ALICE: date(2024, 5, 7), BOB: date(2024, 5, 6), CAROL: DAY}
+    store.update_guild_config(GUILD, rezone=back_a_day, post_policy="mods")
+    assert len(calls) == 2  # the zone did not change: nothing moves
+
+
 def test_closed_dms_turn_it_off_and_leave_one_notice(store: Store) -> None:
     on(store, ALICE, 7)
     assert not store.dm_notice_pending(GUILD, ALICE)
