@@ -229,5 +229,13 @@ def _comments(draft: Draft) -> Sequence[str]:
     return lines
 
 
+_YAML_BREAKS = "\r\n\x85\u2028\u2029"
+"""YAML's line breaks. Its only blanks are space and tab, which the emitter never leaves alone
+on a line of a block: a line of no-break or other Unicode spaces is text, and must be indented
+(`str.strip` would call it empty, and the unindented line ends the block)."""
+
+
 def _indent(text: str, prefix: str) -> str:
-    return "".join(prefix + line if line.strip() else line for line in text.splitlines(True))
+    return "".join(
+        prefix + line if line.rstrip(_YAML_BREAKS) else line for line in text.splitlines(True)
+    )
