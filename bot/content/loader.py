@@ -46,8 +46,24 @@ def read_file(file: Path) -> tuple[str | None, list[Problem]]:
             size = file.stat().st_size
             return None, [_file_problem(file, _too_large(size))]
         return data.decode("utf-8"), []
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        line, message = not_utf8(exc)
+        return None, [Problem(file, line, None, None, message)]
+    except OSError as exc:
         return None, [_file_problem(file, f"cannot read the file: {exc}")]
+
+
+def not_utf8(exc: UnicodeDecodeError) -> tuple[int, str]:
+    """The line of a file's first byte that is not UTF-8, and a message that finds it in an
+    editor: a byte offset means nothing to the person who saved the file as Windows-1252."""
+    data: bytes = exc.object
+    start = data.rfind(b"\n", 0, exc.start) + 1
+    line = data.count(b"\n", 0, start) + 1
+    column = len(data[start : exc.start].decode("utf-8", "replace")) + 1
+    return line, (
+        f"not UTF-8 text: byte 0x{data[exc.start]:02X} at column {column} ({exc.reason}); "
+        "save the file as UTF-8"
+    )
 
 
 def _too_large(size: int) -> str:

@@ -18,7 +18,7 @@ from typing import Final, TextIO
 
 from bot.content import importers
 from bot.content.importers.drafts import ImportResult, bank_tree, bank_yaml
-from bot.content.loader import check_banks, check_tree
+from bot.content.loader import check_banks, check_tree, not_utf8
 from bot.content.problems import Unconfirmed
 from bot.files import cannot_write, replace_file
 
@@ -112,7 +112,8 @@ def _read(source: Path, err: TextIO) -> str | None:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        print(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})", file=err)
+        line, message = not_utf8(exc)
+        print(f"{source}:{line}: {message}", file=err)
         return None
 
 

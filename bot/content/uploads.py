@@ -25,7 +25,7 @@ from typing import Final
 from bot.content import importers
 from bot.content.importers.drafts import ImportResult, bank_yaml, slug
 from bot.content.limits import MAX_PROBLEMS_PER_FILE
-from bot.content.loader import BANK_SUFFIXES, check_text
+from bot.content.loader import BANK_SUFFIXES, check_text, not_utf8
 from bot.content.problems import Problem, file_report
 from bot.content.schema import ParsedTask
 from bot.quiz.task_codec import canonical_json, decode_task
@@ -119,7 +119,8 @@ def check_upload(
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return RefusedUpload((f"{filename}: not UTF-8 text ({exc.reason} at byte {exc.start})",))
+        line, message = not_utf8(exc)
+        return RefusedUpload((f"{filename}:{line}: {message}",))
     try:
         fmt = format_of(filename, text)
     except importers.UnknownFormatError:

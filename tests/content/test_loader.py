@@ -154,6 +154,20 @@ def test_yaml_that_does_not_parse(tmp_path: Path) -> None:
     assert "YAML does not parse" in problem.message
 
 
+def test_a_bank_saved_as_latin_1_names_the_line_and_column(tmp_path: Path) -> None:
+    file = tmp_path / "bank.yaml"
+    file.write_bytes(
+        "bank: Couleurs\ntopic: Art\ntasks:\n  - id: x\n    question: Chère?\n".encode("latin-1")
+    )
+
+    _, problems = check_banks(file)
+
+    assert str(only(problems)) == (
+        f"{file}:5: not UTF-8 text: byte 0xE8 at column 17 (invalid continuation byte); "
+        "save the file as UTF-8"
+    )
+
+
 def test_bad_indentation_reports_the_parser_line(tmp_path: Path) -> None:
     file, problems = broken(tmp_path, "    hint: Not red.", "   hint: Not red.")
     assert only(problems).line == line_of(file, "hint: Not red.")

@@ -183,3 +183,23 @@ def test_an_export_replaces_its_output_whole(
     assert code == 0, capsys.readouterr().err
     assert "::" in output.read_text() and "last week" not in output.read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["banks.gift"]
+
+
+def test_a_source_saved_as_windows_1252_is_refused_naming_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENT_DIR", str(SHIPPED))
+    monkeypatch.setenv("CONTENT_CACHE", "")
+    source = tmp_path / "questions.txt"
+    source.write_bytes("What is “café”?\nA) Un café\nB) Un thé\nANSWER: A\n".encode("cp1252"))
+    bank = tmp_path / "bank.yaml"
+
+    code = main(["content", "import", str(source), "--output", str(bank)])
+
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"{source}:1: not UTF-8 text: byte 0x93 at column 9 (invalid start byte); "
+        "save the file as UTF-8\n"
+    )
+    assert not bank.exists()

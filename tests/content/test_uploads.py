@@ -165,3 +165,11 @@ def test_not_utf8_and_unknown_formats_are_refused() -> None:
 def test_bank_names_come_from_the_file_name() -> None:
     assert bank_name("Networking 101.gift") == "networking-101"
     assert bank_name("...") == "task"
+
+
+def test_a_file_saved_as_windows_1252_is_refused_naming_its_line_and_column() -> None:
+    data = "::q1:: Which? {=yes ~no}\n\n::q2:: Où est le “café”? {=ici ~là}\n".encode("cp1252")
+    assert refused(check_upload(data, "french.gift")) == (
+        "french.gift:3: not UTF-8 text: byte 0xF9 at column 9 (invalid start byte); "
+        "save the file as UTF-8",
+    )
