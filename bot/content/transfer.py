@@ -110,7 +110,7 @@ def _read(source: Path, err: TextIO) -> str | None:
         print(f"{source}: larger than {MAX_SOURCE_BYTES:,} bytes; split it", file=err)
         return None
     try:
-        return data.decode("utf-8-sig")
+        return importers.decode(data)
     except UnicodeDecodeError as exc:
         line, message = not_utf8(exc)
         print(f"{source}:{line}: {message}", file=err)

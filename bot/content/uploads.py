@@ -117,7 +117,7 @@ def check_upload(
     if too_big:
         return RefusedUpload((too_big,))
     try:
-        text = data.decode("utf-8-sig")
+        text = importers.decode(data)
     except UnicodeDecodeError as exc:
         line, message = not_utf8(exc)
         return RefusedUpload((f"{filename}:{line}: {message}",))

@@ -203,3 +203,23 @@ def test_a_source_saved_as_windows_1252_is_refused_naming_its_line(
         "save the file as UTF-8\n"
     )
     assert not bank.exists()
+
+
+def test_moodle_xml_declared_latin_1_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENT_DIR", str(SHIPPED))
+    monkeypatch.setenv("CONTENT_CACHE", "")
+    source = tmp_path / "cafe.xml"
+    source.write_bytes(
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<quiz><question type="multichoice">'
+        "<name><text>cafe</text></name><questiontext><text>Où est le café ?</text></questiontext>"
+        '<answer fraction="100"><text>Ici</text></answer>'
+        '<answer fraction="0"><text>Là</text></answer></question></quiz>\n'.encode("latin-1")
+    )
+
+    code = main(["content", "import", str(source)])
+
+    assert code == 0
+    assert "question: Où est le café ?" in capsys.readouterr().out

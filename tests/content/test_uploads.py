@@ -173,3 +173,22 @@ def test_a_file_saved_as_windows_1252_is_refused_naming_its_line_and_column() ->
         "french.gift:3: not UTF-8 text: byte 0xF9 at column 9 (invalid start byte); "
         "save the file as UTF-8",
     )
+
+
+LATIN_1_MOODLE = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<quiz>
+  <question type="multichoice">
+    <name><text>cafe</text></name>
+    <questiontext format="html"><text>Où est le café ?</text></questiontext>
+    <answer fraction="100"><text>Ici</text></answer>
+    <answer fraction="0"><text>Là</text></answer>
+  </question>
+</quiz>
+""".encode("latin-1")
+
+
+def test_moodle_xml_in_the_encoding_its_declaration_names_is_read_in_it() -> None:
+    bank = accepted(check_upload(LATIN_1_MOODLE, "cafe.xml"))
+    (task,) = bank.tasks
+    assert task.prompt == "Où est le café ?"
+    assert [o.text for o in task.options] == ["Ici", "Là"]

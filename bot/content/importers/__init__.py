@@ -10,6 +10,7 @@ as one bank, which the ordinary content check then validates.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Final, cast
@@ -22,6 +23,28 @@ FORMATS: Final = {"gift": "gift", "moodle-xml": "moodle_xml", "aiken": "aiken", 
 EXPORTS: Final = ("gift", "moodle-xml")
 DETECTION_ORDER: Final = ("moodle-xml", "page", "gift", "aiken")
 """Most specific first: an XML document or a practice page could also pass the looser checks."""
+
+
+_XML_ENCODING = re.compile(rb"""<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']""")
+"""The encoding an XML declaration names, at the very start of the file."""
+
+
+def decode(data: bytes) -> str:
+    """A source's text: UTF-8 (a byte order mark dropped), or an XML document in the encoding
+    its declaration names. XML may be in any encoding it declares, and tools other than Moodle
+    write ISO-8859-1. UnicodeDecodeError for any other bytes that are not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as not_utf8:
+        declared = _XML_ENCODING.match(data)
+        if declared is None:
+            raise
+        try:
+            return data.decode(declared[1].decode("ascii"))
+        except (LookupError, UnicodeError):
+            # No such encoding, not a text encoding (base64), or not these bytes' encoding:
+            # what is wrong is still that the file is not UTF-8.
+            raise not_utf8 from None
 
 
 class UnknownFormatError(ValueError):
