@@ -168,3 +168,22 @@ async def test_bank_names_autocomplete(bot: QuizBot, driver: Driver, fake: FakeD
     call = fake.callbacks()[-1]
     assert call.callback_type == 8
     assert [c["value"] for c in call.json["data"]["choices"]] == ["networking"]
+
+
+async def test_the_reply_to_a_bank_of_many_topics_fits_one_message(
+    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    # A course's question bank: a category per week, and questions the bot can't use.
+    gift = "".join(
+        f"$CATEGORY: $course$/top/Week {n}: loops, conditions and functions\n\n"
+        f"::w{n}:: Which keyword loops? {{=for ~if}}\n\n"
+        f"::essay{n}:: Explain loops. {{}}\n\n"
+        for n in range(60)
+    )
+    await upload(driver, fake, "course.gift", gift.encode())
+
+    reply = fake.last_reply()
+    assert "Added bank **course**: 60 task(s) (gift), topic Week 0: loops" in reply.text
+    assert len(reply.text) <= 2000
+    assert "60 question(s) left out or changed" in reply.text
+    assert "w59" in bot.service.catalog_for(GUILD_ID)

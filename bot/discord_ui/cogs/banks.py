@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import rendering
-from bot.content.uploads import MAX_UPLOAD_TASKS, size_problem
+from bot.content.uploads import MAX_UPLOAD_TASKS, UploadedBank, size_problem
 from bot.discord_ui.checks import moderator_group, moderator_only
 from bot.discord_ui.errors import NO_CONNECTION, context, guild_id_of
 from bot.discord_ui.params import Text, TopicParam, typed
@@ -32,6 +32,9 @@ BankNameParam = app_commands.Transform[str, Text("name")]
 MAX_CHOICES = 25
 INLINE_LIMIT = 1_800
 """A refusal longer than this goes as an attached text file."""
+TOPICS_LIMIT = 400
+"""The topics named in the reply to an upload: a course's bank may have a hundred, and the
+notes that follow need the rest of the message."""
 
 
 log = logging.getLogger(__name__)
@@ -61,6 +64,22 @@ def refusal(error: BankRefusedError) -> tuple[str, discord.File | None]:
         return text, None
     file = discord.File(io.BytesIO((lines + "\n").encode()), filename="problems.txt")
     return f"{head} every problem, with its line, is in the attached file.", file
+
+
+def accepted(uploaded: UploadedBank, replaced: bool) -> str:
+    """The reply to a stored upload, in one message however many topics and notes it has."""
+    topics = ", ".join(rendering.truncate(t, 60) for t in sorted({t.topic for t in uploaded.tasks}))
+    text = (
+        f"{'Replaced' if replaced else 'Added'} bank **{uploaded.name}**: "
+        f"{len(uploaded.tasks)} task(s) ({uploaded.fmt}), topic "
+        f"{rendering.truncate(topics, TOPICS_LIMIT)}. "
+        "It serves /quiz, /topics and daily quizzes in this server only."
+    )
+    if uploaded.notes:
+        text += f"\n{len(uploaded.notes)} question(s) left out or changed:\n```\n"
+        budget = INLINE_LIMIT - rendering.discord_len(text)
+        text += rendering.truncate("\n".join(uploaded.notes), budget) + "\n```"
+    return text
 
 
 async def send_refusal(interaction: Interaction, error: BankRefusedError) -> None:
@@ -105,19 +124,7 @@ class BankCog(commands.Cog):
         except BankRefusedError as error:
             await send_refusal(interaction, error)
             return
-        uploaded = done.bank
-        topics = sorted({t.topic for t in uploaded.tasks})
-        text = (
-            f"{'Replaced' if done.replaced else 'Added'} bank **{uploaded.name}**: "
-            f"{len(uploaded.tasks)} task(s) ({uploaded.fmt}), topic "
-            f"{', '.join(rendering.truncate(t, 60) for t in topics)}. "
-            "It serves /quiz, /topics and daily quizzes in this server only."
-        )
-        if uploaded.notes:
-            text += f"\n{len(uploaded.notes)} question(s) left out or changed:\n```\n"
-            text += rendering.truncate("\n".join(uploaded.notes), INLINE_LIMIT - len(text))
-            text += "\n```"
-        await interaction.followup.send(text, ephemeral=True)
+        await interaction.followup.send(accepted(done.bank, done.replaced), ephemeral=True)
 
     @bank.command(name="list", description="This server's own banks.")
     @moderator_only()  # type: ignore[operator]
