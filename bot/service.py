@@ -326,6 +326,10 @@ class QuizService:
     async def attach_message(self, post_id: int, message_id: int) -> None:
         await self.run_write(self.store.set_post_message, post_id, message_id)
 
+    async def discard_post(self, post_id: int) -> bool:
+        """Forget a post Discord refused to show (`Store.discard_post`)."""
+        return await self.run_write(self.store.discard_post, post_id)
+
     async def posted(self, post_id: int, guild_id: int | None = None) -> PostedTask:
         post = await self.run_read(self.store.get_post, post_id)
         if post is None or (guild_id is not None and post.guild_id != guild_id):

@@ -48,8 +48,17 @@ async def post_task(
     bot: QuizBot, channel: discord.abc.Messageable, posted: PostedTask
 ) -> discord.Message:
     """/quiz: send the post and record its message id. (The scheduler records the id itself,
-    as a step of its exactly-once protocol, so its poster uses `send_task`.)"""
-    message = await send_task(channel, posted)
+    as a step of its exactly-once protocol, so its poster uses `send_task`.)
+
+    When Discord refuses the message, the post row goes too: left behind, it would be the
+    channel's "latest post" for /hint and /solution, and an open post that holds its task
+    back from the member's /practice, though nobody can ever see it. (A lost connection
+    keeps it: the message may have gone out, and its buttons need the row.)"""
+    try:
+        message = await send_task(channel, posted)
+    except discord.HTTPException:
+        await bot.service.discard_post(posted.post.id)
+        raise
     await bot.service.attach_message(posted.post.id, message.id)
     return message
 

@@ -23,7 +23,9 @@ from sqlalchemy import (
     Select,
     Table,
     bindparam,
+    delete,
     distinct,
+    exists,
     func,
     or_,
     select,
@@ -36,13 +38,14 @@ from bot.quiz.tasks import Task
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostCounts, PostInfo, SessionInfo
-from bot.store.tables import Attempt, Post, Score, TaskVersion
+from bot.store.tables import Attempt, Post, Reveal, Score, TaskVersion
 from bot.store.task_versions import ensure_versions, tasks_by_hash
 
 _post = cast(Table, Post.__table__)
 _version = cast(Table, TaskVersion.__table__)
 _attempt = cast(Table, Attempt.__table__)
 _score = cast(Table, Score.__table__)
+_reveal = cast(Table, Reveal.__table__)
 _session = cast(Table, PracticeSession.__table__)
 
 _p_post = bindparam("post_id")
@@ -92,6 +95,14 @@ _LATEST_IN_CHANNEL = (
     .limit(1)
 )
 _SET_MESSAGE = update(_post).where(_post.c.id == _p_post).values(message_id=bindparam("message_id"))
+_DISCARD = delete(_post).where(
+    _post.c.id == _p_post,
+    _post.c.message_id.is_(None),
+    # Nothing may point at it: a post someone has already used is kept, sent or not.
+    ~exists().where(_attempt.c.post_id == _p_post),
+    ~exists().where(_reveal.c.post_id == _p_post),
+    ~exists().where(_score.c.post_id == _p_post),
+)
 _CLOSE = (
     update(_post)
     .where(_post.c.id == _p_post, _post.c.closed_at.is_(None))
@@ -229,6 +240,12 @@ def create_post(
 
 def set_post_message(conn: Connection, post_id: int, message_id: int) -> None:
     conn.execute(_SET_MESSAGE, {"post_id": post_id, "message_id": message_id})
+
+
+def discard_post(conn: Connection, post_id: int) -> bool:
+    """Delete a post whose message Discord refused: without a message id and unused (no
+    attempt, reveal or score). Whether it was deleted."""
+    return conn.execute(_DISCARD, {"post_id": post_id}).rowcount == 1
 
 
 def get_post(conn: Connection, post_id: int) -> PostInfo | None:

@@ -176,6 +176,11 @@ class Store:
         with self.write() as conn:
             posts.set_post_message(conn, post_id, message_id)
 
+    def discard_post(self, post_id: int) -> bool:
+        """Delete a post that never went out (`posts.discard_post`); whether it was deleted."""
+        with self.write(StoreAction.POST) as conn:
+            return posts.discard_post(conn, post_id)
+
     def get_post(self, post_id: int) -> PostInfo | None:
         with self.read() as conn:
             return posts.get_post(conn, post_id)

@@ -79,6 +79,24 @@ async def test_quiz_reports_a_refused_post(driver: Driver, fake: FakeDiscordHTTP
     assert "Posted" in fake.last_reply().text
 
 
+async def test_a_refused_quiz_leaves_no_post_behind(driver: Driver, fake: FakeDiscordHTTP) -> None:
+    """Nobody ever saw the refused post: /hint must not offer it as the latest here, nor may it
+    hold its task back from the member's practice."""
+    fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
+        _response(403), {"code": 50013, "message": "Missing Permissions"}
+    )
+    await driver.command("quiz", task="mc-split")
+    del fake.fail["/channels/{channel_id}/messages"]
+
+    await driver.command("hint")
+    assert "No quiz has been posted in this channel yet" in fake.last_reply().text
+    await driver.command("practice", topic="MLOps", difficulty="easy")
+    practice = fake.last_reply()
+    assert practice.ephemeral
+    assert "Multiple choice · MLOps" in practice.text
+    assert "open on a public post" not in practice.text
+
+
 async def test_quiz_cooldown_is_per_channel(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("quiz", task="mc-split")
     await driver.command("quiz", task="mc-split", member=BOB)

@@ -9,7 +9,7 @@ import pytest
 
 from bot.store import GuildConfigInfo, PostInfo, Store, Unit
 from tests.factories import choice
-from tests.store.conftest import CHANNEL, GUILD, NOW, grade_task, new_post
+from tests.store.conftest import CHANNEL, GUILD, NOW, WRONG, grade_task, new_post, request
 
 T = TypeVar("T")
 
@@ -33,6 +33,18 @@ def test_create_get_and_attach_the_message(store: Store) -> None:
     assert not fetched.is_closed(NOW)
     assert fetched.is_closed(NOW + timedelta(days=1))
     assert store.get_post(post.id + 1) is None
+
+
+def test_discard_deletes_only_an_unsent_unused_post(store: Store) -> None:
+    refused = new_post(store)
+    assert store.discard_post(refused.id)
+    assert store.get_post(refused.id) is None
+    sent = new_post(store)
+    store.set_post_message(sent.id, 123456789012345678)
+    answered = new_post(store)
+    store.answer(request(answered, 7, WRONG), grade_task, NOW)
+    assert not store.discard_post(sent.id) and not store.discard_post(answered.id)
+    assert store.get_post(sent.id) is not None and store.get_post(answered.id) is not None
 
 
 def test_latest_post_per_channel(store: Store) -> None:
