@@ -59,6 +59,9 @@ QUOTE_LIMIT = 100
 """The most characters of a typed value quoted back in a reply."""
 CLOSED = "This quiz has closed, so it takes no more answers. You can still see the solution."
 
+THREAD_ARCHIVED = 50083
+"""Discord's error code for a post in an archived (or locked) thread."""
+
 # The channel permissions a task post needs, with the names Discord's settings screen uses.
 POST_PERMISSIONS: dict[str, str] = {
     "view_channel": "View Channel",
@@ -204,12 +207,26 @@ def friendly_message(
             return f"I can't use that value{where}. Pick one from the list, please."
         case app_commands.CommandSignatureMismatch() | app_commands.CommandNotFound():
             return OUT_OF_DATE
+        case discord.HTTPException() if error.code == THREAD_ARCHIVED:
+            return "This thread is archived or locked, so I can't post in it."
         case discord.Forbidden():
             return (
                 "Discord didn't let me do that here: I'm missing a permission in this "
                 "channel (I need View Channel, Send Messages, Embed Links and Read Message "
                 "History)."
             )
+        case discord.NotFound():
+            return (
+                "Discord says this channel (or message) no longer exists, or I can't see it, "
+                "so that didn't go through."
+            )
+        case discord.DiscordServerError():
+            return (
+                f"Discord had a problem (error {error.status}), so that didn't go through. "
+                "Try again in a minute."
+            )
+        case aiohttp.ClientError():
+            return "I couldn't reach Discord just now, so that may not have gone through."
     return None
 
 
@@ -259,6 +276,8 @@ async def report(interaction: discord.Interaction[QuizBot], error: BaseException
         message = SOMETHING_WENT_WRONG
     elif isinstance(error, discord.HTTPException):
         log.warning("Discord refused a call in %s: %s", context(interaction), error)
+    elif isinstance(error, aiohttp.ClientError):
+        log.warning("no connection to Discord in %s: %r", context(interaction), error)
     elif isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
         log.warning("%s in %s: run `quizbot sync`?", error, context(interaction))
     await send_private(interaction, shown(message, interaction))

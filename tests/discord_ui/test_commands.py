@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import logging
 
+import aiohttp
 import discord
 import pytest
 from PIL import Image
@@ -77,6 +79,40 @@ async def test_quiz_reports_a_refused_post(driver: Driver, fake: FakeDiscordHTTP
     del fake.fail["/channels/{channel_id}/messages"]
     await driver.command("quiz", task="mc-split")
     assert "Posted" in fake.last_reply().text
+
+
+def _not_taken(kind: str) -> Exception:
+    """What Discord (or the connection) answers a post it did not take."""
+    match kind:
+        case "channel-gone":
+            return discord.NotFound(_response(404), {"code": 10003, "message": "Unknown Channel"})
+        case "thread-archived":
+            return discord.HTTPException(_response(400), {"code": 50083, "message": "Archived"})
+        case "discord-5xx":
+            return discord.DiscordServerError(_response(503), {"code": 0, "message": "Down"})
+    return aiohttp.ClientConnectionError("Connection reset by peer")
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("channel-gone", "no longer exists, or I can't see it"),
+        ("thread-archived", "This thread is archived or locked"),
+        ("discord-5xx", "Discord had a problem (error 503)"),
+        ("no-connection", "couldn't reach Discord"),
+    ],
+)
+async def test_quiz_explains_a_post_discord_did_not_take_and_logs_one_line(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, kind: str, said: str
+) -> None:
+    fake.fail["/channels/{channel_id}/messages"] = _not_taken(kind)
+    await driver.command("quiz", task="mc-split")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert said in reply.text
+    assert "Something went wrong" not in reply.text
+    (logged,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert logged.levelno == logging.WARNING and not logged.exc_info
 
 
 async def test_a_refused_quiz_leaves_no_post_behind(driver: Driver, fake: FakeDiscordHTTP) -> None:
