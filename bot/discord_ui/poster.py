@@ -17,6 +17,7 @@ import discord
 
 from bot.clock import as_utc
 from bot.discord_ui.embeds import task_embed
+from bot.discord_ui.errors import NO_CONNECTION
 from bot.discord_ui.posting import send_task
 from bot.discord_ui.replies import outgoing
 from bot.schedule.runner import PosterError
@@ -53,6 +54,9 @@ def _refusals(channel_id: int) -> Iterator[None]:
         ) from exc
     except discord.HTTPException as exc:
         raise PosterError(f"Discord error {exc.status} in <#{channel_id}>: {exc.text}") from exc
+    except NO_CONNECTION as exc:
+        # Discord's to answer, not our bug: retried like a refusal, and logged in one line.
+        raise PosterError(f"no connection to Discord for <#{channel_id}> ({exc!r})") from exc
 
 
 def post_ids_of(message: discord.Message) -> set[int]:

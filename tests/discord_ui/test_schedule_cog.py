@@ -9,10 +9,12 @@ and channel options resolve as in production.
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
 from discord.http import Route
@@ -672,6 +674,31 @@ async def test_a_refused_channel_is_recorded_and_shown(
     assert info.last_error is not None
     assert "Missing Permissions" in info.last_error and f"<#{OTHER_CHANNEL_ID}>" in info.last_error
     assert "Missing Permissions" in (await sd.run("schedule list")).text
+
+
+async def test_a_lost_connection_at_the_posting_time_is_one_line_and_posts_once_back(
+    sd: ScheduleDriver, fake: FakeDiscordHTTP, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Discord out of reach is Discord's trouble, not our bug: /schedule list says so, the log
+    has one line, and the quiz goes out once when Discord is back."""
+    await sd.run("schedule add", **ADD)
+    fake.fail["/channels/{channel_id}/messages"] = aiohttp.ClientConnectionError(
+        "Connection reset by peer"
+    )
+    clock.now = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)
+    with caplog.at_level(logging.WARNING, logger="bot.schedule.runner"):
+        await sd.scheduler.tick()
+    (info,) = await sd.schedules()
+    assert info.last_error is not None and info.last_error.startswith("no connection to Discord")
+    assert "no connection to Discord" in (await sd.run("schedule list")).text
+    assert [r.levelno for r in caplog.records if r.exc_info] == []
+
+    del fake.fail["/channels/{channel_id}/messages"]
+    clock.now += timedelta(minutes=1)
+    await sd.scheduler.tick()
+    assert len(channel_messages(fake, OTHER_CHANNEL_ID)) == 1
+    (info,) = await sd.schedules()
+    assert info.last_error is None
 
 
 async def test_poster_maps_a_deleted_channel_to_a_poster_error(
