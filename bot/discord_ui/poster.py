@@ -53,10 +53,15 @@ def _refusals(channel_id: int) -> Iterator[None]:
             f"<#{channel_id}> or its message is gone, or I cannot see it ({exc.text})"
         ) from exc
     except discord.HTTPException as exc:
-        raise PosterError(f"Discord error {exc.status} in <#{channel_id}>: {exc.text}") from exc
+        raise PosterError(
+            f"Discord error {exc.status} in <#{channel_id}>: {exc.text}",
+            transient=exc.status >= 500 or exc.status == 429,
+        ) from exc
     except NO_CONNECTION as exc:
         # Discord's to answer, not our bug: retried like a refusal, and logged in one line.
-        raise PosterError(f"no connection to Discord for <#{channel_id}> ({exc!r})") from exc
+        raise PosterError(
+            f"no connection to Discord for <#{channel_id}> ({exc!r})", transient=True
+        ) from exc
 
 
 def post_ids_of(message: discord.Message) -> set[int]:

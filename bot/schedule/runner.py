@@ -65,7 +65,14 @@ MIN_SLEEP = 1.0
 
 class PosterError(Exception):
     """The Discord side could not do it: the channel is gone or the bot may not post there.
-    The message is shown to moderators in /schedule list."""
+    The message is shown to moderators in /schedule list.
+
+    `transient`: Discord may well take it in a minute (its server error, a lost connection),
+    unlike a refusal (a missing permission, the channel or message gone)."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class Poster(Protocol):
@@ -422,8 +429,22 @@ class Scheduler:
             try:
                 await self.poster.close(posted, content=content)
             except PosterError as exc:
+                if exc.transient and not self._closing_overdue(run, now):
+                    # The result would be lost for good: leave the run open, so the next tick
+                    # edits again (answers are closed already, so the result stays the same).
+                    log.warning(
+                        "post %s closed, its message not edited yet (tried again): %s",
+                        post_id,
+                        exc,
+                    )
+                    return
                 log.warning("post %s closed, but its message could not be edited: %s", post_id, exc)
         await self._write(self.schedules.mark_closed, run.id, now)
+
+    def _closing_overdue(self, run: RunInfo, now: datetime) -> bool:
+        """Whether a closing edit has failed for longer than the grace window: then it is
+        given up, as a post would be."""
+        return run.closes_at is None or now - run.closes_at > self.grace
 
     # -- database, off the event loop -----------------------------------------------------------
 

@@ -613,6 +613,35 @@ async def test_a_daily_quiz_posts_closes_with_its_result_and_refuses_late_answer
     assert "This quiz has closed" in fake.last_reply().text
 
 
+async def test_a_discord_outage_at_the_closing_time_delays_the_result_but_does_not_lose_it(
+    sd: ScheduleDriver, fake: FakeDiscordHTTP, clock: Clock, driver: Driver
+) -> None:
+    await sd.run("schedule add", **ADD, topic="MLOps", difficulty="easy")
+    clock.now = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)
+    await sd.scheduler.tick()
+    (post,) = channel_messages(fake, OTHER_CHANNEL_ID)
+    await driver.click(post, r"quiz:ans:\d+:B", member=ALICE)
+    await driver.bot.live_counts.drain()
+
+    edit = "/channels/{channel_id}/messages/{message_id}"
+    fake.fail[edit] = discord.DiscordServerError(
+        _Response(503), {"code": 0, "message": "Service Unavailable"}
+    )
+    clock.now = datetime(2025, 3, 3, 8, 0, tzinfo=UTC)
+    await sd.scheduler.tick()
+    assert "closed" not in fake.messages[int(post["id"])]["content"]
+    assert len(channel_messages(fake, OTHER_CHANNEL_ID)) == 2  # today's quiz is out regardless
+    await driver.click(post, r"quiz:ans:\d+:B", member=MOD)
+    assert "This quiz has closed" in fake.last_reply().text  # closed for answers on time
+
+    del fake.fail[edit]
+    clock.now += timedelta(minutes=1)
+    await sd.scheduler.tick()
+    closed = fake.messages[int(post["id"])]["content"]
+    assert closed.startswith("📅 **Daily quiz** · Sun 02 Mar 2025 · closed\n")
+    assert "**1** answered · **1** solved · **1** on the first try" in closed
+
+
 def post_ids_of_payload(message: dict[str, Any]) -> set[int]:
     return {
         int(c["custom_id"].split(":")[2])

@@ -622,6 +622,29 @@ async def test_closing_is_retried_when_the_edit_fails(
     assert failures == 2
 
 
+async def test_a_closing_edit_discord_keeps_failing_is_given_up_after_the_grace_window(
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
+) -> None:
+    bot = start(max_sleep=60.0)
+    schedule = bot.add()
+    await bot.run_until(datetime(2025, 3, 3, 7, 59, tzinfo=UTC))
+    tries = 0
+
+    async def outage(posted: PostedTask, *, content: str) -> None:
+        nonlocal tries
+        tries += 1
+        raise PosterError("Discord error 503 in <#10>: Service Unavailable", transient=True)
+
+    poster.close = outage  # type: ignore[method-assign]
+    await bot.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
+    first = bot.schedules.run(schedule.id, date(2025, 3, 2))
+    assert first is not None and first.closed_at is None  # still trying, within the window
+    await bot.run_until(datetime(2025, 3, 3, 10, 30, tzinfo=UTC))
+    given_up = bot.schedules.run(schedule.id, date(2025, 3, 2))
+    assert given_up is not None and given_up.closed_at is not None
+    assert 100 < tries < 140  # once a tick (a minute) for two hours, then no more
+
+
 # -- failures -------------------------------------------------------------------------------------
 
 
