@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -11,6 +12,7 @@ import discord
 from bot.discord_ui.components import post_view
 from bot.discord_ui.embeds import task_embed
 from bot.discord_ui.replies import detached, outgoing, spent
+from bot.quiz.errors import StoreError
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -59,7 +61,11 @@ async def post_task(
     except discord.HTTPException:
         await bot.service.discard_post(posted.post.id)
         raise
-    await bot.service.attach_message(posted.post.id, message.id)
+    # The post is out and answers (its buttons carry the post's id); only its live counts
+    # need the message id. Telling the member it failed would have them post it again. The
+    # store has logged the fault.
+    with contextlib.suppress(StoreError):
+        await bot.service.attach_message(posted.post.id, message.id)
     return message
 
 

@@ -13,6 +13,7 @@ from PIL import Image
 from bot.discord_ui import stats_picture
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.replies import FORFEIT_LABEL
+from bot.quiz.errors import StoreAction, StoreUnavailableError
 from tests.discord_ui.conftest import Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -131,6 +132,27 @@ async def test_a_refused_quiz_leaves_no_post_behind(driver: Driver, fake: FakeDi
     assert practice.ephemeral
     assert "Multiple choice · MLOps" in practice.text
     assert "open on a public post" not in practice.text
+
+
+async def test_a_quiz_posted_while_the_database_fails_to_record_its_message_says_posted(
+    driver: Driver, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord took the post, so it is out and answers: "nothing was saved, try again" would
+    have the member post it twice."""
+
+    def disk_full(post_id: int, message_id: int) -> None:
+        raise StoreUnavailableError(StoreAction.WRITE, "database or disk is full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(driver.bot.service.store, "set_post_message", disk_full)
+        await driver.command("quiz", task="mc-split")
+    assert "Posted **" in fake.last_reply().text
+    await driver.command("quiz", task="fill-one", member=BOB)
+    assert "moments ago" in fake.last_reply().text  # the channel's cooldown holds
+    message = fake.messages[fake.channel_posts[-1]]
+    await driver.click(message, r"quiz:ans:\d+:B", member=BOB)
+    assert "✅" in fake.last_reply().text
+    assert len(fake.posts()) == 1
 
 
 async def test_quiz_cooldown_is_per_channel(driver: Driver, fake: FakeDiscordHTTP) -> None:
