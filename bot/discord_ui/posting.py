@@ -54,12 +54,14 @@ async def post_task(
 
     When Discord refuses the message, the post row goes too: left behind, it would be the
     channel's "latest post" for /hint and /solution, and an open post that holds its task
-    back from the member's /practice, though nobody can ever see it. (A lost connection
-    keeps it: the message may have gone out, and its buttons need the row.)"""
+    back from the member's /practice, though nobody can ever see it. (A lost connection or
+    Discord's own error keeps it: the message may have gone out, and its buttons need the
+    row.)"""
     try:
         message = await send_task(channel, posted)
-    except discord.HTTPException:
-        await bot.service.discard_post(posted.post.id)
+    except discord.HTTPException as exc:
+        if exc.status < 500:
+            await bot.service.discard_post(posted.post.id)
         raise
     # The post is out and answers (its buttons carry the post's id); only its live counts
     # need the message id. Telling the member it failed would have them post it again. The

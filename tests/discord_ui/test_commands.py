@@ -134,6 +134,22 @@ async def test_a_refused_quiz_leaves_no_post_behind(driver: Driver, fake: FakeDi
     assert "open on a public post" not in practice.text
 
 
+async def test_a_quiz_discord_failed_on_its_side_keeps_its_post(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    """After Discord's own error the message may be out (it can store it and still answer
+    503), and its buttons need the post: only a refusal forgets it."""
+    fake.fail["/channels/{channel_id}/messages"] = discord.DiscordServerError(
+        _response(503), {"code": 0, "message": "Down"}
+    )
+    await driver.command("quiz", task="mc-split")
+    del fake.fail["/channels/{channel_id}/messages"]
+    assert "Discord had a problem (error 503)" in fake.last_reply().text
+
+    await driver.command("hint")
+    assert "No quiz has been posted in this channel yet" not in fake.last_reply().text
+
+
 async def test_a_quiz_posted_while_the_database_fails_to_record_its_message_says_posted(
     driver: Driver, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch
 ) -> None:
