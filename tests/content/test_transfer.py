@@ -124,6 +124,14 @@ def test_confirmed_must_be_true_or_false(tmp_path: Path) -> None:
 CLEAN_GIFT = "::Q1:: What is 2+2? {=4 ~3 ~5}\n"
 
 
+def in_folder(folder: Path, monkeypatch: pytest.MonkeyPatch, content: Path | None = None) -> None:
+    """`main` run in process, from `folder`, with no content cache (and `content` served)."""
+    monkeypatch.chdir(folder)
+    if content is not None:
+        monkeypatch.setenv("CONTENT_DIR", str(content))
+    monkeypatch.setenv("CONTENT_CACHE", "")
+
+
 def assert_cant_write(
     code: int, capsys: pytest.CaptureFixture[str], output: Path, reason: str
 ) -> None:
@@ -141,9 +149,7 @@ def assert_cant_write(
 def test_an_import_output_that_cant_be_written_is_one_line(
     where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENT_DIR", str(SHIPPED))
-    monkeypatch.setenv("CONTENT_CACHE", "")
+    in_folder(tmp_path, monkeypatch, content=SHIPPED)
     source = tmp_path / "quiz.gift"
     source.write_text(CLEAN_GIFT)
     (tmp_path / "banks").mkdir()
@@ -162,8 +168,7 @@ def test_an_import_output_that_cant_be_written_is_one_line(
 def test_an_export_output_that_cant_be_written_is_one_line(
     where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENT_CACHE", "")
+    in_folder(tmp_path, monkeypatch)
     (tmp_path / "out").mkdir()
     output = tmp_path / "out" if where == "a folder" else tmp_path / "nope" / "banks.gift"
     reason = "Is a directory" if where == "a folder" else "No such file or directory"
@@ -175,8 +180,7 @@ def test_an_export_output_that_cant_be_written_is_one_line(
 def test_an_export_replaces_its_output_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENT_CACHE", "")
+    in_folder(tmp_path, monkeypatch)
     output = tmp_path / "banks.gift"
     output.write_text("last week's export\n")
     code = main(["content", "export", str(SHIPPED), "--format", "gift", "--output", str(output)])
@@ -188,9 +192,7 @@ def test_an_export_replaces_its_output_whole(
 def test_a_source_saved_as_windows_1252_is_refused_naming_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENT_DIR", str(SHIPPED))
-    monkeypatch.setenv("CONTENT_CACHE", "")
+    in_folder(tmp_path, monkeypatch, content=SHIPPED)
     source = tmp_path / "questions.txt"
     source.write_bytes("What is “café”?\nA) Un café\nB) Un thé\nANSWER: A\n".encode("cp1252"))
     bank = tmp_path / "bank.yaml"
@@ -208,9 +210,7 @@ def test_a_source_saved_as_windows_1252_is_refused_naming_its_line(
 def test_moodle_xml_declared_latin_1_imports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENT_DIR", str(SHIPPED))
-    monkeypatch.setenv("CONTENT_CACHE", "")
+    in_folder(tmp_path, monkeypatch, content=SHIPPED)
     source = tmp_path / "cafe.xml"
     source.write_bytes(
         '<?xml version="1.0" encoding="ISO-8859-1"?>\n<quiz><question type="multichoice">'
