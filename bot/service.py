@@ -497,11 +497,15 @@ class QuizService:
         zone = await self.zone(guild_id)
         return await self.run_read(self.store.member_stats, guild_id, user_id, zone, self.clock())
 
-    async def insights(self, guild_id: int, period: InsightsPeriod) -> Insights:
+    async def insights(
+        self, guild_id: int, period: InsightsPeriod, *, public: bool = False
+    ) -> Insights:
         """/insights: the server's period (`insights.window`, local to its zone), read once
-        and read with the task each post was made with (`task_of`)."""
+        and read with the task each post was made with (`task_of`). `public`: for the
+        channel, so the tasks still open keep their wrong options to themselves."""
         zone = await self.zone(guild_id)
-        first, last = insights.window(period, local_date(self.clock(), zone))
+        now = self.clock()
+        first, last = insights.window(period, local_date(now, zone))
         activity = await self.run_read(
             InsightsStore(self.store).window, guild_id, first, last, zone
         )
@@ -510,7 +514,10 @@ class QuizService:
             # Left out: only an unpinned 0.1.0 post whose task is not loaded (`task_of`).
             with contextlib.suppress(UnknownTaskError):
                 tasks[post.id] = self.task_of(post)
-        return insights.build(period, activity, tasks)
+        withheld = frozenset[str]()
+        if public:
+            withheld = await self.run_read(self.store.open_public_tasks, guild_id, now)
+        return insights.build(period, activity, tasks, withheld=withheld)
 
     async def stats_progress(
         self, guild_id: int, user_id: int, due: Mapping[str, int] | None = None

@@ -11,6 +11,9 @@ misconceptions and participation per day. Pure: the store hands over the window'
   the task each post was made with, `summary.misconceptions_among` for the share): a wrong
   option picked by MISCONCEPTION_SHARE of the task's answerers or more, with the notes its
   task ties to it. The notes are those of the latest post's task version.
+- Posted to a channel, a task still open on a public post keeps its misconceptions out
+  (`withheld`): they would tell members who have not answered which options are wrong. The
+  report says how many were left out; the private report shows them.
 """
 
 from __future__ import annotations
@@ -102,6 +105,8 @@ class Insights:
     hardest: tuple[HardTask, ...]
     misconceptions: tuple[TaskMisconceptions, ...]
     days: tuple[DayActivity, ...]
+    withheld: int = 0
+    """Tasks whose misconceptions were left out: still open, and the report is public."""
 
     @property
     def attempts(self) -> int:
@@ -120,9 +125,19 @@ class Insights:
         """One block per task (`TaskMisconceptions.entry`), each within `limit`."""
         return [task.entry(limit) for task in self.misconceptions]
 
+    def withheld_text(self) -> str | None:
+        if not self.withheld:
+            return None
+        return (
+            f"Left out while still open for answers: {plural(self.withheld, 'task')} "
+            "(use /insights without `post` to see them)."
+        )
+
     def misconceptions_text(self) -> str:
         if not self.misconceptions:
-            return "No wrong option was picked by 20% or more of a task's answerers."
+            return self.withheld_text() or (
+                "No wrong option was picked by 20% or more of a task's answerers."
+            )
         return "\n".join(self.misconception_entries())
 
     def participation_text(self) -> str:
@@ -214,9 +229,11 @@ def build(
     activity: WindowActivity,
     tasks: Mapping[int, Task],
     shown: int = MISCONCEPTIONS_SHOWN,
+    withheld: frozenset[str] = frozenset(),
 ) -> Insights:
     """The insights of a window. `tasks` maps each post id to the task it was posted with
-    (`QuizService.task_of`); a post without one (its task is gone) adds no misconceptions."""
+    (`QuizService.task_of`); a post without one (its task is gone) adds no misconceptions.
+    `withheld`: task ids whose misconceptions are left out (open, and the report public)."""
     latest: dict[str, Task] = {}
     for post in sorted(activity.posts.values(), key=lambda p: (p.posted_at, p.id)):
         if post.id in tasks:
@@ -240,13 +257,15 @@ def build(
         for task_id, task_pickers in pickers.items()
         if (ms := misconceptions_among(latest[task_id], task_pickers, answered.get(task_id, 0)))
     ]
-    found.sort(key=lambda t: (-max(m.percent for m in t.found), t.task_id))
+    kept = [t for t in found if t.task_id not in withheld]
+    kept.sort(key=lambda t: (-max(m.percent for m in t.found), t.task_id))
     return Insights(
         period=InsightsPeriod(period),
         first_day=activity.first_day,
         last_day=activity.last_day,
         members=activity.members,
         hardest=hardest(activity.tasks, titles),
-        misconceptions=tuple(found[:shown]),
+        misconceptions=tuple(kept[:shown]),
         days=activity.days,
+        withheld=len(found) - len(kept),
     )

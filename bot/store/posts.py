@@ -34,6 +34,7 @@ from sqlalchemy import (
 )
 
 from bot.quiz import refs
+from bot.quiz.engine import post_closed
 from bot.quiz.tasks import Task
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
@@ -107,6 +108,16 @@ _CLOSE = (
     update(_post)
     .where(_post.c.id == _p_post, _post.c.closed_at.is_(None))
     .values(closed_at=bindparam("closed_at"))
+)
+
+_OPEN_PUBLIC = (
+    select(_post.c.task_id, _post.c.closes_at)
+    .where(
+        _post.c.guild_id == bindparam("guild_id"),
+        _post.c.session_id.is_(None),
+        _post.c.closed_at.is_(None),
+    )
+    .distinct()
 )
 
 _POST_COUNTS = select(
@@ -278,6 +289,16 @@ def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list
 def close_post(conn: Connection, post_id: int, now: datetime) -> bool:
     result = conn.execute(_CLOSE, {"post_id": post_id, "closed_at": to_utc_naive(now)})
     return result.rowcount == 1
+
+
+def open_public_tasks(conn: Connection, guild_id: int, now: datetime) -> frozenset[str]:
+    """The tasks of the server's public posts still open at `now` (`engine.post_closed`):
+    a member who has not finished one may still answer it, so nothing shown in a channel may
+    tell its answer or its wrong options."""
+    rows = conn.execute(_OPEN_PUBLIC, {"guild_id": guild_id})
+    return frozenset(
+        task_id for task_id, closes_at in rows if not post_closed(None, aware(closes_at), now)
+    )
 
 
 def post_counts(conn: Connection, post_id: int) -> PostCounts:

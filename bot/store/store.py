@@ -200,6 +200,11 @@ class Store:
         with self.write() as conn:
             return posts.close_post(conn, post_id, now)
 
+    def open_public_tasks(self, guild_id: int, now: datetime) -> frozenset[str]:
+        """`posts.open_public_tasks`: what a channel must not be told the answers of."""
+        with self.read() as conn:
+            return posts.open_public_tasks(conn, guild_id, now)
+
     def post_counts(self, post_id: int) -> PostCounts:
         with self.read() as conn:
             return posts.post_counts(conn, post_id)

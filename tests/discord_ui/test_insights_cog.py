@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -228,3 +229,34 @@ def test_hardest_tasks_with_long_titles_all_show() -> None:
     fields = checked_fields(report(hardest=hardest))
     shown = "\n".join(f["value"] for f in fields if f["name"].startswith("Hardest"))
     assert all(f"{n + 1}. **{title}{n}** (`task-{n}`)" in shown for n in range(5))
+
+
+async def test_posted_insights_keep_an_open_tasks_wrong_options_to_themselves(
+    seeded: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    """mc-split is still open on its post: shown to the channel, its misconceptions would
+    tell every member who has not answered yet that A and C are wrong."""
+    public = fields(await run(driver, fake, MOD, post=True))
+    mistakes = public["Misconceptions (≥ 20% of a task's answerers)"]
+    assert "picked" not in mistakes
+    assert "still open" in mistakes
+    assert "mc-split" in public["Hardest tasks (lowest first-try rate)"]  # no answer in it
+
+    private = fields(await run(driver, fake, MOD))
+    assert "67% picked A" in private["Misconceptions (≥ 20% of a task's answerers)"]
+
+    post = seeded.service.store.latest_post(GUILD_ID, CHANNEL_ID)
+    assert post is not None
+    seeded.service.store.close_post(post.id, NOW)
+    closed = fields(await run(driver, fake, MOD, post=True))
+    assert "67% picked A" in closed["Misconceptions (≥ 20% of a task's answerers)"]
+
+
+def test_the_tasks_left_out_are_counted_below_those_shown() -> None:
+    shown = replace(report((mistaken(1),)), withheld=2)
+    (mistakes,) = [f for f in checked_fields(shown) if f["name"].startswith("Misconceptions")]
+    assert "picked A" in mistakes["value"]
+    assert mistakes["value"].endswith(
+        "Left out while still open for answers: 2 tasks (use /insights without `post` to see "
+        "them)."
+    )

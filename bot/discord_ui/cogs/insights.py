@@ -67,8 +67,11 @@ def insights_embed(report: Insights) -> discord.Embed:
     )
     room -= _size(*hardest)
     slots -= len(hardest)
+    withheld = report.withheld_text()
     mistakes = _pack(
-        report.misconception_entries() or [report.misconceptions_text()],
+        [*report.misconception_entries(), *([withheld] if withheld else [])]
+        if report.misconceptions
+        else [report.misconceptions_text()],
         MISCONCEPTIONS,
         room,
         slots,
@@ -127,7 +130,7 @@ class InsightsCog(commands.Cog):
     ) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction, ephemeral=not post) as responder:
-            report = await self.bot.service.insights(guild_id, period)
+            report = await self.bot.service.insights(guild_id, period, public=post)
             await responder.send(Reply(embeds=(insights_embed(report),)))
 
 
