@@ -52,14 +52,31 @@ def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Em
     return embed
 
 
-def leaderboard_embed(board: Leaderboard, period: Period | str, user_id: int) -> discord.Embed:
+TIES = "Ties: more solved first, then whoever reached the score first."
+PERIOD_STARTS = {
+    Period.TODAY: "Days start at 00:00, {zone} time.",
+    Period.WEEK: "Weeks start on Monday 00:00, {zone} time.",
+}
+
+
+def leaderboard_footer(period: Period | str, zone: str) -> str:
+    """How the board ranks and where its period starts: members see equal scores in different
+    places, and a day that is not theirs, otherwise unexplained."""
+    start = PERIOD_STARTS.get(Period(period))
+    return f"{TIES} {start.format(zone=zone)}" if start else TIES
+
+
+def leaderboard_embed(
+    board: Leaderboard, period: Period | str, user_id: int, zone: str = "UTC"
+) -> discord.Embed:
+    """`zone`: the server's, whose local days and weeks the board counts."""
     title = f"🏆 Leaderboard · {Period(period).title}"
     if not board.rows:
         return discord.Embed(
             title=title,
             description="No points yet. Answer a quiz to be the first on the board!",
             colour=discord.Colour.gold(),
-        )
+        ).set_footer(text=leaderboard_footer(period, zone))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     lines = []
     for row in board.rows:
@@ -73,7 +90,8 @@ def leaderboard_embed(board: Leaderboard, period: Period | str, user_id: int) ->
         me = board.me
         lines.append(f"…\n**{me.rank}.** you · **{me.points}** pts · {me.solved} solved")
     description = rendering.truncate("\n".join(lines), rendering.EMBED_DESCRIPTION)
-    return discord.Embed(title=title, description=description, colour=discord.Colour.gold())
+    embed = discord.Embed(title=title, description=description, colour=discord.Colour.gold())
+    return embed.set_footer(text=leaderboard_footer(period, zone))
 
 
 def stats_embed(name: str, stats: MemberStats, picture: str | None = None) -> discord.Embed:

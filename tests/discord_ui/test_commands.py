@@ -18,6 +18,7 @@ from tests.discord_ui.conftest import Driver
 from tests.discord_ui.fakes import (
     ALICE,
     BOB,
+    GUILD_ID,
     MOD,
     OTHER_CHANNEL_ID,
     POST_PERMISSIONS,
@@ -335,6 +336,30 @@ async def test_leaderboard_shows_top_ten_and_my_rank(
     assert "Leaderboard · all time" in text
     assert text.count("Student") == 10
     assert "**12.** you · **7** pts" in text
+
+
+async def test_the_leaderboard_says_how_ties_are_ranked_and_whose_days_and_weeks_count(
+    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    """Two members with the same points and solves: the board must say why one is above."""
+    await bot.service.update_guild_config(GUILD_ID, timezone="America/New_York")
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:B", member=BOB)
+    await driver.click(post, r"quiz:ans:\d+:B", member=ALICE)
+
+    await driver.command("leaderboard", period="week")
+    (embed,) = fake.last_reply().data["embeds"]
+    footer = embed["footer"]["text"]
+    assert "Ties: more solved first, then whoever reached the score first" in footer
+    assert "Weeks start on Monday 00:00, America/New_York time" in footer
+
+    await driver.command("leaderboard", period="today")
+    (embed,) = fake.last_reply().data["embeds"]
+    assert "Days start at 00:00, America/New_York time" in embed["footer"]["text"]
+
+    await driver.command("leaderboard", period="all")
+    (embed,) = fake.last_reply().data["embeds"]
+    assert "America/New_York" not in embed["footer"]["text"]
 
 
 async def test_leaderboard_when_empty(driver: Driver, fake: FakeDiscordHTTP) -> None:
