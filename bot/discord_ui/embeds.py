@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter, defaultdict
 
 import discord
@@ -19,6 +20,12 @@ DIFFICULTY_COLOURS = {
 }
 CLOSED_COLOUR = discord.Colour.dark_grey()
 NO_COUNTS = PostCounts(answered=0, solved=0, first_try=0)
+_DIRECTION_MARKS = dict.fromkeys(
+    [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+ISOLATE, END_ISOLATE = "\u2068", "\u2069"
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters that draw nothing (Hangul fillers, the blank Braille pattern)."""
 
 
 def counts_text(counts: PostCounts, *, closed: bool = False) -> str:
@@ -66,6 +73,16 @@ def leaderboard_footer(period: Period | str, zone: str) -> str:
     return f"{TIES} {start.format(zone=zone)}" if start else TIES
 
 
+def shown_name(name: str, user_id: int) -> str:
+    """A member's name within a line: Markdown escaped, and isolated so that a right-to-left
+    name, or a direction override in it, cannot reorder the figures after it. A name with
+    nothing visible in it would leave a rank without anyone: it shows as the member's id."""
+    bare = name.translate(_DIRECTION_MARKS)
+    if all(unicodedata.category(c)[0] in "CZM" or c in BLANK_LETTERS for c in bare):
+        return f"member {user_id}"
+    return f"{ISOLATE}{discord.utils.escape_markdown(bare)}{END_ISOLATE}"
+
+
 def leaderboard_embed(
     board: Leaderboard, period: Period | str, user_id: int, zone: str = "UTC"
 ) -> discord.Embed:
@@ -80,7 +97,7 @@ def leaderboard_embed(
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     lines = []
     for row in board.rows:
-        who = discord.utils.escape_markdown(row.name)
+        who = shown_name(row.name, row.user_id)
         mark = " ← you" if row.user_id == user_id else ""
         place = medals.get(row.rank, f"**{row.rank}.**")
         lines.append(f"{place} {who} · **{row.points}** pts · {row.solved} solved{mark}")

@@ -362,6 +362,23 @@ async def test_the_leaderboard_says_how_ties_are_ranked_and_whose_days_and_weeks
     assert "America/New_York" not in embed["footer"]["text"]
 
 
+async def test_odd_names_cannot_reorder_or_hide_a_leaderboard_line(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    """A right-to-left override in a name would show the rest of its line backwards
+    ("devlos 1 · stp **03**" for 30 pts); a name of invisible characters shows nobody."""
+    flipper = Member(501, "\u202eeve")
+    blank = Member(502, "\u3164\u200b")
+    post = await driver.post("mc-split")
+    await driver.click(post, r"quiz:ans:\d+:B", member=flipper)
+    await driver.click(post, r"quiz:ans:\d+:B", member=blank)
+
+    await driver.command("leaderboard", period="all")
+    first, second, *_ = fake.last_reply().data["embeds"][0]["description"].splitlines()
+    assert first == "🥇 \u2068Eve\u2069 · **10** pts · 1 solved"
+    assert second == "🥈 member 502 · **10** pts · 1 solved"
+
+
 async def test_leaderboard_when_empty(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("leaderboard")
     assert "No points yet" in fake.last_reply().text

@@ -234,8 +234,8 @@ async def test_quiz_post_answers_and_standings(
     )
     assert not is_ephemeral(board)
     board_text = text_of(board)
-    assert "alice · **10** pts · 1 solved" in board_text
-    assert "bob · **7** pts · 1 solved" in board_text
+    assert "alice\u2069 · **10** pts · 1 solved" in board_text
+    assert "bob\u2069 · **7** pts · 1 solved" in board_text
     assert board_text.index("alice") < board_text.index("bob")
     assert "carol" not in board_text  # no points, not ranked
     all_time = await reply_of(
@@ -246,7 +246,7 @@ async def test_quiz_post_answers_and_standings(
             options={"period": "all"},
         )
     )
-    assert "alice · **10** pts · 1 solved ← you" in text_of(all_time)
+    assert "alice\u2069 · **10** pts · 1 solved ← you" in text_of(all_time)
 
     stats = await reply_of(
         driver.slash(

@@ -50,7 +50,7 @@ async def test_a_group_moved_to_postgresql_keeps_its_points_and_old_posts(
         assert "✅ Right" in await answer(driver, post, post_id, "A", world.alice)
         assert "**2** attempts left" in await answer(driver, post, post_id, "B", world.bob)
         before = await leaderboard_text(driver, world)
-        assert "alice · **10** pts · 1 solved" in before
+        assert "alice\u2069 · **10** pts · 1 solved" in before
         await on_sqlite.stop()
 
         copy = await asyncio.to_thread(
@@ -74,8 +74,8 @@ async def test_a_group_moved_to_postgresql_keeps_its_points_and_old_posts(
         right = await answer(driver, post, post_id, "A", world.bob)
         assert "✅ Right" in right
         after = await leaderboard_text(driver, world)
-        assert "alice · **10** pts · 1 solved" in after
-        assert "bob · " in after and after.index("alice") < after.index("bob")
+        assert "alice\u2069 · **10** pts · 1 solved" in after
+        assert "bob\u2069 · " in after and after.index("alice") < after.index("bob")
         rows = on_postgres.query("SELECT count(*) AS n FROM attempt")
         assert rows[0]["n"] == 4
     finally:
