@@ -211,7 +211,10 @@ def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
     url = engine.url.render_as_string(hide_password=True)
     # The write lock (BEGIN IMMEDIATE on SQLite) is held from the re-check to the commit, so
     # two processes starting together upgrade once, and a failed migration rolls back whole.
+    # PostgreSQL has no database-wide write lock: without the advisory one, two shards
+    # starting together would both create the tables, and one would crash on the other's.
     with writer(engine).begin() as conn:
+        dialect.lock(conn, "schema", ["upgrade"])
         state = read_state(conn)
         file = sqlite_file(engine.url)
         if state.too_new:

@@ -13,7 +13,9 @@ import logging
 import re
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -350,3 +352,24 @@ def test_backup_copies_what_is_still_in_the_wal(tmp_path: Path) -> None:
     with contextlib.closing(sqlite3.connect(first)) as copy:
         assert copy.execute("SELECT name FROM member").fetchall() == [("ada",)]
         assert copy.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+
+
+def test_processes_starting_together_create_the_schema_once(empty_database_url: str) -> None:
+    """Shards started at the same moment on one new database: one creates the tables, the
+    others wait for it and find them, and none stops with an error."""
+    starters = 4
+    engines = [make_engine(empty_database_url, create=False) for _ in range(starters)]
+    barrier = threading.Barrier(starters)
+
+    def start(engine: Engine) -> bool:
+        barrier.wait()
+        return upgrade_database(engine).created
+
+    try:
+        with ThreadPoolExecutor(starters) as pool:
+            created = list(pool.map(start, engines))
+        assert sorted(created) == [False] * (starters - 1) + [True]
+        assert current_state(engines[0]).is_head
+    finally:
+        for engine in engines:
+            engine.dispose()
