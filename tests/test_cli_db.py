@@ -15,9 +15,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.pool import NullPool
 
 from bot.cli import main
+from bot.store import make_engine
 from bot.store.migrate import head_revision
+from tests.pg_server import PgServer
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD_DB = ROOT / "tests" / "store" / "fixtures" / "quizbot-0.1.0.db"
@@ -108,7 +112,7 @@ def test_a_too_new_database_stops_with_one_line(old_db: Path, command: list[str]
         # Never reached; set so that a regression could not reach the real Discord.
         "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10",
     }
-    result = run_quizbot(*command, env=env, cwd=old_db.parent.parent)
+    result = run_quizbot(*command, env=env, cwd=old_db.parent.parent, python_path=ROOT)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     (line,) = result.stderr.splitlines()
@@ -203,3 +207,52 @@ def test_db_current_on_an_unusable_database_is_one_line_and_writes_nothing(
     assert_one_database_line(main(["db", "current"]), capsys, expected)
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     assert (tmp_path / "notes.txt").read_text() == "not a database\n" * 100
+
+
+def test_db_upgrade_of_a_database_another_process_holds_is_one_line(
+    old_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An sqlite3 shell (or a second quizbot) inside a write transaction for longer than the
+    busy timeout: the upgrade waits, then stops with one line; the file is left as it was."""
+    before = row_counts(old_db)
+    holder = sqlite3.connect(old_db, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        line = assert_one_database_line(main(["db", "upgrade"]), capsys, "the database is busy")
+    finally:
+        holder.close()
+    assert "nothing was changed" in line and "another process holds the database" in line
+    assert row_counts(old_db) == before
+    assert main(["db", "current"]) == 0  # still the 0.1.0 database, upgradable as before
+    assert capsys.readouterr().out.startswith("unversioned (a quizbot 0.1.0 database)")
+
+
+@pytest.mark.postgresql
+def test_a_postgresql_role_that_may_not_create_tables_is_one_line(
+    old_db: Path,
+    pg_server: PgServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Since PostgreSQL 15 only a database's owner may create tables in its `public` schema:
+    a database made with `createdb quizbot` (without `-O quizbot`) refuses the schema, to
+    `db upgrade` (and so `run`) and to `db copy` alike."""
+    owned = pg_server.new_database(empty=True)
+    admin = create_engine(owned, poolclass=NullPool)
+    with admin.begin() as conn:  # as PostgreSQL 15 makes a new database; older ones need it
+        conn.execute(text("REVOKE CREATE ON SCHEMA public FROM PUBLIC"))
+    admin.dispose()
+    pg_server.admin("DROP ROLE IF EXISTS quizbot_guest", "CREATE ROLE quizbot_guest LOGIN")
+    guest = make_url(owned).set(username="quizbot_guest").render_as_string(hide_password=False)
+    source = f"sqlite:///{old_db}"
+    make_engine(source).dispose()  # upgraded: the copy's source must be at the head
+    try:
+        monkeypatch.setenv("DATABASE_URL", guest)
+        line = assert_one_database_line(main(["db", "upgrade"]), capsys, "may not create")
+        assert "createdb -O" in line and "GRANT CREATE ON SCHEMA public" in line
+        assert_one_database_line(
+            main(["db", "copy", source, guest]), capsys, "may not create", "DST_URL"
+        )
+    finally:
+        pg_server.drop_database(owned)
+        pg_server.admin("DROP ROLE quizbot_guest")

@@ -11,7 +11,8 @@ copy is checked from fresh reads: every table's row count, and every member's le
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,15 +59,18 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
     """Copy every row of `src_url` into the empty `dst_url`, then verify; see the module
     docstring. Raises CopyError for a source or target it must not touch (or cannot reach)."""
     # Read-only: opening a missing source would create an empty one.
-    _preflight(check_readable, src_url, SOURCE)
+    with _blamed_on(SOURCE):
+        check_readable(src_url, SOURCE)
     source = make_engine(src_url, create=False)
     target: Engine | None = None
     try:
         _check_source(source, src_url)
-        _preflight(check_database, dst_url, TARGET)  # the copy writes it: it must be writable
+        with _blamed_on(TARGET):
+            check_database(dst_url, TARGET)  # the copy writes it: it must be writable
         target = make_engine(dst_url, create=False)
         _check_target_empty(target, dst_url)
-        result = upgrade_database(target, backup=False)
+        with _blamed_on(TARGET):
+            result = upgrade_database(target, backup=False)
         if result.created:
             say(f"created the schema at revision {result.after} in the target")
         rows = _copy_rows(source, target, say, batch)
@@ -82,13 +86,14 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
     return CopyReport(rows, members)
 
 
-def _preflight(check: Callable[[str, str], None], url: str, setting: str) -> None:
-    """`check` the database at `url` (see bot/store/preflight.py); its HostError names
-    `setting`, the side at fault."""
+@contextlib.contextmanager
+def _blamed_on(setting: str) -> Iterator[None]:
+    """A HostError raised inside (bot/store/preflight.py's checks, the target's schema
+    upgrade, which speaks of DATABASE_URL) names `setting`, the side at fault."""
     try:
-        check(url, setting)
+        yield
     except HostError as exc:
-        raise CopyError(exc.setting, exc.problem, exc.fix) from None
+        raise CopyError(setting, exc.problem, exc.fix) from None
 
 
 def _tables() -> list[Table]:

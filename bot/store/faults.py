@@ -163,8 +163,8 @@ def classify(error: BaseException) -> Fault | None:
     return None
 
 
-def _error_name(error: BaseException) -> tuple[str, BaseException]:
-    """The error's code for the log line, and the error whose text it quotes."""
+def error_name(error: BaseException) -> tuple[str, BaseException]:
+    """The error's code for a log or host line, and the error whose text it quotes."""
     driver = sqlite_error(error)
     if driver is not None:
         return getattr(driver, "sqlite_errorname", "SQLITE_ERROR"), driver
@@ -181,7 +181,7 @@ def store_error(error: BaseException, url: URL, action: StoreAction) -> StoreErr
     fault = classify(error)
     if fault is None:
         return None
-    name, driver = _error_name(error)
+    name, driver = error_name(error)
     work = "a read" if action is StoreAction.READ else "a write"
     where = url.render_as_string(hide_password=True)
     log.log(

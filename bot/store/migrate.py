@@ -25,17 +25,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
+from typing import Final
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import URL, Connection, Engine, MetaData, inspect, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from bot.host_errors import HostError
-from bot.store import dialect
+from bot.store import dialect, faults
 from bot.store.db import is_memory, is_postgres, writer
+from bot.store.faults import Fault
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +137,51 @@ class UnrecognisedSchemaError(SchemaError):
         )
 
 
+NOT_PERMITTED: Final = Fault(
+    "the database role may not create or change tables",
+    "make the role the database's owner (createdb -O <role>), or GRANT CREATE ON SCHEMA "
+    "public TO <role>",
+)
+INSUFFICIENT_PRIVILEGE: Final = "42501"
+"""PostgreSQL's SQLSTATE for a missing privilege (since version 15 a new database's `public`
+schema lets only its owner create tables)."""
+
+
+class UpgradeRefusedError(SchemaError):
+    """The database refused the upgrade: locked by another process, a full disk, a read-only
+    file, a role without the right to create tables. The upgrade ran in one transaction, so
+    the database is as it was; the host fixes the cause and starts again."""
+
+    def __init__(self, url: str, what: str, detail: str, fix: str) -> None:
+        super().__init__(
+            f"the schema of the database {url} could not be created or upgraded, and nothing "
+            f"was changed: {what} ({detail})",
+            fix,
+        )
+
+    @classmethod
+    def of(cls, url: URL, error: BaseException) -> UpgradeRefusedError | None:
+        """The host's line for `error`; None if it is no fault of the database (a bug)."""
+        name, driver = faults.error_name(error)
+        if getattr(driver, "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
+            fault: Fault | None = NOT_PERMITTED
+        else:
+            fault = faults.classify(error)
+        if fault is None:
+            return None
+        fix = fault.fix
+        if fault.busy:  # "it passes by itself" is true of a member's click, not of a start
+            fix = (
+                "another process holds the database (another quizbot upgrading it, or an "
+                "sqlite3 shell or backup inside a transaction): let it finish or stop it, "
+                "then start again"
+            )
+        # The first line only: PostgreSQL's next ones quote the statement.
+        reason = (str(driver).strip().splitlines() or [""])[0]
+        detail = f"{name}: {reason}"
+        return cls(url.render_as_string(hide_password=True), fault.what, detail, fix)
+
+
 # -- state ----------------------------------------------------------------------------------
 
 
@@ -201,8 +249,19 @@ def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
     """Bring the database to the head revision (see the module docstring); a no-op when it
     is there. With `backup`, an SQLite file with data is copied first (`backup_sqlite`).
 
-    Raises SchemaTooNewError or UnrecognisedSchemaError, having written nothing.
+    Raises SchemaTooNewError or UnrecognisedSchemaError, having written nothing; and
+    UpgradeRefusedError when the database refused the upgrade (rolled back whole).
     """
+    try:
+        return _upgrade(engine, backup=backup)
+    except (DBAPIError, sqlite3.Error) as exc:
+        refused = UpgradeRefusedError.of(engine.url, exc)
+        if refused is None:
+            raise  # not the database's fault: a bug in a migration
+        raise refused from exc
+
+
+def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
     # A read first: a database already at the head (every start but the first after an
     # upgrade) takes no write lock, and a read-only database still opens.
     state = current_state(engine)
@@ -296,6 +355,7 @@ __all__ = [
     "SchemaState",
     "SchemaTooNewError",
     "UnrecognisedSchemaError",
+    "UpgradeRefusedError",
     "UpgradeResult",
     "alembic_config",
     "backup_sqlite",

@@ -24,7 +24,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, event, text
 
 from bot.content import load_banks
 from bot.quiz.engine import Status
@@ -36,6 +36,7 @@ from bot.store.migrate import (
     BASELINE,
     SchemaTooNewError,
     UnrecognisedSchemaError,
+    UpgradeRefusedError,
     alembic_config,
     backup_sqlite,
     current_state,
@@ -373,3 +374,27 @@ def test_processes_starting_together_create_the_schema_once(empty_database_url: 
     finally:
         for engine in engines:
             engine.dispose()
+
+
+@pytest.mark.sqlite_only  # SQLite's own full disk
+def test_an_upgrade_the_disk_cannot_hold_changes_nothing_and_says_so(old_db: Path) -> None:
+    """The disk fills up half-way through the migrations (here: the file may not grow):
+    one HostError naming DATABASE_URL, and the 0.1.0 database exactly as it was."""
+    before = row_counts(old_db)
+    engine = make_engine(f"sqlite:///{old_db}", create=False)
+
+    @event.listens_for(engine, "connect")
+    def _no_room(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        pages = dbapi_connection.execute("PRAGMA page_count").fetchone()[0]
+        dbapi_connection.execute(f"PRAGMA max_page_count = {pages}")
+
+    try:
+        with pytest.raises(UpgradeRefusedError) as refused:
+            upgrade_database(engine, backup=False)
+        assert current_state(engine).revision is None
+    finally:
+        engine.dispose()
+    message = str(refused.value)
+    assert "the disk is full" in message and "nothing was changed" in message
+    assert "(DATABASE_URL) — free space" in message
+    assert row_counts(old_db) == before
