@@ -12,14 +12,15 @@ copy is checked from fresh reads: every table's row count, and every member's le
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, func, inspect, select
+from sqlalchemy import Connection, Engine, Row, Table, func, inspect, select
+from sqlalchemy.exc import DBAPIError
 
 from bot.host_errors import HostError
-from bot.store import dialect
+from bot.store import dialect, faults
 from bot.store.db import make_engine, writer
 from bot.store.migrate import current_state, target_metadata, upgrade_database
 from bot.store.preflight import check_database, check_readable
@@ -141,23 +142,57 @@ def _check_target_empty(target: Engine, url: str) -> None:
 
 def _copy_rows(source: Engine, target: Engine, say: Say, batch: int) -> dict[str, int]:
     rows: dict[str, int] = {}
-    with source.connect() as read, writer(target).begin() as write:
-        for table in _tables():
-            total = _count(read, table)
-            copied = 0
-            shown = 0
-            order = list(table.primary_key.columns) or list(table.columns)
-            result = read.execution_options(yield_per=batch).execute(select(table).order_by(*order))
-            for chunk in result.partitions():
-                write.execute(table.insert(), [row._asdict() for row in chunk])
-                copied += len(chunk)
-                if copied - shown >= PROGRESS_EVERY and copied < total:
-                    say(f"  {table.name}: {copied:,} of {total:,} rows")
-                    shown = copied
-            dialect.advance_id_sequence(write, table)
-            rows[table.name] = copied
-            say(f"{table.name}: {copied:,} rows")
+    with source.connect() as read:
+        try:
+            totals = {table.name: _count(read, table) for table in _tables()}
+        except DBAPIError as exc:
+            raise _failure(SOURCE, "counting the rows", exc) from exc
+        at = "the commit"
+        try:
+            with writer(target).begin() as write:
+                for table in _tables():
+                    at = table.name
+                    total = totals[table.name]
+                    copied = 0
+                    shown = 0
+                    for chunk in _batches(read, table, batch):
+                        write.execute(table.insert(), [row._asdict() for row in chunk])
+                        copied += len(chunk)
+                        if copied - shown >= PROGRESS_EVERY and copied < total:
+                            say(f"  {table.name}: {copied:,} of {total:,} rows")
+                            shown = copied
+                    dialect.advance_id_sequence(write, table)
+                    rows[table.name] = copied
+                    say(f"{table.name}: {copied:,} rows")
+                at = "the commit"
+        except DBAPIError as exc:
+            raise _failure(TARGET, at, exc) from exc
     return rows
+
+
+def _batches(read: Connection, table: Table, batch: int) -> Iterator[Sequence[Row[Any]]]:
+    """`table`'s rows in the source, in key order, `batch` at a time. Only the reading is in
+    here, so an error raised here is the source's (a row it cannot decode, a lost file)."""
+    order = list(table.primary_key.columns) or list(table.columns)
+    try:
+        result = read.execution_options(yield_per=batch).execute(select(table).order_by(*order))
+        yield from result.partitions()
+    except DBAPIError as exc:
+        raise _failure(SOURCE, table.name, exc) from exc
+
+
+def _failure(side: str, at: str, error: DBAPIError) -> CopyError:
+    """The host's line for a database error during the copy (a full disk, a lost connection,
+    a value the target refuses): the copy's one transaction rolled back, so the target is as
+    empty as it was."""
+    name, driver = faults.error_name(error)
+    reason = (str(driver).strip().splitlines() or [""])[0]  # PostgreSQL's next lines: the SQL
+    doing = "reading the source" if side == SOURCE else "writing the target"
+    return CopyError(
+        side,
+        f"the copy failed at {at}, {doing} ({name}: {reason}); nothing was copied",
+        "the target is as empty as before: remove the cause, then run the copy again",
+    )
 
 
 def _verify(source: Engine, target: Engine, copied: dict[str, int]) -> int:

@@ -5,7 +5,9 @@ so this is also 0.1.0's way onto PostgreSQL."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +22,7 @@ from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.copy import CopyError, copy_database
 from bot.store.migrate import current_state
+from tests.pg_server import PgServer
 from tests.store.fixtures import make_0_1_0_db as fixture
 from tests.store.test_migrations import CONTENT, EXPECTED, OLD_DB
 from tests.test_cli_db import assert_one_database_line, unusable_database_url
@@ -159,8 +162,11 @@ def test_a_copy_that_fails_half_way_leaves_the_target_empty(
         for statement in REFUSE_SCORES[backend]:
             conn.execute(text(statement))
     engine.dispose()
-    with pytest.raises(Exception, match="disk full"):
+    with pytest.raises(CopyError, match="disk full") as failed:
         copy_database(source, target, lambda _line: None)
+    assert failed.value.setting == "DST_URL"
+    assert "the copy failed at score, writing the target" in failed.value.problem
+    assert "run the copy again" in failed.value.fix
     engine = make_engine(target, create=False)
     assert current_state(engine).is_head
     with engine.connect() as conn:
@@ -185,6 +191,46 @@ def test_the_command_reports_progress_and_refuses_in_one_line(
     assert line.startswith("quizbot: the target ") and "(DST_URL)" in line
     assert main(["db", "copy", "mysql://x/y", target]) == 1
     assert "unsupported database 'mysql'" in capsys.readouterr().err
+
+
+def empty_after_a_failed_copy(url: str) -> bool:
+    return set(row_counts_of(url).values()) <= {0}
+
+
+def test_a_source_row_that_cannot_be_read_is_one_line_and_copies_nothing(
+    source: str, target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name another tool wrote as bytes that are no UTF-8: SQLite keeps them, reading them
+    fails. The host is told which table, on which side, and that nothing was copied."""
+    path = source.removeprefix("sqlite:///")
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("UPDATE member SET name = CAST(X'EDA080' AS TEXT) WHERE user_id = 13")
+        conn.commit()
+    line = assert_one_database_line(
+        main(["db", "copy", source, target]), capsys, "failed at member, reading", "SRC_URL"
+    )
+    assert "nothing was copied" in line and "run the copy again" in line
+    assert empty_after_a_failed_copy(target)
+
+
+@pytest.mark.postgresql
+def test_a_value_postgresql_cannot_store_is_one_line_and_copies_nothing(
+    source: str, pg_server: PgServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SQLite stores a NUL character in text; PostgreSQL refuses one."""
+    path = source.removeprefix("sqlite:///")
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("UPDATE member SET name = 'b' || char(0) || 'ob' WHERE user_id = 12")
+        conn.commit()
+    target = pg_server.new_database(empty=True)
+    try:
+        line = assert_one_database_line(
+            main(["db", "copy", source, target]), capsys, "failed at member, writing", "DST_URL"
+        )
+        assert "NUL" in line and "nothing was copied" in line
+        assert empty_after_a_failed_copy(target)
+    finally:
+        pg_server.drop_database(target)
 
 
 @pytest.mark.parametrize(
