@@ -256,3 +256,20 @@ def test_a_postgresql_role_that_may_not_create_tables_is_one_line(
     finally:
         pg_server.drop_database(owned)
         pg_server.admin("DROP ROLE quizbot_guest")
+
+
+def test_db_current_and_upgrade_find_the_file_of_a_uri_form_url(
+    old_db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sqlite:///file:…?uri=true` (SQLite's URI form) names the file after `file:`: it is
+    the database that is looked at, and the backup named is a file beside it."""
+    monkeypatch.chdir(old_db.parent)
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///file:quizbot.db?uri=true")
+    assert main(["db", "current"]) == 0
+    assert capsys.readouterr().out.startswith("unversioned (a quizbot 0.1.0 database)")
+
+    assert main(["db", "upgrade"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    (backup,) = old_db.parent.glob("quizbot.db.backup-*")
+    assert out[1] == f"backup: {backup.name}"
+    assert row_counts(backup)["score"] == row_counts(old_db)["score"]

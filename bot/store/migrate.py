@@ -37,7 +37,7 @@ from sqlmodel import SQLModel
 
 from bot.host_errors import HostError
 from bot.store import dialect, faults
-from bot.store.db import is_memory, is_postgres, writer
+from bot.store.db import database_file, is_memory, is_postgres, writer
 from bot.store.faults import Fault
 
 log = logging.getLogger(__name__)
@@ -325,7 +325,7 @@ def sqlite_file(url: str | URL) -> Path | None:
     if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
         return None
     assert parsed.database is not None
-    return Path(parsed.database)
+    return database_file(parsed.database)  # `file:q.db?uri=true` names q.db
 
 
 def backup_sqlite(path: Path, now: datetime | None = None) -> Path:
