@@ -61,6 +61,12 @@ CLOSED = "This quiz has closed, so it takes no more answers. You can still see t
 
 THREAD_ARCHIVED = 50083
 """Discord's error code for a post in an archived (or locked) thread."""
+UNKNOWN_INTERACTION = 10062
+"""Discord's error code for an interaction it no longer takes a response to: one that reached
+us after its 3-second deadline (a slow gateway, a stalled event loop)."""
+EXPIRED = "quizbot_expired"
+"""Set in Interaction.extras once Discord answered UNKNOWN_INTERACTION: every later reply
+through it would fail the same way, so none is tried (`note_expired`)."""
 
 # The channel permissions a task post needs, with the names Discord's settings screen uses.
 POST_PERMISSIONS: dict[str, str] = {
@@ -250,9 +256,24 @@ def context(interaction: discord.Interaction[Any]) -> str:
     )
 
 
+def note_expired(interaction: discord.Interaction[Any], error: BaseException) -> bool:
+    """Whether `error` says Discord no longer takes this interaction's response; if so it is
+    remembered, so no further reply is tried (it could only fail, and log, again)."""
+    if isinstance(error, discord.NotFound) and error.code == UNKNOWN_INTERACTION:
+        interaction.extras[EXPIRED] = True
+        return True
+    return False
+
+
+def expired(interaction: discord.Interaction[Any]) -> bool:
+    return bool(interaction.extras.get(EXPIRED))
+
+
 async def send_private(interaction: discord.Interaction[Any], content: str) -> None:
     """Best effort: the interaction may have expired, and a failure here must not cascade.
     After a deferral this is a follow-up, which takes the place of "thinking…"."""
+    if expired(interaction):
+        return  # the failure that showed it was logged where it happened
     content = rendering.truncate(content, rendering.MESSAGE_CONTENT)
     try:
         if interaction.response.is_done():
@@ -275,6 +296,7 @@ async def report(interaction: discord.Interaction[QuizBot], error: BaseException
         log.error("unhandled error in %s", context(interaction), exc_info=error)
         message = SOMETHING_WENT_WRONG
     elif isinstance(error, discord.HTTPException):
+        note_expired(interaction, error)
         log.warning("Discord refused a call in %s: %s", context(interaction), error)
     elif isinstance(error, aiohttp.ClientError):
         log.warning("no connection to Discord in %s: %r", context(interaction), error)

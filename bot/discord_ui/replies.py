@@ -18,7 +18,13 @@ import discord
 
 from bot import rendering
 from bot.clock import discord_timestamp
-from bot.discord_ui.errors import PUBLIC_DEFERRAL, context, send_private
+from bot.discord_ui.errors import (
+    PUBLIC_DEFERRAL,
+    context,
+    expired,
+    note_expired,
+    send_private,
+)
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
 from bot.wording import plural
@@ -379,7 +385,9 @@ class Responder:
                     if not self.ephemeral:
                         self.interaction.extras[PUBLIC_DEFERRAL] = True
             except discord.HTTPException as exc:
-                # Discord's refusal, not our bug: one line, no traceback.
+                # Discord's refusal, not our bug: one line, no traceback. An expired
+                # interaction takes no reply after it either (`send`, `edit` skip theirs).
+                note_expired(self.interaction, exc)
                 log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
 
     async def send(self, reply: Reply | None = None, **kwargs: Any) -> None:
@@ -392,6 +400,9 @@ class Responder:
             kwargs.pop("view", None)
         kwargs["ephemeral"] = self.ephemeral
         async with self._lock:
+            if expired(self.interaction):
+                spent(kwargs.get("view"))
+                return
             try:
                 if self.interaction.response.is_done():
                     await self.interaction.followup.send(**kwargs)
@@ -407,6 +418,9 @@ class Responder:
         if kwargs.get("view") is not None:
             kwargs["view"] = detached(kwargs["view"])
         async with self._lock:
+            if expired(self.interaction):
+                spent(kwargs.get("view"))
+                return
             try:
                 if self.interaction.response.is_done():
                     await self.interaction.edit_original_response(**kwargs)
@@ -432,6 +446,15 @@ class Responder:
         except discord.HTTPException as exc:
             if not outcome.recorded:
                 raise
+            if note_expired(self.interaction, exc):
+                # Late: Discord takes no reply at all, so the member's next click shows
+                # where their attempts stand; the log says this one was stored.
+                log.warning(
+                    "the answer in %s was recorded, but Discord takes no reply to it (%s)",
+                    context(self.interaction),
+                    exc,
+                )
+                return
             log.warning(
                 "Discord refused the answer reply in %s (%s); sending the short one",
                 context(self.interaction),

@@ -312,3 +312,54 @@ async def test_a_refused_reply_that_stored_nothing_is_not_called_recorded(
     fail_next(fake, CALLBACK)
     await driver.click(message, r"quiz:ans:\d+:A")  # already finished: nothing stored
     assert "recorded" not in fake.last_reply().text
+
+
+class Gone:
+    status = 404
+    reason = "Not Found"
+
+
+def unknown_interaction() -> discord.NotFound:
+    """What Discord answers to a response past the interaction's 3-second deadline."""
+    return discord.NotFound(
+        Gone(),  # type: ignore[arg-type]
+        {"message": "Unknown interaction", "code": 10062},
+    )
+
+
+@pytest.mark.parametrize("ack_after", [5.0, 0.0], ids=["reply", "deferral"])
+async def test_a_late_answer_click_is_one_log_line_and_no_reply_after_discord_dropped_it(
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    bot: QuizBot,
+    caplog: pytest.LogCaptureFixture,
+    ack_after: float,
+) -> None:
+    message = await driver.post("mc-split")
+    bot.ack_after = ack_after
+    fake.clear()
+    fake.fail[CALLBACK] = unknown_interaction()
+    await driver.click(message, r"quiz:ans:\d+:A")
+    del fake.fail[CALLBACK]
+
+    # One try: every later call through the interaction would be refused the same way.
+    assert len(fake.calls) == 1
+    (record,) = warnings_and_worse(caplog)
+    assert record.exc_info is None and "Unknown interaction" in record.getMessage()
+    assert (await bot.service.progress(1, ALICE.id)).wrong_tries == 1
+
+    bot.ack_after = 5.0
+    await driver.click(message, r"quiz:ans:\d+:C")  # the next click says where they stand
+    assert "**1** attempt left" in fake.last_reply().text
+
+
+async def test_a_late_hint_click_is_one_log_line(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    message = await driver.post("mc-split")
+    fake.clear()
+    fake.fail[CALLBACK] = unknown_interaction()
+    await driver.click(message, r"quiz:hint:\d+")
+    assert len(fake.calls) == 1
+    (record,) = warnings_and_worse(caplog)
+    assert record.exc_info is None and "quiz:hint:1" in record.getMessage()
