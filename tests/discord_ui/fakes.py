@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -43,6 +44,12 @@ AUTOCOMPLETE_RESULT = 8
 POST_PERMISSIONS = discord.Permissions(
     view_channel=True, send_messages=True, embed_links=True, read_message_history=True
 )
+
+
+def response(status: int, reason: str = "") -> Any:
+    """What discord.py's HTTPException reads of an HTTP response (its status and reason): to
+    build the errors Discord's refusals raise, e.g. `discord.NotFound(response(404), {...})`."""
+    return SimpleNamespace(status=status, reason=reason)
 
 
 @dataclass(frozen=True)

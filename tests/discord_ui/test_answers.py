@@ -26,6 +26,7 @@ from tests.discord_ui.fakes import (
     DEFERRED_CHANNEL_MESSAGE,
     UPDATE_MESSAGE,
     FakeDiscordHTTP,
+    response,
 )
 from tests.factories import choice, note
 
@@ -53,15 +54,9 @@ def catalog() -> Catalog:
     )
 
 
-class BadRequest:
-    status = 400
-    reason = "Bad Request"
-
-
 def refused() -> discord.HTTPException:
     return discord.HTTPException(
-        BadRequest(),  # type: ignore[arg-type]
-        {"message": "Invalid Form Body", "code": 50035},
+        response(400, "Bad Request"), {"message": "Invalid Form Body", "code": 50035}
     )
 
 
@@ -314,16 +309,10 @@ async def test_a_refused_reply_that_stored_nothing_is_not_called_recorded(
     assert "recorded" not in fake.last_reply().text
 
 
-class Gone:
-    status = 404
-    reason = "Not Found"
-
-
 def unknown_interaction() -> discord.NotFound:
     """What Discord answers to a response past the interaction's 3-second deadline."""
     return discord.NotFound(
-        Gone(),  # type: ignore[arg-type]
-        {"message": "Unknown interaction", "code": 10062},
+        response(404, "Not Found"), {"message": "Unknown interaction", "code": 10062}
     )
 
 

@@ -21,8 +21,8 @@ from tests.discord_ui.fakes import (
     FakeDiscordHTTP,
     Member,
     interaction_payload,
+    response,
 )
-from tests.discord_ui.test_commands import _response
 
 SUB_COMMAND, STRING, ATTACHMENT = 1, 3, 11
 CDN = "https://cdn.discordapp.com/ephemeral-attachments/1/2/"
@@ -113,7 +113,7 @@ async def test_a_moderator_uploads_downloads_and_removes_a_bank(
 async def test_a_file_discord_will_not_hand_over_is_refused_to_retry_not_a_bug(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
-    expired = discord.NotFound(_response(404), {"code": 0, "message": "404: Not Found"})
+    expired = discord.NotFound(response(404), {"code": 0, "message": "404: Not Found"})
     await upload(driver, fake, "Networking.yaml", bank_yaml(), download=expired)
     reply = fake.last_reply()
     assert reply.ephemeral

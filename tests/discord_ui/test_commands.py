@@ -25,6 +25,7 @@ from tests.discord_ui.fakes import (
     FakeDiscordHTTP,
     Member,
     find_component,
+    response,
 )
 
 # -- /quiz -------------------------------------------------------------------------------------
@@ -71,7 +72,7 @@ async def test_quiz_names_the_missing_permission(driver: Driver, fake: FakeDisco
 
 async def test_quiz_reports_a_refused_post(driver: Driver, fake: FakeDiscordHTTP) -> None:
     fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
-        _response(403), {"code": 50013, "message": "Missing Permissions"}
+        response(403), {"code": 50013, "message": "Missing Permissions"}
     )
     await driver.command("quiz", task="mc-split")
     reply = fake.last_reply()
@@ -87,11 +88,11 @@ def _not_taken(kind: str) -> Exception:
     """What Discord (or the connection) answers a post it did not take."""
     match kind:
         case "channel-gone":
-            return discord.NotFound(_response(404), {"code": 10003, "message": "Unknown Channel"})
+            return discord.NotFound(response(404), {"code": 10003, "message": "Unknown Channel"})
         case "thread-archived":
-            return discord.HTTPException(_response(400), {"code": 50083, "message": "Archived"})
+            return discord.HTTPException(response(400), {"code": 50083, "message": "Archived"})
         case "discord-5xx":
-            return discord.DiscordServerError(_response(503), {"code": 0, "message": "Down"})
+            return discord.DiscordServerError(response(503), {"code": 0, "message": "Down"})
     return aiohttp.ClientConnectionError("Connection reset by peer")
 
 
@@ -121,7 +122,7 @@ async def test_a_refused_quiz_leaves_no_post_behind(driver: Driver, fake: FakeDi
     """Nobody ever saw the refused post: /hint must not offer it as the latest here, nor may it
     hold its task back from the member's practice."""
     fake.fail["/channels/{channel_id}/messages"] = discord.Forbidden(
-        _response(403), {"code": 50013, "message": "Missing Permissions"}
+        response(403), {"code": 50013, "message": "Missing Permissions"}
     )
     await driver.command("quiz", task="mc-split")
     del fake.fail["/channels/{channel_id}/messages"]
@@ -141,7 +142,7 @@ async def test_a_quiz_discord_failed_on_its_side_keeps_its_post(
     """After Discord's own error the message may be out (it can store it and still answer
     503), and its buttons need the post: only a refusal forgets it."""
     fake.fail["/channels/{channel_id}/messages"] = discord.DiscordServerError(
-        _response(503), {"code": 0, "message": "Down"}
+        response(503), {"code": 0, "message": "Down"}
     )
     await driver.command("quiz", task="mc-split")
     del fake.fail["/channels/{channel_id}/messages"]
@@ -451,7 +452,7 @@ async def test_stats_still_answer_in_text_when_discord_refuses_the_picture(
         # characters, say): the whole message is refused.
         del fake.fail[callback]
         return discord.HTTPException(
-            _response(400), {"code": 50035, "message": "Invalid Form Body"}
+            response(400), {"code": 50035, "message": "Invalid Form Body"}
         )
 
     fake.fail[callback] = once  # type: ignore[assignment]
@@ -480,15 +481,6 @@ def _role(role_id: int, name: str) -> dict[str, object]:
         "id": str(role_id), "name": name, "color": 0, "hoist": False, "position": 0,
         "permissions": "0", "managed": False, "mentionable": False, "flags": 0,
     }
-
-
-def _response(status: int) -> object:
-    class Response:
-        reason = "Forbidden"
-
-    response = Response()
-    response.status = status  # type: ignore[attr-defined]
-    return response
 
 
 def test_threads_need_send_messages_in_threads() -> None:

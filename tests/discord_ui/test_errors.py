@@ -24,6 +24,7 @@ from tests.discord_ui.fakes import (
     DEFERRED_UPDATE,
     GUILD_ID,
     FakeDiscordHTTP,
+    response,
 )
 from tests.store.conftest import fill_the_disk, write_lock_held
 
@@ -102,12 +103,8 @@ async def test_a_failed_discord_call_is_logged_and_reported(
     says what happened."""
     import discord
 
-    class Response:
-        status = 500
-        reason = "Server Error"
-
     fake.fail["/channels/{channel_id}/messages"] = discord.DiscordServerError(
-        Response(), {"message": "oops", "code": 0}  # type: ignore[arg-type]
+        response(500, "Server Error"), {"message": "oops", "code": 0}
     )
     await driver.command("quiz", task="mc-split")
     assert "Discord had a problem (error 500)" in fake.last_reply().text

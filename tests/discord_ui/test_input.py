@@ -39,6 +39,7 @@ from tests.discord_ui.fakes import (
     Call,
     FakeDiscordHTTP,
     interaction_payload,
+    response,
 )
 
 CANT_FIND = "I can't find that quiz in this server"
@@ -334,12 +335,8 @@ async def test_an_error_reply_is_cut_to_discords_limit(
 async def test_a_reply_that_cannot_be_sent_is_a_warning_without_traceback(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
-    class Gone:
-        status = 404
-        reason = "Not Found"
-
     fake.fail["/interactions/{webhook_id}/{webhook_token}/callback"] = discord.NotFound(
-        Gone(), {"message": "Unknown interaction", "code": 10062}  # type: ignore[arg-type]
+        response(404, "Not Found"), {"message": "Unknown interaction", "code": 10062}
     )
     await driver.command("quiz", difficulty="extreme")
     (record,) = [r for r in caplog.records if "could not send" in r.getMessage()]

@@ -14,7 +14,7 @@ import pytest
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.live_counts import LiveCounts
 from tests.discord_ui.conftest import BotFactory, Driver
-from tests.discord_ui.fakes import FakeDiscordHTTP, ManualSleep, Member
+from tests.discord_ui.fakes import FakeDiscordHTTP, ManualSleep, Member, response
 
 EDIT = "/channels/{channel_id}/messages/{message_id}"
 
@@ -109,12 +109,8 @@ async def test_a_deleted_post_stops_its_updates(
     driver = Driver(counted_bot, fake)
     message = await driver.post("mc-split")
 
-    class Response:
-        status = 404
-        reason = "Not Found"
-
     fake.fail[EDIT] = discord.NotFound(
-        Response(), {"message": "Unknown Message", "code": 10008}  # type: ignore[arg-type]
+        response(404, "Not Found"), {"message": "Unknown Message", "code": 10008}
     )
     await driver.click(message, r"quiz:ans:\d+:B")
     await driver.click(message, r"quiz:ans:\d+:C")
@@ -129,12 +125,8 @@ async def test_failed_edits_are_retried_a_few_times_then_dropped(
     driver = Driver(counted_bot, fake)
     message = await driver.post("mc-split")
 
-    class Response:
-        status = 500
-        reason = "Server Error"
-
     fake.fail[EDIT] = discord.HTTPException(
-        Response(), {"message": "oops", "code": 0}  # type: ignore[arg-type]
+        response(500, "Server Error"), {"message": "oops", "code": 0}
     )
     await driver.click(message, r"quiz:ans:\d+:B")
     await sleep.run_out(counted_bot.live_counts.drain())

@@ -24,9 +24,9 @@ from tests.discord_ui.fakes import (
     Call,
     FakeDiscordHTTP,
     interaction_payload,
+    response,
     user_payload,
 )
-from tests.discord_ui.test_commands import _response
 from tests.discord_ui.test_schedule_cog import cache_guild, subcommand_data
 
 NOW = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
@@ -60,7 +60,7 @@ def dms(fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch) -> Members:
         if route.method == "GET" and route.path == "/guilds/{guild_id}/members/{member_id}":
             user_id = int(route.url.rsplit("/", 1)[1])
             if user_id in members.left:
-                raise discord.NotFound(_response(404), {"code": 10007, "message": "Unknown Member"})
+                raise discord.NotFound(response(404), {"code": 10007, "message": "Unknown Member"})
             return {
                 "user": user_payload(user_id, "member"),
                 "roles": [],
@@ -197,7 +197,7 @@ async def test_closed_dms_turn_the_reminder_off(
     clocked: QuizBot, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake.fail[MESSAGES] = discord.Forbidden(
-        _response(403), {"code": 50007, "message": "Cannot send messages to this user"}
+        response(403), {"code": 50007, "message": "Cannot send messages to this user"}
     )
     await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
     due_card(clocked, ALICE.id)
@@ -217,7 +217,7 @@ async def test_another_refusal_keeps_the_reminder_and_logs_a_warning(
     clocked: QuizBot, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake.fail[MESSAGES] = discord.Forbidden(
-        _response(403), {"code": 40003, "message": "You are opening direct messages too fast."}
+        response(403), {"code": 40003, "message": "You are opening direct messages too fast."}
     )
     await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
     due_card(clocked, ALICE.id)
