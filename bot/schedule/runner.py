@@ -18,6 +18,9 @@ Exactly once, across restarts and crashes
    recent history (a bot message whose custom_ids name that post); only if it is not there
    is it sent. So a crash between sending and recording costs one history read, not a
    double post.
+5. Hold. A day is held while it is claimed and sent, and while it is resumed
+   (`ScheduleStore.deliveries`): a tick of another process meanwhile leaves it alone instead
+   of finding nothing in the channel yet and sending it too. A process that dies lets go.
 Trade-off: when the lookup itself fails (no Read Message History, channel gone), we cannot
 tell whether the message went out, and we choose to lose that post rather than risk posting
 twice: the run is retried with backoff while the day is within the grace window, then given
@@ -31,7 +34,8 @@ Each process looks only at the schedules of the servers its shards own (`shards`
 a server the gateway has not shown yet is still owned), and closes only their runs. A process
 that was down posts its servers' missed days when it is back, within the grace window, like a
 restart. Two processes that run the same shard by mistake both tick the same days: the claim
-(step 1) lets exactly one of them post each day.
+(step 1) lets exactly one of them post each day, and the hold (step 5) keeps the other from
+resuming it while it goes out.
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from datetime import datetime, timedelta
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from datetime import date, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from bot.clock import Clock, as_utc
@@ -169,6 +173,7 @@ class Scheduler:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self.schedules.deliveries.close()
 
     def add_pass(self, extra: Pass) -> None:
         """Run `extra` at every tick from now on; its next moment joins the wake-up time."""
@@ -278,16 +283,23 @@ class Scheduler:
             return min(schedule.retry_at, upcoming.at)
         slot = timing.current_slot(at, zone, now)
 
-        for run in await self._db(self.schedules.pending_runs, schedule.id):
-            live = run.local_date == slot.local_date and now - run.scheduled_for <= self.grace
-            await self._deliver(schedule, run, now, send=live, fresh=False)
+        for pending in await self._db(self.schedules.pending_runs, schedule.id):
+            async with self._holding(schedule.id, pending.local_date) as held:
+                # Read again once held: whoever held it before may have finished it.
+                run = await self._db(self.schedules.get_run, pending.id) if held else None
+                if run is None or run.status != "claimed":
+                    continue  # another process is sending it (or has sent it)
+                live = run.local_date == slot.local_date and now - run.scheduled_for <= self.grace
+                await self._deliver(schedule, run, now, send=live, fresh=False)
 
         if await self._db(self.schedules.run, schedule.id, slot.local_date) is None:
             match timing.due(slot, now, active_since=schedule.active_since, grace=self.grace):
                 case Due.POST:
-                    run = await self._claim(schedule, slot, now)
-                    if run is not None:
-                        await self._deliver(schedule, run, now, send=True, fresh=True)
+                    # Held before the claim, so no one resumes the day while it goes out.
+                    async with self._holding(schedule.id, slot.local_date) as held:
+                        run = await self._claim(schedule, slot, now) if held else None
+                        if run is not None:
+                            await self._deliver(schedule, run, now, send=True, fresh=True)
                 case Due.LATE:
                     late = now - slot.at
                     await self._write(
@@ -302,6 +314,18 @@ class Scheduler:
                 case Due.NOT_OWED:
                     pass
         return upcoming.at
+
+    @contextlib.asynccontextmanager
+    async def _holding(self, schedule_id: int, day: date) -> AsyncIterator[bool]:
+        """Hold the day while sending it (`ScheduleStore.deliveries`); yields False when
+        another tick or process holds it: it is being sent, and is left alone."""
+        deliveries = self.schedules.deliveries
+        held = await self._db(deliveries.take, schedule_id, day)
+        try:
+            yield held
+        finally:
+            if held:
+                await self._db(deliveries.give_back, schedule_id, day)
 
     async def _claim(self, schedule: ScheduleInfo, slot: Slot, now: datetime) -> RunInfo | None:
         difficulty = Difficulty(schedule.difficulty) if schedule.difficulty else None

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Engine, Table, func, literal, select, update
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
 from bot.store import dialect, posts
+from bot.store.deliveries import Deliveries
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.schedule_records import (
     AttemptInfo,
@@ -49,6 +50,8 @@ class ScheduleStore:
 
     def __init__(self, store: Store | Engine) -> None:
         self.store = store if isinstance(store, Store) else Store(store)
+        self.deliveries = Deliveries(self.store)
+        """The days this process is sending (a claimed day is resumed by no one else)."""
 
     # -- schedules ----------------------------------------------------------------------------
 

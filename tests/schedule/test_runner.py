@@ -7,6 +7,7 @@ opening another on the same file, while the poster (the channels' messages) carr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import threading
@@ -949,3 +950,79 @@ async def test_the_scheduler_retries_inside_its_grace_window_while_postgres_is_d
     faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.faults"]
     assert any("cannot be reached" in m for m in faults), faults
     assert [r for r in caplog.records if r.name == "bot.schedule.runner"] == []
+
+
+@dataclass
+class HeldPoster(RecordingPoster):
+    """A poster whose first send waits until `release` (a slow Discord, a rate limit)."""
+
+    sending: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def post(self, posted: PostedTask, *, extra: str) -> int:
+        if not self.sending.is_set():
+            self.sending.set()
+            await self.release.wait()
+        return await super().post(posted, extra=extra)
+
+
+@pytest.mark.postgresql
+async def test_a_second_process_on_the_same_shard_leaves_a_day_alone_while_it_goes_out(
+    pg_url: str, clock: Clock
+) -> None:
+    """Process A has claimed the day and is sending it; process B (the same shard by mistake)
+    ticks meanwhile, sees the claimed day and finds nothing in the channel yet. It must not
+    send the post as well."""
+    poster = HeldPoster(clock)
+    first = Process(pg_url, clock, poster, shards=SHARD_0)
+    second = Process(pg_url, clock, poster, shards=SHARD_0)
+    try:
+        schedule = first.add()
+        clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)  # 09:00 in Berlin
+        sending = asyncio.create_task(first.scheduler.tick())
+        await asyncio.wait_for(poster.sending.wait(), timeout=10)
+        await second.scheduler.tick()
+        poster.release.set()
+        await sending
+        clock.advance(minutes=1)
+        await asyncio.gather(first.scheduler.tick(), second.scheduler.tick())
+
+        assert [m.post_id for m in poster.in_channel(CHANNEL)] == [1]
+        run = first.schedules.run(schedule.id, date(2025, 3, 2))
+        assert run is not None and run.status == "posted"
+    finally:
+        await first.close()
+        await second.close()
+
+
+@pytest.mark.postgresql
+async def test_a_day_held_by_a_process_that_died_is_resumed_once_its_connection_is_gone(
+    pg_url: str, clock: Clock
+) -> None:
+    """A process killed mid-send holds the day as long as its connection lives, and lets go
+    with it: whoever ticks next then finds the post in the channel, or sends it."""
+    poster = HeldPoster(clock)
+    dying = Process(pg_url, clock, poster, shards=SHARD_0)
+    other = Process(pg_url, clock, poster, shards=SHARD_0)
+    schedule = dying.add()
+    clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)
+    sending = asyncio.create_task(dying.scheduler.tick())
+    await asyncio.wait_for(poster.sending.wait(), timeout=10)
+    # The process dies here: nothing of it runs any more, its own clean-up included ...
+    dying.schedules.deliveries.give_back = lambda *_: None  # type: ignore[method-assign]
+    sending.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await sending
+    try:
+        clock.advance(minutes=1)
+        await other.scheduler.tick()
+        assert poster.in_channel(CHANNEL) == []  # held while its connection lives
+        dying.schedules.deliveries.close()  # ... and its connection, with its hold, is gone
+        clock.advance(minutes=1)
+        await other.scheduler.tick()
+        assert [m.post_id for m in poster.in_channel(CHANNEL)] == [1]
+        run = other.schedules.run(schedule.id, date(2025, 3, 2))
+        assert run is not None and run.status == "posted"
+    finally:
+        await dying.close()
+        await other.close()

@@ -1,0 +1,127 @@
+"""Who is sending a daily quiz's day right now: a lock held for as long as one process posts it.
+
+The claim (`ScheduleStore.claim`) makes a day start once, but a claimed day is resumed by
+whoever ticks next (bot/schedule/runner.py, "Recover"): after a crash, that is the restarted
+process, which finds what went out in the channel and sends the rest. While the claimer is
+still sending, a second process on the same shard (by mistake, or during a change of
+SHARD_IDS) would find nothing in the channel yet and send the same post again. So the day is
+held while it is delivered: the claimer takes it before claiming, and a process resuming a day
+someone holds leaves it alone.
+
+On PostgreSQL the hold is a session advisory lock on one connection kept for as long as this
+process holds any day: a process that dies (SIGKILL, a lost host) loses its connection and,
+with it, its holds, so the day is resumed at the next tick. On SQLite one process runs per
+database (README.md), so holding within the process is enough.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import date
+
+from sqlalchemy import BigInteger, Connection, bindparam, text
+from sqlalchemy.exc import DBAPIError
+
+from bot.quiz.errors import StoreAction
+from bot.store import dialect, faults
+from bot.store.store import Store
+
+log = logging.getLogger(__name__)
+
+_TRY = text("SELECT pg_try_advisory_lock(:key)").bindparams(bindparam("key", type_=BigInteger))
+_UNLOCK = text("SELECT pg_advisory_unlock(:key)").bindparams(bindparam("key", type_=BigInteger))
+
+Day = tuple[int, date]
+"""(schedule id, local date): one day of one daily quiz."""
+
+
+class Deliveries:
+    """The days this process is sending. Thread-safe (the scheduler calls it through the
+    service's reader threads)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._mutex = threading.Lock()
+        self._held: set[Day] = set()
+        self._conn: Connection | None = None
+
+    @property
+    def _shared(self) -> bool:
+        return self.store.engine.dialect.name == "postgresql"
+
+    def take(self, schedule_id: int, local_date: date) -> bool:
+        """Hold the day; False if this or another process holds it (it is being sent)."""
+        day = (schedule_id, local_date)
+        with self._mutex:
+            if day in self._held:
+                return False
+            if self._shared:
+                with faults.translated(self.store.engine.url, StoreAction.READ):
+                    try:
+                        taken = self._connection().execute(_TRY, {"key": _key(day)}).scalar_one()
+                    except DBAPIError:
+                        self._drop()
+                        raise
+                if not taken:
+                    self._close_if_idle()
+                    return False
+            self._held.add(day)
+            return True
+
+    def give_back(self, schedule_id: int, local_date: date) -> None:
+        """Let the day go (after sending it, or failing to). Never raises: a connection that
+        is gone has let go of its holds already."""
+        day = (schedule_id, local_date)
+        with self._mutex:
+            if day not in self._held:
+                return
+            self._held.discard(day)
+            if self._conn is None:
+                return
+            try:
+                self._conn.execute(_UNLOCK, {"key": _key(day)})
+            except DBAPIError as exc:
+                log.warning("letting go of daily quiz %s, %s: %s", schedule_id, local_date, exc)
+                self._drop()
+                return
+            self._close_if_idle()
+
+    def close(self) -> None:
+        """Let go of every day (the scheduler stops)."""
+        with self._mutex:
+            self._held.clear()
+            self._drop()
+
+    def _connection(self) -> Connection:
+        if self._conn is None:
+            # Autocommit: the connection sits idle between statements, never inside a
+            # transaction that would hold back the server's vacuum.
+            self._conn = self.store.engine.connect().execution_options(
+                isolation_level="AUTOCOMMIT"
+            )
+        return self._conn
+
+    def _close_if_idle(self) -> None:
+        if not self._held and self._conn is not None:
+            self._conn.close()  # holds nothing: safe to return to the pool
+            self._conn = None
+
+    def _drop(self) -> None:
+        """Close the connection for good, not into the pool: a session lock that could not
+        be released must not outlive it."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            conn.invalidate()
+            conn.close()
+        except DBAPIError:
+            pass
+
+
+def _key(day: Day) -> int:
+    return dialect.lock_key("delivery", day)
+
+
+__all__ = ["Deliveries"]
