@@ -565,17 +565,22 @@ class QuizService:
         """Read every server's uploaded banks from the database (when the service starts);
         the number of banks. A stored bank that a newer check refuses in part serves the rest,
         and the log says what was left out."""
-        version = await self.run_read(self.banks.version)
-        stored = await self.run_read(self.banks.all)
-        loaded: dict[int, dict[str, tuple[Task, ...]]] = {}
-        for bank in stored:
-            tasks, problems = await asyncio.to_thread(uploads.stored_tasks, bank.name, bank.yaml)
-            for problem in problems:
-                log.warning("server %s, bank %r: %s", bank.guild_id, bank.name, problem)
-            loaded.setdefault(bank.guild_id, {})[bank.name] = tuple(tasks)
-        self._server_banks = loaded
-        self._server_catalogs = {}
-        self._banks_version = version
+        # Not beside an upload or a removal in this process: swapped in after it, what was
+        # read before it would undo it here until the next change anywhere.
+        async with self._upload_lock:
+            version = await self.run_read(self.banks.version)
+            stored = await self.run_read(self.banks.all)
+            loaded: dict[int, dict[str, tuple[Task, ...]]] = {}
+            for bank in stored:
+                tasks, problems = await asyncio.to_thread(
+                    uploads.stored_tasks, bank.name, bank.yaml
+                )
+                for problem in problems:
+                    log.warning("server %s, bank %r: %s", bank.guild_id, bank.name, problem)
+                loaded.setdefault(bank.guild_id, {})[bank.name] = tuple(tasks)
+            self._server_banks = loaded
+            self._server_catalogs = {}
+            self._banks_version = version
         return len(stored)
 
     async def refresh_server_banks(self) -> bool:

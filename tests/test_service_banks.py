@@ -4,6 +4,7 @@ restart and a reload of the shipped banks; a check that takes too long is refuse
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -162,4 +163,50 @@ async def test_a_bank_uploaded_by_another_process_is_read_when_refreshed(store: 
         assert "net-1" not in sender.catalog_for(GUILD)
     finally:
         await owner.close()
+        await sender.close()
+
+
+@pytest.mark.parametrize("change", ["upload", "remove"])
+async def test_a_refresh_under_way_never_undoes_an_upload_or_removal_in_this_process(
+    store: Store, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """The reminders' process re-reads every server's banks (another process uploaded one) while
+    a moderator of one of its own servers uploads or removes a bank: once both are done, the
+    server is served exactly what /bank said, not the banks as they were before."""
+    sender = QuizService(Catalog.of([SHIPPED]), store, upload_pool=ThreadPoolExecutor)
+    await sender.start()
+    elsewhere = QuizService(Catalog.of([SHIPPED]), store, upload_pool=ThreadPoolExecutor)
+    await elsewhere.start()
+    try:
+        if change == "remove":
+            await sender.upload_bank(GUILD, "networking.yaml", bank(), MOD)
+        await elsewhere.upload_bank(OTHER, "other.yaml", bank("other-1"), MOD)
+        # The re-read parses the stored banks slowly (many servers' banks) ...
+        parsing, go_on = threading.Event(), threading.Event()
+        real = uploads.stored_tasks
+
+        def slow(name: str, text: str) -> object:
+            parsing.set()
+            go_on.wait(timeout=10)
+            return real(name, text)
+
+        monkeypatch.setattr(uploads, "stored_tasks", slow)
+        refresh = asyncio.create_task(sender.refresh_server_banks())
+        await asyncio.to_thread(parsing.wait, 10)
+        # ... while the moderator's command runs to its end, and is told it worked.
+        if change == "upload":
+            changed = asyncio.create_task(
+                sender.upload_bank(GUILD, "networking.yaml", bank(), MOD)
+            )
+        else:
+            changed = asyncio.create_task(sender.remove_bank(GUILD, "networking"))
+        await asyncio.sleep(0.2)
+        go_on.set()
+        await asyncio.gather(refresh, changed)
+
+        assert ("net-1" in sender.catalog_for(GUILD)) == (change == "upload")
+        assert sender.bank_names(GUILD) == (["networking"] if change == "upload" else [])
+        assert "other-1" in sender.catalog_for(OTHER)
+    finally:
+        await elsewhere.close()
         await sender.close()
