@@ -173,7 +173,8 @@ class Scheduler:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self.schedules.deliveries.close()
+        # Closing its database connection (PostgreSQL) may wait on the network: off the loop.
+        await asyncio.to_thread(self.schedules.deliveries.close)
 
     def add_pass(self, extra: Pass) -> None:
         """Run `extra` at every tick from now on; its next moment joins the wake-up time."""
