@@ -109,6 +109,14 @@ class PracticeSession:
             self.say(f"Correct! +{outcome.points} point(s).")
             self.show_solution(task)
             return
+        if outcome.status is Status.REPEATED:  # nothing was stored
+            self.say(
+                "You already tried that, so it didn't use an attempt: "
+                f"{outcome.attempts_left} attempt(s) left."
+            )
+            for note in outcome.notes:
+                self.say(f"  - {note}")
+            return
         where = ""
         if task.multi_blank:
             where = f" (blank {', '.join(f'[{b}]' for b in outcome.wrong_blanks)} wrong)"

@@ -38,17 +38,18 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     path = tmp_path / "quizbot.db"
     engine = make_engine(f"sqlite:///{path}")
     store = Store(engine)
-    one = store.create_post(GUILD, 1, choice("t-one"), None, now=MONDAY)
+    t_one = choice("t-one", texts=("right", "wrong", "also wrong", "far off"))
+    one = store.create_post(GUILD, 1, t_one, None, now=MONDAY)
     two = store.create_post(GUILD, 1, choice("t-two"), None, now=MONDAY + timedelta(days=2))
-    other = store.create_post(GUILD + 1, 1, choice("t-one"), None, now=MONDAY)
+    other = store.create_post(GUILD + 1, 1, t_one, None, now=MONDAY)
 
     def answer(post: PostInfo, user: int, pick: str, name: str = "member") -> None:
         store.answer(AnswerRequest(post.id, post.guild_id, user, name, (pick,)), _grade, MONDAY)
 
     answer(one, ALICE, "B", "Alice Liddell")
     answer(one, ALICE, "A", "Alice Liddell")
-    for _ in range(3):
-        answer(one, BOB, "C", "Bob")
+    for pick in "BCD":  # three different misses (a repeat would use no attempt)
+        answer(one, BOB, pick, "Bob")
     store.reveal_hint(two.id, GUILD, ALICE, "Alice Liddell", MONDAY + timedelta(days=2))
     answer(two, ALICE, "A", "Alice Liddell")
     answer(other, 333, "A")

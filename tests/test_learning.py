@@ -29,7 +29,10 @@ from tests.factories import Clock, choice
 GUILD, CHANNEL = 1, 10
 ALICE, BOB = 101, 102
 START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
-TASKS = [choice(f"t{n}", answer="A") for n in range(1, 4)]
+TASKS = [
+    choice(f"t{n}", texts=("right", "wrong", "also wrong", "far off"), answer="A")
+    for n in range(1, 4)
+]
 
 
 @pytest.fixture
@@ -50,6 +53,12 @@ async def service(clock: Clock) -> AsyncIterator[QuizService]:
 
 def answer(service: QuizService, post_id: int, user: int, pick: str = "A"):  # type: ignore[no-untyped-def]
     return service.answer(post_id, GUILD, user, f"user{user}", (pick,))
+
+
+async def miss(service: QuizService, post_id: int, user: int = ALICE) -> None:
+    """Three misses, each a different wrong option (the same one again uses no attempt)."""
+    for pick in "BCD":
+        await answer(service, post_id, user, pick)
 
 
 async def board(service: QuizService) -> list[tuple[int, int]]:
@@ -229,8 +238,7 @@ async def test_a_missed_public_task_is_due_at_once_and_a_right_review_moves_it_a
     assert nothing.posted is None and nothing.due is not None and nothing.due.due_now == 0
 
     public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
-    for _ in range(3):
-        await answer(service, public.post.id, ALICE, "B")
+    await miss(service, public.post.id)
     card = service.store.review_card(GUILD, ALICE, "t1")
     assert card is not None and card.due == START
     assert (await service.review_status(GUILD, ALICE)).due_now == 1
@@ -258,8 +266,7 @@ async def test_two_finishes_of_a_task_on_one_local_day_rate_once(
     assert rated is not None and rated.due == START + timedelta(days=2)
     clock.now += timedelta(hours=3)
     second = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
-    for _ in range(3):
-        await answer(service, second.post.id, ALICE, "B")
+    await miss(service, second.post.id)
     assert service.store.review_card(GUILD, ALICE, "t1") == rated
     clock.now += timedelta(days=1)  # another day: rated again (Again: due at once)
     third = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
@@ -297,8 +304,7 @@ async def test_rating_a_card_never_sleeps_in_the_write_unit(
     sleeps: list[float] = []
     monkeypatch.setattr(fsrs.card, "time", SimpleNamespace(sleep=sleeps.append))
     public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
-    for _ in range(3):
-        await answer(service, public.post.id, ALICE, "B")  # a new card: Again
+    await miss(service, public.post.id)  # a new card: Again
     clock.now += timedelta(minutes=5)
     step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
     assert step.posted is not None
@@ -311,10 +317,12 @@ async def test_rating_a_card_never_sleeps_in_the_write_unit(
 async def test_a_review_step_counts_what_is_left_and_says_when_the_next_falls_due(
     service: QuizService, clock: Clock
 ) -> None:
-    for task, pick in ((TASKS[0], "B"), (TASKS[1], "B"), (TASKS[2], "A")):
+    for task, missed in ((TASKS[0], True), (TASKS[1], True), (TASKS[2], False)):
         post = await service.create_post(GUILD, CHANNEL, task, BOB)
-        for _ in range(3 if pick == "B" else 1):
-            await answer(service, post.post.id, ALICE, pick)
+        if missed:
+            await miss(service, post.post.id)
+        else:
+            await answer(service, post.post.id, ALICE)
     later = service.store.review_card(GUILD, ALICE, "t3")  # solved at once: not due yet
     assert later is not None and later.due > START
     clock.now += timedelta(minutes=5)
@@ -334,14 +342,12 @@ async def test_the_last_review_next_ends_the_session_with_what_is_still_due(
     the due reviews it reports are the ones that unit saw (a missed card stays due)."""
     for task in TASKS[:2]:
         post = await service.create_post(GUILD, CHANNEL, task, BOB)
-        for _ in range(3):
-            await answer(service, post.post.id, ALICE, "B")
+        await miss(service, post.post.id)
     clock.now += timedelta(minutes=5)
     step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
     assert step.session_id is not None and step.due is not None and step.due.due_now == 2
     while step.posted is not None:
-        for _ in range(3):  # missed again: due again at once
-            await answer(service, step.posted.post.id, ALICE, "B")
+        await miss(service, step.posted.post.id)  # missed again: due again at once
         step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
     assert step.summary is not None and (step.summary.served, step.summary.solved) == (2, 0)
     assert step.due is not None and step.due.due_now == 2

@@ -32,6 +32,7 @@ def test_a_full_practice_run_follows_the_engine_rules(tmp_path: Path) -> None:
     script = "\n".join(
         [
             "A",  # task 1 (answer split = B): batch is wrong → its note
+            "a",  # the same wrong answer again: not graded, no attempt used, the note again
             "h",  # hint
             "B",  # right on the 2nd try after a hint: 10 × 2/3 / 2 = 3
             "A",
@@ -47,7 +48,9 @@ def test_a_full_practice_run_follows_the_engine_rules(tmp_path: Path) -> None:
     )
     stdout, db = practice(tmp_path, script + "\n")
 
-    assert "Using batch instead of split causes incorrect data division." in stdout
+    note = "Using batch instead of split causes incorrect data division."
+    assert stdout.count(note) == 2
+    assert "You already tried that, so it didn't use an attempt: 2 attempt(s) left." in stdout
     assert "2 attempt(s) left" in stdout
     assert "Correct! +3 point(s)." in stdout
     assert "That was your last attempt" in stdout
@@ -62,7 +65,7 @@ def test_a_full_practice_run_follows_the_engine_rules(tmp_path: Path) -> None:
     with engine.connect() as conn:
         attempts = conn.execute(sa.text("SELECT count(*) FROM attempt")).scalar_one()
         points = conn.execute(sa.text("SELECT sum(points) FROM score")).scalar_one()
-    assert attempts == 2 + 3 + 1 + 1
+    assert attempts == 2 + 3 + 1 + 1  # the repeat stored nothing
     assert points == 63
 
 

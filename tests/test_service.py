@@ -119,7 +119,31 @@ async def test_an_answer_is_acknowledged_only_once_its_transaction_committed(
     reply = await answer(service, post_id, 7, "B")
     # The moment the member hears back, a separate read already sees the attempt.
     assert reply.outcome.status is Status.WRONG
-    assert await service.progress(post_id, 7) == Progress(wrong_tries=1)
+    assert await service.progress(post_id, 7) == Progress(wrong_tries=1, tried=frozenset({("B",)}))
+
+
+async def test_a_double_click_in_one_group_commit_uses_one_attempt(
+    service: QuizService, store: RecordingStore
+) -> None:
+    """Two clicks on the same wrong option land in one batch: the second sees the first
+    (graded in the same write unit) and is not graded again; a different wrong one is."""
+    post_id = await post(service)
+    replies = await asyncio.gather(
+        answer(service, post_id, 7, "B"), answer(service, post_id, 7, "B")
+    )
+    assert store.batches == [2]
+    assert [r.outcome.status for r in replies] == [Status.WRONG, Status.REPEATED]
+    assert [r.outcome.attempts_left for r in replies] == [2, 2]
+    assert replies[1].outcome.notes == replies[0].outcome.notes != ()
+    assert await service.progress(post_id, 7) == Progress(wrong_tries=1, tried=frozenset({("B",)}))
+    assert (await service.counts(post_id)).answered == 1
+
+    again = await answer(service, post_id, 7, "B")  # a later retry of the same click
+    assert again.outcome.status is Status.REPEATED and again.outcome.attempts_left == 2
+    other = await answer(service, post_id, 7, "C")
+    assert other.outcome.status is Status.WRONG and other.outcome.attempts_left == 1
+    right = await answer(service, post_id, 7, "A")
+    assert right.outcome.points == 3  # two wrong tries, not three or four
 
 
 async def test_a_failed_transaction_fails_every_answer_in_it_and_stores_nothing(
@@ -168,7 +192,8 @@ async def test_a_held_write_lock_tells_every_member_of_the_batch_their_answer_wa
         assert record.levelno == logging.WARNING and record.name == "bot.store.faults"
         assert not record.exc_info
         replies = await asyncio.gather(*(answer(service, post_id, user, "B") for user in range(5)))
-        assert all(r.outcome.progress == Progress(wrong_tries=1) for r in replies)
+        tried = frozenset({("B",)})
+        assert all(r.outcome.progress == Progress(wrong_tries=1, tried=tried) for r in replies)
         assert (await service.counts(post_id)).answered == 5
     finally:
         await service.close()

@@ -156,12 +156,17 @@ def outcome_screen(posted: PostedTask, picks: Picks, outcome: Outcome) -> Screen
                 f"✅ Right, every blank! {replies.earned(outcome)}",
                 [replies.solution_embed(task)],
             )
-        case Status.WRONG:
+        case Status.WRONG | Status.REPEATED:
             wrong = outcome.wrong_blanks
             kept = {b: p for b, p in picks.items() if b not in wrong}
             verb = "is" if len(wrong) == 1 else "are"
+            opening = (
+                "You already submitted exactly these picks, so that didn't use an attempt"
+                if outcome.status is Status.REPEATED
+                else "Not quite"
+            )
             notice = (
-                f"Not quite: blank{'s' if len(wrong) > 1 else ''} {blank_list(wrong)} {verb} "
+                f"{opening}: blank{'s' if len(wrong) > 1 else ''} {blank_list(wrong)} {verb} "
                 f"wrong, so I've cleared {'it' if len(wrong) == 1 else 'them'}"
                 f"{'; the rest are right' if kept else ''}. You have "
                 f"{replies.attempts_left(outcome.attempts_left)}."

@@ -125,6 +125,12 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
                 "is the worked solution. Every miss teaches something; on to the next one!",
                 (notes_embed(outcome.notes), solution_embed(task)),
             )
+        case Status.REPEATED:
+            return Reply(
+                f"You already tried **{chosen}**, and it isn't it, so that click didn't use "
+                f"an attempt. You have {attempts_left(outcome.attempts_left)}.",
+                (notes_embed(outcome.notes),),
+            )
         case Status.ALREADY_FINISHED:
             return Reply(finished_text(outcome.progress))
 
@@ -147,6 +153,11 @@ def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
             return (
                 f"{recorded}: not right, and that was your last attempt. I couldn't show the "
                 "details; /solution shows the worked solution."
+            )
+        case Status.REPEATED:  # nothing was stored (`Responder.answered` raises instead)
+            return (
+                f"You already tried {answer}, so that didn't use an attempt: "
+                f"{attempts_left(outcome.attempts_left)}."
             )
         case Status.ALREADY_FINISHED:
             return finished_text(outcome.progress)  # nothing was stored: already short

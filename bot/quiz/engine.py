@@ -11,7 +11,8 @@ rules once, inside its transaction). Each fact is decided here and nowhere else:
 - are the picks valid: `normalise_picks` (whole answers) and `check_partial_picks` (the
   picker's picks so far);
 - is the member finished: `Progress.finished`;
-- was an outcome recorded (an attempt stored): `Outcome.recorded`;
+- was an outcome recorded (an attempt stored): `Outcome.recorded`; an answer the member
+  already got wrong on this post is not graded again (`Status.REPEATED`, in `grade`);
 - what a hint and the solution cost: `see_hint`, `open_solution`.
 """
 
@@ -34,6 +35,9 @@ class Status(StrEnum):
     FAILED = "failed"
     """The last attempt was wrong: the solution is revealed."""
     ALREADY_FINISHED = "already_finished"
+    REPEATED = "repeated"
+    """The same answer as one of the member's earlier wrong ones (a double click, a second
+    Submit): not graded again, so it uses no attempt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,8 @@ class Progress:
     forfeited: bool = False
     """The member asked for the solution before finishing."""
     points: int = 0
+    tried: frozenset[tuple[str, ...]] = frozenset()
+    """The member's wrong answers so far, each as its picks (`normalise_picks`'s form)."""
 
     @property
     def attempts_used(self) -> int:
@@ -74,6 +80,9 @@ class Outcome:
     notes: tuple[str, ...] = ()
     """Why the chosen wrong options are wrong; the task's general notes when none is tied."""
     points: int = 0
+    picks: tuple[str, ...] = ()
+    """The graded picks in the one form the engine compares them in (`normalise_picks`): what
+    the store keeps of a recorded attempt, and so what `Progress.tried` holds."""
 
     @property
     def correct(self) -> bool:
@@ -82,7 +91,7 @@ class Outcome:
     @property
     def recorded(self) -> bool:
         """Whether this outcome stored an attempt (and so changed the post's counts)."""
-        return self.status is not Status.ALREADY_FINISHED
+        return self.status not in (Status.ALREADY_FINISHED, Status.REPEATED)
 
     @property
     def attempts_left(self) -> int:
@@ -142,7 +151,8 @@ def normalise_picks(task: Task, picks: Sequence[str]) -> tuple[str, ...]:
 
 
 def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
-    """Grade one attempt. A finished member gets ALREADY_FINISHED and nothing changes."""
+    """Grade one attempt. A finished member gets ALREADY_FINISHED, and an answer the member
+    already got wrong gets REPEATED (what a double click sends twice): nothing changes."""
     picks = normalise_picks(task, picks)
     if progress.finished:
         return Outcome(Status.ALREADY_FINISHED, progress, points=progress.points)
@@ -152,11 +162,15 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
     if not wrong:
         points = score(task.difficulty, progress.wrong_tries, progress.hint_seen)
         done = replace(progress, solved=True, points=points)
-        return Outcome(Status.CORRECT, done, points=points)
+        return Outcome(Status.CORRECT, done, points=points, picks=picks)
 
-    after = replace(progress, wrong_tries=progress.wrong_tries + 1)
+    notes = mistake_notes(task, picks, wrong)
+    if picks in progress.tried:
+        # The same wrong answer again: reminded of why, not graded (nothing is stored).
+        return Outcome(Status.REPEATED, progress, wrong_blanks=wrong, notes=notes, picks=picks)
+    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
     status = Status.FAILED if after.finished else Status.WRONG
-    return Outcome(status, after, wrong_blanks=wrong, notes=mistake_notes(task, picks, wrong))
+    return Outcome(status, after, wrong_blanks=wrong, notes=notes, picks=picks)
 
 
 def mistake_notes(task: Task, picks: Sequence[str], wrong: Sequence[int]) -> tuple[str, ...]:

@@ -5,8 +5,9 @@ One write unit of work reads each post's state once, lets the rules decide once,
 - the post exists in this server: `_posts_in_guild` (else UnknownPostError), and the member
   may use it: a private practice or review task is its owner's, while its session lasts
   (`PostInfo.check_member`, in `_post_of`);
-- the member's progress: `_progress_of`, derived from attempts, reveals and the score (never
-  stored twice);
+- the member's progress: `_progress_of`, derived from attempts (with the picks of each wrong
+  one: the engine grades the same wrong answer again as a repeat, which stores nothing),
+  reveals and the score (never stored twice);
 - whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
   `bot.quiz.engine` (`check_open`, the service's grader, `see_hint`, `open_solution`); the
   grader gets the post as read, with the task version it was posted with (`PostInfo.task`);
@@ -43,11 +44,12 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Connection,
+    String,
     Table,
     bindparam,
     case,
-    func,
     literal,
+    null,
     select,
     true,
     union_all,
@@ -56,7 +58,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from bot import review_scheduler
-from bot.quiz.engine import Progress, check_open, hint_is_free, open_solution, see_hint
+from bot.quiz.engine import Outcome, Progress, check_open, hint_is_free, open_solution, see_hint
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.review import rates_today, rating_of
 from bot.quiz.tasks import MAX_ATTEMPTS
@@ -95,26 +97,33 @@ _ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
 def _progress_statement(
     match: Callable[[Table], tuple[ColumnElement[bool], ...]],
 ) -> CompoundSelect:
-    """Every matched pair's attempts, reveals and score, in one statement."""
+    """Every matched pair's attempts (one row each, with its picks: at most MAX_ATTEMPTS),
+    reveals and score, in one statement."""
+    no_picks = null().cast(String)
     return union_all(
         select(
             _attempt.c.post_id,
             _attempt.c.user_id,
             literal(_ATTEMPT).label("part"),
-            func.sum(case((_attempt.c.correct == true(), 0), else_=1)).label("a"),
-            func.max(case((_attempt.c.correct == true(), 1), else_=0)).label("b"),
-        )
-        .where(*match(_attempt))
-        .group_by(_attempt.c.post_id, _attempt.c.user_id),
+            case((_attempt.c.correct == true(), 1), else_=0).label("a"),
+            literal(0).label("b"),
+            _attempt.c.picks,
+        ).where(*match(_attempt)),
         select(
             _reveal.c.post_id,
             _reveal.c.user_id,
             literal(_REVEAL),
             case((_reveal.c.kind == "hint", 1), else_=0),
             case((_reveal.c.kind == "solution", 1), else_=0),
+            no_picks,
         ).where(*match(_reveal)),
         select(
-            _score.c.post_id, _score.c.user_id, literal(_SCORE), _score.c.points, literal(0)
+            _score.c.post_id,
+            _score.c.user_id,
+            literal(_SCORE),
+            _score.c.points,
+            literal(0),
+            no_picks,
         ).where(*match(_score)),
     )
 
@@ -164,6 +173,7 @@ class _Facts:
     hint: bool = False
     solution: bool = False
     points: int = 0
+    tried: set[tuple[str, ...]] = field(default_factory=set)
 
     def progress(self) -> Progress:
         return Progress(
@@ -173,6 +183,7 @@ class _Facts:
             # A solution seen after finishing is a free look, not a forfeit.
             forfeited=self.solution and not self.solved and self.wrong < MAX_ATTEMPTS,
             points=self.points,
+            tried=frozenset(self.tried),
         )
 
 
@@ -180,12 +191,16 @@ def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress
     """Each member's progress on each post; a pair with no rows has fresh progress."""
     facts: dict[Pair, _Facts] = defaultdict(_Facts)
     wanted = set(pairs)
-    for post_id, user_id, part, a, b in _progress_rows(conn, pairs):
+    for post_id, user_id, part, a, b, picks in _progress_rows(conn, pairs):
         if (post_id, user_id) not in wanted:
             continue
         fact = facts[(post_id, user_id)]
         if part == _ATTEMPT:
-            fact.wrong, fact.solved = int(a), bool(b)
+            if a:
+                fact.solved = True
+            else:
+                fact.wrong += 1
+                fact.tried.add(tuple(picks.split(",")))
         elif part == _REVEAL:
             fact.hint |= bool(a)
             fact.solution |= bool(b)
@@ -252,15 +267,18 @@ class _Writes:
         if post.session_id is not None:
             self.sessions.add(post.session_id)
 
-    def attempt(self, request: AnswerRequest, attempt_no: int, correct: bool) -> None:
+    def attempt(self, request: AnswerRequest, attempt_no: int, outcome: Outcome) -> None:
+        """The attempt with the picks as the engine graded them (`Outcome.picks`, the form
+        of `normalise_picks`), so a repeat of it is recognised when read back (`_progress_of`).
+        """
         self.attempts.append(
             {
                 "post_id": request.post_id,
                 "guild_id": request.guild_id,
                 "user_id": request.user_id,
                 "attempt_no": attempt_no,
-                "picks": ",".join(request.picks),
-                "correct": correct,
+                "picks": ",".join(outcome.picks),
+                "correct": outcome.correct,
                 "created_at": self.stamp,
             }
         )
@@ -469,7 +487,7 @@ def _record(
         if outcome.recorded:
             # Later answers in the batch by the same member see this one.
             state[pair] = outcome.progress
-            writes.attempt(request, progress.attempts_used + 1, outcome.correct)
+            writes.attempt(request, progress.attempts_used + 1, outcome)
             if outcome.progress.finished:
                 writes.score(post, request.user_id, outcome.progress)
         results.append(Answered(post, outcome))

@@ -111,6 +111,32 @@ async def test_wrong_twice_then_third_miss_reveals_the_solution(
     assert "all 3 attempts" in after.text
 
 
+async def test_a_second_click_on_the_same_wrong_option_uses_no_attempt(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    """A double click (or a click retried after "This interaction failed"): the member is
+    told it used no attempt, how many are left, and why that option is wrong, again."""
+    message = await driver.post("mc-split")
+    await driver.click(message, r"quiz:ans:\d+:A")
+    first = fake.last_reply()
+    await driver.click(message, r"quiz:ans:\d+:A")
+    again = fake.last_reply()
+    assert again is not first and again.ephemeral
+    assert again.text.startswith(
+        "You already tried **A · model parallelism**, and it isn't it, so that click didn't "
+        "use an attempt. You have **2** attempts left."
+    )
+    assert "Model parallelism splits the model itself." in again.text  # the note, again
+    assert ANSWER not in again.text and "Solution" not in again.text
+    progress = await bot.service.progress(1, ALICE.id)
+    assert (progress.wrong_tries, progress.attempts_left) == (1, 2)
+    await bot.live_counts.drain()
+    assert message["embeds"][0]["footer"]["text"].startswith("1 answered · 0 solved")
+
+    await driver.click(message, r"quiz:ans:\d+:B")
+    assert "**7** points" in fake.last_reply().text  # right on the second try
+
+
 async def test_right_first_try(driver: Driver, fake: FakeDiscordHTTP) -> None:
     message = await driver.post("mc-split")
     await driver.click(message, r"quiz:ans:\d+:B")

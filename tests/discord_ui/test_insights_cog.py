@@ -66,7 +66,8 @@ def _grade(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcom
 @pytest.fixture
 def seeded(bot: QuizBot) -> QuizBot:
     """Yesterday's post of mc-split (right: B): alice misses with A then solves, bob misses
-    with A, A and C, the moderator is right at once."""
+    with A and C (clicking A twice: the repeat is not graded, so not counted), the moderator
+    is right at once."""
     bot.service.clock = lambda: NOW
     store = bot.service.store
     yesterday = NOW - timedelta(days=1)
@@ -99,8 +100,8 @@ async def test_a_moderator_sees_the_figures_privately(
         "• 33% picked C — Flushing is about pipeline bubbles.",
     ]
     participation = shown["Participation"]
-    assert "**3** members · **6** attempts · busiest Tue 11 Mar" in participation
-    assert "`Tue 11 Mar` 3 members · 6 attempts" in shown["Per day"]
+    assert "**3** members · **5** attempts · busiest Tue 11 Mar" in participation
+    assert "`Tue 11 Mar` 3 members · 5 attempts" in shown["Per day"]
     assert fake.posts() == []
 
 

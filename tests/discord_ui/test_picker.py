@@ -82,13 +82,11 @@ async def test_three_wrong_submits_show_the_solution(
     driver: Driver, fake: FakeDiscordHTTP
 ) -> None:
     picker = await open_picker(driver, "fill-two")
-    await driver.select(picker, r"quiz:pick:\d+:1:--", "D")
-    for attempt in range(3):
-        current = selects(picker)
-        if attempt:  # blank 1 was cleared after the previous miss
-            await driver.select(picker, current[0]["custom_id"], "D")
-        await driver.select(picker, selects(picker)[1]["custom_id"], "B")
-        await driver.click(picker, r"quiz:submit:\d+:DB")
+    for picks in ("DD", "BB", "DB"):  # three different misses (a repeat uses no attempt)
+        # Both blanks were wrong, so the previous miss cleared both.
+        await driver.select(picker, selects(picker)[0]["custom_id"], picks[0])
+        await driver.select(picker, selects(picker)[1]["custom_id"], picks[1])
+        await driver.click(picker, rf"quiz:submit:\d+:{picks}")
     failed = fake.last_reply()
     assert "last attempt" in failed.text
     assert "cpu is a device, not a method." in failed.text
@@ -100,6 +98,37 @@ async def test_three_wrong_submits_show_the_solution(
     )
     assert "already finished this one" in fake.last_reply().text
     assert fake.response_to(opened_again)["flags"] & 64
+
+
+async def test_submitting_the_same_wrong_picks_again_uses_no_attempt(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    """A second Submit of the picks already marked wrong (a double tap, a retry after "This
+    interaction failed") is not graded: the member is told so, with the note again."""
+    picker = await open_picker(driver, "fill-two")
+    await driver.select(picker, r"quiz:pick:\d+:1:--", "A")
+    await driver.select(picker, r"quiz:pick:\d+:2:A-", "B")
+    await driver.click(picker, r"quiz:submit:\d+:AB")
+    assert "**2** attempts left" in fake.last_reply().text
+
+    await driver.select(picker, r"quiz:pick:\d+:2:A-", "B")  # the same pick again
+    await driver.click(picker, r"quiz:submit:\d+:AB")
+    again = fake.last_reply()
+    assert again.callback_type == 7
+    assert "already submitted exactly these picks" in again.text
+    assert "didn't use an attempt" in again.text
+    assert "**2** attempts left" in again.text
+    assert "devices_typo is not defined." in again.text  # the tied note, shown again
+    assert "device_list" not in again.text  # the right option stays secret
+    assert "quiz:submit:1:A-" in again.custom_ids()  # still playable, blank [2] cleared
+    progress = await bot.service.progress(1, ALICE.id)
+    assert (progress.wrong_tries, progress.attempts_left) == (1, 2)
+    await bot.live_counts.drain()
+    assert fake.edits()[-1].data["embeds"][0]["footer"]["text"].startswith("1 answered · 0")
+
+    await driver.select(picker, r"quiz:pick:\d+:2:A-", "C")
+    await driver.click(picker, r"quiz:submit:\d+:AC")
+    assert "**20** points" in fake.last_reply().text  # 30 × 2/3: still one wrong try
 
 
 async def test_five_blanks_use_a_components_v2_layout(

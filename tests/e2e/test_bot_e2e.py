@@ -182,6 +182,15 @@ async def test_quiz_post_answers_and_standings(
     for leak in (MC1_RIGHT_TEXT, "Option A", "Final answer", "Solution"):
         assert leak not in wrong
 
+    # The same wrong answer again (a double click, a retry): not graded, no attempt used,
+    # the note again.
+    repeat = await answer(driver, post, post_id, "B", world.bob)
+    assert "You already tried" in repeat and "didn't use an attempt" in repeat
+    assert "**2** attempts left" in repeat
+    assert "Confusing which is split: data or model" in repeat
+    for leak in (MC1_RIGHT_TEXT, "Option A", "Final answer", "Solution"):
+        assert leak not in repeat
+
     # Three misses: the third brings the solution.
     first = await answer(driver, post, post_id, "B", world.carol)
     second = await answer(driver, post, post_id, "C", world.carol)
@@ -190,7 +199,7 @@ async def test_quiz_post_answers_and_standings(
     assert "**1** attempt left" in second and "Final answer" not in second
     assert "last attempt" in third and "Option A" in third and "Final answer" in third
 
-    # Right on the second try: two thirds of the points, rounded.
+    # Right on the second try (the repeat used none): two thirds of the points, rounded.
     again = await answer(driver, post, post_id, "A", world.bob)
     assert "**7** points" in again and "first try" not in again
 

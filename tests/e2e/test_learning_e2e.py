@@ -21,7 +21,6 @@ from .bot_helpers import (
     raw_command,
     reply_of,
     text_of,
-    wrong_option,
 )
 from .test_bot_e2e import MC1, World, post_quiz, started
 
@@ -38,8 +37,10 @@ async def test_a_missed_task_comes_back_in_review_and_a_right_answer_reschedules
 ) -> None:
     await started(quizbot, world)
     post, post_id = await post_quiz(driver, quizbot, world, "quiz", MC1)
-    for _ in range(3):
-        miss = wrong_option(MC1)
+    missed: list[str] = []
+    for _ in range(3):  # three different wrong options: the same one again uses no attempt
+        miss = next(o for o in "ABCD" if o not in (*ANSWERS[MC1], *missed))
+        missed.append(miss)
         reply = await reply_of(click(driver, post, f"quiz:ans:{post_id}:{miss}", user=world.bob))
         assert is_ephemeral(reply)
     public_before = len(driver.channel_messages(world.channels["quiz"]))

@@ -1,10 +1,16 @@
 import pytest
 
 from bot.quiz import engine
-from bot.quiz.engine import Progress, Status
+from bot.quiz.engine import Progress, Status, score
 from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.tasks import Difficulty
-from tests.factories import choice_task, fill_task
+from tests.factories import choice, choice_task, fill_task, note
+
+FOUR_OPTIONS = choice(
+    texts=("right", "wrong", "also wrong", "far off"),
+    mistakes=(note("B is the classic slip.", "B"), note("Read the question twice.")),
+)
+"""Three different wrong answers: enough for three misses (a repeat is not graded)."""
 
 
 def play(task, *answers, progress=None):
@@ -22,7 +28,7 @@ def play(task, *answers, progress=None):
 )
 def test_right_on_the_nth_try_scores_by_wrong_tries(wrong_first: int, points: int) -> None:
     task = choice_task()
-    outcomes = play(task, *[("B",)] * wrong_first, ("A",))
+    outcomes = play(task, *[("B",), ("C",)][:wrong_first], ("A",))
     last = outcomes[-1]
     assert last.status is Status.CORRECT and last.correct
     assert last.points == points == last.progress.points
@@ -48,7 +54,7 @@ def test_wrong_option_without_its_own_note_falls_back_to_general_notes() -> None
 
 
 def test_three_misses_fail_and_reveal_the_solution_with_zero_points() -> None:
-    outcomes = play(choice_task(), ("B",), ("C",), ("B",))
+    outcomes = play(FOUR_OPTIONS, ("B",), ("C",), ("D",))
     assert [o.status for o in outcomes] == [Status.WRONG, Status.WRONG, Status.FAILED]
     assert [o.attempts_left for o in outcomes] == [2, 1, 0]
     assert [o.solution_revealed for o in outcomes] == [False, False, True]
@@ -57,13 +63,59 @@ def test_three_misses_fail_and_reveal_the_solution_with_zero_points() -> None:
 
 @pytest.mark.parametrize("after", [("A",), ("B",)])
 def test_answering_after_finishing_changes_nothing(after: tuple[str, ...]) -> None:
-    task = choice_task()
-    for history in ([("A",)], [("B",), ("B",), ("C",)]):
+    task = FOUR_OPTIONS
+    for history in ([("A",)], [("B",), ("C",), ("D",)]):
         *_, last = play(task, *history)
         again = engine.grade(task, last.progress, after)
         assert again.status is Status.ALREADY_FINISHED
         assert again.progress == last.progress
         assert again.points == last.progress.points
+
+
+def test_the_same_wrong_answer_again_is_not_graded_and_uses_no_attempt() -> None:
+    """A double click, or a click retried after "This interaction failed": the member is
+    told again why it is wrong, and keeps their attempts."""
+    first, again = play(choice_task(), ("B",), ("B",))
+    assert first.status is Status.WRONG and first.recorded
+    assert again.status is Status.REPEATED and not again.recorded and not again.correct
+    assert again.progress == first.progress  # nothing changes
+    assert again.attempts_left == 2 and not again.solution_revealed
+    assert again.notes == first.notes == ("Model parallelism splits the model, not the data.",)
+    assert (again.wrong_blanks, again.points) == ((1,), 0)
+
+
+def test_a_repeat_never_takes_the_last_attempt_and_the_others_are_graded() -> None:
+    outcomes = play(FOUR_OPTIONS, ("B",), ("C",), ("B",), ("C",), ("A",))
+    assert [o.status for o in outcomes] == [
+        Status.WRONG,
+        Status.WRONG,
+        Status.REPEATED,
+        Status.REPEATED,
+        Status.CORRECT,
+    ]
+    assert [o.attempts_left for o in outcomes[:4]] == [2, 1, 1, 1]
+    assert outcomes[2].notes == ("B is the classic slip.",)
+    assert outcomes[3].notes == ("Read the question twice.",)  # C has no note of its own
+    assert outcomes[-1].points == score(Difficulty.EASY, 2, hint_seen=False) == 3
+
+
+def test_a_repeat_is_the_same_picks_in_the_engines_form() -> None:
+    """Picks compare as `normalise_picks` returns them: a list and a tuple of the same labels
+    are one answer, and `Outcome.picks` (what the store keeps) is that form."""
+    task = fill_task()
+    first, again, other = play(task, ["A", "B", "C"], ("A", "B", "C"), ("A", "B", "D"))
+    assert first.picks == again.picks == ("A", "B", "C") == engine.normalise_picks(task, "ABC")
+    assert first.progress.tried == {("A", "B", "C")}
+    assert again.status is Status.REPEATED and again.wrong_blanks == (2,)
+    assert again.notes == first.notes == ("'devices' is not defined here.",)
+    assert other.status is Status.WRONG and other.attempts_left == 1  # blank 3 differs
+    assert other.wrong_blanks == (2, 3)
+    assert other.progress.tried == {("A", "B", "C"), ("A", "B", "D")}
+
+
+def test_a_repeat_after_finishing_is_already_finished() -> None:
+    *_, failed = play(FOUR_OPTIONS, ("B",), ("C",), ("D",))
+    assert engine.grade(FOUR_OPTIONS, failed.progress, ("D",)).status is Status.ALREADY_FINISHED
 
 
 def test_hint_seen_before_solving_halves_the_points() -> None:

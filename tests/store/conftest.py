@@ -22,8 +22,11 @@ CHANNEL = 10
 NOW = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
 """A Wednesday, well away from any day or week boundary."""
 
-TASK = choice("t-easy")
+TASK = choice("t-easy", texts=("right", "wrong", "also wrong", "far off"))
 RIGHT, WRONG = ("A",), ("B",)
+WRONGS = (("B",), ("C",), ("D",))
+"""TASK's three different wrong answers: a member's three misses (the same wrong answer
+again is not graded again, so it uses no attempt)."""
 
 
 def grade_task(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
@@ -40,10 +43,11 @@ def request(post: PostInfo | int, user_id: int, picks: tuple[str, ...] = RIGHT) 
 
 
 def finish(store: Store, post: PostInfo, user_id: int, now: datetime, wrong: int = 0) -> Outcome:
-    """Answer wrongly `wrong` times, then rightly (unless that already failed the task)."""
+    """Answer wrongly `wrong` times (each time another wrong option), then rightly (unless
+    that already failed the task)."""
     outcome = None
-    for _ in range(wrong):
-        outcome = store.answer(request(post, user_id, WRONG), grade_task, now).outcome
+    for picks in WRONGS[:wrong]:
+        outcome = store.answer(request(post, user_id, picks), grade_task, now).outcome
     if wrong < 3:
         outcome = store.answer(request(post, user_id, RIGHT), grade_task, now).outcome
     assert outcome is not None

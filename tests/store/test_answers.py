@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -18,17 +19,24 @@ from bot.quiz.errors import (
     PostClosedError,
     UnknownPostError,
 )
-from bot.store import Answered, AnswerRequest, PostInfo, Store
+from bot.store import Answered, AnswerRequest, PostInfo, Store, make_engine
+from tests.factories import fill
 from tests.store.conftest import (
     GUILD,
     NOW,
     RIGHT,
     WRONG,
+    WRONGS,
     finish,
     grade_task,
     new_post,
     request,
 )
+
+MANY_WRONG = fill(
+    "t-many-wrong", prompt="[1] [2] [3] [4]", texts=("w", "x", "y", "z"), answers=("A",) * 4
+)
+"""Four blanks over four options: dozens of different wrong answers, for many misses."""
 
 
 def run_threads(count: int, work: Callable[[int], None]) -> None:
@@ -70,10 +78,10 @@ def test_first_try_solve_scores_full_points(store: Store) -> None:
 
 def test_three_misses_fail_with_zero_points_and_one_score(store: Store) -> None:
     post = new_post(store)
-    answers = [store.answer(request(post, 7, WRONG), grade_task, NOW) for _ in range(4)]
+    answers = [store.answer(request(post, 7, p), grade_task, NOW) for p in (*WRONGS, WRONG)]
     statuses = [a.outcome.status for a in answers]
     assert statuses == [Status.WRONG, Status.WRONG, Status.FAILED, Status.ALREADY_FINISHED]
-    assert store.progress(post.id, 7) == Progress(wrong_tries=3)
+    assert store.progress(post.id, 7) == Progress(wrong_tries=3, tried=frozenset(WRONGS))
     assert table_count(store, "attempt") == 3
     assert table_count(store, "score", "points = 0 AND NOT solved AND wrong_tries = 3") == 1
 
@@ -82,10 +90,58 @@ def test_progress_counts_wrong_tries_before_a_solve(store: Store) -> None:
     post = new_post(store)
     outcome = finish(store, post, 7, NOW, wrong=2)
     assert (outcome.status, outcome.points) == (Status.CORRECT, 3)
-    assert store.progress(post.id, 7) == Progress(wrong_tries=2, solved=True, points=3)
+    tried = frozenset(WRONGS[:2])
+    assert store.progress(post.id, 7) == Progress(wrong_tries=2, solved=True, points=3, tried=tried)
     with store.read() as conn:
         picks = conn.execute(text("SELECT picks FROM attempt ORDER BY attempt_no")).scalars()
-        assert list(picks) == ["B", "B", "A"]
+        assert list(picks) == ["B", "C", "A"]
+
+
+def test_the_same_wrong_answer_again_stores_nothing(store: Store) -> None:
+    """A double click, or a retried click: not graded again, so no attempt row, no change
+    to the post's counts, no score; a different wrong answer is graded as before."""
+    post = new_post(store)
+    first = store.answer(request(post, 7, WRONG), grade_task, NOW).outcome
+    again = store.answer(request(post, 7, WRONG), grade_task, NOW).outcome
+    assert (first.status, again.status) == (Status.WRONG, Status.REPEATED)
+    assert again.attempts_left == 2 and again.notes == first.notes
+    assert again.progress == first.progress == store.progress(post.id, 7)
+    assert table_count(store, "attempt") == 1
+    assert store.post_counts(post.id).answered == 1
+    other = store.answer(request(post, 7, ("C",)), grade_task, NOW).outcome
+    assert (other.status, other.attempts_left) == (Status.WRONG, 1)
+    with store.read() as conn:
+        rows = conn.execute(text("SELECT attempt_no, picks FROM attempt ORDER BY id")).all()
+    assert [tuple(r) for r in rows] == [(1, "B"), (2, "C")]
+
+
+def test_a_repeat_of_a_multi_blank_answer_is_read_back_from_its_stored_picks(
+    store: Store,
+) -> None:
+    """The picks are stored as the engine graded them and read back into the same form."""
+    post = new_post(store, task=MANY_WRONG)
+    first = store.answer(request(post, 7, ("A", "B", "A", "C")), grade_task, NOW).outcome
+    assert first.status is Status.WRONG and first.wrong_blanks == (2, 4)
+    assert store.progress(post.id, 7).tried == {("A", "B", "A", "C")}
+    again = store.answer(request(post, 7, ("A", "B", "A", "C")), grade_task, NOW).outcome
+    assert again.status is Status.REPEATED and again.wrong_blanks == (2, 4)
+    swapped = store.answer(request(post, 7, ("A", "C", "A", "B")), grade_task, NOW).outcome
+    assert swapped.status is Status.WRONG  # other picks: another answer
+    assert table_count(store, "attempt") == 2
+
+
+def test_two_identical_clicks_in_one_batch_store_one_attempt(store: Store) -> None:
+    """The second click sees the first, graded earlier in the same write unit."""
+    post = new_post(store)
+    batch = [request(post, 1, WRONG), request(post, 1, WRONG), request(post, 2, WRONG)]
+    results = store.answer_batch([*batch, request(post, 1, RIGHT)], grade_task, NOW)
+    statuses = [r.outcome.status for r in results if isinstance(r, Answered)]
+    assert statuses == [Status.WRONG, Status.REPEATED, Status.WRONG, Status.CORRECT]
+    with store.read() as conn:
+        rows = conn.execute(text("SELECT user_id, attempt_no, picks FROM attempt ORDER BY id"))
+        assert [tuple(r) for r in rows] == [(1, 1, "B"), (2, 1, "B"), (1, 2, "A")]
+    tried = frozenset({WRONG})
+    assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7, tried=tried)
 
 
 def test_batch_isolates_a_failing_request(store: Store) -> None:
@@ -131,7 +187,8 @@ def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> Non
     with store.read() as conn:
         rows = conn.execute(text("SELECT attempt_no, correct FROM attempt ORDER BY id")).all()
     assert [tuple(r) for r in rows] == [(1, 0), (2, 1)]
-    assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7)
+    tried = frozenset({WRONG})
+    assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7, tried=tried)
 
 
 def test_a_batch_failure_of_the_transaction_itself_raises(store: Store) -> None:
@@ -179,8 +236,8 @@ def test_member_name_follows_the_latest_interaction(store: Store) -> None:
 
 def test_database_rejects_a_fourth_attempt_without_the_store(file_store: Store) -> None:
     post = new_post(file_store)
-    for _ in range(3):
-        file_store.answer(request(post, 1, WRONG), grade_task, NOW)
+    for picks in WRONGS:
+        file_store.answer(request(post, 1, picks), grade_task, NOW)
     insert = text(
         "INSERT INTO attempt (post_id, guild_id, user_id, attempt_no, picks, correct, created_at)"
         " VALUES (:post, :guild, 1, :no, 'B', FALSE, '2024-05-08 12:00:00.000000')"
@@ -205,17 +262,20 @@ def test_database_limit_holds_even_if_grading_ignores_it(store: Store) -> None:
 
 
 def test_concurrent_clicks_store_at_most_three_attempts(file_store: Store) -> None:
-    """Many threads, each with its own connection from the pool, hammer wrong answers for
-    one member on one post. The write lock serialises grading, and the database constraint
-    backs it up: three attempts, one score, every other click told it is finished."""
-    post = new_post(file_store)
+    """Many threads, each with its own connection from the pool, hammer wrong answers (each
+    a different one) for one member on one post. The write lock serialises grading, and the
+    database constraint backs it up: three attempts, one score, every other click told it is
+    finished."""
+    post = new_post(file_store, task=MANY_WRONG)
     threads, rounds = 16, 4
+    wrongs = iter(itertools.product("BCD", repeat=MANY_WRONG.blanks))  # 81, none right
+    picks = [[next(wrongs) for _ in range(rounds)] for _ in range(threads)]
     results: list[Outcome | Exception] = []
 
-    def click(_: int) -> None:
-        for _ in range(rounds):
+    def click(n: int) -> None:
+        for mine in picks[n]:
             # list.extend is atomic under the GIL
-            results.extend(file_store.answer_batch([request(post, 1, WRONG)], grade_task, NOW))
+            results.extend(file_store.answer_batch([request(post, 1, mine)], grade_task, NOW))
 
     run_threads(threads, click)
 
@@ -226,7 +286,35 @@ def test_concurrent_clicks_store_at_most_three_attempts(file_store: Store) -> No
     assert statuses.count(Status.ALREADY_FINISHED) == threads * rounds - 3
     assert table_count(file_store, "attempt") == 3
     assert table_count(file_store, "score") == 1
-    assert file_store.progress(post.id, 1) == Progress(wrong_tries=3)
+    progress = file_store.progress(post.id, 1)
+    assert replace(progress, tried=frozenset()) == Progress(wrong_tries=3)
+    assert len(progress.tried) == 3
+
+
+def test_concurrent_identical_clicks_store_one_attempt(shared_database_url: str) -> None:
+    """The same wrong click, from many threads of two stores (two processes, each with its
+    own connections): the per-member lock serialises them, so each sees the stored one."""
+    stores = [Store(make_engine(shared_database_url)) for _ in range(2)]
+    try:
+        post = new_post(stores[0])
+        threads, rounds = 8, 3
+        results: list[Answered | Exception] = []
+
+        def click(n: int) -> None:
+            for _ in range(rounds):
+                batch = [request(post, 1, WRONG)]
+                results.extend(stores[n % 2].answer_batch(batch, grade_task, NOW))
+
+        run_threads(threads, click)
+        assert all(isinstance(r, Answered) for r in results), results
+        statuses = [r.outcome.status for r in results if isinstance(r, Answered)]
+        assert statuses.count(Status.WRONG) == 1
+        assert statuses.count(Status.REPEATED) == threads * rounds - 1
+        assert table_count(stores[0], "attempt") == 1
+        assert stores[1].progress(post.id, 1) == Progress(wrong_tries=1, tried=frozenset({WRONG}))
+    finally:
+        for store in stores:
+            store.engine.dispose()
 
 
 def test_concurrent_batches_of_many_members_all_commit(file_store: Store) -> None:
@@ -253,11 +341,12 @@ def test_concurrent_reveals_and_answers_finish_a_member_once(file_store: Store) 
     post = new_post(file_store)
 
     def act(n: int) -> None:
-        for _ in range(5):
+        for i in range(5):
             if n % 2:
                 file_store.reveal_solution(post.id, GUILD, 1, "ada", NOW)
-            else:
-                file_store.answer(request(post, 1, WRONG), grade_task, NOW)
+            else:  # different wrong answers, so the answers can finish the member too
+                picks = WRONGS[(n // 2 + i) % len(WRONGS)]
+                file_store.answer(request(post, 1, picks), grade_task, NOW)
 
     run_threads(16, act)
     assert table_count(file_store, "score") == 1

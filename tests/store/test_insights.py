@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import text
+
 from bot.store import Store
 from bot.store.insights import InsightsStore, ResultRow, WrongPick
 from tests.factories import choice, fill_task
@@ -28,7 +30,7 @@ def seed(store: Store) -> tuple[int, int]:
     answer(store, c, 1, ("B",), MONDAY)  # wrong, then right: solved, not first try
     answer(store, c, 1, ("A",), MONDAY)
     answer(store, c, 2, ("A",), MONDAY)  # first try
-    for pick in ("B", "C", "B"):  # three misses (B twice: one member, once)
+    for pick in ("B", "C", "D"):  # three misses
         answer(store, c, 3, (pick,), MONDAY + timedelta(hours=1))
     answer(store, f, 1, ("A", "B", "C"), MONDAY + timedelta(days=1))
     answer(store, f, 4, ("A", "C", "C"), MONDAY + timedelta(days=1))
@@ -46,11 +48,31 @@ def test_a_window_counts_members_per_task_and_keeps_the_wrong_picks(store: Store
         WrongPick(c, 1, ("B",)),
         WrongPick(c, 3, ("B",)),
         WrongPick(c, 3, ("C",)),
+        WrongPick(c, 3, ("D",)),
         WrongPick(f, 1, ("A", "B", "C")),
     }
     assert sorted(activity.posts) == [c, f]
     assert activity.posts[f].task == FILL  # the version it was posted with
     assert activity.members == 4
+
+
+def test_a_wrong_pick_repeated_before_repeats_were_refused_counts_once(store: Store) -> None:
+    """A database from before repeats were refused (quizbot graded the same wrong answer
+    twice) may hold it twice for one member on one post: it is one wrong pick."""
+    c = new_post(store, MONDAY, task=CHOICE).id
+    answer(store, c, 3, ("B",), MONDAY)
+    with store.write() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO attempt"
+                " (post_id, guild_id, user_id, attempt_no, picks, correct, created_at)"
+                " VALUES (:post, :guild, 3, 2, 'B', FALSE, '2024-05-06 10:00:00.000000')"
+            ),
+            {"post": c, "guild": GUILD},
+        )
+    activity = InsightsStore(store).window(GUILD, FIRST, LAST, BERLIN)
+    assert activity.wrong_picks == (WrongPick(c, 3, ("B",)),)
+    assert store.progress(c, 3).wrong_tries == 2  # each stored try still counts
 
 
 def test_days_are_local_to_the_server_and_every_day_of_the_window_is_there(

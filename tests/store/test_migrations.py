@@ -106,6 +106,14 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
         assert (post.pop("task_version_id"), post.pop("task")) == (None, None)
         # 0004_learning: every post of 0.1.0 is public (no practice session).
         assert (post.pop("session_id"), post.pop("session")) == (None, None)
+    # Progress.tried (the wrong answers, which a repeat of is not graded again) is read from
+    # the attempts' picks: new since 0.1.0, and at most one per wrong try (0.1.0 graded a
+    # repeat, so its members may have fewer different wrong answers than wrong tries).
+    for members in now_facts["progress"].values():
+        for progress in members.values():
+            tried = progress.pop("tried")
+            assert len(tried) <= progress["wrong_tries"]
+            assert all(isinstance(picks, tuple) and picks for picks in tried)
     # Compared one part at a time so a failure names what was lost.
     for part in EXPECTED:
         assert now_facts[part] == EXPECTED[part], part

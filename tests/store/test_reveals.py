@@ -8,7 +8,16 @@ from sqlalchemy import text
 from bot.quiz.engine import Progress, Status
 from bot.quiz.errors import UnknownPostError
 from bot.store import PostCounts, Store
-from tests.store.conftest import GUILD, NOW, WRONG, finish, grade_task, new_post, request
+from tests.store.conftest import (
+    GUILD,
+    NOW,
+    WRONG,
+    WRONGS,
+    finish,
+    grade_task,
+    new_post,
+    request,
+)
 
 
 def score_row(store: Store, post_id: int, user_id: int) -> tuple[int, ...] | None:
@@ -43,7 +52,7 @@ def test_hint_after_finishing_costs_nothing_and_is_not_recorded(store: Store) ->
 def test_solution_before_finishing_forfeits_once(store: Store) -> None:
     post = new_post(store)
     store.answer(request(post, 1, WRONG), grade_task, NOW)
-    forfeited = Progress(wrong_tries=1, forfeited=True)
+    forfeited = Progress(wrong_tries=1, forfeited=True, tried=frozenset({WRONG}))
     assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
     assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
     assert store.progress(post.id, 1) == forfeited
@@ -59,8 +68,8 @@ def test_solution_after_failing_or_solving_is_not_a_forfeit(store: Store) -> Non
     finish(store, post, 1, NOW, wrong=3)
     finish(store, post, 2, NOW, wrong=1)
     failed = store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access
-    assert failed.progress == Progress(wrong_tries=3)
-    solved = Progress(wrong_tries=1, solved=True, points=7)
+    assert failed.progress == Progress(wrong_tries=3, tried=frozenset(WRONGS))
+    solved = Progress(wrong_tries=1, solved=True, points=7, tried=frozenset(WRONGS[:1]))
     assert store.reveal_solution(post.id, GUILD, 2, "bob", NOW).access.progress == solved
     assert store.progress(post.id, 2) == solved
     assert score_row(store, post.id, 2) == (7, 1, 0, 1, 0, 0)

@@ -19,7 +19,16 @@ from sqlalchemy import text
 from bot.store import Leaderboard, Store
 from bot.store import leaderboard as store_module
 from bot.store.periods import day_start
-from tests.store.conftest import GUILD, RIGHT, WRONG, finish, grade_task, new_post, request
+from tests.store.conftest import (
+    GUILD,
+    RIGHT,
+    WRONG,
+    WRONGS,
+    finish,
+    grade_task,
+    new_post,
+    request,
+)
 
 BERLIN = ZoneInfo("Europe/Berlin")
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")
@@ -69,7 +78,7 @@ def play(store: Store, rng: random.Random, guild_id: int, at: datetime, members:
         if roll < 0.3:
             store.reveal_hint(post.id, guild_id, user, f"user{user}", at)  # halves the points
         wrong = rng.choice((0, 0, 1, 1, 2, 3))
-        batch += [request(post, user, WRONG)] * wrong
+        batch += [request(post, user, picks) for picks in WRONGS[:wrong]]
         if wrong < 3:
             batch.append(request(post, user, RIGHT))
         elif rng.random() < 0.2:
