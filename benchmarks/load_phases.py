@@ -126,6 +126,8 @@ def classify(body: dict[str, Any]) -> str:
         return "failed"
     if content.startswith("Not quite"):
         return "wrong"
+    if content.startswith("You already tried"):
+        return "repeated"
     if content.startswith("You already finished"):
         return "already finished"
     return "other: " + content[:60]
