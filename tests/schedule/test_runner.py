@@ -752,16 +752,21 @@ async def test_wake_interrupts_the_sleep(start: Callable[..., Process], clock: C
             woke.set()
         return await real_tick()
 
+    asleep = asyncio.Event()
+
     async def long_sleep(seconds: float) -> None:
+        asleep.set()
         await asyncio.sleep(3600)
 
     bot.scheduler.tick = counting_tick  # type: ignore[method-assign]
     bot.scheduler._sleep = long_sleep
     bot.scheduler.start()
-    await asyncio.sleep(0.05)
+    # Asleep after its first tick (which reads the database in a thread: no fixed wait), so
+    # the wake below interrupts the sleep, not a tick. The timeouts only bound a hang.
+    await asyncio.wait_for(asleep.wait(), timeout=30)
     assert ticks == 1
     bot.scheduler.wake()
-    await asyncio.wait_for(woke.wait(), timeout=2)
+    await asyncio.wait_for(woke.wait(), timeout=30)
     await bot.scheduler.stop()
 
 
