@@ -121,9 +121,18 @@ async def run_bot(settings: Settings) -> None:
     engine = await asyncio.to_thread(
         make_engine, settings.database_url, synchronous=settings.sqlite_synchronous
     )
-    store = Store(engine)
-    bot = build_bot(settings, catalog, store)
+    try:
+        await _serve(settings, token, build_bot(settings, catalog, Store(engine)))
+    finally:
+        # Closing the last connection checkpoints SQLite's WAL into the database file and
+        # removes the -wal file, so a stopped bot's quizbot.db holds everything on its own
+        # (a copy of the file alone is a whole backup). Off the loop: it writes to disk.
+        await asyncio.to_thread(engine.dispose)
+    log.info("closed")
 
+
+async def _serve(settings: Settings, token: str, bot: QuizBot) -> None:
+    """Log in and stay online until SIGTERM or SIGINT closes the bot."""
     loop = asyncio.get_running_loop()
     closing: set[asyncio.Task[None]] = set()
 
@@ -155,7 +164,6 @@ async def run_bot(settings: Settings) -> None:
                 loop.remove_signal_handler(sig)
         if closing:
             await asyncio.gather(*closing, return_exceptions=True)
-    log.info("closed")
 
 
 async def sync_commands(settings: Settings, guild_id: int | None) -> None:

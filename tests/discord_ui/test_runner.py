@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import shutil
 import signal
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,6 +159,34 @@ async def test_run_bot_closes_cleanly_on_sigterm(
     assert "SIGTERM received, closing" in err
     assert TOKEN not in err
     assert (tmp_path / "bot.db").exists()
+
+
+async def test_a_stopped_bot_leaves_its_whole_database_in_the_sqlite_file(
+    fake: FakeDiscordHTTP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root_logging: None
+) -> None:
+    # A host who stops the bot and copies quizbot.db must get everything: nothing may be left
+    # behind in quizbot.db-wal.
+    closed = asyncio.Event()
+    close = QuizBot.close
+
+    async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
+        signal.raise_signal(signal.SIGTERM)
+        await closed.wait()
+
+    async def closing(self: QuizBot) -> None:
+        await close(self)
+        closed.set()
+
+    monkeypatch.setattr(QuizBot, "connect", connect)
+    monkeypatch.setattr(QuizBot, "close", closing)
+    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path)), 5)
+    database = tmp_path / "bot.db"
+    assert not database.with_name("bot.db-wal").exists()
+    copy = tmp_path / "copy.db"
+    shutil.copyfile(database, copy)
+    with contextlib.closing(sqlite3.connect(copy)) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    assert "alembic_version" in tables
 
 
 async def test_sighup_reloads_the_content(
