@@ -202,10 +202,34 @@ _ALIASES: Final = {
 
 def load_settings(**overrides: Any) -> Settings:
     """Settings from the environment; every bad value becomes one HostError line."""
+    env_file = overrides.get("_env_file", Settings.model_config.get("env_file"))
+    if isinstance(env_file, str | Path):
+        _check_env_file(Path(env_file))
     try:
         return Settings(**overrides)
     except ValidationError as exc:
         raise settings_errors(exc) from None
+
+
+def _check_env_file(path: Path) -> None:
+    """pydantic-settings reads the .env file with a bare open(): one it cannot read or decode
+    would end the start with a traceback, so it is read once here first."""
+    if not path.is_file():
+        return  # none is fine: the environment alone then
+    try:
+        path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise HostError(
+            ".env",
+            f"{path} is not UTF-8 text",
+            "save it as UTF-8 (Windows PowerShell's > and Out-File write UTF-16)",
+        ) from None
+    except OSError as exc:
+        raise HostError(
+            ".env",
+            f"cannot read {path} ({exc.strerror or exc})",
+            "give the bot's user read access to it, or set the variables in the environment",
+        ) from None
 
 
 def settings_errors(exc: ValidationError) -> HostErrors:

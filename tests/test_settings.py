@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.host_errors import HostErrors
+from bot.host_errors import HostError, HostErrors
 from bot.settings import FIXES, MAX_GRACE_MINUTES, MissingTokenError, Settings, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,3 +186,45 @@ def test_a_bad_shard_setting_is_one_line(env: dict[str, str], setting: str, prob
 def test_a_bad_shard_count_is_reported_once_not_again_for_the_ids() -> None:
     (line,) = problems(SHARD_COUNT="many", SHARD_IDS="0-3")
     assert "(SHARD_COUNT)" in line
+
+
+def test_a_dotenv_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    # What Windows PowerShell's `echo DISCORD_TOKEN=... > .env` writes.
+    env_file = tmp_path / ".env"
+    env_file.write_text(f"DISCORD_TOKEN={TOKEN}\n", encoding="utf-16")
+    with pytest.raises(HostError) as caught:
+        load_settings(_env_file=env_file, CONTENT_DIR=str(ROOT / "content"))
+    assert caught.value.lines() == [
+        f"{env_file} is not UTF-8 text (.env) — save it as UTF-8 (Windows PowerShell's > and "
+        "Out-File write UTF-16)"
+    ]
+    assert TOKEN not in str(caught.value)
+
+
+def test_a_dotenv_file_the_bot_cannot_read_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text(f"DISCORD_TOKEN={TOKEN}\n")
+    read_text = Path.read_text
+
+    def denied(self: Path, *args: object, **kwargs: object) -> str:
+        # Root reads any file, so the test cannot take the permission away for real.
+        if self == env_file:
+            raise PermissionError(13, "Permission denied", str(self))
+        return read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", denied)
+    with pytest.raises(HostError) as caught:
+        load_settings(_env_file=env_file, CONTENT_DIR=str(ROOT / "content"))
+    assert str(caught.value) == (
+        f"cannot read {env_file} (Permission denied) (.env) — give the bot's user read access "
+        "to it, or set the variables in the environment"
+    )
+
+
+def test_a_readable_dotenv_file_is_used(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text(f'DISCORD_TOKEN="{TOKEN}"\n', encoding="utf-8")
+    settings = load_settings(_env_file=env_file, CONTENT_DIR=str(ROOT / "content"))
+    assert settings.token() == TOKEN
