@@ -274,11 +274,11 @@ def _db_copy(source: str, target: str) -> int:
 def _db(command: str, url: str) -> int:
     from bot.store import make_engine
     from bot.store.migrate import current_state, sqlite_file, upgrade_database
-    from bot.store.preflight import check_readable
+    from bot.store.preflight import check_readable, database_exists
 
     file = sqlite_file(url)
     if command == "current":
-        if file is not None and not file.exists():
+        if file is not None and not database_exists(file):
             # Looking must not create it.
             print(f"no database at {file} yet (quizbot run or quizbot db upgrade creates it)")
             return 1

@@ -117,8 +117,12 @@ class Settings(BaseSettings):
     @field_validator("content_dir")
     @classmethod
     def _content_exists(cls, value: Path) -> Path:
-        if not value.exists():
-            raise ValueError(f"no such file or folder: {value}")
+        try:
+            value.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            raise ValueError(f"no such file or folder: {value}") from None
+        except OSError as exc:  # a folder on the way the bot's user may not look into
+            raise ValueError(f"cannot reach {value} ({exc.strerror or exc})") from None
         return value
 
     @field_validator("content_cache", mode="before")
@@ -129,7 +133,13 @@ class Settings(BaseSettings):
     @field_validator("content_cache")
     @classmethod
     def _cache_is_a_file(cls, value: Path | None) -> Path | None:
-        if value is not None and value.is_dir():
+        try:
+            folder = value is not None and value.is_dir()
+        except OSError:
+            # Out of the bot's reach: the cache only speeds starts up, so it is skipped then
+            # with a warning (bot/content/cache.py), as when it cannot be written.
+            folder = False
+        if folder:
             raise ValueError(f"{value} is a folder")
         return value
 

@@ -273,3 +273,29 @@ def test_db_current_and_upgrade_find_the_file_of_a_uri_form_url(
     (backup,) = old_db.parent.glob("quizbot.db.backup-*")
     assert out[1] == f"backup: {backup.name}"
     assert row_counts(backup)["score"] == row_counts(old_db)["score"]
+
+
+def test_db_current_on_a_database_the_bot_may_not_reach_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    stat = Path.stat
+
+    def denied(self: Path, **kwargs: bool) -> os.stat_result:
+        # Root may look into any folder, so the refusal is made by hand, as the OS makes it.
+        if locked in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", denied)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{locked}/quizbot.db")
+    assert main(["db", "current"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"quizbot: cannot reach the database {locked}/quizbot.db (Permission denied) "
+        "(DATABASE_URL) — give the bot's user access to every folder on the way to it (read "
+        "and execute)\n"
+    )

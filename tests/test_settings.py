@@ -228,3 +228,33 @@ def test_a_readable_dotenv_file_is_used(tmp_path: Path) -> None:
     env_file.write_text(f'DISCORD_TOKEN="{TOKEN}"\n', encoding="utf-8")
     settings = load_settings(_env_file=env_file, CONTENT_DIR=str(ROOT / "content"))
     assert settings.token() == TOKEN
+
+
+@pytest.fixture
+def locked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder the bot's user may not look into: what is under it cannot even be stat()ed.
+    Root may look anyway, so the refusal is made by hand (as the OS would make it)."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    stat = Path.stat
+
+    def refused(self: Path, **kwargs: bool) -> object:
+        if folder in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", refused)
+    return folder
+
+
+def test_content_out_of_the_bots_reach_is_one_line(locked: Path) -> None:
+    (line,) = problems(CONTENT_DIR=str(locked / "banks"))
+    assert line.startswith(
+        f"cannot reach {locked / 'banks'} (Permission denied) (CONTENT_DIR) — point CONTENT_DIR"
+    )
+
+
+def test_a_content_cache_out_of_the_bots_reach_is_left_to_its_warning(locked: Path) -> None:
+    assert load(CONTENT_CACHE=str(locked / "cache.pickle")).content_cache == (
+        locked / "cache.pickle"
+    )

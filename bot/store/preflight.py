@@ -159,9 +159,25 @@ def _check_server(url: str, setting: str) -> None:
         engine.dispose()
 
 
+def database_exists(path: Path, setting: str = SETTING) -> bool:
+    """Whether the database file at `path` exists; HostError if that cannot be told because a
+    folder on the way may not be looked into (Path.exists would raise PermissionError)."""
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise HostError(
+            setting,
+            f"cannot reach the database {path} ({exc.strerror or exc})",
+            "give the bot's user access to every folder on the way to it (read and execute)",
+        ) from None
+    return True
+
+
 def _check_not_a_folder(path: Path, setting: str) -> None:
     """What SQLite would only report as "unable to open database file"."""
-    if path.is_dir():
+    if database_exists(path, setting) and path.is_dir():
         raise HostError(
             setting,
             f"{path} is a folder, not a database file",

@@ -86,6 +86,31 @@ def test_a_path_under_a_regular_file(tmp_path: Path) -> None:
     assert blocker.read_text() == "not a folder"
 
 
+def test_a_database_in_a_folder_the_bot_may_not_look_into(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    stat = Path.stat
+
+    def denied(self: Path, **kwargs: bool) -> object:
+        # Root may look into any folder, so the refusal is made by hand, as the OS makes it.
+        if locked in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", denied)
+    database = locked / "inner" / "quizbot.db"
+    expected = (
+        f"cannot reach the database {database} (Permission denied) (DATABASE_URL) — give the "
+        "bot's user access to every folder on the way to it (read and execute)"
+    )
+    assert refused(f"sqlite:///{database}") == expected
+    with pytest.raises(HostError) as caught:
+        check_readable(f"sqlite:///{database}")
+    assert str(caught.value) == expected
+
+
 def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("shopping list\n" * 200)
