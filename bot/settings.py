@@ -63,6 +63,15 @@ class MissingTokenError(HostError):
         super().__init__("DISCORD_TOKEN", "the bot token is not set", FIXES["DISCORD_TOKEN"])
 
 
+class MalformedTokenError(HostError):
+    def __init__(self) -> None:
+        super().__init__(
+            "DISCORD_TOKEN",
+            "the bot token contains spaces, line breaks or quotes, which no token has",
+            f"set the token alone, without quotes or a 'Bot ' prefix (see {README_TOKEN_SECTION})",
+        )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", extra="ignore", frozen=True
@@ -201,7 +210,12 @@ class Settings(BaseSettings):
     def token(self) -> str:
         if self.discord_token is None or not self.discord_token.get_secret_value().strip():
             raise MissingTokenError()
-        return self.discord_token.get_secret_value().strip()
+        token = self.discord_token.get_secret_value().strip()
+        # A line break cannot go into the Authorization header (aiohttp raises, a traceback);
+        # a space or a quote would only earn Discord's refusal, which cannot say why.
+        if any(char.isspace() or not char.isprintable() or char in "\"'" for char in token):
+            raise MalformedTokenError()
+        return token
 
 
 _ALIASES: Final = {

@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from bot.host_errors import HostError, HostErrors
-from bot.settings import FIXES, MAX_GRACE_MINUTES, MissingTokenError, Settings, load_settings
+from bot.settings import (
+    FIXES,
+    MAX_GRACE_MINUTES,
+    MalformedTokenError,
+    MissingTokenError,
+    Settings,
+    load_settings,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.secret-token-value"
@@ -139,6 +146,24 @@ def test_a_missing_token_names_the_variable(token: str | None) -> None:
         settings.token()
     assert str(caught.value).startswith("the bot token is not set (DISCORD_TOKEN) — ")
     assert "Creating the Discord application" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "token",
+    [f"{TOKEN}\n{TOKEN}", f"Bot {TOKEN}", f'"{TOKEN}"', f"'{TOKEN}'", f"{TOKEN}\x00", "a\tb"],
+)
+def test_a_malformed_token_is_one_line_without_the_token(token: str) -> None:
+    with pytest.raises(MalformedTokenError) as caught:
+        load(DISCORD_TOKEN=token).token()
+    assert str(caught.value) == (
+        "the bot token contains spaces, line breaks or quotes, which no token has "
+        "(DISCORD_TOKEN) — set the token alone, without quotes or a 'Bot ' prefix (see "
+        "README.md, section 'Creating the Discord application')"
+    )
+
+
+def test_the_token_is_used_without_the_whitespace_around_it() -> None:
+    assert load(DISCORD_TOKEN=f"  {TOKEN}\r\n").token() == TOKEN
 
 
 def test_content_watch_is_on_unless_turned_off() -> None:
