@@ -21,7 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("run", help="start the bot (needs DISCORD_TOKEN)")
 
     sync = sub.add_parser("sync", help="register the slash commands with Discord")
-    sync.add_argument("--guild", type=int, help="sync to one server only (instant, for testing)")
+    sync.add_argument(
+        "--guild", type=_discord_id, help="sync to one server only (instant, for testing)"
+    )
 
     content = sub.add_parser("content", help="check or list the task banks")
     content_sub = content.add_subparsers(dest="content_command", required=True)

@@ -126,3 +126,16 @@ def test_content_check_of_a_given_path_needs_no_content_dir(tmp_path: Path) -> N
     result = quizbot(["content", "check", str(CONTENT)], tmp_path, CONTENT_DIR="/no/such/banks")
     assert result.returncode == 0, result.stderr
     assert result.stdout.rstrip().endswith(": OK")
+
+
+@pytest.mark.parametrize("guild", ["0", "-5", "99999999999999999999999"])
+def test_sync_to_a_server_id_no_server_has_is_refused_before_logging_in(
+    guild: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sync", "--guild", guild])
+    assert exit_info.value.code == 2
+    line = capsys.readouterr().err.splitlines()[-1]
+    assert line.startswith(f"quizbot sync: error: argument --guild: '{guild}' is not a Discord id")

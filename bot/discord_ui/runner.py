@@ -178,7 +178,18 @@ async def sync_commands(settings: Settings, guild_id: int | None) -> None:
         if guild_id is not None:
             guild = discord.Object(guild_id)
             bot.tree.copy_global_to(guild=guild)
-            synced = await bot.tree.sync(guild=guild)
+            try:
+                synced = await bot.tree.sync(guild=guild)
+            except (discord.Forbidden, discord.NotFound) as exc:
+                # A mistyped id, or a server the bot is not in: the host's to fix.
+                raise HostError(
+                    "--guild",
+                    f"Discord refused the commands for server {guild_id} "
+                    f"({exc.status} {exc.text or exc.response.reason})",
+                    "check the server's id (right-click the server, Copy Server ID) and that "
+                    f"the bot was invited to it with the applications.commands scope; see "
+                    f"{README_TOKEN_SECTION}",
+                ) from None
             where = f"server {guild_id}"
         else:
             synced = await bot.tree.sync()

@@ -20,11 +20,12 @@ import pytest
 from bot.discord_ui import runner
 from bot.discord_ui.api_base import point_discord_at
 from bot.discord_ui.client import EXTENSIONS, QuizBot
+from bot.host_errors import HostError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.settings import Settings
 from tests.discord_ui.conftest import TOKEN
-from tests.discord_ui.fakes import FakeDiscordHTTP
+from tests.discord_ui.fakes import FakeDiscordHTTP, response
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 
@@ -112,6 +113,31 @@ async def test_sync_commands_to_a_guild_over_http_only(
     assert "Synced 13 commands to server 1234" in out
     assert not any("gateway" in c.path for c in fake.calls)
     assert TOKEN not in out
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (discord.Forbidden(response(403), {"code": 50001, "message": "Missing Access"}), "403"),
+        (discord.NotFound(response(404), {"code": 10004, "message": "Unknown Guild"}), "404"),
+    ],
+)
+async def test_sync_to_a_server_discord_refuses_is_one_host_error(
+    fake: FakeDiscordHTTP,
+    tmp_path: Path,
+    root_logging: None,
+    error: discord.HTTPException,
+    reason: str,
+) -> None:
+    fake.fail["/applications/{application_id}/guilds/{guild_id}/commands"] = error
+    with pytest.raises(HostError) as caught:
+        await runner.sync_commands(make_settings(tmp_path), 1234)
+    assert caught.value.setting == "--guild"
+    assert str(caught.value).startswith(
+        f"Discord refused the commands for server 1234 ({reason} {error.text}) (--guild) — "
+        "check the server's id (right-click the server, Copy Server ID)"
+    )
+    assert caught.value.__suppress_context__
 
 
 async def test_sync_commands_globally(
