@@ -29,6 +29,9 @@ README_TOKEN_SECTION = "README.md, section 'Creating the Discord application'"
 
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_GRACE_MINUTES: Final = 24 * 60
+# Far more shards than Discord gives any bot, and still few enough to list: a typo such as
+# 10**23 overflowed discord.py's range(), and 10**11 with a long SHARD_IDS hung the start.
+MAX_SHARD_COUNT: Final = 2**16
 
 # Values never echoed in a message: the token, and database URLs (they may hold a password).
 _SECRET: Final = frozenset({"DISCORD_TOKEN", "DATABASE_URL"})
@@ -51,8 +54,8 @@ FIXES: Final[dict[str, str]] = {
     "DISCORD_API_BASE": "leave it unset to use Discord itself (it is for tests), "
     "or give an http(s) URL such as http://127.0.0.1:8080/api/v10",
     "QUIZBOT_LOOP_LAG_PROBE": "use true or false",
-    "SHARD_COUNT": "use a whole number of shards, 1 or more, or leave it unset for one "
-    "process (see README.md, section 'Scaling out')",
+    "SHARD_COUNT": f"use a whole number of shards from 1 to {MAX_SHARD_COUNT}, or leave it "
+    "unset for one process (see README.md, section 'Scaling out')",
     "SHARD_IDS": "list this process's shards, e.g. 0,1 or 0-3, each below SHARD_COUNT, "
     "with SHARD_COUNT set (see README.md, section 'Scaling out')",
 }
@@ -107,7 +110,9 @@ class Settings(BaseSettings):
     loop_lag_probe: bool = Field(default=False, validation_alias="QUIZBOT_LOOP_LAG_PROBE")
     # Sharded processes (README "Scaling out"): how many shards in all, and which this process
     # runs. Unset: one process, as discord.py decides. Read through `shards`.
-    shard_count: int | None = Field(default=None, ge=1, validation_alias="SHARD_COUNT")
+    shard_count: int | None = Field(
+        default=None, ge=1, le=MAX_SHARD_COUNT, validation_alias="SHARD_COUNT"
+    )
     shard_ids: str | None = Field(default=None, validation_alias="SHARD_IDS")
 
     @field_validator("database_url")

@@ -196,6 +196,8 @@ def test_shard_settings_load() -> None:
         ({"SHARD_IDS": "0"}, "SHARD_IDS", "SHARD_IDS is set but SHARD_COUNT is not"),
         ({"SHARD_COUNT": "0"}, "SHARD_COUNT", "'0' is less than 1"),
         ({"SHARD_COUNT": "two"}, "SHARD_COUNT", "'two' is not a whole number"),
+        ({"SHARD_COUNT": "1" + "0" * 23}, "SHARD_COUNT", "is more than 65536"),
+        ({"SHARD_COUNT": "100000000000", "SHARD_IDS": "0-99999999"}, "SHARD_COUNT", "more"),
         ({"SHARD_COUNT": "2", "SHARD_IDS": "0-2"}, "SHARD_IDS", "shard 2 in '0-2' does not exist"),
         ({"SHARD_COUNT": "4", "SHARD_IDS": "1,1"}, "SHARD_IDS", "shard 1 appears twice"),
         ({"SHARD_COUNT": "4", "SHARD_IDS": "0..3"}, "SHARD_IDS", "not a list of shard numbers"),
