@@ -149,22 +149,21 @@ async def test_sync_commands_globally(
     assert "Synced 13 commands to every server" in capsys.readouterr().out
 
 
-async def test_run_bot_closes_cleanly_on_sigterm(
-    fake: FakeDiscordHTTP,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str],
-    root_logging: None,
-) -> None:
-    started: list[QuizBot] = []
-    loaded: set[str] = set()
+RUN_BOUND = 60
+"""Bounds a hang only: run_bot migrates a new SQLite file and loads the content (seconds on a
+busy machine) before the stand-in gateway raises SIGTERM."""
+
+
+def sigterm_once_online(monkeypatch: pytest.MonkeyPatch) -> list[tuple[QuizBot, set[str]]]:
+    """Stand in for the gateway session: once the bot is online, SIGTERM, and the session runs
+    until the bot is closed. The list gets each bot that went online, with the extensions its
+    setup_hook loaded (the bot unloads them on close)."""
+    started: list[tuple[QuizBot, set[str]]] = []
     closed = asyncio.Event()
     close = QuizBot.close
 
     async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
-        # Stands in for the gateway session: runs until the bot is closed.
-        started.append(self)
-        loaded.update(self.extensions)  # setup_hook ran (the bot unloads them on close)
+        started.append((self, set(self.extensions)))
         asyncio.get_running_loop().call_later(0.05, signal.raise_signal, signal.SIGTERM)
         await closed.wait()
 
@@ -174,10 +173,19 @@ async def test_run_bot_closes_cleanly_on_sigterm(
 
     monkeypatch.setattr(QuizBot, "connect", connect)
     monkeypatch.setattr(QuizBot, "close", closing)
-    # Bounds a hang only: run_bot migrates a new SQLite file and loads the content (seconds
-    # on a busy machine) before the stand-in gateway raises SIGTERM.
-    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path, LOG_LEVEL="DEBUG")), 60)
-    (bot,) = started
+    return started
+
+
+async def test_run_bot_closes_cleanly_on_sigterm(
+    fake: FakeDiscordHTTP,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
+) -> None:
+    started = sigterm_once_online(monkeypatch)
+    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path, LOG_LEVEL="DEBUG")), RUN_BOUND)
+    ((bot, loaded),) = started
     assert bot.is_closed()
     assert set(EXTENSIONS) <= loaded
     assert bot.service._writer is None  # the service was closed with the bot
@@ -192,20 +200,8 @@ async def test_a_stopped_bot_leaves_its_whole_database_in_the_sqlite_file(
 ) -> None:
     # A host who stops the bot and copies quizbot.db must get everything: nothing may be left
     # behind in quizbot.db-wal.
-    closed = asyncio.Event()
-    close = QuizBot.close
-
-    async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
-        signal.raise_signal(signal.SIGTERM)
-        await closed.wait()
-
-    async def closing(self: QuizBot) -> None:
-        await close(self)
-        closed.set()
-
-    monkeypatch.setattr(QuizBot, "connect", connect)
-    monkeypatch.setattr(QuizBot, "close", closing)
-    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path)), 5)
+    sigterm_once_online(monkeypatch)
+    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path)), RUN_BOUND)
     database = tmp_path / "bot.db"
     assert not database.with_name("bot.db-wal").exists()
     copy = tmp_path / "copy.db"
