@@ -29,7 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     content_sub = content.add_subparsers(dest="content_command", required=True)
     check = content_sub.add_parser("check", help="validate banks; exit 1 on any problem")
     check.add_argument(
-        "path", nargs="?", type=Path, help="a bank file or folder (default: content/)"
+        "path",
+        nargs="?",
+        type=Path,
+        help="a bank file or folder (default: CONTENT_DIR, else content/)",
     )
     listing = content_sub.add_parser("list", help="print every task")
     listing.add_argument("path", nargs="?", type=Path, help="a bank file or folder")

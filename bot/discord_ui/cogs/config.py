@@ -59,7 +59,7 @@ class ConfigCog(commands.Cog):
 
     @config.command(name="modrole", description="The role whose members count as moderators.")
     @app_commands.describe(
-        role="Members with this role may use /schedule and /config (empty: none)"
+        role="Its members may use /schedule, /config, /insights and /bank (empty: none)"
     )
     @moderator_only()  # type: ignore[operator]
     async def config_modrole(
