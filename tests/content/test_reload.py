@@ -4,6 +4,7 @@ WARNING line per problem, no traceback), and every reload logs one line with its
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import textwrap
 from collections.abc import AsyncIterator, Callable
@@ -93,6 +94,20 @@ async def test_a_clean_reload_swaps_the_catalog_and_logs_one_line(
         "reloaded content: 4 tasks in 2 banks (+2, -1, 1 changed)"
     ]
     assert messages(caplog, logging.WARNING) == []
+
+
+async def test_a_reloaded_catalog_is_left_out_of_later_collections(
+    content: Path, holder: Holder
+) -> None:
+    """Like the start-up's banks: a full collection must not scan the new tasks again."""
+    (content / "colours" / "a.yaml").write_text(bank("c-1", "c-4"))
+    result = await ContentReloader(content, holder).reload()
+
+    assert result.catalog is not None
+    task = result.catalog.get_or_raise("c-4")
+    assert gc.is_tracked(task)
+    tracked = {id(obj) for obj in gc.get_objects()}  # generations 0-2, not the frozen ones
+    assert id(task) not in tracked
 
 
 async def test_a_broken_bank_keeps_the_last_good_catalog(
