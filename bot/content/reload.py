@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -104,6 +104,22 @@ def watch_filter(path: Path) -> Callable[[Change, str], bool]:
     return keep
 
 
+@contextlib.contextmanager
+def collections_paused() -> Iterator[None]:
+    """No automatic garbage collection while a reload loads the banks: the load allocates so
+    much that full collections ran again and again in its thread, each holding the
+    interpreter lock, so the event loop (clicks) stalled for up to 200 ms at a time
+    (BENCHMARKS.md). What the pause leaves is collected once after (`keep_out_of_collections`),
+    or by the next automatic collection when the reload fails."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def keep_out_of_collections() -> None:
     """Freeze what a reload left alive, as the start-up does (`QuizBot.setup_hook`): the new
     banks live until the next reload, and unfrozen every full collection would scan them
@@ -129,7 +145,8 @@ class ContentReloader:
         """Check the banks and, if clean, give the service the new catalog; log the outcome."""
         async with self._lock:
             try:
-                result = await asyncio.to_thread(check_reload, self.path, self.target.catalog)
+                with collections_paused():
+                    result = await asyncio.to_thread(check_reload, self.path, self.target.catalog)
             except OSError as exc:  # the folder changed under the walk: the host's, not a bug
                 log.warning("content not reloaded: cannot read %s (%s)", self.path, exc)
                 return Reload(None)

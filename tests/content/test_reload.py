@@ -14,6 +14,7 @@ import pytest
 from watchfiles import Change
 
 from bot.content import load_banks
+from bot.content import reload as reload_module
 from bot.content.reload import ContentReloader, watch_filter
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
@@ -108,6 +109,30 @@ async def test_a_reloaded_catalog_is_left_out_of_later_collections(
     assert gc.is_tracked(task)
     tracked = {id(obj) for obj in gc.get_objects()}  # generations 0-2, not the frozen ones
     assert id(task) not in tracked
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["clean", "unreadable"])
+async def test_no_automatic_collection_runs_while_a_reload_loads(
+    fails: bool, content: Path, holder: Holder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The load's full collections held the interpreter lock and stalled clicks; they come
+    back once it is done, whether it succeeded or not."""
+    seen: list[bool] = []
+    check = reload_module.check_reload
+
+    def checking(path: Path, current: Catalog) -> reload_module.Reload:
+        seen.append(gc.isenabled())
+        if fails:
+            raise OSError("the folder changed under the walk")
+        return check(path, current)
+
+    monkeypatch.setattr(reload_module, "check_reload", checking)
+    assert gc.isenabled()
+    result = await ContentReloader(content, holder).reload()
+
+    assert seen == [False]
+    assert gc.isenabled()
+    assert result.ok is not fails
 
 
 async def test_a_broken_bank_keeps_the_last_good_catalog(
