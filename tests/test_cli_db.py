@@ -196,17 +196,29 @@ def assert_one_database_line(
     return line
 
 
-@pytest.mark.parametrize("kind", ["folder", "not-sqlite", "unreachable"])
-def test_db_current_on_an_unusable_database_is_one_line_and_writes_nothing(
-    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def assert_refused_touching_nothing(
+    argv: list[str],
+    kind: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """`quizbot <argv>` run from `tmp_path` on an unusable DATABASE_URL (`kind`): one line,
+    and no file made, removed or changed."""
     url, expected = unusable_database_url(kind, tmp_path)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", url)
     before = sorted(p.name for p in tmp_path.rglob("*"))
-    assert_one_database_line(main(["db", "current"]), capsys, expected)
+    assert_one_database_line(main(argv), capsys, expected)
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     assert (tmp_path / "notes.txt").read_text() == "not a database\n" * 100
+
+
+@pytest.mark.parametrize("kind", ["folder", "not-sqlite", "unreachable"])
+def test_db_current_on_an_unusable_database_is_one_line_and_writes_nothing(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert_refused_touching_nothing(["db", "current"], kind, tmp_path, monkeypatch, capsys)
 
 
 def test_db_upgrade_of_a_database_another_process_holds_is_one_line(

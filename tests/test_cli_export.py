@@ -19,7 +19,7 @@ from bot.quiz.engine import Outcome, Progress, grade
 from bot.results_export import FIELDS
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
-from tests.test_cli_db import assert_one_database_line, unusable_database_url
+from tests.test_cli_db import assert_refused_touching_nothing
 
 GUILD = 800000000000000001
 ALICE, BOB = 111111111111111111, 222222222222222222
@@ -273,10 +273,5 @@ def test_a_csv_file_starts_with_a_bom_so_spreadsheets_read_utf8(
 def test_an_unusable_database_is_one_line_not_a_traceback(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    url, expected = unusable_database_url(kind, tmp_path)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATABASE_URL", url)
-    before = sorted(p.name for p in tmp_path.rglob("*"))
-    code = main(["export", "results", "--guild", str(GUILD), "--output", "grades.csv"])
-    assert_one_database_line(code, capsys, expected)
-    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    argv = ["export", "results", "--guild", str(GUILD), "--output", "grades.csv"]
+    assert_refused_touching_nothing(argv, kind, tmp_path, monkeypatch, capsys)
