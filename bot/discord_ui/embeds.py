@@ -83,17 +83,14 @@ def shown_name(name: str, user_id: int) -> str:
     return f"{ISOLATE}{discord.utils.escape_markdown(bare)}{END_ISOLATE}"
 
 
-def leaderboard_embed(
-    board: Leaderboard, period: Period | str, user_id: int, zone: str = "UTC"
-) -> discord.Embed:
-    """`zone`: the server's, whose local days and weeks the board counts."""
+def leaderboard_embed(board: Leaderboard, period: Period | str, user_id: int) -> discord.Embed:
     title = f"🏆 Leaderboard · {Period(period).title}"
     if not board.rows:
         return discord.Embed(
             title=title,
             description="No points yet. Answer a quiz to be the first on the board!",
             colour=discord.Colour.gold(),
-        ).set_footer(text=leaderboard_footer(period, zone))
+        ).set_footer(text=leaderboard_footer(period, board.zone))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     lines = []
     for row in board.rows:
@@ -108,7 +105,7 @@ def leaderboard_embed(
         lines.append(f"…\n**{me.rank}.** you · **{me.points}** pts · {me.solved} solved")
     description = rendering.truncate("\n".join(lines), rendering.EMBED_DESCRIPTION)
     embed = discord.Embed(title=title, description=description, colour=discord.Colour.gold())
-    return embed.set_footer(text=leaderboard_footer(period, zone))
+    return embed.set_footer(text=leaderboard_footer(period, board.zone))
 
 
 def stats_embed(name: str, stats: MemberStats, picture: str | None = None) -> discord.Embed:

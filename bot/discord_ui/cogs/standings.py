@@ -40,8 +40,7 @@ class StandingsCog(commands.Cog):
         # Public: the board is the group's, and it only shows totals.
         async with Responder(interaction, ephemeral=False) as responder:
             board = await self.bot.service.leaderboard(guild_id, period, interaction.user.id)
-            zone = await self.bot.service.zone(guild_id)
-            embed = leaderboard_embed(board, period, interaction.user.id, zone.key)
+            embed = leaderboard_embed(board, period, interaction.user.id)
             await responder.send(Reply(embeds=(embed,)))
 
     @app_commands.command(name="stats", description="Your quiz figures (or a member's).")
