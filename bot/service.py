@@ -52,7 +52,7 @@ import multiprocessing
 import random
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Any, TypeVar
@@ -484,10 +484,9 @@ class QuizService:
         self, guild_id: int, period: Period, user_id: int | None, limit: int = 10
     ) -> Leaderboard:
         zone = await self.zone(guild_id)
-        board = await self.run_read(
+        return await self.run_read(
             self.store.leaderboard, guild_id, period, zone, self.clock(), user_id, limit
         )
-        return replace(board, zone=zone.key)
 
     async def review_status(self, guild_id: int, user_id: int) -> DueSummary:
         """How many of a member's reviews are due now, and when the next one falls due (for

@@ -178,13 +178,13 @@ def leaderboard(
         with units.read() as conn:
             state = board_state(conn, guild_id)
             if state.serves(key, tz.key):
-                return _ranked(_board_rows(conn, guild_id, key, user_id, limit), user_id)
+                return _ranked(_board_rows(conn, guild_id, key, user_id, limit), user_id, tz)
             zone = None
             if attempt == 0:
                 zone = state.rebuild_in(tz.key, to_utc_naive(datetime.now(UTC)))
             if zone is None:
                 return _ranked(
-                    _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id
+                    _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id, tz
                 )
         try:
             with units.write() as conn:
@@ -204,7 +204,7 @@ def leaderboard(
             )
             with units.read() as conn:
                 return _ranked(
-                    _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id
+                    _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id, tz
                 )
     raise AssertionError("unreachable: the second attempt returns")
 
@@ -218,11 +218,12 @@ def leaderboard_exact(
     user_id: int | None,
     limit: int,
 ) -> Leaderboard:
-    return _ranked(_exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id)
+    return _ranked(_exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id, tz)
 
 
-def _ranked(found: Sequence[Row[Any]], user_id: int | None) -> Leaderboard:
-    """The rows of a leaderboard statement (top rows, and the asker's with `better`) ranked."""
+def _ranked(found: Sequence[Row[Any]], user_id: int | None, tz: ZoneInfo) -> Leaderboard:
+    """The rows of a leaderboard statement (top rows, and the asker's with `better`) ranked;
+    `tz`: the zone its days and weeks were counted in."""
     found = sorted(found, key=lambda r: (-r.points, -r.solved, r.reached_at, r.user_id))
     rows = [
         Rank(n, r.user_id, r.name or str(r.user_id), r.points, r.solved)
@@ -238,7 +239,7 @@ def _ranked(found: Sequence[Row[Any]], user_id: int | None) -> Leaderboard:
             ),
             None,
         )
-    return Leaderboard(rows, me)
+    return Leaderboard(rows, me, str(tz))
 
 
 def _board_rows(

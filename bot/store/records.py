@@ -152,8 +152,8 @@ class Leaderboard:
     rows: list[Rank]
     me: Rank | None
     """The asking member's rank, even outside `rows`; None without points in the period."""
-    zone: str = "UTC"
-    """The zone whose local days and weeks it counts (the server's, set by the service)."""
+    zone: str
+    """The zone whose local days and weeks it counted (the server's): its footer names it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,10 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
             tried = progress.pop("tried")
             assert len(tried) <= progress["wrong_tries"]
             assert all(isinstance(picks, tuple) and picks for picks in tried)
+    # Leaderboard.zone (the zone its days and weeks counted in, for its footer): new since 0.1.0.
+    for guild, boards in now_facts["leaderboards"].items():
+        for board in boards.values():
+            assert board.pop("zone") == fixture.ZONES[int(guild)]
     # Compared one part at a time so a failure names what was lost.
     for part in EXPECTED:
         assert now_facts[part] == EXPECTED[part], part
