@@ -14,8 +14,9 @@ So with the shards spread over the processes exactly once:
   yet is still owned by the formula);
 - whatever the bot sends to members privately, outside a server (reminders), is sent by the
   process that runs shard 0 (`owns_direct_messages`), never by two.
-If two processes claim the same shard by mistake, the database's claim (one `schedule_run` row
-per schedule and local day) still lets only one of them post a day.
+A process given a shard another runs, or another SHARD_COUNT, is refused at start-up
+(bot/store/process_claim.py); and should two ever serve one shard, the database's claim (one
+`schedule_run` row per schedule and local day) still lets only one of them post a day.
 
 No settings (`ShardPlan.UNSHARDED`): one process, which owns everything, and discord.py picks
 the shard count itself (`client_options` is empty).

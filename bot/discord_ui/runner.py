@@ -22,6 +22,7 @@ from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.settings import README_TOKEN_SECTION, Settings
 from bot.store import Store, make_engine
+from bot.store.process_claim import claim_database_file, claim_shards
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,17 @@ async def run_bot(settings: Settings) -> None:
         log.error("not starting: %s", exc)
         raise SystemExit(1) from None
     log.info("loaded %d tasks from %s", len(catalog), settings.content_dir)
+    # Before the engine opens the file: a second bot must not upgrade the schema under the
+    # first. Raises a HostError if another process runs on it.
+    file_claim = await asyncio.to_thread(claim_database_file, settings.database_url)
+    try:
+        await _serve_on_database(settings, token, catalog)
+    finally:
+        file_claim.release()
+    log.info("closed")
+
+
+async def _serve_on_database(settings: Settings, token: str, catalog: Catalog) -> None:
     # Upgrades the schema if this quizbot is newer than the database (after backing an SQLite
     # file up; the migrations module logs where), or raises a SchemaError, a HostError the CLI
     # prints as one line. Off the loop: it may take a while.
@@ -122,13 +134,16 @@ async def run_bot(settings: Settings) -> None:
         make_engine, settings.database_url, synchronous=settings.sqlite_synchronous
     )
     try:
-        await _serve(settings, token, build_bot(settings, catalog, Store(engine)))
+        shard_claim = await asyncio.to_thread(claim_shards, engine, settings.shards)
+        try:
+            await _serve(settings, token, build_bot(settings, catalog, Store(engine)))
+        finally:
+            await asyncio.to_thread(shard_claim.release)
     finally:
         # Closing the last connection checkpoints SQLite's WAL into the database file and
         # removes the -wal file, so a stopped bot's quizbot.db holds everything on its own
         # (a copy of the file alone is a whole backup). Off the loop: it writes to disk.
         await asyncio.to_thread(engine.dispose)
-    log.info("closed")
 
 
 async def _serve(settings: Settings, token: str, bot: QuizBot) -> None:

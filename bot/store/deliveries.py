@@ -11,7 +11,8 @@ someone holds leaves it alone.
 On PostgreSQL the hold is a session advisory lock on one connection kept for as long as this
 process holds any day: a process that dies loses its connection and, with it, its holds, so
 the day is resumed at the next tick (a host that vanishes: within about a minute). On SQLite
-one process runs per database (README.md), so holding within the process is enough.
+one process runs per database (bot/store/process_claim.py), so holding within the process
+is enough.
 """
 
 from __future__ import annotations
@@ -31,13 +32,6 @@ log = logging.getLogger(__name__)
 
 _TRY = text("SELECT pg_try_advisory_lock(:key)").bindparams(bindparam("key", type_=BigInteger))
 _UNLOCK = text("SELECT pg_advisory_unlock(:key)").bindparams(bindparam("key", type_=BigInteger))
-
-_KEEPALIVES = (
-    "SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; "
-    "SET tcp_keepalives_count = 3"
-)
-"""The server drops the connection of a host gone silent, and with it its holds, within about
-a minute (ignored over a Unix socket)."""
 
 Day = tuple[int, date]
 """(schedule id, local date): one day of one daily quiz."""
@@ -102,13 +96,7 @@ class Deliveries:
 
     def _connection(self) -> Connection:
         if self._conn is None:
-            # Autocommit: the connection sits idle between statements, never inside a
-            # transaction that would hold back the server's vacuum.
-            conn = self.store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-            # A host that vanishes sends no goodbye: without keepalives the server would keep
-            # its holds (and the day unsent) for the OS's two hours before it noticed.
-            conn.exec_driver_sql(_KEEPALIVES)
-            self._conn = conn
+            self._conn = dialect.session_lock_connection(self.store.engine)
         return self._conn
 
     def _close_if_idle(self) -> None:
@@ -117,16 +105,9 @@ class Deliveries:
             self._conn = None
 
     def _drop(self) -> None:
-        """Close the connection for good, not into the pool: a session lock that could not
-        be released must not outlive it."""
         conn, self._conn = self._conn, None
-        if conn is None:
-            return
-        try:
-            conn.invalidate()
-            conn.close()
-        except DBAPIError:
-            pass
+        if conn is not None:
+            dialect.drop_connection(conn)
 
 
 def _key(day: Day) -> int:

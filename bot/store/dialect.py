@@ -26,6 +26,7 @@ from sqlalchemy import (
     BigInteger,
     ColumnElement,
     Connection,
+    Engine,
     Integer,
     Table,
     bindparam,
@@ -34,6 +35,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
 T = TypeVar("T")
@@ -126,6 +128,39 @@ def lock(conn: Connection, scope: str, keys: Iterable[object], *, shared: bool =
         conn.execute(_LOCK_SHARED_ONE if shared else _LOCK_ONE, {"key": numbers[0]})
     else:
         conn.execute(_LOCK_SHARED_MANY if shared else _LOCK_MANY, {"keys": numbers})
+
+
+_KEEPALIVES = (
+    "SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; "
+    "SET tcp_keepalives_count = 3"
+)
+
+
+def session_lock_connection(engine: Engine) -> Connection:
+    """A PostgreSQL connection of its own for session advisory locks, which outlive any one
+    transaction and are let go when the connection closes.
+
+    Autocommit: it sits idle between statements, never inside a transaction that would hold
+    back the server's vacuum. With TCP keepalives: a host that vanishes sends no goodbye, and
+    without them the server would keep its locks for the OS's two hours before it noticed;
+    with them, within about a minute (ignored over a Unix socket)."""
+    conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    try:
+        conn.exec_driver_sql(_KEEPALIVES)
+    except BaseException:
+        drop_connection(conn)
+        raise
+    return conn
+
+
+def drop_connection(conn: Connection) -> None:
+    """Close a session-lock connection for good, not into the pool: a lock that could not be
+    released must not outlive it in a pooled connection. Never raises."""
+    try:
+        conn.invalidate()
+        conn.close()
+    except DBAPIError:
+        pass
 
 
 def lift_statement_timeout(conn: Connection) -> None:

@@ -24,6 +24,7 @@ from bot.host_errors import HostError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.settings import Settings
+from bot.store.process_claim import claim_database_file
 from tests.discord_ui.conftest import TOKEN
 from tests.discord_ui.fakes import FakeDiscordHTTP, response
 
@@ -149,6 +150,7 @@ async def test_sync_commands_globally(
     assert "Synced 13 commands to every server" in capsys.readouterr().out
 
 
+DATABASE_0_1_0 = Path(__file__).parents[1] / "store" / "fixtures" / "quizbot-0.1.0.db"
 RUN_BOUND = 60
 """Bounds a hang only: run_bot migrates a new SQLite file and loads the content (seconds on a
 busy machine) before the stand-in gateway raises SIGTERM."""
@@ -269,3 +271,29 @@ async def test_run_bot_refuses_broken_banks_without_connecting(
     assert exit_info.value.code == 1
     assert "broken.yaml" in capfd.readouterr().err
     assert fake.calls == []
+
+
+async def test_a_second_bot_on_one_sqlite_database_is_refused_before_it_opens_it(
+    fake: FakeDiscordHTTP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root_logging: None
+) -> None:
+    # The first bot runs on a 0.1.0 database; the second, a newer one started by mistake
+    # beside it, must not upgrade (or back up, or touch) the file under it, nor log in.
+    database = tmp_path / "bot.db"
+    shutil.copyfile(DATABASE_0_1_0, database)
+    before = database.read_bytes()
+    first = claim_database_file(f"sqlite:///{database}")
+    try:
+        with pytest.raises(HostError) as refused:
+            await runner.run_bot(make_settings(tmp_path))
+    finally:
+        first.release()
+    assert refused.value.setting == "DATABASE_URL"
+    assert "another quizbot process" in refused.value.problem
+    assert database.read_bytes() == before
+    left = await asyncio.to_thread(lambda: sorted(p.name for p in tmp_path.iterdir()))
+    assert left == ["bot.db", "bot.db.lock"]  # no backup, no -wal: nothing opened it
+    assert fake.calls == []
+    # Once the first has stopped, the same start goes through (and upgrades).
+    sigterm_once_online(monkeypatch)
+    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path)), RUN_BOUND)
+    assert database.read_bytes() != before

@@ -1,0 +1,220 @@
+"""One process per share of the servers: a bot refuses to start where another bot process
+already serves the same servers from the same database.
+
+Two processes serving one server both receive its clicks and both run its schedules. The
+database keeps a day's quiz once and an answer once, but members get two replies to a click
+(one of them "This interaction failed"), and a `SHARD_COUNT` that differs between processes
+leaves some servers to no process at all (their daily quizzes never go out) and others to two.
+Nothing in the bot could notice that later; at start-up it is one line for the host.
+
+- **SQLite**: one bot per database file (README.md). The bot holds an exclusive `flock` on a
+  file beside the database, `<database>.lock`, for as long as it runs. The kernel lets go when
+  the process ends, however it ends, so a crash leaves nothing to clean up. The lock file
+  holds the holder's process id, for the message.
+- **PostgreSQL**: several processes, each with its own `SHARD_IDS` of one `SHARD_COUNT`. Each
+  holds session advisory locks on a connection of its own (`dialect.session_lock_connection`:
+  a host that vanishes lets go within about a minute) for as long as it runs:
+  - a process serving every shard (no `SHARD_IDS`, or none set at all): `EVERY` exclusively,
+    so it starts only alone and nothing starts beside it;
+  - any other: `EVERY` shared, `COUNT` shared on its shard count (another count held by
+    someone else is a mismatch), and `SHARD` exclusively on each of its shards.
+
+These are start-up checks: a process whose lock connection is cut (a server restart) runs on
+without its locks rather than stop serving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from sqlalchemy import Connection, Engine, TextClause, text
+from sqlalchemy.engine import make_url
+
+from bot.host_errors import HostError
+from bot.sharding import ShardPlan
+from bot.store import dialect
+from bot.store.db import database_file, is_memory
+
+log = logging.getLogger(__name__)
+
+SCALING_OUT: Final = "README.md, section 'Scaling out'"
+
+# Two-integer advisory keys (classid, objid): a namespace of their own, apart from the
+# 64-bit keys of `dialect.lock_key`. "qui" and a role.
+EVERY: Final = 0x71756901
+COUNT: Final = 0x71756902
+SHARD: Final = 0x71756903
+
+MAX_SHARD_LOCKS: Final = 1024
+"""Each advisory lock takes a slot of the server's shared lock table (64 per connection by
+default); a process running more shards than this is not checked shard by shard."""
+
+_TRY = text("SELECT pg_try_advisory_lock(CAST(:ns AS integer), CAST(:id AS integer))")
+_TRY_SHARED = text(
+    "SELECT pg_try_advisory_lock_shared(CAST(:ns AS integer), CAST(:id AS integer))"
+)
+# Who else holds locks of a namespace in this database: pg_locks shows every session's.
+_HELD_BY_OTHERS = text(
+    "SELECT DISTINCT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND classid::bigint = :ns AND objsubid = 2 AND pid <> pg_backend_pid()"
+)
+
+
+class ProcessClaim:
+    """What this process holds while it runs; `release` lets go (idempotent, never raises)."""
+
+    def __init__(self, release: Callable[[], None] | None = None) -> None:
+        self._release = release
+
+    def release(self) -> None:
+        release, self._release = self._release, None
+        if release is not None:
+            release()
+
+
+def claim_database_file(url: str) -> ProcessClaim:
+    """Hold an SQLite database file for this process, or raise HostError naming DATABASE_URL
+    if another process holds it. Before the engine opens (or upgrades) the file. A no-op for
+    in-memory SQLite and for PostgreSQL (`claim_shards`)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
+        return ProcessClaim()
+    assert parsed.database is not None
+    return _claim_file(database_file(parsed.database).absolute())
+
+
+def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:
+    """Hold this process's shards on a PostgreSQL database, or raise HostError naming the
+    setting to change. A no-op on SQLite, where the file is held (`claim_database_file`)."""
+    if engine.dialect.name != "postgresql":
+        return ProcessClaim()
+    conn = dialect.session_lock_connection(engine)
+    try:
+        _claim(conn, shards)
+    except BaseException:
+        dialect.drop_connection(conn)  # lets go of whatever was taken
+        raise
+    return ProcessClaim(lambda: dialect.drop_connection(conn))
+
+
+def _claim_file(database: Path) -> ProcessClaim:
+    import fcntl  # POSIX only; imported here so the module loads on Windows (checked there: none)
+
+    lock_path = database.with_name(database.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise HostError(
+            "DATABASE_URL",
+            f"cannot create {lock_path} ({exc.strerror})",
+            "give the bot's user write access to the database's folder",
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = _read_pid(fd)
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            # A file system without locks (some network mounts): the bot still runs.
+            log.warning(
+                "cannot lock %s (%s): a second bot on this database would not be noticed",
+                lock_path,
+                exc.strerror,
+            )
+            return ProcessClaim()
+        who = f" (process {holder})" if holder else ""
+        raise HostError(
+            "DATABASE_URL",
+            f"another quizbot process{who} is already running on {database}",
+            "stop it first: one bot runs per SQLite database (for several processes, use "
+            f"PostgreSQL and shards: {SCALING_OUT})",
+        ) from None
+    with contextlib.suppress(OSError):  # the id is for the message only
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release() -> None:
+        os.close(fd)  # the lock goes with the descriptor; the file stays for the next start
+
+    return ProcessClaim(release)
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        return int(os.pread(fd, 32, 0).decode().strip())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _claim(conn: Connection, shards: ShardPlan) -> None:
+    if shards.count is None or shards.ids is None or len(shards.ids) == shards.count:
+        if not _take(conn, _TRY, EVERY, 0):
+            raise _taken_error(conn, shards)
+        return
+    if not _take(conn, _TRY_SHARED, EVERY, 0):
+        raise HostError(
+            "SHARD_IDS",
+            "a quizbot process serving every shard is already running on this database",
+            f"stop it, or give it SHARD_IDS of its own too ({SCALING_OUT})",
+        )
+    _take(conn, _TRY_SHARED, COUNT, shards.count)  # shared: never refused
+    others = sorted(_held_by_others(conn, COUNT) - {shards.count})
+    if others:
+        theirs = " and ".join(str(count) for count in others)
+        raise HostError(
+            "SHARD_COUNT",
+            f"this process has SHARD_COUNT={shards.count}, but another quizbot process on "
+            f"this database runs with SHARD_COUNT={theirs}",
+            "give every process the same SHARD_COUNT; to change it, stop them all first "
+            f"({SCALING_OUT})",
+        )
+    if len(shards.ids) > MAX_SHARD_LOCKS:
+        log.info("running %d shards: not checked shard by shard", len(shards.ids))
+        return
+    for shard in shards.ids:
+        if not _take(conn, _TRY, SHARD, shard):
+            raise HostError(
+                "SHARD_IDS",
+                f"shard {shard} is already running in another quizbot process on this "
+                "database",
+                f"give each process different SHARD_IDS, each shard in one process "
+                f"({SCALING_OUT})",
+            )
+
+
+def _take(conn: Connection, statement: TextClause, namespace: int, key: int) -> bool:
+    return bool(conn.execute(statement, {"ns": namespace, "id": key}).scalar_one())
+
+
+def _held_by_others(conn: Connection, namespace: int) -> set[int]:
+    return set(conn.execute(_HELD_BY_OTHERS, {"ns": namespace}).scalars())
+
+
+def _taken_error(conn: Connection, shards: ShardPlan) -> HostError:
+    """Why a process serving every shard cannot start: someone else runs here."""
+    counts = sorted(_held_by_others(conn, COUNT))
+    setting = "SHARD_IDS" if shards.sharded else "SHARD_COUNT"
+    if counts:
+        theirs = " and ".join(str(count) for count in counts)
+        problem = (
+            f"quizbot processes with SHARD_IDS of SHARD_COUNT={theirs} are already running "
+            "on this database, and this one would serve every shard"
+        )
+    else:
+        problem = "another quizbot process is already running on this database"
+    return HostError(
+        setting,
+        problem,
+        f"stop the other process, or give each process its own SHARD_IDS of one "
+        f"SHARD_COUNT ({SCALING_OUT})",
+    )
+
+
+__all__ = ["ProcessClaim", "claim_database_file", "claim_shards"]
