@@ -280,6 +280,7 @@ def _db(command: str, url: str) -> int:
     from bot.store import make_engine
     from bot.store.migrate import current_state, sqlite_file, upgrade_database
     from bot.store.preflight import check_readable, database_exists
+    from bot.store.process_claim import claim_database_file
 
     file = sqlite_file(url)
     if command == "current":
@@ -288,15 +289,24 @@ def _db(command: str, url: str) -> int:
             print(f"no database at {file} yet (quizbot run or quizbot db upgrade creates it)")
             return 1
         check_readable(url)  # a folder, another kind of file, a server that isn't there
-    engine = make_engine(url, create=False)
-    try:
-        if command == "current":
+    if command == "current":
+        engine = make_engine(url, create=False)
+        try:
             state = current_state(engine)
-            print(state.describe())
-            return 1 if state.too_new else 0
-        result = upgrade_database(engine)
+        finally:
+            engine.dispose()
+        print(state.describe())
+        return 1 if state.too_new else 0
+    # Not under a bot running on the same SQLite file: its code expects the schema it opened.
+    claim = claim_database_file(url)
+    try:
+        engine = make_engine(url, create=False)
+        try:
+            result = upgrade_database(engine)
+        finally:
+            engine.dispose()
     finally:
-        engine.dispose()
+        claim.release()
     if result.created:
         print(f"created a new database at revision {result.after}")
     elif not result.changed:

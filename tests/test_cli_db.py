@@ -21,6 +21,7 @@ from sqlalchemy.pool import NullPool
 from bot.cli import main
 from bot.store import make_engine
 from bot.store.migrate import head_revision
+from bot.store.process_claim import claim_database_file
 from tests.pg_server import PgServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,6 +238,26 @@ def test_db_upgrade_of_a_database_another_process_holds_is_one_line(
     assert row_counts(old_db) == before
     assert main(["db", "current"]) == 0  # still the 0.1.0 database, upgradable as before
     assert capsys.readouterr().out.startswith("unversioned (a quizbot 0.1.0 database)")
+
+
+def test_db_upgrade_under_a_running_bot_is_one_line_and_changes_nothing(
+    old_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bot running on the file expects the schema it opened: upgrading it from under the
+    bot is refused before anything is opened or backed up."""
+    before = old_db.read_bytes()
+    running = claim_database_file(f"sqlite:///{old_db}")
+    try:
+        line = assert_one_database_line(
+            main(["db", "upgrade"]), capsys, "another quizbot process"
+        )
+    finally:
+        running.release()
+    assert f"(process {os.getpid()}) is already running on {old_db}" in line
+    assert old_db.read_bytes() == before
+    assert sorted(p.name for p in old_db.parent.iterdir()) == ["quizbot.db", "quizbot.db.lock"]
+    assert main(["db", "upgrade"]) == 0  # once the bot has stopped
+    assert "upgraded from unversioned (0.1.0)" in capsys.readouterr().out
 
 
 @pytest.mark.postgresql
