@@ -87,7 +87,8 @@ def claim_database_file(url: str) -> ProcessClaim:
     if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
         return ProcessClaim()
     assert parsed.database is not None
-    return _claim_file(database_file(parsed.database).absolute())
+    # Resolved: a link to the file, or a relative spelling, is the same database.
+    return _claim_file(database_file(parsed.database).resolve())
 
 
 def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:

@@ -80,6 +80,15 @@ def test_the_same_file_by_another_spelling_is_the_same_claim(
             claim_database_file(f"sqlite:///file:{tmp_path}/quizbot.db?mode=rwc&uri=true")
 
 
+def test_a_link_to_the_file_is_the_same_claim(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "quizbot.db").symlink_to(tmp_path / "data" / "real.db")
+    with ExitStack() as held:
+        held.callback(claim_database_file(f"sqlite:///{tmp_path}/data/real.db").release)
+        with pytest.raises(HostError, match=r"data/real\.db"):
+            claim_database_file(f"sqlite:///{tmp_path}/quizbot.db")
+
+
 def test_in_memory_databases_claim_nothing() -> None:
     first, second = claim_database_file("sqlite://"), claim_database_file("sqlite://")
     first.release()
