@@ -49,9 +49,10 @@ last commits may roll back on power loss or an OS crash (never a corruption, and
 of the bot alone). BENCHMARKS.md, "Durability", measures the cost with the group commit."""
 
 
-POOL_SIZE = 6
+POOL_SIZE = 7
 """PostgreSQL connections kept open: the service's reader threads (4) and its writer thread,
-and one for the scheduler or a command."""
+one for the scheduler or a command, and the one that holds the process's shards for as long as
+it runs (bot/store/process_claim.py)."""
 MAX_OVERFLOW = 4
 """Connections opened beyond POOL_SIZE in a burst (closed again when returned)."""
 POOL_TIMEOUT_S = 10
