@@ -186,3 +186,13 @@ def test_fill_template_renders_picks_and_solution() -> None:
     assert task.filled({1: "A"}) == "x = {d: total // len([2]) for d in [3]}"
     assert task.solved_template() == "x = {d: total // len(device_list) for d in device_list}"
     assert task.final_answer() == "[1] = //, [2] = device_list, [3] = device_list"
+
+
+@pytest.mark.parametrize("picks", [{4: "A"}, {0: "A"}, {1: "Z"}])
+def test_the_picker_refuses_a_blank_the_task_does_not_have_or_an_unknown_option(picks) -> None:
+    """A forged picker click for blank 4 of a three-blank task (or blank 0) is refused, as an
+    unknown option is; the task's own blanks and options are taken."""
+    task = fill_task()
+    with pytest.raises(InvalidAnswerError):
+        engine.check_partial_picks(task, picks)
+    engine.check_partial_picks(task, {1: "A", 3: "D"})

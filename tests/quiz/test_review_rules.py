@@ -11,7 +11,7 @@ import pytest
 
 from bot.quiz.engine import Progress, check_owner
 from bot.quiz.errors import PrivatePostError, SessionExpiredError
-from bot.quiz.practice import next_task
+from bot.quiz.practice import due_reviews, held_reviews, next_task
 from bot.quiz.review import ReviewRating, rates_today, rating_for, rating_of
 from bot.quiz.rules import SESSION_IDLE, check_session_live, session_expired
 
@@ -71,6 +71,21 @@ def test_practice_prefers_unsolved_then_unserved_and_ends_when_all_served() -> N
     assert next_task(tasks, solved=set(), served=set(tasks), rng=rng) is None
     picks = {next_task(tasks, solved=set(), served=(), rng=random.Random(n)) for n in range(40)}
     assert picks == set(tasks)  # random among equals
+
+
+def test_reviews_keep_the_queues_order_most_overdue_first() -> None:
+    # The store reads the queue most overdue first; what /review serves keeps that order,
+    # leaving out removed, withheld and already served tasks.
+    queue = ["oldest", "gone", "older", "held", "served", "newest"]
+    available = set(queue) - {"gone"}
+    assert due_reviews(queue, available, {"held"}, {"served"}) == ["oldest", "older", "newest"]
+
+
+def test_held_back_reviews_count_only_tasks_the_server_still_has() -> None:
+    """/review says how many due reviews wait for a public post: a withheld card whose task
+    the banks no longer have would never be served, so it is not counted."""
+    queue = ["gone", "held", "free"]
+    assert held_reviews(queue, {"held", "free"}, {"gone", "held"}) == 1
 
 
 def test_a_session_expires_after_30_idle_minutes() -> None:
