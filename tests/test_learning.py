@@ -20,7 +20,9 @@ from bot.quiz.errors import (
     SessionExpiredError,
     TasksWithheldError,
 )
-from bot.quiz.tasks import Catalog
+from bot.quiz.review import ReviewRating
+from bot.quiz.tasks import Catalog, Difficulty, Task
+from bot.review_scheduler import review
 from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.review_cards import DueSummary, StoredCard, save_cards
@@ -40,12 +42,16 @@ def clock() -> Clock:
     return Clock(START)
 
 
+def quiz_service(clock: Clock, tasks: list[Task]) -> QuizService:
+    store = Store(make_engine("sqlite://"))
+    return QuizService(
+        Catalog.of(tasks), store, clock=clock, batch_window=0.001, rng=random.Random(3)
+    )
+
+
 @pytest.fixture
 async def service(clock: Clock) -> AsyncIterator[QuizService]:
-    store = Store(make_engine("sqlite://"))
-    service = QuizService(
-        Catalog.of(TASKS), store, clock=clock, batch_window=0.001, rng=random.Random(3)
-    )
+    service = quiz_service(clock, TASKS)
     await service.start()
     yield service
     await service.close()
@@ -364,3 +370,105 @@ async def test_a_refused_next_posts_nothing(service: QuizService) -> None:
     assert summary.served == 1  # Bob's click added no post to Alice's session
     after = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
     assert after.number == 2
+
+
+async def test_review_serves_the_most_overdue_first_then_the_next_most(
+    service: QuizService,
+) -> None:
+    with service.store.write() as conn:
+        save_cards(
+            conn,
+            [
+                due_card("t2", START - timedelta(days=1)),
+                due_card("t3", START - timedelta(days=3)),
+                due_card("t1", START - timedelta(days=2)),
+            ],
+        )
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    served = []
+    while step.posted is not None:
+        served.append(step.posted.task.id)
+        assert step.session_id is not None
+        step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+    assert served == ["t3", "t1", "t2"]
+
+
+async def test_a_practice_session_keeps_to_its_difficulty(clock: Clock) -> None:
+    hard = [choice(f"h{n}", difficulty=Difficulty.HARD) for n in (1, 2)]
+    service = quiz_service(clock, [*TASKS, *hard])
+    await service.start()
+    try:
+        step = await service.sessions.start_practice(
+            GUILD, CHANNEL, ALICE, difficulty=Difficulty.HARD
+        )
+        served = []
+        while step.posted is not None:
+            served.append(step.posted.task.id)
+            assert step.session_id is not None
+            step = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
+        assert sorted(served) == ["h1", "h2"]  # the easy tasks are not this session's
+    finally:
+        await service.close()
+
+
+async def test_all_tasks_withheld_links_the_three_latest_posts_and_counts_them_all(
+    clock: Clock,
+) -> None:
+    tasks = [*TASKS, choice("t4")]
+    service = quiz_service(clock, tasks)
+    await service.start()
+    try:
+        for n, task in enumerate(tasks, 1):
+            public = await service.create_post(GUILD, CHANNEL, task, BOB)
+            await service.attach_message(public.post.id, 1000 + n)
+            clock.now += timedelta(minutes=1)
+        with pytest.raises(TasksWithheldError) as withheld:
+            await practice_step(service)
+        assert withheld.value.total == 4
+        assert [message for _, _, message in withheld.value.posts] == [1004, 1003, 1002]
+    finally:
+        await service.close()
+
+
+# -- FSRS: what a rating does to a card (bot/review_scheduler.py) --------------------------------
+
+
+def rate(card: StoredCard | None, rating: ReviewRating, at: datetime) -> StoredCard:
+    return review(card, rating, at, guild_id=GUILD, user_id=ALICE, task_id="t1")
+
+
+def test_a_new_card_is_due_at_once_after_again_in_a_day_after_hard_and_two_after_good() -> None:
+    assert rate(None, ReviewRating.AGAIN, START).due == START
+    assert rate(None, ReviewRating.HARD, START).due == START + timedelta(days=1)
+    assert rate(None, ReviewRating.GOOD, START).due == START + timedelta(days=2)
+
+
+def test_a_missed_card_answered_right_the_same_day_moves_one_day_ahead() -> None:
+    """README: after an Again the card is due at once, and answering it right then moves it
+    about a day ahead (a new card's Good would move it two)."""
+    missed = rate(None, ReviewRating.AGAIN, START)
+    later = START + timedelta(minutes=5)
+    assert rate(missed, ReviewRating.GOOD, later).due == later + timedelta(days=1)
+
+
+def test_each_review_builds_on_the_cards_history_the_same_way_every_time() -> None:
+    """Good, then Good when due: 2 days, then 11, then 46; Hard instead of the second Good: 8.
+    No fuzzing: the same reviews give the same days every time."""
+    for _ in range(3):
+        first = rate(None, ReviewRating.GOOD, START)
+        second = rate(first, ReviewRating.GOOD, first.due)
+        assert second.due - first.due == timedelta(days=11)
+        assert rate(first, ReviewRating.HARD, first.due).due - first.due == timedelta(days=8)
+        third = rate(second, ReviewRating.GOOD, second.due)
+        assert third.due - second.due == timedelta(days=46)
+
+
+def test_missing_a_well_known_card_brings_it_back_within_days_not_weeks() -> None:
+    """A card on an 11-day interval, missed when due: due at once, and answered right then it
+    is due again in 2 days: the miss resets what the card had earned."""
+    first = rate(None, ReviewRating.GOOD, START)
+    known = rate(first, ReviewRating.GOOD, first.due)
+    missed = rate(known, ReviewRating.AGAIN, known.due)
+    assert missed.due == known.due
+    later = known.due + timedelta(minutes=5)
+    assert rate(missed, ReviewRating.GOOD, later).due == later + timedelta(days=2)
