@@ -197,6 +197,14 @@ def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
     assert "1 review due" in reminder_text(1, "S")
 
 
+def test_a_last_day_later_than_the_zones_today_waits_for_a_day_that_had_none() -> None:
+    # The bot's default zone moved far west between restarts (QUIZBOT_TIMEZONE, UTC+14 to
+    # UTC-11), which moves no member's last day: it can be days ahead of the zone's today. The
+    # plan promises no day that had its DM already.
+    now = utc(2025, 6, 2, 12, 0)  # 14:00 on 2 June in Berlin
+    assert next_reminder(7, BERLIN, now, date(2025, 6, 4)).at == utc(2025, 6, 5, 5, 0)
+
+
 # -- the pass on the scheduler's loop ------------------------------------------------------------
 
 
@@ -440,3 +448,48 @@ async def test_a_review_of_a_bank_another_process_uploaded_is_reminded(
     BankStore(sender.store).save(GUILD, "networking", bank_yaml(), 1, BOB, clock())
     await sender.run_until(utc(2025, 6, 2, 5, 10))
     assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
+
+
+async def test_moving_far_east_skips_no_day(start: Callable[..., Process]) -> None:
+    dms = RecordingDMs(Clock(utc(2025, 6, 1, 17, 30)))
+    process = start(dms.clock, dms)
+    await remind_at(process, ALICE, 7, "Pacific/Pago_Pago")  # UTC-11: 18:00 UTC
+    due_cards(process.store, ALICE, utc(2025, 5, 1))
+    await process.run_until(utc(2025, 6, 1, 18, 10))
+    assert dms.to(ALICE) == [utc(2025, 6, 1, 18, 0)]  # 1 June in Samoa, 2 June in Kiritimati
+    plan = await process.service.turn_reminders_on(
+        GUILD, ALICE, hour=7, timezone="Pacific/Kiritimati"
+    )
+    assert plan.next.at == utc(2025, 6, 2, 17, 0)  # 07:00 on 3 June in Kiritimati (UTC+14)
+    await process.run_until(utc(2025, 6, 3, 0, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 1, 18, 0), utc(2025, 6, 2, 17, 0)]
+
+
+async def test_moving_to_a_zone_with_the_same_clock_keeps_the_next_days_dm(
+    start: Callable[..., Process],
+) -> None:
+    dms = RecordingDMs(Clock(utc(2025, 6, 2, 4, 0)))
+    process = await alice_reminded(start, dms)  # 07:00 in Berlin: 05:00 UTC
+    await process.run_until(utc(2025, 6, 3, 4, 0))  # 06:00 on 3 June in Berlin
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
+    plan = await process.service.turn_reminders_on(
+        GUILD, ALICE, hour=7, timezone="Europe/Paris"
+    )
+    assert plan.next.at == utc(2025, 6, 3, 5, 0)  # 3 June had no DM, in Berlin or in Paris
+    await process.run_until(utc(2025, 6, 3, 6, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0), utc(2025, 6, 3, 5, 0)]
+
+
+async def test_hours_that_fall_on_different_local_dates_at_once_remind_both_members(
+    start: Callable[..., Process],
+) -> None:
+    clock = Clock(utc(2025, 6, 1, 21, 0))
+    dms = RecordingDMs(clock)
+    process = start(clock, dms)
+    await remind_at(process, ALICE, 7, "Asia/Tokyo")  # 22:00 UTC, the next date there
+    await remind_at(process, BOB, 18, "America/New_York")  # 22:00 UTC too (EDT)
+    due_cards(process.store, ALICE, utc(2025, 5, 1))
+    due_cards(process.store, BOB, utc(2025, 5, 1))
+    await process.run_until(utc(2025, 6, 2, 23, 0))
+    assert dms.to(ALICE) == [utc(2025, 6, 1, 22, 0), utc(2025, 6, 2, 22, 0)]
+    assert dms.to(BOB) == [utc(2025, 6, 1, 22, 0), utc(2025, 6, 2, 22, 0)]
