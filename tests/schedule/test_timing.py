@@ -124,6 +124,17 @@ def test_due_respects_active_since_and_the_grace_window() -> None:
     )
 
 
+def test_a_run_due_the_moment_the_schedule_starts_is_owed() -> None:
+    """Only a run due *before* the schedule existed (or was resumed) is not owed: one added at
+    09:00:00 sharp posts its 09:00 run."""
+    at = datetime(2025, 3, 1, 8, tzinfo=UTC)
+    slot = Slot(date(2025, 3, 1), at)
+    grace = timedelta(hours=2)
+    assert timing.due(slot, at, active_since=at, grace=grace) is Due.POST
+    later = at + timedelta(microseconds=1)
+    assert timing.due(slot, later, active_since=later, grace=grace) is Due.NOT_OWED
+
+
 def test_retry_delay_backs_off_and_caps() -> None:
     delays = [timing.retry_delay(n).total_seconds() for n in range(1, 10)]
     assert delays[:4] == [60, 120, 240, 480]
