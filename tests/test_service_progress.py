@@ -91,3 +91,8 @@ def test_topics_are_ordered_by_tried_then_name() -> None:
         TopicProgress("A", 0, 0, 2),
         TopicProgress("b", 0, 0, 1),
     )
+
+
+def test_topics_tried_as_often_are_in_name_order_whatever_the_case() -> None:
+    topics = topic_progress([], lambda post: "x", {"python": 1, "MLOps": 1, "docker": 1})
+    assert [t.topic for t in topics] == ["docker", "MLOps", "python"]
