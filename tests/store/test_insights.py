@@ -123,6 +123,22 @@ def test_results_one_row_per_member_and_task_over_their_posts(store: Store) -> N
     assert 0 < points[(3, "t-choice")] < points[(2, "t-choice")]  # halved by the hint
 
 
+def test_results_count_a_solution_opened_after_finishing_while_the_post_was_open(
+    store: Store,
+) -> None:
+    """The `solution` column: opened while the post was open, to give up or (points kept)
+    after solving it."""
+    post = new_post(store, MONDAY, task=CHOICE).id
+    answer(store, post, 1, ("A",), MONDAY)
+    answer(store, post, 2, ("A",), MONDAY)
+    store.reveal_solution(post, GUILD, 1, "user1", MONDAY + timedelta(hours=1))
+    rows = InsightsStore(store).results(GUILD, BERLIN)
+    assert [(r.user_id, r.solved, r.first_try, r.points, r.solution) for r in rows] == [
+        (1, True, True, 10, True),
+        (2, True, True, 10, False),
+    ]
+
+
 def test_results_since_a_local_date_count_only_the_posts_made_from_then(store: Store) -> None:
     seed(store)  # the choice post on Monday 6 May, the fill post on Tuesday
     rows = InsightsStore(store).results(GUILD, BERLIN, since=date(2024, 5, 7))
