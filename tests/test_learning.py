@@ -175,6 +175,14 @@ async def test_no_matching_task(service: QuizService) -> None:
         await service.sessions.start_practice(GUILD, CHANNEL, ALICE, "No such topic")
 
 
+async def test_no_matching_task_says_which_difficulty_and_topic_it_looked_for(
+    service: QuizService,
+) -> None:
+    with pytest.raises(NoMatchingTaskError) as none:
+        await service.sessions.start_practice(GUILD, CHANNEL, ALICE, "Testing", Difficulty.HARD)
+    assert str(none.value) == "There is no hard Testing task in the loaded banks."
+
+
 async def test_practice_withholds_a_task_the_member_can_still_score_on_in_public(
     service: QuizService,
 ) -> None:

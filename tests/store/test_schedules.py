@@ -131,6 +131,15 @@ def test_a_server_may_have_max_schedules_and_removing_one_frees_a_place(
     assert len(schedules.list_guild(GUILD)) == MAX_SCHEDULES
 
 
+def test_a_server_may_have_ten_daily_quizzes_as_the_readme_says(
+    schedules: ScheduleStore,
+) -> None:
+    for _ in range(10):
+        add(schedules)
+    with pytest.raises(ScheduleLimitError, match="already has 10 daily quizzes"):
+        add(schedules)
+
+
 def test_concurrent_adds_never_exceed_the_limit(shared_database_url: str) -> None:
     """Separate engines on one database, all adding at once: exactly MAX_SCHEDULES get in,
     and every other add is refused with the limit error (not a silent extra schedule)."""
