@@ -213,11 +213,12 @@ class SolutionAccess:
 
 def open_solution(progress: Progress, *, closed: bool, confirmed: bool) -> SolutionAccess:
     """The solution is free after finishing and after the post closed; before that it ends
-    the member's attempts with 0 points, and only once they confirm."""
-    if progress.finished:
-        return SolutionAccess(shown=True, progress=progress, recorded=True)
+    the member's attempts with 0 points, and only once they confirm. Only a view while the
+    post is open is recorded (the results export's `solution`): after closing it is everyone's."""
     if closed:
         return SolutionAccess(shown=True, progress=progress)
+    if progress.finished:
+        return SolutionAccess(shown=True, progress=progress, recorded=True)
     if not confirmed:
         return SolutionAccess(shown=False, progress=progress)
     return SolutionAccess(shown=True, progress=forfeit(progress), forfeited_now=True, recorded=True)

@@ -139,6 +139,22 @@ def test_results_count_a_solution_opened_after_finishing_while_the_post_was_open
     ]
 
 
+def test_results_leave_out_a_solution_opened_after_the_post_closed(store: Store) -> None:
+    """README: `solution` (opened while the post was open): once the post closed, the
+    solution is everyone's, and viewing it says nothing about the member."""
+    post = new_post(store, MONDAY, task=CHOICE).id
+    answer(store, post, 1, ("A",), MONDAY)  # solved
+    answer(store, post, 2, ("B",), MONDAY)  # one miss, then the post closes
+    store.close_post(post, MONDAY + timedelta(hours=1))
+    for user in (1, 2):
+        store.reveal_solution(post, GUILD, user, f"user{user}", MONDAY + timedelta(hours=2))
+    rows = InsightsStore(store).results(GUILD, BERLIN)
+    assert [(r.user_id, r.solved, r.solution) for r in rows] == [
+        (1, True, False),
+        (2, False, False),
+    ]
+
+
 def test_results_since_a_local_date_count_only_the_posts_made_from_then(store: Store) -> None:
     seed(store)  # the choice post on Monday 6 May, the fill post on Tuesday
     rows = InsightsStore(store).results(GUILD, BERLIN, since=date(2024, 5, 7))
