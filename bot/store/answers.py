@@ -37,7 +37,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
@@ -76,17 +76,18 @@ from bot.store.tables import (
     Post,
     Reveal,
     Score,
+    table_of,
 )
 
-_post = cast(Table, Post.__table__)
-_attempt = cast(Table, Attempt.__table__)
-_reveal = cast(Table, Reveal.__table__)
-_score = cast(Table, Score.__table__)
-_member = cast(Table, Member.__table__)
-_board = cast(Table, BoardState.__table__)
-_total = cast(Table, MemberTotal.__table__)
-_period = cast(Table, MemberPeriod.__table__)
-_session = cast(Table, PracticeSession.__table__)
+_post = table_of(Post)
+_attempt = table_of(Attempt)
+_reveal = table_of(Reveal)
+_score = table_of(Score)
+_member = table_of(Member)
+_board = table_of(BoardState)
+_total = table_of(MemberTotal)
+_period = table_of(MemberPeriod)
+_session = table_of(PracticeSession)
 
 Pair = tuple[int, int]
 """(post id, user id): one member on one post."""

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import (
@@ -52,13 +52,14 @@ from bot.store.tables import (
     MemberPeriod,
     MemberTotal,
     Score,
+    table_of,
 )
 
-_config = cast(Table, GuildConfig.__table__)
-_board = cast(Table, BoardState.__table__)
-_score = cast(Table, Score.__table__)
-_total = cast(Table, MemberTotal.__table__)
-_period = cast(Table, MemberPeriod.__table__)
+_config = table_of(GuildConfig)
+_board = table_of(BoardState)
+_score = table_of(Score)
+_total = table_of(MemberTotal)
+_period = table_of(MemberPeriod)
 
 _p_guild = bindparam("guild_id", type_=BigInteger)
 

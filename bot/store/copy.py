@@ -24,7 +24,7 @@ from bot.store import dialect, faults
 from bot.store.db import make_engine, writer
 from bot.store.migrate import current_state, target_metadata, upgrade_database
 from bot.store.preflight import check_database, check_readable
-from bot.store.tables import MemberTotal, Score
+from bot.store.tables import MemberTotal, Score, table_of
 
 BATCH_ROWS = 5000
 """Rows per read from the source and per insert into the target."""
@@ -217,8 +217,8 @@ def _verify(source: Engine, target: Engine, copied: dict[str, int]) -> int:
 
 def _totals(conn: Connection) -> dict[tuple[int, int], tuple[Any, ...]]:
     """Every member's (points, solved) summed from `score`, and as `member_total` keeps them."""
-    score = Score.__table__
-    kept = MemberTotal.__table__
+    score = table_of(Score)
+    kept = table_of(MemberTotal)
     summed = conn.execute(
         select(
             score.c.guild_id,

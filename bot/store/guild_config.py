@@ -4,23 +4,23 @@ does to the leaderboard totals. Stored only once changed, validated before they 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Connection, Row, Table, bindparam, exists, or_, select
+from sqlalchemy import Connection, Row, bindparam, exists, or_, select
 
 from bot.store.board_totals import board_state, build_board
 from bot.store.dialect import upsert
 from bot.store.records import GuildConfigInfo
-from bot.store.tables import POST_POLICIES, GuildConfig, Member, Post
+from bot.store.tables import POST_POLICIES, GuildConfig, Member, Post, table_of
 
-_config = cast(Table, GuildConfig.__table__)
+_config = table_of(GuildConfig)
 _CONFIG = select(_config).where(_config.c.guild_id == bindparam("guild_id"))
 
 _KNOWN = select(
     or_(
         *(
-            exists().where(cast(Table, model.__table__).c.guild_id == bindparam("guild_id"))
+            exists().where(table_of(model).c.guild_id == bindparam("guild_id"))
             for model in (Post, Member, GuildConfig)
         )
     )

@@ -16,23 +16,23 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Engine, Table, and_, case, distinct, false, func, select, union
+from sqlalchemy import Connection, Engine, and_, case, distinct, false, func, select, union
 
 from bot.clock import local_date
 from bot.store.periods import day_start
 from bot.store.posts import post_infos, public_scores, select_posts
 from bot.store.records import PostInfo
 from bot.store.store import Store
-from bot.store.tables import Attempt, Member, Post, Reveal, Score
+from bot.store.tables import Attempt, Member, Post, Reveal, Score, table_of
 
-_attempt = cast(Table, Attempt.__table__)
-_post = cast(Table, Post.__table__)
-_score = cast(Table, Score.__table__)
-_reveal = cast(Table, Reveal.__table__)
-_member = cast(Table, Member.__table__)
+_attempt = table_of(Attempt)
+_post = table_of(Post)
+_score = table_of(Score)
+_reveal = table_of(Reveal)
+_member = table_of(Member)
 
 
 @dataclass(frozen=True, slots=True)

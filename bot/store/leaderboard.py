@@ -15,11 +15,12 @@ import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
     CTE,
+    BindParameter,
     ColumnElement,
     Connection,
     FromClause,
@@ -45,17 +46,17 @@ from bot.store.board_totals import board_state, build_board, lock_boards
 from bot.store.periods import Period, period_bounds, period_key, to_utc_naive
 from bot.store.posts import public_scores
 from bot.store.records import Leaderboard, Rank
-from bot.store.tables import Member, MemberPeriod, MemberTotal, Score
+from bot.store.tables import Member, MemberPeriod, MemberTotal, Score, table_of
 
 log = logging.getLogger(__name__)
 
-_member = cast(Table, Member.__table__)
-_score = cast(Table, Score.__table__)
-_total = cast(Table, MemberTotal.__table__)
-_period = cast(Table, MemberPeriod.__table__)
+_member = table_of(Member)
+_score = table_of(Score)
+_total = table_of(MemberTotal)
+_period = table_of(MemberPeriod)
 
-_p_guild = bindparam("guild_id")
-_p_me = bindparam("me")
+_p_guild: BindParameter[int] = bindparam("guild_id")
+_p_me: BindParameter[int] = bindparam("me")
 _p_limit = bindparam("limit", type_=Integer)
 
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Connection,
     Row,
     Select,
-    Table,
     bindparam,
     delete,
     distinct,
@@ -39,17 +39,17 @@ from bot.quiz.tasks import Task
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostCounts, PostInfo, SessionInfo
-from bot.store.tables import Attempt, Post, Reveal, Score, TaskVersion
+from bot.store.tables import Attempt, Post, Reveal, Score, TaskVersion, table_of
 from bot.store.task_versions import ensure_versions, tasks_by_hash
 
-_post = cast(Table, Post.__table__)
-_version = cast(Table, TaskVersion.__table__)
-_attempt = cast(Table, Attempt.__table__)
-_score = cast(Table, Score.__table__)
-_reveal = cast(Table, Reveal.__table__)
-_session = cast(Table, PracticeSession.__table__)
+_post = table_of(Post)
+_version = table_of(TaskVersion)
+_attempt = table_of(Attempt)
+_score = table_of(Score)
+_reveal = table_of(Reveal)
+_session = table_of(PracticeSession)
 
-_p_post = bindparam("post_id")
+_p_post: BindParameter[int] = bindparam("post_id")
 
 PRIVATE_POST_IDS = select(_post.c.id).where(_post.c.session_id.is_not(None))
 """The ids of private (practice and review) posts: a range of `ix_post_session_id`."""

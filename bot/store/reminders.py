@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Connection, Table, case, func, or_, select, update
+from sqlalchemy import Connection, case, func, or_, select, update
 
 from bot.store import dialect
 from bot.store.learning_tables import MemberReminder
 from bot.store.periods import to_utc_naive
-from bot.store.tables import GuildConfig
+from bot.store.tables import GuildConfig, table_of
 
-_reminder = cast(Table, MemberReminder.__table__)
-_config = cast(Table, GuildConfig.__table__)
+_reminder = table_of(MemberReminder)
+_config = table_of(GuildConfig)
 
 
 Rezone = Callable[[date, str | None, str | None], date]

@@ -10,19 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Table, bindparam, select
+from sqlalchemy import Connection, bindparam, select
 
 from bot.clock import zone_or
 from bot.store import dialect
 from bot.store.learning_tables import ReviewCard
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
-from bot.store.tables import GuildConfig
+from bot.store.tables import GuildConfig, table_of
 
-_card = cast(Table, ReviewCard.__table__)
-_config = cast(Table, GuildConfig.__table__)
+_card = table_of(ReviewCard)
+_config = table_of(GuildConfig)
 
 CardKey = tuple[int, int, str]
 """(guild id, user id, task id): one member's card for one task."""

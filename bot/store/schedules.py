@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, func, literal, select, update
+from sqlalchemy import Connection, Engine, func, literal, select, update
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
@@ -30,12 +30,12 @@ from bot.store.schedule_records import (
 )
 from bot.store.schedule_tables import Schedule, ScheduleRun
 from bot.store.store import Store
-from bot.store.tables import Attempt, Post
+from bot.store.tables import Attempt, Post, table_of
 
-_schedule = cast(Table, Schedule.__table__)
-_run = cast(Table, ScheduleRun.__table__)
-_post = cast(Table, Post.__table__)
-_attempt = cast(Table, Attempt.__table__)
+_schedule = table_of(Schedule)
+_run = table_of(ScheduleRun)
+_post = table_of(Post)
+_attempt = table_of(Attempt)
 
 
 def _clip(text: str, limit: int = 300) -> str:

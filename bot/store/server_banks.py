@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Engine, Table, delete, func, select
+from sqlalchemy import Engine, delete, func, select
 
 from bot.store import dialect
 from bot.store.periods import from_utc_naive, to_utc_naive
 from bot.store.store import Store
-from bot.store.tables import ServerBank
+from bot.store.tables import ServerBank, table_of
 
-_bank = cast(Table, ServerBank.__table__)
+_bank = table_of(ServerBank)
 _SUMMARY = (
     _bank.c.guild_id,
     _bank.c.name,

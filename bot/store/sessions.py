@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Connection, Integer, Table, bindparam, exists, func, select, true, update
+from sqlalchemy import Connection, Integer, bindparam, exists, func, select, true, update
 from sqlalchemy import cast as sql_cast
 
 from bot.quiz.engine import post_closed
@@ -26,11 +26,11 @@ from bot.store import dialect, posts, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostInfo, SessionInfo, SessionSummary
-from bot.store.tables import Post, Score
+from bot.store.tables import Post, Score, table_of
 
-_session = cast(Table, PracticeSession.__table__)
-_post = cast(Table, Post.__table__)
-_score = cast(Table, Score.__table__)
+_session = table_of(PracticeSession)
+_post = table_of(Post)
+_score = table_of(Score)
 
 _SESSION = select(_session).where(_session.c.id == bindparam("sid"))
 _END_OPEN = (

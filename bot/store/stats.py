@@ -9,21 +9,20 @@ per local day, and the posts tried, each with its task version and first-try fac
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import cast
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Table, and_, bindparam, func, select, true, union
+from sqlalchemy import BindParameter, Connection, and_, bindparam, func, select, true, union
 
 from bot.store.periods import aware, day_start, local_date
 from bot.store.posts import post_infos, select_posts
 from bot.store.records import MemberActivity, MemberStats, TriedPost
-from bot.store.tables import Attempt, Post, Score
+from bot.store.tables import Attempt, Post, Score, table_of
 
-_attempt = cast(Table, Attempt.__table__)
-_score = cast(Table, Score.__table__)
-_post = cast(Table, Post.__table__)
+_attempt = table_of(Attempt)
+_score = table_of(Score)
+_post = table_of(Post)
 
-_p_user = bindparam("user_id")
+_p_user: BindParameter[int] = bindparam("user_id")
 
 _LAST_ANSWER_BEFORE = select(func.max(_attempt.c.created_at)).where(
     _attempt.c.guild_id == bindparam("guild_id"),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import cast
 
 from sqlalchemy import (
     BigInteger,
@@ -39,6 +38,16 @@ def one_of(column: str, values: Iterable[str]) -> str:
     what 0.1.0 created, so the schema stays the same byte for byte."""
     quoted = ", ".join(f"'{value}'" for value in values)
     return f"{column} IN ({quoted})"
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a `table=True` model, for the store's SQLAlchemy Core queries.
+    SQLModel sets `__table__` when it creates the class, so type checkers cannot see it."""
+    table = getattr(model, "__table__", None)
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not a table=True model")
+    return table
+
 
 NAIVE_UTC = DateTime(timezone=False)
 """Every timestamp column. Spelled out because recent SQLModel maps `datetime` to an aware
@@ -259,8 +268,8 @@ class MemberPeriod(SQLModel, table=True):
 # The leaderboard order (points desc, solved desc, reached_at, user_id) as an index, so the
 # top N is the first N entries and a member's rank is a range count. Declared here because
 # DESC columns need the Column objects.
-_total = cast(Table, MemberTotal.__table__)
-_period = cast(Table, MemberPeriod.__table__)
+_total = table_of(MemberTotal)
+_period = table_of(MemberPeriod)
 Index(
     "ix_member_total_rank",
     _total.c.guild_id,

@@ -18,17 +18,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import cast
 
-from sqlalchemy import Connection, Table, bindparam, select
+from sqlalchemy import Connection, bindparam, select
 
 from bot.quiz.task_codec import decode_task, encode_task
 from bot.quiz.tasks import Task
 from bot.store import dialect
 from bot.store.periods import to_utc_naive
-from bot.store.tables import TaskVersion
+from bot.store.tables import TaskVersion, table_of
 
-_version = cast(Table, TaskVersion.__table__)
+_version = table_of(TaskVersion)
 
 _IDS_BY_HASH = select(_version.c.hash, _version.c.id).where(
     _version.c.hash.in_(bindparam("hashes", expanding=True))
