@@ -3,7 +3,8 @@ a crafted interaction can still arrive, so every moderator command calls these w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import discord
 from discord import app_commands
@@ -45,7 +46,11 @@ def moderator_group(name: str, description: str) -> app_commands.Group:
     )
 
 
-def moderator_only() -> object:
+Decorated = TypeVar("Decorated")
+"""What `moderator_only` decorates: a command or its callback, handed back as it came."""
+
+
+def moderator_only() -> Callable[[Decorated], Decorated]:
     """An app-command check: refuse, with a clear private message, anyone else."""
 
     async def predicate(interaction: discord.Interaction[QuizBot]) -> bool:

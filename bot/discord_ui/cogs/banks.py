@@ -103,7 +103,7 @@ class BankCog(commands.Cog):
         f"{MAX_UPLOAD_TASKS:,} tasks",
         topic="The topic of imported tasks (a YAML bank names its own)",
     )
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def bank_upload(
         self,
         interaction: Interaction,
@@ -127,7 +127,7 @@ class BankCog(commands.Cog):
         await interaction.followup.send(accepted(done.bank, done.replaced), ephemeral=True)
 
     @bank.command(name="list", description="This server's own banks.")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def bank_list(self, interaction: Interaction) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
@@ -149,7 +149,7 @@ class BankCog(commands.Cog):
 
     @bank.command(name="download", description="A bank of this server, as our YAML.")
     @app_commands.describe(name="The bank's name (see /bank list)")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def bank_download(self, interaction: Interaction, name: BankNameParam) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
@@ -159,7 +159,7 @@ class BankCog(commands.Cog):
 
     @bank.command(name="remove", description="Stop serving a bank of this server and delete it.")
     @app_commands.describe(name="The bank's name (see /bank list)")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def bank_remove(self, interaction: Interaction, name: BankNameParam) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:

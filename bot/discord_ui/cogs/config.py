@@ -42,7 +42,7 @@ class ConfigCog(commands.Cog):
         zone="IANA time zone, e.g. Europe/Berlin: leaderboard days and new daily quizzes use it"
     )
     @app_commands.autocomplete(zone=zone_autocomplete)
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def config_timezone(
         self, interaction: Interaction, zone: app_commands.Transform[str, Text("zone")]
     ) -> None:
@@ -61,7 +61,7 @@ class ConfigCog(commands.Cog):
     @app_commands.describe(
         role="Its members may use /schedule, /config, /insights and /bank (empty: none)"
     )
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def config_modrole(
         self,
         interaction: Interaction,
@@ -81,7 +81,7 @@ class ConfigCog(commands.Cog):
 
     @config.command(name="posting", description="Who may post quizzes with /quiz.")
     @app_commands.describe(policy="anyone, or only moderators")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def config_posting(self, interaction: Interaction, policy: PostPolicyParam) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:

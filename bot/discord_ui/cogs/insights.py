@@ -121,7 +121,7 @@ class InsightsCog(commands.Cog):
         period="the last 7 days (week, the default) or the last 30 (month)",
         post="Post it in the channel for everyone (default: only you see it)",
     )
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def insights(
         self,
         interaction: Interaction,

@@ -69,7 +69,7 @@ class ScheduleCog(commands.Cog):
         thread="Open a discussion thread on each post, with the explanation in spoiler tags",
     )
     @app_commands.autocomplete(topic=topic_autocomplete, timezone=zone_autocomplete)
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def schedule_add(
         self,
         interaction: Interaction,
@@ -116,7 +116,7 @@ class ScheduleCog(commands.Cog):
             )
 
     @schedule.command(name="list", description="This server's daily quizzes and how they went.")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def schedule_list(self, interaction: Interaction) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
@@ -130,7 +130,7 @@ class ScheduleCog(commands.Cog):
     @schedule.command(name="remove", description="Stop a daily quiz for good.")
     @app_commands.rename(schedule_id="id")
     @app_commands.describe(schedule_id="The schedule's number, from /schedule list")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def schedule_remove(
         self, interaction: Interaction, schedule_id: ScheduleIdParam
     ) -> None:
@@ -146,14 +146,14 @@ class ScheduleCog(commands.Cog):
     @schedule.command(name="pause", description="Pause a daily quiz (no posts until resumed).")
     @app_commands.rename(schedule_id="id")
     @app_commands.describe(schedule_id="The schedule's number, from /schedule list")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def schedule_pause(self, interaction: Interaction, schedule_id: ScheduleIdParam) -> None:
         await self._pause(interaction, schedule_id, paused=True)
 
     @schedule.command(name="resume", description="Resume a paused daily quiz.")
     @app_commands.rename(schedule_id="id")
     @app_commands.describe(schedule_id="The schedule's number, from /schedule list")
-    @moderator_only()  # type: ignore[operator]
+    @moderator_only()
     async def schedule_resume(
         self, interaction: Interaction, schedule_id: ScheduleIdParam
     ) -> None:
