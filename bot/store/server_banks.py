@@ -7,6 +7,7 @@ store's. Timestamps come back aware (UTC).
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -114,7 +115,7 @@ class BankStore:
             count, latest = conn.execute(query).one()
         return int(count), latest
 
-    def all(self) -> list[StoredBank]:
+    def all(self) -> builtins.list[StoredBank]:  # `list` alone is the method above
         """Every server's banks with their text (read once, when the service starts)."""
         query = select(*_SUMMARY, _bank.c.yaml).order_by(_bank.c.guild_id, _bank.c.name)
         with self.store.read() as conn:
