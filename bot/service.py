@@ -430,7 +430,8 @@ class QuizService:
             if answering or len(grouped) > 1:  # a lone unit's error is its caller's to report
                 log.exception("group commit of %d failed", len(batch))
             results = [exc] * len(batch)
-        for pending, result in zip([*answering, *grouped], results, strict=True):
+        in_result_order: list[_PendingAnswer | _PendingUnit] = [*answering, *grouped]
+        for pending, result in zip(in_result_order, results, strict=True):
             if pending.future.done():  # the member's interaction was cancelled meanwhile
                 continue
             if isinstance(result, BaseException):

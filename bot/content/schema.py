@@ -190,9 +190,8 @@ class BankChecker(TaskParts):
         options = self._options(fields.get("options"), join(prefix, "options"))
         labels = tuple(o.label for o in options) if options else None
         body = self._body(fields, prefix, kind, labels)
-        mistakes = self._mistakes(
-            fields.get("mistakes"), join(prefix, "mistakes"), labels, body and body.answers
-        )
+        answers = None if body is None else body.answers
+        mistakes = self._mistakes(fields.get("mistakes"), join(prefix, "mistakes"), labels, answers)
         if not (
             self.task_id
             and kind

@@ -246,10 +246,10 @@ def build(
         by_post.setdefault(pick.post_id, []).append(pick)
     pickers: dict[str, Pickers] = {}
     for post_id, picks in by_post.items():
-        post = activity.posts.get(post_id)
-        if post is None or post_id not in tasks:
+        picked = activity.posts.get(post_id)
+        if picked is None or post_id not in tasks:
             continue
-        merged = pickers.setdefault(post.task_id, {})
+        merged = pickers.setdefault(picked.task_id, {})
         for key, users in wrong_pickers(tasks[post_id], picks).items():
             merged.setdefault(key, set()).update(users)
     found = [

@@ -148,10 +148,10 @@ def _question(block: _Block) -> Draft | ReportLine:
         else:
             question.append(line)
     if answer is None:
-        last = block.lines[-1][0]
+        last_line = block.lines[-1][0]
         if not options:
-            return bad(last, "it has no options (A) text or A. text) and no ANSWER line")
-        return bad(last, "no ANSWER: line after its options")
+            return bad(last_line, "it has no options (A) text or A. text) and no ANSWER line")
+        return bad(last_line, "no ANSWER: line after its options")
     text = "\n".join(question)
     return Draft(
         id=slug(text),

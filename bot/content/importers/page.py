@@ -547,7 +547,7 @@ def _is_next_option(text: str, seen: Lines) -> bool:
     """An unindented "X. text" line where X is the next label of a choice task's options."""
     m = _CHOICE_OPTION.match(text)
     expected = sum(1 for _, t in seen if _CHOICE_OPTION.match(t))
-    return bool(m) and expected < len(OPTION_LABELS) and m[1] == OPTION_LABELS[expected]
+    return m is not None and expected < len(OPTION_LABELS) and m[1] == OPTION_LABELS[expected]
 
 
 def _unnumbered(line: str) -> str:
