@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO
 
 
-def replace_file(path: Path, encoding: str, write: Callable[[IO[str]], None]) -> None:
+def replace_file(path: Path, encoding: str, write: Callable[[IO[str]], object]) -> None:
     """Write `path` whole or not at all: into a new file beside it, renamed over it once
     complete, so a full disk or a bad path never leaves half a file (or eats the old one).
     Opened like a plain file, not with tempfile's private mode, so the result gets the usual

@@ -199,7 +199,7 @@ JSONEmbed = dict[str, Any]
 
 
 def fit_message(
-    content: str | None, embeds: Sequence[JSONEmbed] = ()
+    content: str | None, embeds: Sequence[Mapping[str, Any]] = ()
 ) -> tuple[str | None, list[JSONEmbed]]:
     """`content` and `embeds` cut to Discord's limits; every send and edit goes through this.
 
@@ -229,7 +229,7 @@ def fit_message(
     return content, fitted
 
 
-def _fit_embed(embed: JSONEmbed) -> JSONEmbed:
+def _fit_embed(embed: Mapping[str, Any]) -> JSONEmbed:
     out = dict(embed)
     if out.get("title"):
         out["title"] = truncate(out["title"], EMBED_TITLE)

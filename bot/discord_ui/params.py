@@ -14,7 +14,7 @@ difficulties.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import discord
 from discord import app_commands
@@ -27,12 +27,15 @@ from bot.quiz.rules import MAX_TASKS_PER_RUN
 from bot.quiz.tasks import Difficulty
 from bot.schedule.zones import MAX_CHOICES, zone_choices
 
-Interaction = discord.Interaction["QuizBot"]
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+
+Interaction: TypeAlias = discord.Interaction["QuizBot"]
 CHOICE_NAME = 100
 """Discord's limit on an autocomplete choice's name."""
 
 
-class Checked(app_commands.Transformer):
+class Checked(app_commands.Transformer["QuizBot"]):
     """An option parsed by `bot.quiz.refs` when the command runs. `option` is the name the
     member sees (the parameter's display name), for the refusal."""
 
@@ -77,7 +80,8 @@ class ValueChoices(Checked):
         return discord.AppCommandOptionType.string
 
     @property
-    def choices(self) -> list[app_commands.Choice[str]]:
+    def choices(self) -> list[app_commands.Choice[int | float | str]]:
+        # Only str values, in the Transformer's type: a list of narrower choices is no subtype.
         return [app_commands.Choice(name=member.value, value=member.value) for member in self.enum]
 
     async def transform(self, interaction: Interaction, value: Any, /) -> StrEnum:

@@ -288,9 +288,10 @@ def _palette() -> tuple[dict[Colour, int], dict[Ink, int], list[int]]:
         colour, ground = ink
         ramps[ink] = len(entries)
         for step in range(1, RAMP + 1):
-            entries.append(
-                tuple(round(c + (t - c) * step / RAMP) for c, t in zip(ground, colour, strict=True))  # type: ignore[misc]
+            red, green, blue = (
+                round(c + (t - c) * step / RAMP) for c, t in zip(ground, colour, strict=True)
             )
+            entries.append((red, green, blue))
     return fills, ramps, [v for entry in entries for v in entry]
 
 
@@ -451,7 +452,7 @@ def _summary(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
 def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
     y = _topics_y()
     canvas.text((PAD, y), "First try, by topic", fonts.title, TEXT)
-    key_x = WIDTH - PAD
+    key_x: float = WIDTH - PAD
     for label, colour in (("due for review", DUE), ("first try", FIRST_TRY)):
         key_x -= canvas.length(label, fonts.small)
         canvas.text((key_x, y + 11), label, fonts.small, MUTED, "lm")

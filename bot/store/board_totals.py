@@ -278,7 +278,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
             sums[0] += s["points"]
             sums[1] += int(s["solved"])
     if totals:
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "guild_id": g,
                 "user_id": u,

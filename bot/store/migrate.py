@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -128,7 +129,7 @@ class SchemaTooNewError(SchemaError):
 
 
 class UnrecognisedSchemaError(SchemaError):
-    def __init__(self, url: str, missing: set[str]) -> None:
+    def __init__(self, url: str, missing: Collection[str]) -> None:
         self.missing = frozenset(missing)
         super().__init__(
             f"the database {url} has tables but no schema version, and lacks quizbot's tables "

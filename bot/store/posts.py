@@ -21,6 +21,7 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Row,
+    RowMapping,
     Select,
     bindparam,
     delete,
@@ -164,7 +165,7 @@ def _session_info(row: Row[Any]) -> SessionInfo | None:
 
 
 def _post_info(
-    columns: Mapping[str, Any], task: Task | None, session: SessionInfo | None
+    columns: RowMapping | Mapping[str, Any], task: Task | None, session: SessionInfo | None
 ) -> PostInfo:
     """A post's PostInfo from its columns as stored (a row read, or the values just
     inserted): the one place a post's timestamps become aware."""

@@ -94,9 +94,11 @@ _SCHEDULE_TIMES = frozenset(
 
 def schedule_info(row: Row[Any]) -> ScheduleInfo:
     values = {f.name: getattr(row, f.name) for f in fields(ScheduleInfo)}
-    return ScheduleInfo(
-        **{k: aware(v) if k in _SCHEDULE_TIMES else v for k, v in values.items()}
-    )
+    # Any: each field has its own type, which one dict's value type cannot say.
+    converted: dict[str, Any] = {
+        k: aware(v) if k in _SCHEDULE_TIMES else v for k, v in values.items()
+    }
+    return ScheduleInfo(**converted)
 
 
 def run_info(row: Row[Any]) -> RunInfo:
