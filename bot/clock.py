@@ -25,7 +25,8 @@ class Period(StrEnum):
     ALL = "all"
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
+        # Not `title`: that would hide str.title, which every str member must keep.
         return _PERIOD_TITLES[self]
 
 

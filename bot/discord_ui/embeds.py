@@ -84,7 +84,7 @@ def shown_name(name: str, user_id: int) -> str:
 
 
 def leaderboard_embed(board: Leaderboard, period: Period | str, user_id: int) -> discord.Embed:
-    title = f"🏆 Leaderboard · {Period(period).title}"
+    title = f"🏆 Leaderboard · {Period(period).label}"
     if not board.rows:
         return discord.Embed(
             title=title,

@@ -51,7 +51,7 @@ class InsightsPeriod(StrEnum):
         return 7 if self is InsightsPeriod.WEEK else 30
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
         return f"the last {self.days} days"
 
 

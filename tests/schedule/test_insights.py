@@ -114,7 +114,7 @@ def test_a_post_whose_task_is_gone_adds_nothing_but_its_counts_stay() -> None:
     )
     assert report.misconceptions == ()
     assert [(t.task_id, t.title) for t in report.hardest] == [("gone", "gone")]
-    assert report.period.title == "the last 30 days"
+    assert report.period.label == "the last 30 days"
 
 
 def test_participation_text_and_sparkline() -> None:

@@ -47,7 +47,7 @@ def insights_embed(report: Insights) -> discord.Embed:
     fields each as they need, whole tasks only, and say how many tasks did not fit."""
     limit = rendering.EMBED_FIELD_VALUE
     embed = discord.Embed(
-        title=f"🔎 Insights · {report.period.title}",
+        title=f"🔎 Insights · {report.period.label}",
         colour=COLOUR,
         description=(
             f"{report.first_day:%a %d %b %Y} to {report.last_day:%a %d %b %Y}, "
