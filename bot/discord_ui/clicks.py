@@ -53,7 +53,7 @@ def _find(components: Iterable[Any], custom_id: str) -> discord.Component | None
     """The component with this custom_id, in rows, containers and sections alike."""
     for component in components:
         if getattr(component, "custom_id", None) == custom_id:
-            return component  # type: ignore[no-any-return]
+            return component
         nested = list(getattr(component, "children", None) or ())
         accessory = getattr(component, "accessory", None)
         if accessory is not None:

@@ -43,6 +43,7 @@ from bot import rendering
 from bot.discord_ui import picker, replies
 from bot.discord_ui.embeds import task_embed
 from bot.discord_ui.errors import (
+    AnyClientInteraction,
     Guarded,
     QuizView,
     guild_id_of,
@@ -91,7 +92,7 @@ class PostButton:
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction[QuizBot],
+        interaction: AnyClientInteraction,
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
@@ -99,7 +100,7 @@ class PostButton:
         try:
             return cls(refs.post_id(match["post"] or ""))
         except QuizError as exc:
-            return cls(0).refusing(exc)  # type: ignore[attr-defined, no-any-return]
+            return cls(0).refusing(exc)  # type: ignore[attr-defined]  # Guarded, listed first
 
 
 class AnswerButton(
@@ -135,7 +136,7 @@ class AnswerButton(
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        interaction: AnyClientInteraction,
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
@@ -295,7 +296,7 @@ class NextButton(
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        interaction: AnyClientInteraction,
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,

@@ -21,6 +21,7 @@ import discord
 from bot import rendering
 from bot.discord_ui import replies
 from bot.discord_ui.errors import (
+    AnyClientInteraction,
     Guarded,
     QuizView,
     guild_id_of,
@@ -275,7 +276,7 @@ class BlankSelect(
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        interaction: AnyClientInteraction,
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
@@ -326,7 +327,7 @@ class SubmitButton(
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction[QuizBot],  # type: ignore[override]
+        interaction: AnyClientInteraction,
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
