@@ -106,8 +106,10 @@ def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:
 
 
 def _claim_file(database: Path) -> ProcessClaim:
-    import fcntl  # POSIX only; imported here so the module loads on Windows (checked there: none)
-
+    try:
+        import fcntl  # POSIX only
+    except ImportError:  # Windows: no flock; one bot per database stays the README's rule
+        return ProcessClaim()
     lock_path = database.with_name(database.name + ".lock")
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
