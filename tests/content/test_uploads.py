@@ -192,3 +192,18 @@ def test_moodle_xml_in_the_encoding_its_declaration_names_is_read_in_it() -> Non
     (task,) = bank.tasks
     assert task.prompt == "Où est le café ?"
     assert [o.text for o in task.options] == ["Ici", "Là"]
+
+
+def test_a_file_of_no_known_format_is_refused_naming_the_formats_tried() -> None:
+    notes = b"Some notes about MLOps.\nNothing to import.\n"
+    (problem,) = refused(check_upload(notes, "notes.txt"))
+    assert problem.startswith("notes.txt: cannot tell the file's format (yaml, ")
+    assert "aiken" in problem
+
+
+def test_an_imported_file_of_over_2000_questions_is_refused() -> None:
+    question = "Q{n}: which one?\nA) yes\nB) no\nANSWER: A\n\n"
+    text = "".join(question.format(n=n) for n in range(MAX_UPLOAD_TASKS + 1))
+    assert len(text) < MAX_UPLOAD_BYTES
+    (problem,) = refused(check_upload(text.encode(), "many.aiken.txt", topic="T"))
+    assert problem.startswith("many.aiken.txt: 2,001 questions; a bank may hold at most 2,000")
