@@ -187,3 +187,12 @@ async def test_the_reply_to_a_bank_of_many_topics_fits_one_message(
     assert len(reply.text) <= 2000
     assert "60 question(s) left out or changed" in reply.text
     assert "w59" in bot.service.catalog_for(GUILD_ID)
+
+
+async def test_listing_the_banks_of_a_server_without_any_says_how_to_add_one(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    await command(driver, fake, "list")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert reply.text == "This server has no banks of its own yet: add one with /bank upload."
