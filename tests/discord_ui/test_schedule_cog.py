@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -44,6 +44,7 @@ from tests.factories import Clock
 TUTORS = 555
 TUTOR = Member(444, "tutor", roles=(TUTORS,))
 NO_EMBEDS_CHANNEL_ID = 700000000000000003
+NO_THREADS_CHANNEL_ID = 700000000000000004
 BOT_PERMISSIONS = discord.Permissions(
     view_channel=True,
     send_messages=True,
@@ -775,3 +776,44 @@ async def test_a_bot_told_not_to_run_the_scheduler_never_starts_it(
     bot._ready.set()  # type: ignore[union-attr]
     await asyncio.sleep(0.05)
     assert bot.scheduler._task is None
+
+
+async def test_add_with_a_thread_refuses_a_channel_where_the_bot_cannot_open_threads(
+    sd: ScheduleDriver, bot: QuizBot
+) -> None:
+    no_threads = discord.Permissions(create_public_threads=True)
+    deny = [{"id": str(GUILD_ID), "type": 0, "allow": "0", "deny": str(no_threads.value)}]
+    guild = bot.get_guild(GUILD_ID)
+    assert guild is not None
+    guild._add_channel(
+        discord.TextChannel(
+            state=bot._connection, guild=guild, data=_channel(NO_THREADS_CHANNEL_ID, "nt", deny)
+        )
+    )
+    where = {**ADD, "channel": Channel(NO_THREADS_CHANNEL_ID)}
+    reply = await sd.run("schedule add", **where, thread=True)
+    assert reply.ephemeral
+    assert "**Create Public Threads**" in reply.text and "Embed Links" not in reply.text
+    assert await sd.schedules() == []
+    # Without a thread the same channel is fine.
+    await sd.run("schedule add", **where)
+    assert len(await sd.schedules()) == 1
+
+
+async def test_list_and_autocomplete_show_thread_last_result_and_paused(
+    sd: ScheduleDriver,
+) -> None:
+    await sd.run("schedule add", **ADD, thread=True)
+    (info,) = await sd.schedules()
+    now = sd.scheduler.now()
+    sd.scheduler.schedules.skip(
+        info.id, date(2024, 5, 1), scheduled_for=now, reason="missed the grace window", now=now
+    )
+    text = (await sd.run("schedule list")).text
+    assert "· with a discussion thread" in text
+    assert "Last: skipped 2024-05-01: missed the grace window" in text
+    await sd.run("schedule pause", id=info.id)
+    sd.fake.clear()
+    await sd.autocomplete("schedule resume", "id", id="")
+    (choice,) = sd.fake.callbacks()[-1].json["data"]["choices"]
+    assert choice["name"].endswith(" · paused")
