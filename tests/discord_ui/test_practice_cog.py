@@ -190,3 +190,25 @@ async def test_review_says_when_due_reviews_wait_for_open_public_posts(
     reply = fake.last_reply()
     assert reply.flags & EPHEMERAL
     assert reply.text.startswith("**1** review due, but for tasks open on a public post here")
+
+
+async def test_review_serves_the_due_tasks_privately_with_their_count(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    post = await driver.post("mc-split", member=BOB)
+    for pick in ("A", "C", "D"):  # three misses: finished, and due for review at once
+        await driver.click(post, rf"quiz:ans:\d+:{pick}", member=BOB)
+    fake.clear()
+    payload = await driver.command("review", member=BOB)
+    first = fake.last_reply()
+    assert first.flags & EPHEMERAL
+    assert first.text.startswith(
+        "🔁 **1** review due. Here's the most overdue one: only you see it, and it scores no "
+        "leaderboard points."
+    )
+    assert fake.channel_posts and fake.posts() == []  # only the earlier public post
+    await driver.click(fake.response_to(payload), r"quiz:next:\d+:\d+", member=BOB)
+    end = fake.last_reply()
+    assert end.flags & EPHEMERAL
+    assert end.text.startswith("Review session over: 0 of **1** task finished")
+    assert "**1** review still due: /review when you're ready." in end.text
