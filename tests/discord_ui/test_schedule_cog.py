@@ -817,3 +817,21 @@ async def test_list_and_autocomplete_show_thread_last_result_and_paused(
     await sd.autocomplete("schedule resume", "id", id="")
     (choice,) = sd.fake.callbacks()[-1].json["data"]["choices"]
     assert choice["name"].endswith(" · paused")
+
+
+async def test_a_thread_opened_before_a_crash_is_not_an_error_nor_opened_twice(
+    sd: ScheduleDriver, fake: FakeDiscordHTTP, clock: Clock, bot: QuizBot, threads: dict[int, int]
+) -> None:
+    await sd.run("schedule add", **ADD, topic="MLOps", difficulty="easy", thread=True)
+    clock.now = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)  # 09:00 in Berlin
+    await sd.scheduler.tick()
+    (post,) = channel_messages(fake, OTHER_CHANNEL_ID)
+    (thread_id,) = threads.values()
+    run = sd.scheduler.schedules.run((await sd.schedules())[0].id, date(2025, 3, 2))
+    assert run is not None
+    posted = await bot.service.posted(run.post_ids[0])
+    # A restart resumes the day at its thread: Discord answers that it exists (160004).
+    await sd.scheduler.poster.open_thread(posted, int(post["id"]), name="again", text="again")
+    assert threads == {int(post["id"]): thread_id}
+    in_thread = [m for m in fake.messages.values() if m["channel_id"] == str(thread_id)]
+    assert len(in_thread) == 1 and in_thread[0]["content"] != "again"
