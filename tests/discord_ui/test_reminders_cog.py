@@ -33,6 +33,7 @@ NOW = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
 """A Monday, 14:00 in Berlin."""
 DM_CHANNEL_ID = 600000000000000001
 MESSAGES = "/channels/{channel_id}/messages"
+MEMBER = "/guilds/{guild_id}/members/{member_id}"
 
 
 class Members:
@@ -46,12 +47,16 @@ class Members:
 def dms(fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch) -> Members:
     """The fake Discord also opens DM channels (POST /users/@me/channels), as Discord does
     for any user; a message to one is then an ordinary channel message (`sent_dms`). It
-    knows the server (GET /guilds/{id}) and its members, but for those who `left`."""
+    knows the server (GET /guilds/{id}) and its members, but for those who `left`; a route in
+    `fake.fail` fails here too."""
     handle = fake.handle
     members = Members()
 
     async def with_dms(route: Route, json: Any, params: Any, *form: Any) -> Any:
         fake.calls.append(Call(route.method, route.path, route.url, json, params))
+        failure = fake.fail.get(route.path)
+        if failure is not None:
+            raise failure if isinstance(failure, BaseException) else failure()
         if route.method == "POST" and route.path == "/users/@me/channels":
             recipient = user_payload(int(json["recipient_id"]), "member")
             return {"id": str(DM_CHANNEL_ID), "type": 1, "recipients": [recipient]}
@@ -281,4 +286,36 @@ async def test_a_lost_connection_fails_one_dm_and_not_the_pass(
     assert len(sent_dms(fake)) == 2  # both tried
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 2 and all("no connection" in r.getMessage() for r in warnings)
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+@pytest.mark.parametrize(
+    ("route", "failure", "logged"),
+    [
+        (MESSAGES, discord.DiscordServerError(response(500), "Internal Server Error"),
+         "Discord error 500: Internal Server Error"),
+        (MEMBER, discord.DiscordServerError(response(503), "Service Unavailable"),
+         "Discord error 503: Service Unavailable"),
+        (MEMBER, aiohttp.ClientConnectionError("connection reset"), "no connection to Discord"),
+    ],
+    ids=["send-500", "member-lookup-503", "member-lookup-connection-lost"],
+)
+async def test_a_discord_failure_keeps_the_reminder_logs_one_warning_and_waits_a_day(
+    clocked: QuizBot, fake: FakeDiscordHTTP, dms: Members, caplog: pytest.LogCaptureFixture,
+    route: str, failure: BaseException, logged: str,
+) -> None:
+    fake.fail[route] = failure
+    await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
+    due_card(clocked, ALICE.id)
+    await clocked.reminders.tick(NOW)
+    tries = [c for c in fake.calls if c.path == route]
+    assert len(tries) == 1
+    await clocked.reminders.tick(NOW + timedelta(minutes=5))
+    assert [c for c in fake.calls if c.path == route] == tries  # not retried that day
+    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and stored.enabled
+    assert await clocked.service.take_reminder_notice(GUILD_ID, ALICE.id) is None
+    (warning,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warning.levelno == logging.WARNING and warning.exc_info is None
+    assert logged in warning.getMessage() and "not retried today" in warning.getMessage()
     assert not [r for r in caplog.records if r.exc_info]
