@@ -8,8 +8,9 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import text
 
-from bot.progress import ACTIVITY_WEEKS, TopicProgress, topic_progress
+from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, TopicProgress, topic_progress
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Catalog, Task
 from bot.service import QuizService
@@ -84,6 +85,28 @@ async def test_topics_come_from_each_posts_own_task_version(service: QuizService
     assert [(t.topic, t.due) for t in due.topics] == [
         ("MLOps", 3), ("Python", 0), ("Renamed", 0), ("SQL", 1)
     ]
+
+
+async def test_a_post_whose_task_left_the_banks_counts_under_other(
+    service: QuizService,
+) -> None:
+    at = NOW - timedelta(hours=2)
+    answer(service, MLOPS, at, ("A",))
+    old = answer(service, PYTHON, at, ("A",))  # first try
+    # A post from before task versions (0.1.0: no version pinned), whose task then left the
+    # banks: nothing says its topic any more.
+    with service.store.engine.begin() as conn:
+        conn.execute(text("UPDATE post SET task_version_id = NULL WHERE id = :id"), {"id": old.id})
+    await service.use_catalog(Catalog.of([MLOPS]))
+    post = service.store.get_post(old.id)
+    assert post is not None and post.task is None  # still unpinned: its task is not loaded
+    progress = await service.stats_progress(GUILD, USER)
+    assert progress.topics == (
+        TopicProgress("MLOps", tried=1, first_try=1, due=0),
+        TopicProgress(OTHER_TOPIC, tried=1, first_try=1, due=0),
+    )
+    stats = await service.stats(GUILD, USER)
+    assert sum(t.tried for t in progress.topics) == stats.tried == 2
 
 
 def test_topics_are_ordered_by_tried_then_name() -> None:
