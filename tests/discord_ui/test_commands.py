@@ -14,6 +14,7 @@ from bot.discord_ui import stats_picture
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.replies import FORFEIT_LABEL
 from bot.quiz.errors import StoreAction, StoreUnavailableError
+from bot.quiz.tasks import Catalog
 from tests.discord_ui.conftest import Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -474,6 +475,18 @@ async def test_topics_lists_banks_with_counts(driver: Driver, fake: FakeDiscordH
     assert "1 easy · 1 medium" in reply.text
     assert "2 hard" in reply.text
     assert "4 tasks" in reply.text
+
+
+async def test_topics_with_no_banks_loaded_says_so(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    await bot.service.use_catalog(Catalog.of([]))  # CONTENT_DIR empty, no server uploads
+    await driver.command("topics")
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    (embed,) = reply.data["embeds"]
+    assert embed["description"] == "No task banks are loaded."
+    assert "footer" not in embed  # no "0 tasks · /quiz topic:<name> to post one"
 
 
 def _role(role_id: int, name: str) -> dict[str, object]:
