@@ -13,6 +13,7 @@ from tests.discord_ui.conftest import Driver
 from tests.discord_ui.fakes import (
     ALICE,
     BOB,
+    CHANNEL_ID,
     EPHEMERAL,
     GUILD_ID,
     FakeDiscordHTTP,
@@ -177,6 +178,24 @@ async def test_practice_with_every_task_withheld_links_the_posts_to_answer_first
     assert len(links) == 2 and all(int(g) == GUILD_ID for g, _, _ in links)
     assert {int(m) for _, _, m in links} <= set(fake.messages)  # real messages of the posts
     assert len(fake.channel_posts) == 2  # the two posts: nothing private reached the channel
+
+
+async def test_every_task_withheld_by_posts_without_a_message_reads_without_links(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    # Both MLOps tasks open on public posts whose message is not (yet) known: the post is
+    # stored before its message is sent, and a crash in between leaves it without one.
+    for task in ("mc-split", "fill-one"):
+        await bot.service.create_post(GUILD_ID, CHANNEL_ID, bot.service.task(task), BOB.id)
+    await driver.command("practice", topic="MLOps")
+    reply = fake.last_reply()
+    assert reply.flags & EPHEMERAL
+    assert reply.text == (
+        "Every matching task is open on a public post here that you haven't finished. "
+        "Answer those first: practising a task in private would give its answer away."
+    )
+    assert "Start with" not in reply.text and "discord.com/channels" not in reply.text
+    assert fake.channel_posts == []
 
 
 async def test_review_says_when_due_reviews_wait_for_open_public_posts(
