@@ -31,6 +31,7 @@ from bot.rendering import MESSAGE_CONTENT, discord_len
 from tests.discord_ui.conftest import AUTOCOMPLETE, BUTTON, COMMAND, COMPONENT, Driver
 from tests.discord_ui.fakes import (
     ALICE,
+    BOB,
     CHANNEL_MESSAGE,
     DEFERRED_CHANNEL_MESSAGE,
     EPHEMERAL,
@@ -38,6 +39,7 @@ from tests.discord_ui.fakes import (
     UPDATE_MESSAGE,
     Call,
     FakeDiscordHTTP,
+    find_component,
     interaction_payload,
     response,
 )
@@ -313,6 +315,45 @@ async def test_a_private_control_on_a_public_post_never_edits_it(
     assert "doesn't belong to this message" in reply.text
     assert not [c for c in fake.calls if c.callback_type == UPDATE_MESSAGE]
     assert await bot.service.progress(post_id, ALICE.id) == Progress()
+
+
+@pytest.mark.parametrize(
+    "forged",
+    ["quiz:next:abc:{shown}", "quiz:next:{session}:abc", "quiz:next:{big}:{shown}",
+     "quiz:next:{session}:", "quiz:next:²:{shown}"],
+)
+async def test_a_malformed_next_button_is_refused_privately_and_moves_no_session(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, forged: str
+) -> None:
+    started = await driver.command("practice", topic="MLOps")
+    message = fake.response_to(started)
+    real = find_component(message, r"quiz:next:\d+:\d+")["custom_id"]
+    _, _, session, shown = real.split(":")
+    custom_id = forged.format(session=session, shown=shown, big="9" * 20)
+    payload = await forge(driver, message, custom_id)
+    reply = only_reply(fake, payload)
+    assert reply.ephemeral and reply.callback_type == CHANNEL_MESSAGE
+    assert CANT_FIND in reply.text
+    assert troubles(caplog) == []
+    await driver.click(message, r"quiz:next:\d+:\d+")  # the real Next: still on task 1
+    assert "Practice task 2" in fake.last_reply().text
+    assert fake.channel_posts == []
+
+
+async def test_next_on_another_members_session_is_refused_and_leaves_it_as_it_was(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    started = await driver.command("practice", topic="MLOps", member=BOB)
+    bobs = fake.response_to(started)
+    custom_id = find_component(bobs, r"quiz:next:\d+:\d+")["custom_id"]
+    payload = await forge(driver, bobs, custom_id)  # Alice, with Bob's session's Next
+    reply = only_reply(fake, payload)
+    assert reply.ephemeral and reply.callback_type == CHANNEL_MESSAGE
+    assert "another member's private practice" in reply.text
+    assert troubles(caplog) == []
+    await driver.click(bobs, r"quiz:next:\d+:\d+", member=BOB)  # Bob's session never moved
+    mine = fake.last_reply()
+    assert mine.ephemeral and "Practice task 2" in mine.text
 
 
 # -- error replies -----------------------------------------------------------------------------
