@@ -51,9 +51,13 @@ Decorated = TypeVar("Decorated")
 
 
 def moderator_only() -> Callable[[Decorated], Decorated]:
-    """An app-command check: refuse, with a clear private message, anyone else."""
+    """An app-command check: refuse, with a clear private message, anyone else; in a DM
+    (a crafted payload: the groups are server-only), say it only works in a server rather
+    than tell a moderator they are not one."""
 
     async def predicate(interaction: discord.Interaction[QuizBot]) -> bool:
+        if interaction.guild_id is None:
+            raise app_commands.NoPrivateMessage()
         if await is_moderator(interaction):
             return True
         raise ModeratorCheckFailure()

@@ -182,10 +182,17 @@ class ScheduleDriver:
         self.cog = cog
         self.scheduler = driver.bot.scheduler
 
-    async def run(self, command: str, *, member: Member = MOD, **options: Any) -> Call:
+    async def run(
+        self, command: str, *, member: Member = MOD, guild: bool = True, **options: Any
+    ) -> Call:
+        """`guild` False: sent from a DM, as a crafted payload can be."""
         group, sub = command.split()
         payload = interaction_payload(
-            self.fake, kind=COMMAND, data=subcommand_data(group, sub, **options), member=member
+            self.fake,
+            kind=COMMAND,
+            data=subcommand_data(group, sub, **options),
+            member=member,
+            guild=guild,
         )
         before = len(self.fake.replies())
         await self.driver.dispatch(payload)
@@ -258,6 +265,29 @@ async def test_a_member_without_manage_server_is_refused_whatever_the_client_sho
     assert REFUSED in reply.text
     assert (await sd.schedules(), await bot.service.guild_config(GUILD_ID)) == before
     assert sd.fake.posts() == []
+
+
+@pytest.mark.parametrize(("command", "options"), MODERATOR_COMMANDS, ids=lambda v: str(v))
+async def test_a_moderator_command_from_a_dm_is_refused_as_server_only(
+    sd: ScheduleDriver, bot: QuizBot, caplog: pytest.LogCaptureFixture, command: str,
+    options: dict[str, Any],
+) -> None:
+    """The group is server-only in the client; a crafted payload from a DM still arrives, and
+    the moderator who sent it must not be told they lack Manage Server."""
+    await sd.scheduler.add_schedule(
+        guild_id=GUILD_ID,
+        channel_id=CHANNEL_ID,
+        local_time="08:00",
+        timezone="UTC",
+        created_by=MOD.id,
+    )
+    before = (await sd.schedules(), await bot.service.guild_config(GUILD_ID))
+    reply = await sd.run(command, member=MOD, guild=False, **options)
+    assert reply.ephemeral
+    assert reply.text == "This command only works in a server."
+    assert (await sd.schedules(), await bot.service.guild_config(GUILD_ID)) == before
+    assert sd.fake.posts() == []
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
 @pytest.mark.parametrize(("command", "options"), MODERATOR_COMMANDS, ids=lambda v: str(v))
