@@ -12,10 +12,10 @@ import pytest
 
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.errors import SOMETHING_WENT_WRONG
-from bot.quiz.engine import grade
+from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.store import AnswerRequest, Store, make_engine
+from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.discord_ui.conftest import TOKEN, BotFactory, Driver, settings
 from tests.discord_ui.fakes import (
     ALICE,
@@ -262,6 +262,33 @@ async def test_a_busy_database_tells_the_member_the_answer_was_not_recorded(
     # The lock is gone: the same click counts, as the member's first try.
     await driver.click(message, r"quiz:ans:\d+:B")
     assert "**10** points on your first try" in fake.last_reply().text
+
+
+async def test_an_attempt_the_database_refuses_says_all_attempts_are_used(
+    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine stops a finished member itself; only the database's limit on attempts
+    (AttemptLimitError) catches a grader that did not see them all, as one racing another
+    process's write could be: here, one that sees no attempts at all."""
+    message = await driver.post("mc-split")
+    for pick in "ACD":  # three misses: every attempt used
+        await driver.click(message, rf"quiz:ans:\d+:{pick}")
+    post = bot.service.store.latest_post(GUILD_ID, CHANNEL_ID)
+    assert post is not None
+    before = await bot.service.progress(post.id, ALICE.id)
+    assert before.finished and before.wrong_tries == 3
+
+    def blind(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
+        return grade(bot.service.task_of(post), Progress(), request.picks)
+
+    monkeypatch.setattr(bot.service, "_grade", blind)
+    await driver.click(message, r"quiz:ans:\d+:B")  # right, but a fourth attempt
+    reply = fake.last_reply()
+    assert reply.ephemeral
+    assert reply.text == "You've used all 3 attempts on this one."
+    assert await bot.service.progress(post.id, ALICE.id) == before  # nothing stored
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
 async def test_a_full_disk_leaves_leaderboard_and_stats_working(
