@@ -247,46 +247,46 @@ MODERATOR_COMMANDS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+async def refused_touching_nothing(
+    sd: ScheduleDriver, bot: QuizBot, command: str, options: dict[str, Any], **sent: Any
+) -> str:
+    """Run a moderator command (`sent`: who, from where) beside a schedule: its private
+    reply's text, after checking it changed no schedule or setting and posted nothing."""
+    await sd.scheduler.add_schedule(
+        guild_id=GUILD_ID,
+        channel_id=CHANNEL_ID,
+        local_time="08:00",
+        timezone="UTC",
+        created_by=MOD.id,
+    )
+    before = (await sd.schedules(), await bot.service.guild_config(GUILD_ID))
+    reply = await sd.run(command, **sent, **options)
+    assert reply.ephemeral
+    assert (await sd.schedules(), await bot.service.guild_config(GUILD_ID)) == before
+    assert sd.fake.posts() == []
+    return reply.text
+
+
 @pytest.mark.parametrize(("command", "options"), MODERATOR_COMMANDS, ids=lambda v: str(v))
 async def test_a_member_without_manage_server_is_refused_whatever_the_client_shows(
     sd: ScheduleDriver, bot: QuizBot, command: str, options: dict[str, Any]
 ) -> None:
     """The payload says ALICE lacks Manage Server; nothing in the client hid the command."""
-    await sd.scheduler.add_schedule(
-        guild_id=GUILD_ID,
-        channel_id=CHANNEL_ID,
-        local_time="08:00",
-        timezone="UTC",
-        created_by=MOD.id,
-    )
-    before = (await sd.schedules(), await bot.service.guild_config(GUILD_ID))
-    reply = await sd.run(command, member=ALICE, **options)
-    assert reply.ephemeral
-    assert REFUSED in reply.text
-    assert (await sd.schedules(), await bot.service.guild_config(GUILD_ID)) == before
-    assert sd.fake.posts() == []
+    assert REFUSED in await refused_touching_nothing(sd, bot, command, options, member=ALICE)
 
 
 @pytest.mark.parametrize(("command", "options"), MODERATOR_COMMANDS, ids=lambda v: str(v))
 async def test_a_moderator_command_from_a_dm_is_refused_as_server_only(
-    sd: ScheduleDriver, bot: QuizBot, caplog: pytest.LogCaptureFixture, command: str,
+    sd: ScheduleDriver,
+    bot: QuizBot,
+    caplog: pytest.LogCaptureFixture,
+    command: str,
     options: dict[str, Any],
 ) -> None:
     """The group is server-only in the client; a crafted payload from a DM still arrives, and
     the moderator who sent it must not be told they lack Manage Server."""
-    await sd.scheduler.add_schedule(
-        guild_id=GUILD_ID,
-        channel_id=CHANNEL_ID,
-        local_time="08:00",
-        timezone="UTC",
-        created_by=MOD.id,
-    )
-    before = (await sd.schedules(), await bot.service.guild_config(GUILD_ID))
-    reply = await sd.run(command, member=MOD, guild=False, **options)
-    assert reply.ephemeral
-    assert reply.text == "This command only works in a server."
-    assert (await sd.schedules(), await bot.service.guild_config(GUILD_ID)) == before
-    assert sd.fake.posts() == []
+    text = await refused_touching_nothing(sd, bot, command, options, member=MOD, guild=False)
+    assert text == "This command only works in a server."
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
