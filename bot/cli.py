@@ -278,7 +278,8 @@ def _db_copy(source: str, target: str) -> int:
 
 def _db(command: str, url: str) -> int:
     from bot.store import make_engine
-    from bot.store.migrate import current_state, sqlite_file, upgrade_database
+    from bot.store.db import sqlite_file
+    from bot.store.migrate import current_state, upgrade_database
     from bot.store.preflight import check_readable, database_exists
     from bot.store.process_claim import claim_database_file
 

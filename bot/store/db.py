@@ -189,6 +189,15 @@ def database_file(database: str) -> Path:
     return Path(database)
 
 
+def sqlite_file(url: str | URL) -> Path | None:
+    """The database file of an SQLite URL; None for other databases and in-memory ones."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
+        return None
+    assert parsed.database is not None
+    return database_file(parsed.database)  # `file:q.db?uri=true` names q.db
+
+
 def _install_sqlite_hooks(engine: Engine, pragmas: tuple[str, ...]) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:

@@ -32,13 +32,13 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import URL, Connection, Engine, MetaData, inspect, make_url
+from sqlalchemy import URL, Connection, Engine, MetaData, inspect
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from bot.host_errors import HostError
 from bot.store import dialect, faults
-from bot.store.db import database_file, is_memory, is_postgres, writer
+from bot.store.db import is_postgres, sqlite_file, writer
 from bot.store.faults import Fault
 
 log = logging.getLogger(__name__)
@@ -320,15 +320,6 @@ def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
     return UpgradeResult(state.revision, state.head, created=False, backup=saved)
 
 
-def sqlite_file(url: str | URL) -> Path | None:
-    """The database file of an SQLite URL; None for other databases and in-memory ones."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
-        return None
-    assert parsed.database is not None
-    return database_file(parsed.database)  # `file:q.db?uri=true` names q.db
-
-
 def backup_sqlite(path: Path, now: datetime | None = None) -> Path:
     """A consistent copy of the SQLite database `path`, beside it, named with the UTC time
     (`quizbot.db.backup-20261201T140512Z`). Made with SQLite's online backup API, which
@@ -362,6 +353,5 @@ __all__ = [
     "backup_sqlite",
     "current_state",
     "head_revision",
-    "sqlite_file",
     "upgrade_database",
 ]

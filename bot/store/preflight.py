@@ -29,7 +29,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from bot.host_errors import HostError
-from bot.store.db import database_file, is_memory
+from bot.store.db import sqlite_file
 
 SETTING: Final = "DATABASE_URL"
 # Another process holding the write lock this long still means the file is writable.
@@ -70,14 +70,10 @@ def check_readable(url: str, setting: str = SETTING) -> None:
 def _sqlite_path(url: str, setting: str) -> Path | None:
     """The SQLite file to check; None when there is none (PostgreSQL, checked here by
     connecting, or an in-memory database)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "postgresql":
+    if make_url(url).get_backend_name() == "postgresql":
         _check_server(url, setting)
         return None
-    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
-        return None
-    assert parsed.database is not None
-    return database_file(parsed.database)
+    return sqlite_file(url)
 
 
 def _raise_problem(path: Path, error: sqlite3.Error | None, setting: str) -> None:

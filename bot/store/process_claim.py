@@ -34,12 +34,11 @@ from pathlib import Path
 from typing import Final
 
 from sqlalchemy import Connection, Engine, TextClause, text
-from sqlalchemy.engine import make_url
 
 from bot.host_errors import HostError
 from bot.sharding import ShardPlan
 from bot.store import dialect
-from bot.store.db import database_file, is_memory
+from bot.store.db import sqlite_file
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +82,11 @@ def claim_database_file(url: str) -> ProcessClaim:
     """Hold an SQLite database file for this process, or raise HostError naming DATABASE_URL
     if another process holds it. Before the engine opens (or upgrades) the file. A no-op for
     in-memory SQLite and for PostgreSQL (`claim_shards`)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
+    file = sqlite_file(url)
+    if file is None:
         return ProcessClaim()
-    assert parsed.database is not None
     # Resolved: a link to the file, or a relative spelling, is the same database.
-    return _claim_file(database_file(parsed.database).resolve())
+    return _claim_file(file.resolve())
 
 
 def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:
