@@ -118,6 +118,12 @@ class PgServer:
         name = make_url(url).database
         self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
+    def allow_connections(self, url: str, allowed: bool) -> None:
+        """Refuse (or accept again) new connections to a database: what a bot sees while its
+        server restarts."""
+        name = make_url(url).database
+        self.admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS {str(allowed).lower()}")
+
     # -- the server the tests started ------------------------------------------------------
 
     def pg_ctl(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -282,3 +288,11 @@ def pg_server() -> Iterator[PgServer]:
             _unavailable(f"could not start a PostgreSQL server: {detail}")
             return
         yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    """A fresh database on the session's server, dropped after the test."""
+    url = pg_server.new_database()
+    yield url
+    pg_server.drop_database(url)

@@ -7,11 +7,12 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator
-from typing import TextIO
+from collections.abc import AsyncIterator, Callable
+from typing import Final, TextIO
 
 import aiohttp
 import discord
+from sqlalchemy.exc import DBAPIError
 
 from bot.content import ContentError
 from bot.content.cache import load_banks_cached
@@ -22,9 +23,13 @@ from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.settings import README_TOKEN_SECTION, Settings
 from bot.store import Store, make_engine
-from bot.store.process_claim import claim_database_file, claim_shards
+from bot.store.faults import error_name
+from bot.store.process_claim import ProcessClaim, claim_database_file, claim_shards
 
 log = logging.getLogger(__name__)
+
+CLAIM_RENEWAL_SECONDS: Final = 30.0
+"""How often a running bot renews its claim on its servers (`ProcessClaim.renew`)."""
 
 REDACTED = "[token redacted]"
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
@@ -136,7 +141,7 @@ async def _serve_on_database(settings: Settings, token: str, catalog: Catalog) -
     try:
         shard_claim = await asyncio.to_thread(claim_shards, engine, settings.shards)
         try:
-            await _serve(settings, token, build_bot(settings, catalog, Store(engine)))
+            await _serve(settings, token, build_bot(settings, catalog, Store(engine)), shard_claim)
         finally:
             await asyncio.to_thread(shard_claim.release)
     finally:
@@ -146,16 +151,56 @@ async def _serve_on_database(settings: Settings, token: str, catalog: Catalog) -
         await asyncio.to_thread(engine.dispose)
 
 
-async def _serve(settings: Settings, token: str, bot: QuizBot) -> None:
-    """Log in and stay online until SIGTERM or SIGINT closes the bot."""
+async def _keep_claim(
+    claim: ProcessClaim, close: Callable[[], None], every: float
+) -> HostError | None:
+    """Renew the claim every `every` seconds while the bot runs. If another process holds it
+    now, `close` the bot and return why, for `_serve` to raise as the host's one line."""
+    unreachable = False
+    while True:
+        await asyncio.sleep(every)
+        try:
+            retaken = await asyncio.to_thread(claim.renew)
+        except HostError as exc:
+            log.warning("another process took this one's shards while its claim was lost: closing")
+            close()
+            return exc
+        except DBAPIError as exc:
+            if not unreachable:  # once per outage: the store reports each refused click itself
+                name, driver = error_name(exc)
+                log.warning(
+                    "cannot renew this process's claim on its shards (%s: %s); trying again "
+                    "every %g s",
+                    name,
+                    str(driver).strip().replace("\n", " "),
+                    every,
+                )
+            unreachable = True
+            continue
+        except Exception:  # a bug: serving goes on, without renewals
+            log.exception("renewing this process's claim on its shards failed")
+            return None
+        if retaken:
+            log.warning("the connection holding this process's shards was cut; they are held again")
+        unreachable = False
+
+
+async def _serve(
+    settings: Settings, token: str, bot: QuizBot, claim: ProcessClaim | None = None
+) -> None:
+    """Log in and stay online until SIGTERM or SIGINT closes the bot, or until another process
+    takes the servers `claim` holds (raised as its HostError)."""
     loop = asyncio.get_running_loop()
     closing: set[asyncio.Task[None]] = set()
 
-    def stop(signame: str) -> None:
-        log.info("%s received, closing", signame)
+    def close() -> None:
         task = loop.create_task(bot.close())
         closing.add(task)
         task.add_done_callback(closing.discard)
+
+    def stop(signame: str) -> None:
+        log.info("%s received, closing", signame)
+        close()
 
     def reload(signame: str) -> None:
         log.info("%s received, reloading the content from %s", signame, settings.content_dir)
@@ -168,17 +213,30 @@ async def _serve(settings: Settings, token: str, bot: QuizBot) -> None:
         # Windows event loops have no signal handlers; Ctrl-C still works there.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, handler, sig.name)
+    keeper = None
     try:
         async with bot:
+            if claim is not None:
+                keeper = loop.create_task(_keep_claim(claim, close, CLAIM_RENEWAL_SECONDS))
             async with _logging_in(settings):
                 await bot.login(token)
             await bot.connect()
     finally:
+        lost = None
+        if keeper is not None:
+            if keeper.done():
+                lost = keeper.result()
+            else:
+                keeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await keeper
         for sig in handlers:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         if closing:
             await asyncio.gather(*closing, return_exceptions=True)
+    if lost is not None:
+        raise lost
 
 
 async def sync_commands(settings: Settings, guild_id: int | None) -> None:

@@ -19,8 +19,11 @@ Nothing in the bot could notice that later; at start-up it is one line for the h
   - any other: `EVERY` shared, `COUNT` shared on its shard count (another count held by
     someone else is a mismatch), and `SHARD` exclusively on each of its shards.
 
-These are start-up checks: a process whose lock connection is cut (a server restart) runs on
-without its locks rather than stop serving.
+A server restart, or a connection cut on the way, lets go of the locks while the process runs
+on. The runner therefore renews the claim every half minute (`ProcessClaim.renew`): a lost hold
+is taken again, and if another process took it meanwhile (started while the database was back
+and this one had not noticed), this process stops with the same one line it would have met at
+start-up, so the servers never stay with two processes.
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ import contextlib
 import errno
 import logging
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
 from sqlalchemy import Connection, Engine, TextClause, text
+from sqlalchemy.exc import DBAPIError
 
 from bot.host_errors import HostError
 from bot.sharding import ShardPlan
@@ -55,9 +60,7 @@ MAX_SHARD_LOCKS: Final = 1024
 default); a process running more shards than this is not checked shard by shard."""
 
 _TRY = text("SELECT pg_try_advisory_lock(CAST(:ns AS integer), CAST(:id AS integer))")
-_TRY_SHARED = text(
-    "SELECT pg_try_advisory_lock_shared(CAST(:ns AS integer), CAST(:id AS integer))"
-)
+_TRY_SHARED = text("SELECT pg_try_advisory_lock_shared(CAST(:ns AS integer), CAST(:id AS integer))")
 # Who else holds locks of a namespace in this database: pg_locks shows every session's.
 _HELD_BY_OTHERS = text(
     "SELECT DISTINCT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted"
@@ -67,15 +70,62 @@ _HELD_BY_OTHERS = text(
 
 
 class ProcessClaim:
-    """What this process holds while it runs; `release` lets go (idempotent, never raises)."""
+    """What this process holds while it runs; `release` lets go (idempotent, never raises).
+    A file's claim cannot be lost while the process lives, so its `renew` has nothing to do."""
 
     def __init__(self, release: Callable[[], None] | None = None) -> None:
         self._release = release
+
+    def renew(self) -> bool:
+        """Take the claim again if its hold was lost: True if it had to. Raises HostError if
+        another process holds it now, and the driver's DBAPIError while the database cannot
+        be reached (the caller tries again later)."""
+        return False
 
     def release(self) -> None:
         release, self._release = self._release, None
         if release is not None:
             release()
+
+
+_ALIVE = text("SELECT 1")
+
+
+class _ShardClaim(ProcessClaim):
+    """The advisory locks of `claim_shards`, on a connection of their own. One lock serializes
+    `renew` (a worker thread) and `release` (at shutdown), so nothing is taken after the
+    process let go."""
+
+    def __init__(self, engine: Engine, shards: ShardPlan, conn: Connection) -> None:
+        super().__init__()
+        self._engine = engine
+        self._shards = shards
+        self._conn: Connection | None = conn
+        self._released = False
+        self._mutex = threading.Lock()
+
+    def renew(self) -> bool:
+        with self._mutex:
+            if self._released:
+                return False
+            if self._conn is not None:
+                try:
+                    self._conn.execute(_ALIVE)
+                    return False  # a live session still holds every lock it took
+                except DBAPIError:
+                    self._drop()
+            self._conn = _claimed_connection(self._engine, self._shards)
+            return True
+
+    def release(self) -> None:
+        with self._mutex:
+            self._released = True
+            self._drop()
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            dialect.drop_connection(conn)
 
 
 def claim_database_file(url: str) -> ProcessClaim:
@@ -94,13 +144,18 @@ def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:
     setting to change. A no-op on SQLite, where the file is held (`claim_database_file`)."""
     if engine.dialect.name != "postgresql":
         return ProcessClaim()
+    return _ShardClaim(engine, shards, _claimed_connection(engine, shards))
+
+
+def _claimed_connection(engine: Engine, shards: ShardPlan) -> Connection:
+    """A new session-lock connection holding `shards`' locks."""
     conn = dialect.session_lock_connection(engine)
     try:
         _claim(conn, shards)
     except BaseException:
         dialect.drop_connection(conn)  # lets go of whatever was taken
         raise
-    return ProcessClaim(lambda: dialect.drop_connection(conn))
+    return conn
 
 
 def _claim_file(database: Path) -> ProcessClaim:
@@ -183,10 +238,8 @@ def _claim(conn: Connection, shards: ShardPlan) -> None:
         if not _take(conn, _TRY, SHARD, shard):
             raise HostError(
                 "SHARD_IDS",
-                f"shard {shard} is already running in another quizbot process on this "
-                "database",
-                f"give each process different SHARD_IDS, each shard in one process "
-                f"({SCALING_OUT})",
+                f"shard {shard} is already running in another quizbot process on this database",
+                f"give each process different SHARD_IDS, each shard in one process ({SCALING_OUT})",
             )
 
 

@@ -16,6 +16,8 @@ import discord.gateway
 import discord.http
 import discord.webhook.async_
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from bot.discord_ui import runner
 from bot.discord_ui.api_base import point_discord_at
@@ -24,9 +26,12 @@ from bot.host_errors import HostError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.settings import Settings
-from bot.store.process_claim import claim_database_file
+from bot.sharding import ShardPlan
+from bot.store.process_claim import SHARD, claim_database_file, claim_shards
 from tests.discord_ui.conftest import TOKEN
 from tests.discord_ui.fakes import FakeDiscordHTTP, response
+from tests.pg_server import PgServer
+from tests.store.test_process_claim import cut_claim_connections
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 
@@ -45,8 +50,10 @@ def make_settings(tmp_path: Path, **extra: str) -> Settings:
     return Settings(  # type: ignore[call-arg]
         _env_file=None,
         DISCORD_TOKEN=TOKEN,
-        DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
-        **({"CONTENT_DIR": str(CONTENT)} | extra),
+        **(
+            {"DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}", "CONTENT_DIR": str(CONTENT)}
+            | extra
+        ),
     )
 
 
@@ -297,3 +304,112 @@ async def test_a_second_bot_on_one_sqlite_database_is_refused_before_it_opens_it
     sigterm_once_online(monkeypatch)
     await asyncio.wait_for(runner.run_bot(make_settings(tmp_path)), RUN_BOUND)
     assert database.read_bytes() != before
+
+
+# -- a PostgreSQL claim lost while the bot runs ------------------------------------------------
+
+
+def shard_holders(url: str) -> list[int]:
+    """The sessions holding a shard lock on the database."""
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            held = text(
+                "SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND classid::bigint = :ns"
+            )
+            return list(conn.execute(held, {"ns": SHARD}).scalars())
+    finally:
+        engine.dispose()
+
+
+def sharded_settings(tmp_path: Path, url: str) -> Settings:
+    return make_settings(tmp_path, DATABASE_URL=url, SHARD_COUNT="2", SHARD_IDS="0")
+
+
+@pytest.mark.postgresql
+async def test_a_running_bot_takes_its_shard_again_once_its_restarted_database_is_back(
+    fake: FakeDiscordHTTP,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
+    pg_server: PgServer,
+    pg_url: str,
+) -> None:
+    monkeypatch.setattr(runner, "CLAIM_RENEWAL_SECONDS", 0.05)
+    retaken_by: list[int] = []
+    close = QuizBot.close
+
+    async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
+        (before,) = await asyncio.to_thread(shard_holders, pg_url)
+        # The server restarts: the hold is cut, and for a while nothing can connect.
+        await asyncio.to_thread(cut_claim_connections, pg_url)
+        await asyncio.to_thread(pg_server.allow_connections, pg_url, False)
+        await asyncio.sleep(0.5)  # about 10 renewals, each refused
+        await asyncio.to_thread(pg_server.allow_connections, pg_url, True)
+        for _ in range(500):  # the next renewal comes within 0.05 s; 10 s at most
+            holders = await asyncio.to_thread(shard_holders, pg_url)
+            if holders:
+                break
+            await asyncio.sleep(0.02)
+        retaken_by.extend(holders)
+        assert before not in holders
+        await close(self)
+
+    monkeypatch.setattr(QuizBot, "connect", connect)
+    await asyncio.wait_for(runner.run_bot(sharded_settings(tmp_path, pg_url)), RUN_BOUND)
+    assert len(retaken_by) == 1
+    err = capfd.readouterr().err
+    # One warning for the outage, not one per renewal, then one when held again.
+    assert err.count("cannot renew this process's claim on its shards") == 1
+    assert "is not currently accepting connections" in err
+    assert err.count("the connection holding this process's shards was cut; they are held") == 1
+    assert "Traceback" not in err
+    assert await asyncio.to_thread(shard_holders, pg_url) == []  # let go on the way out
+
+
+@pytest.mark.postgresql
+async def test_a_running_bot_whose_shard_another_process_took_meanwhile_stops_with_one_line(
+    fake: FakeDiscordHTTP,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
+    pg_url: str,
+) -> None:
+    # Long enough that the other process starts between two renewals.
+    monkeypatch.setattr(runner, "CLAIM_RENEWAL_SECONDS", 1.0)
+    other = create_engine(pg_url, poolclass=NullPool)
+    claims = []
+    closed = asyncio.Event()
+    close = QuizBot.close
+
+    async def closing(self: QuizBot) -> None:
+        await close(self)
+        closed.set()
+
+    def start_another_process() -> None:
+        cut_claim_connections(pg_url)
+        claims.append(claim_shards(other, ShardPlan.parse(2, "0")))
+
+    async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
+        await asyncio.to_thread(start_another_process)
+        await closed.wait()  # online until closed, as the gateway session is
+
+    monkeypatch.setattr(QuizBot, "connect", connect)
+    monkeypatch.setattr(QuizBot, "close", closing)
+    try:
+        with pytest.raises(HostError) as stopped:
+            await asyncio.wait_for(runner.run_bot(sharded_settings(tmp_path, pg_url)), RUN_BOUND)
+        assert stopped.value.setting == "SHARD_IDS"
+        assert "shard 0 is already running in another quizbot process" in stopped.value.problem
+        # The other process keeps its shard.
+        assert len(await asyncio.to_thread(shard_holders, pg_url)) == 1
+    finally:
+        for claim in claims:
+            claim.release()
+        other.dispose()
+    err = capfd.readouterr().err
+    assert "took this one's shards while its claim was lost: closing" in err
+    assert "Traceback" not in err

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from bot.host_errors import HostError
@@ -96,13 +97,6 @@ def test_in_memory_databases_claim_nothing() -> None:
 
 
 # -- PostgreSQL: shards ---------------------------------------------------------------------
-
-
-@pytest.fixture
-def pg_url(pg_server: PgServer) -> Iterator[str]:
-    url = pg_server.new_database()
-    yield url
-    pg_server.drop_database(url)
 
 
 class Processes:
@@ -199,13 +193,107 @@ def test_a_process_whose_connection_is_gone_lets_go_of_its_shards(
     # What the server does when the holder's host vanishes (keepalives) or the process dies.
     admin = create_engine(pg_url, poolclass=NullPool)
     with admin.connect() as conn:
-        ended = conn.execute(
-            text(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks"
-                " WHERE locktype = 'advisory' AND classid::bigint = :ns"
-            ),
-            {"ns": SHARD},
-        ).scalars().all()
+        ended = (
+            conn.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks"
+                    " WHERE locktype = 'advisory' AND classid::bigint = :ns"
+                ),
+                {"ns": SHARD},
+            )
+            .scalars()
+            .all()
+        )
     admin.dispose()
     assert ended == [True]
     processes.start(2, "0")
+
+
+# -- PostgreSQL: a hold lost while running --------------------------------------------------
+
+
+def cut_claim_connections(url: str) -> list[bool]:
+    """End the sessions holding shard locks: what a database restart does to a running bot."""
+    admin = create_engine(url, poolclass=NullPool)
+    try:
+        with admin.connect() as conn:
+            return list(
+                conn.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_locks"
+                        " WHERE locktype = 'advisory' AND classid::bigint = :ns"
+                    ),
+                    {"ns": SHARD},
+                ).scalars()
+            )
+    finally:
+        admin.dispose()
+
+
+@pytest.mark.postgresql
+def test_renewing_a_held_claim_changes_nothing(processes: Processes) -> None:
+    first = processes.start(2, "0")
+    assert first.renew() is False
+    assert "shard 0 is already running" in processes.refused(2, "0").problem
+
+
+@pytest.mark.postgresql
+def test_a_claim_whose_connection_was_cut_is_taken_again_on_renewal(
+    processes: Processes, pg_url: str
+) -> None:
+    first = processes.start(3, "0-1")
+    assert cut_claim_connections(pg_url) == [True, True]  # one session, two locks
+    assert first.renew() is True
+    # Held again, every shard of it.
+    for shard in ("0", "1"):
+        assert f"shard {shard} is already running" in processes.refused(3, shard).problem
+    assert first.renew() is False
+
+
+@pytest.mark.postgresql
+def test_a_shard_taken_by_another_process_meanwhile_refuses_the_renewal(
+    processes: Processes, pg_url: str
+) -> None:
+    first = processes.start(3, "0-1")
+    cut_claim_connections(pg_url)
+    processes.start(3, "1")  # started while the first's hold was gone
+    with pytest.raises(HostError) as refused:
+        first.renew()
+    assert refused.value.setting == "SHARD_IDS"
+    assert "shard 1 is already running in another quizbot process" in refused.value.problem
+    # The refused renewal holds nothing: shard 0 is free for a process of its own.
+    processes.start(3, "0")
+
+
+@pytest.mark.postgresql
+def test_a_renewal_while_the_database_is_unreachable_raises_and_a_later_one_retakes(
+    processes: Processes, pg_url: str, pg_server: PgServer
+) -> None:
+    first = processes.start(2, "0")
+    cut_claim_connections(pg_url)
+    pg_server.allow_connections(pg_url, False)
+    try:
+        with pytest.raises(DBAPIError):
+            first.renew()
+        with pytest.raises(DBAPIError):  # again: still down, still nothing held
+            first.renew()
+    finally:
+        pg_server.allow_connections(pg_url, True)
+    assert first.renew() is True
+    assert "shard 0 is already running" in processes.refused(2, "0").problem
+
+
+@pytest.mark.postgresql
+def test_a_released_claim_is_not_taken_again(processes: Processes) -> None:
+    first = processes.start(2, "0")
+    first.release()
+    assert first.renew() is False
+    processes.start(2, "0")
+
+
+def test_a_file_claim_has_nothing_to_renew(tmp_path: Path) -> None:
+    claim = claim_database_file(f"sqlite:///{tmp_path / 'bot.db'}")
+    try:
+        assert claim.renew() is False
+    finally:
+        claim.release()
