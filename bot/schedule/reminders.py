@@ -22,6 +22,11 @@ win). A DM that then fails is not retried that day. Discord refusing because the
 are closed turns their reminder off (`Store.reminder_dms_closed`); /review tells them once. A
 member whose zone changes (their own, or the server's they keep) keeps the promise in the new
 zone: the claimed day is carried over into it (`sent_day_in`).
+
+A last DM day after the member's today can only have been stamped by a clock that ran ahead
+(the host's, set right since): it counts as today (`as_of`), so no second DM comes today and
+the next one tomorrow. The pass dates it so in the database when it meets it; kept as it was,
+reminders would stop until the real date caught up, months later perhaps.
 """
 
 from __future__ import annotations
@@ -86,6 +91,12 @@ def owed(slot: Slot, last_sent_on: date | None) -> bool:
     return last_sent_on is None or last_sent_on < slot.local_date
 
 
+def as_of(last_sent_on: date | None, today: date) -> date | None:
+    """The last reminder day as the rule trusts it on the member's local `today`: a day after
+    it counts as today."""
+    return None if last_sent_on is None else min(last_sent_on, today)
+
+
 def sent_day_in(day: date, old: ZoneInfo, new: ZoneInfo, now: datetime) -> date:
     """The last reminder day `day` (a local date in `old`) as a local date in `new`, for a
     member whose zone changes: the latest date in `new` the DM can have gone out on (some time
@@ -118,6 +129,7 @@ def next_reminder(
     """The current reminder hour if `now` is inside one whose day has had no DM yet, else
     the one starting at the next local `hour:00` after `now` of a day that has had none (a
     member who moves their hour later on a day that had its DM already hears tomorrow)."""
+    last_sent_on = as_of(last_sent_on, local_date(now, zone))
     slot = open_slot(hour, zone, now, window)
     if slot is not None and owed(slot, last_sent_on):
         return NextReminder(slot.at, slot.at + window, current=True)
@@ -206,13 +218,31 @@ class Reminders:
             if found:
                 # Counted as /review would serve them, with the banks as they are now.
                 await self.service.refresh_server_banks()
+            ahead = 0
             for candidate in found:
                 slot = open_days.get((candidate.zone, candidate.hour))
-                if slot is None or not owed(slot, candidate.last_sent_on):
+                if slot is None:
+                    continue
+                if as_of(candidate.last_sent_on, slot.local_date) != candidate.last_sent_on:
+                    ahead += await self.service.run_write(
+                        self.store.settle_reminder_day,
+                        candidate.guild_id,
+                        candidate.user_id,
+                        slot.local_date,
+                    )
+                    continue  # today counts as sent
+                if not owed(slot, candidate.last_sent_on):
                     continue
                 retry = await self._remind(candidate, slot, now)
                 if retry is not None:
                     wake.append(retry)
+            if ahead:
+                log.warning(
+                    "the last reminder of %d member(s) was dated after their today: the host's "
+                    "clock ran ahead and was set right since; counted as today, so their next "
+                    "reminder comes tomorrow",
+                    ahead,
+                )
         return min(wake, default=None)
 
     async def _remind(

@@ -182,8 +182,10 @@ def hours_in_use(conn: Connection) -> list[ReminderHour]:
 
 
 def candidates(conn: Connection, hours: Iterable[int], before: date) -> list[ReminderCandidate]:
-    """The enabled reminders at one of `hours` not sent on `before` or later. The caller
-    checks each candidate's own zone and day (a zone's day may be earlier than `before`)."""
+    """The enabled reminders at one of `hours` not sent on `before`. The caller checks each
+    candidate's own zone and day (a zone's day may be earlier than `before`). A day after
+    `before` is after every open day: a clock that ran ahead stamped it, and the caller sets it
+    right (`settle_day`)."""
     wanted = sorted(set(hours))
     if not wanted:
         return []
@@ -199,7 +201,7 @@ def candidates(conn: Connection, hours: Iterable[int], before: date) -> list[Rem
         .where(
             _reminder.c.enabled.is_(True),
             _reminder.c.hour.in_(wanted),
-            or_(_reminder.c.last_sent_on.is_(None), _reminder.c.last_sent_on < before),
+            or_(_reminder.c.last_sent_on.is_(None), _reminder.c.last_sent_on != before),
         )
         .order_by(_reminder.c.guild_id, _reminder.c.user_id)
     )
@@ -220,6 +222,17 @@ def claim(conn: Connection, guild_id: int, user_id: int, day: date) -> bool:
             or_(_reminder.c.last_sent_on.is_(None), _reminder.c.last_sent_on < day),
         )
         .values(last_sent_on=day)
+    )
+    return result.rowcount == 1
+
+
+def settle_day(conn: Connection, guild_id: int, user_id: int, today: date) -> bool:
+    """Date a last reminder day after the member's `today` as `today` (`reminders.as_of`):
+    True if it was."""
+    result = conn.execute(
+        update(_reminder)
+        .where(*_mine(guild_id, user_id), _reminder.c.last_sent_on > today)
+        .values(last_sent_on=today)
     )
     return result.rowcount == 1
 

@@ -486,7 +486,7 @@ class Store:
     def reminder_candidates(
         self, hours: Sequence[int], before: date
     ) -> list[reminders.ReminderCandidate]:
-        """Enabled reminders at one of `hours`, not sent on `before` or later."""
+        """Enabled reminders at one of `hours`, not sent on `before`."""
         with self.read() as conn:
             return reminders.candidates(conn, hours, before)
 
@@ -495,6 +495,11 @@ class Store:
         processes), and only while the reminder is on and the day not yet claimed."""
         with self.write() as conn:
             return reminders.claim(conn, guild_id, user_id, day)
+
+    def settle_reminder_day(self, guild_id: int, user_id: int, today: date) -> bool:
+        """A last reminder day after the member's `today` becomes `today`."""
+        with self.write() as conn:
+            return reminders.settle_day(conn, guild_id, user_id, today)
 
     def reminder_dms_closed(self, guild_id: int, user_id: int, now: datetime) -> None:
         """Discord refused to DM the member: their reminder goes off, with a notice for them."""

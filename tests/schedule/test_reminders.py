@@ -197,12 +197,13 @@ def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
     assert "1 review due" in reminder_text(1, "S")
 
 
-def test_a_last_day_later_than_the_zones_today_waits_for_a_day_that_had_none() -> None:
-    # The bot's default zone moved far west between restarts (QUIZBOT_TIMEZONE, UTC+14 to
-    # UTC-11), which moves no member's last day: it can be days ahead of the zone's today. The
-    # plan promises no day that had its DM already.
+def test_a_last_day_later_than_the_zones_today_counts_as_today() -> None:
+    # Only a clock that ran ahead (the host's, set right since) stamps a day after today. It
+    # counts as today: no second DM today, the next tomorrow, not when the real date catches up.
     now = utc(2025, 6, 2, 12, 0)  # 14:00 on 2 June in Berlin
-    assert next_reminder(7, BERLIN, now, date(2025, 6, 4)).at == utc(2025, 6, 5, 5, 0)
+    assert next_reminder(7, BERLIN, now, date(2026, 6, 4)).at == utc(2025, 6, 3, 5, 0)
+    later_today = next_reminder(20, BERLIN, now, date(2025, 6, 3))
+    assert (later_today.at, later_today.current) == (utc(2025, 6, 3, 18, 0), False)
 
 
 # -- the pass on the scheduler's loop ------------------------------------------------------------
@@ -283,6 +284,23 @@ async def test_a_new_server_zone_brings_no_second_dm_on_its_day(
     # 06:00 on 3 June in Tokyo; 23:00 that day would be a second DM on the 3rd there.
     assert dms.to(ALICE) == [utc(2025, 6, 2, 21, 0), utc(2025, 6, 4, 14, 0)]
     assert dms.to(BOB) == [utc(2025, 6, 2, 21, 0), utc(2025, 6, 3, 21, 0)]
+
+
+async def test_a_host_clock_that_ran_ahead_and_was_set_right_costs_no_reminder_after_today(
+    start: Callable[..., Process], caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = Clock(utc(2026, 6, 2, 4, 30))  # the host's clock a year ahead
+    dms = RecordingDMs(clock)
+    process = await alice_reminded(start, dms)  # 07:00 in Berlin: 05:00 UTC
+    await process.run_until(utc(2026, 6, 2, 5, 10))
+    assert dms.to(ALICE) == [utc(2026, 6, 2, 5, 0)]
+    clock.now = utc(2025, 6, 2, 4, 30)  # set right: the same morning, a year earlier
+    with caplog.at_level(logging.WARNING, logger="bot.schedule.reminders"):
+        await process.run_until(utc(2025, 6, 4, 6, 0))
+    # None again on 2 June, which had its DM; then one a day, as before.
+    assert dms.to(ALICE)[1:] == [utc(2025, 6, 3, 5, 0), utc(2025, 6, 4, 5, 0)]
+    (warning,) = [r.getMessage() for r in caplog.records if "clock ran ahead" in r.getMessage()]
+    assert warning.startswith("the last reminder of 1 member(s) was dated after their today")
 
 
 async def test_at_most_one_dm_a_day_across_a_restart(start: Callable[..., Process]) -> None:

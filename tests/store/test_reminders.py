@@ -105,7 +105,7 @@ def test_hours_in_use_take_the_members_zone_else_the_servers(store: Store) -> No
     ]
 
 
-def test_candidates_are_at_the_hours_asked_and_not_sent_since(store: Store) -> None:
+def test_candidates_are_at_the_hours_asked_and_not_sent_on_the_day(store: Store) -> None:
     on(store, ALICE, 9)
     on(store, BOB, 9, "Europe/Berlin")
     on(store, CAROL, 10)
@@ -117,3 +117,20 @@ def test_candidates_are_at_the_hours_asked_and_not_sent_since(store: Store) -> N
         ALICE, BOB, CAROL
     ]
     assert store.reminder_candidates([], DAY) == []
+    # A day after the one asked was stamped by a clock that ran ahead: the pass sets it right.
+    store.claim_reminder(GUILD, CAROL, date(2025, 5, 8))
+    assert [c.user_id for c in store.reminder_candidates([10], DAY)] == [CAROL]
+
+
+def test_a_day_after_today_is_settled_as_today_and_no_other(store: Store) -> None:
+    on(store, ALICE, 9)
+    on(store, BOB, 9)
+    store.claim_reminder(GUILD, ALICE, date(2025, 5, 8))  # a year ahead
+    store.claim_reminder(GUILD, BOB, DAY)
+    assert store.settle_reminder_day(GUILD, ALICE, DAY)
+    assert not store.settle_reminder_day(GUILD, BOB, DAY)  # today's own day: left as it is
+    assert not store.settle_reminder_day(GUILD, CAROL, DAY)  # no reminder at all
+    for user_id in (ALICE, BOB):
+        reminder = store.reminder(GUILD, user_id)
+        assert reminder is not None and reminder.last_sent_on == DAY
+    assert store.claim_reminder(GUILD, ALICE, date(2024, 5, 9))  # tomorrow is owed again
