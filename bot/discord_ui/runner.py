@@ -12,7 +12,6 @@ from typing import Final, TextIO
 
 import aiohttp
 import discord
-from sqlalchemy.exc import DBAPIError
 
 from bot.content import ContentError
 from bot.content.cache import load_banks_cached
@@ -23,7 +22,6 @@ from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.settings import README_TOKEN_SECTION, Settings
 from bot.store import Store, make_engine
-from bot.store.faults import error_name
 from bot.store.process_claim import ProcessClaim, claim_database_file, claim_shards
 
 log = logging.getLogger(__name__)
@@ -160,27 +158,24 @@ async def _keep_claim(
     while True:
         await asyncio.sleep(every)
         try:
-            retaken = await asyncio.to_thread(claim.renew)
+            renewal = await asyncio.to_thread(claim.renew)
         except HostError as exc:
             log.warning("another process took this one's shards while its claim was lost: closing")
             close()
             return exc
-        except DBAPIError as exc:
+        except Exception:  # a bug: serving goes on, without renewals
+            log.exception("renewing this process's claim on its shards failed")
+            return None
+        if renewal.unreachable is not None:
             if not unreachable:  # once per outage: the store reports each refused click itself
-                name, driver = error_name(exc)
                 log.warning(
-                    "cannot renew this process's claim on its shards (%s: %s); trying again "
-                    "every %g s",
-                    name,
-                    str(driver).strip().replace("\n", " "),
+                    "cannot renew this process's claim on its shards (%s); trying again every %g s",
+                    renewal.unreachable,
                     every,
                 )
             unreachable = True
             continue
-        except Exception:  # a bug: serving goes on, without renewals
-            log.exception("renewing this process's claim on its shards failed")
-            return None
-        if retaken:
+        if renewal.retaken:
             log.warning("the connection holding this process's shards was cut; they are held again")
         unreachable = False
 

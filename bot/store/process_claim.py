@@ -34,6 +34,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -44,6 +45,7 @@ from bot.host_errors import HostError
 from bot.sharding import ShardPlan
 from bot.store import dialect
 from bot.store.db import sqlite_file
+from bot.store.faults import error_name
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +78,26 @@ class ProcessClaim:
     def __init__(self, release: Callable[[], None] | None = None) -> None:
         self._release = release
 
-    def renew(self) -> bool:
-        """Take the claim again if its hold was lost: True if it had to. Raises HostError if
-        another process holds it now, and the driver's DBAPIError while the database cannot
-        be reached (the caller tries again later)."""
-        return False
+    def renew(self) -> Renewal:
+        """Take the claim again if its hold was lost. Raises HostError if another process
+        holds it now."""
+        return Renewal()
 
     def release(self) -> None:
         release, self._release = self._release, None
         if release is not None:
             release()
+
+
+@dataclass(frozen=True, slots=True)
+class Renewal:
+    """What `ProcessClaim.renew` found."""
+
+    retaken: bool = False
+    """The hold was lost (its connection cut) and is taken again."""
+    unreachable: str | None = None
+    """The database's error while it cannot be reached: nothing is held until a later
+    renewal takes it again."""
 
 
 _ALIVE = text("SELECT 1")
@@ -104,18 +116,23 @@ class _ShardClaim(ProcessClaim):
         self._released = False
         self._mutex = threading.Lock()
 
-    def renew(self) -> bool:
+    def renew(self) -> Renewal:
         with self._mutex:
             if self._released:
-                return False
-            if self._conn is not None:
-                try:
-                    self._conn.execute(_ALIVE)
-                    return False  # a live session still holds every lock it took
-                except DBAPIError:
-                    self._drop()
-            self._conn = _claimed_connection(self._engine, self._shards)
-            return True
+                return Renewal()
+            try:
+                if self._conn is not None:
+                    try:
+                        self._conn.execute(_ALIVE)
+                        return Renewal()  # a live session still holds every lock it took
+                    except DBAPIError:
+                        self._drop()
+                self._conn = _claimed_connection(self._engine, self._shards)
+            except DBAPIError as exc:
+                name, driver = error_name(exc)
+                one_line = " ".join(str(driver).split())
+                return Renewal(unreachable=f"{name}: {one_line}")
+            return Renewal(retaken=True)
 
     def release(self) -> None:
         with self._mutex:
@@ -271,4 +288,4 @@ def _taken_error(conn: Connection, shards: ShardPlan) -> HostError:
     )
 
 
-__all__ = ["ProcessClaim", "claim_database_file", "claim_shards"]
+__all__ = ["ProcessClaim", "Renewal", "claim_database_file", "claim_shards"]

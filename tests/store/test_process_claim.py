@@ -16,12 +16,17 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from bot.host_errors import HostError
 from bot.sharding import ShardPlan
-from bot.store.process_claim import SHARD, ProcessClaim, claim_database_file, claim_shards
+from bot.store.process_claim import (
+    SHARD,
+    ProcessClaim,
+    Renewal,
+    claim_database_file,
+    claim_shards,
+)
 from tests.pg_server import PgServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -233,7 +238,7 @@ def cut_claim_connections(url: str) -> list[bool]:
 @pytest.mark.postgresql
 def test_renewing_a_held_claim_changes_nothing(processes: Processes) -> None:
     first = processes.start(2, "0")
-    assert first.renew() is False
+    assert first.renew() == Renewal()
     assert "shard 0 is already running" in processes.refused(2, "0").problem
 
 
@@ -243,11 +248,11 @@ def test_a_claim_whose_connection_was_cut_is_taken_again_on_renewal(
 ) -> None:
     first = processes.start(3, "0-1")
     assert cut_claim_connections(pg_url) == [True, True]  # one session, two locks
-    assert first.renew() is True
+    assert first.renew() == Renewal(retaken=True)
     # Held again, every shard of it.
     for shard in ("0", "1"):
         assert f"shard {shard} is already running" in processes.refused(3, shard).problem
-    assert first.renew() is False
+    assert first.renew() == Renewal()
 
 
 @pytest.mark.postgresql
@@ -273,13 +278,14 @@ def test_a_renewal_while_the_database_is_unreachable_raises_and_a_later_one_reta
     cut_claim_connections(pg_url)
     pg_server.allow_connections(pg_url, False)
     try:
-        with pytest.raises(DBAPIError):
-            first.renew()
-        with pytest.raises(DBAPIError):  # again: still down, still nothing held
-            first.renew()
+        for _ in range(2):  # again: still down, still nothing held
+            renewal = first.renew()
+            assert renewal.unreachable is not None
+            assert "is not currently accepting connections" in renewal.unreachable
+            assert not renewal.retaken
     finally:
         pg_server.allow_connections(pg_url, True)
-    assert first.renew() is True
+    assert first.renew() == Renewal(retaken=True)
     assert "shard 0 is already running" in processes.refused(2, "0").problem
 
 
@@ -287,13 +293,13 @@ def test_a_renewal_while_the_database_is_unreachable_raises_and_a_later_one_reta
 def test_a_released_claim_is_not_taken_again(processes: Processes) -> None:
     first = processes.start(2, "0")
     first.release()
-    assert first.renew() is False
+    assert first.renew() == Renewal()
     processes.start(2, "0")
 
 
 def test_a_file_claim_has_nothing_to_renew(tmp_path: Path) -> None:
     claim = claim_database_file(f"sqlite:///{tmp_path / 'bot.db'}")
     try:
-        assert claim.renew() is False
+        assert claim.renew() == Renewal()
     finally:
         claim.release()
