@@ -62,7 +62,9 @@ MAX_SHARD_LOCKS: Final = 1024
 default); a process running more shards than this is not checked shard by shard."""
 
 _TRY = text("SELECT pg_try_advisory_lock(CAST(:ns AS integer), CAST(:id AS integer))")
-_TRY_SHARED = text("SELECT pg_try_advisory_lock_shared(CAST(:ns AS integer), CAST(:id AS integer))")
+_TRY_SHARED = text(
+    "SELECT pg_try_advisory_lock_shared(CAST(:ns AS integer), CAST(:id AS integer))"
+)
 # Who else holds locks of a namespace in this database: pg_locks shows every session's.
 _HELD_BY_OTHERS = text(
     "SELECT DISTINCT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted"
@@ -255,8 +257,10 @@ def _claim(conn: Connection, shards: ShardPlan) -> None:
         if not _take(conn, _TRY, SHARD, shard):
             raise HostError(
                 "SHARD_IDS",
-                f"shard {shard} is already running in another quizbot process on this database",
-                f"give each process different SHARD_IDS, each shard in one process ({SCALING_OUT})",
+                f"shard {shard} is already running in another quizbot process on this "
+                "database",
+                f"give each process different SHARD_IDS, each shard in one process "
+                f"({SCALING_OUT})",
             )
 
 

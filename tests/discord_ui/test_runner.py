@@ -344,8 +344,8 @@ async def test_a_running_bot_takes_its_shard_again_once_its_restarted_database_i
     async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
         (before,) = await asyncio.to_thread(shard_holders, pg_url)
         # The server restarts: the hold is cut, and for a while nothing can connect.
-        await asyncio.to_thread(cut_claim_connections, pg_url)
         await asyncio.to_thread(pg_server.allow_connections, pg_url, False)
+        await asyncio.to_thread(cut_claim_connections, pg_url)
         await asyncio.sleep(0.5)  # about 10 renewals, each refused
         await asyncio.to_thread(pg_server.allow_connections, pg_url, True)
         for _ in range(500):  # the next renewal comes within 0.05 s; 10 s at most
@@ -379,7 +379,7 @@ async def test_a_running_bot_whose_shard_another_process_took_meanwhile_stops_wi
     pg_url: str,
 ) -> None:
     # Long enough that the other process starts between two renewals.
-    monkeypatch.setattr(runner, "CLAIM_RENEWAL_SECONDS", 1.0)
+    monkeypatch.setattr(runner, "CLAIM_RENEWAL_SECONDS", 2.0)
     other = create_engine(pg_url, poolclass=NullPool)
     claims = []
     closed = asyncio.Event()
