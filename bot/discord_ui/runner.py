@@ -180,9 +180,7 @@ async def _keep_claim(
         unreachable = False
 
 
-async def _serve(
-    settings: Settings, token: str, bot: QuizBot, claim: ProcessClaim | None = None
-) -> None:
+async def _serve(settings: Settings, token: str, bot: QuizBot, claim: ProcessClaim) -> None:
     """Log in and stay online until SIGTERM or SIGINT closes the bot, or until another process
     takes the servers `claim` holds (raised as its HostError)."""
     loop = asyncio.get_running_loop()
@@ -211,8 +209,7 @@ async def _serve(
     keeper = None
     try:
         async with bot:
-            if claim is not None:
-                keeper = loop.create_task(_keep_claim(claim, close, CLAIM_RENEWAL_SECONDS))
+            keeper = loop.create_task(_keep_claim(claim, close, CLAIM_RENEWAL_SECONDS))
             async with _logging_in(settings):
                 await bot.login(token)
             await bot.connect()

@@ -175,22 +175,26 @@ def error_name(error: BaseException) -> tuple[str, BaseException]:
     return type(error).__name__, error
 
 
+def one_line(error: BaseException) -> str:
+    """The error's code and the driver's whole text, on one line, for a log line."""
+    name, driver = error_name(error)
+    text = str(driver).strip().replace("\n", " ")
+    return f"{name}: {text}"
+
+
 def store_error(error: BaseException, url: URL, action: StoreAction) -> StoreError | None:
     """The domain error for a database fault, logged once (see the module docstring); None
     when `error` is no such fault."""
     fault = classify(error)
     if fault is None:
         return None
-    name, driver = error_name(error)
     work = "a read" if action is StoreAction.READ else "a write"
     where = url.render_as_string(hide_password=True)
     log.log(
         logging.WARNING if fault.busy else logging.ERROR,
-        "database fault: %s (%s: %s) at %s (DATABASE_URL); %s was refused and stored "
-        "nothing — %s",
+        "database fault: %s (%s) at %s (DATABASE_URL); %s was refused and stored nothing — %s",
         fault.what,
-        name,
-        str(driver).strip().replace("\n", " "),
+        one_line(error),
         where,
         work,
         fault.fix,

@@ -45,7 +45,7 @@ from bot.host_errors import HostError
 from bot.sharding import ShardPlan
 from bot.store import dialect
 from bot.store.db import sqlite_file
-from bot.store.faults import error_name
+from bot.store.faults import one_line
 
 log = logging.getLogger(__name__)
 
@@ -131,9 +131,7 @@ class _ShardClaim(ProcessClaim):
                         self._drop()
                 self._conn = _claimed_connection(self._engine, self._shards)
             except DBAPIError as exc:
-                name, driver = error_name(exc)
-                one_line = " ".join(str(driver).split())
-                return Renewal(unreachable=f"{name}: {one_line}")
+                return Renewal(unreachable=one_line(exc))
             return Renewal(retaken=True)
 
     def release(self) -> None:
