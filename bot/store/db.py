@@ -18,6 +18,7 @@ Writers there are serialised where they must be by `dialect.lock`, not by one wr
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -67,15 +68,35 @@ IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000
 """A session left inside a transaction this long is ended by the server (its locks freed)."""
 
 
+_WAL = "PRAGMA journal_mode = WAL"
+_WAL_RETRY_S = 0.01
+
+
 def _pragmas(synchronous: str, busy_timeout_ms: int) -> tuple[str, ...]:
     if synchronous not in SYNCHRONOUS_MODES:
         raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}")
     return (
         f"PRAGMA busy_timeout = {int(busy_timeout_ms)}",
-        "PRAGMA journal_mode = WAL",
+        _WAL,
         f"PRAGMA synchronous = {synchronous}",
         "PRAGMA foreign_keys = ON",
     )
+
+
+def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> None:
+    """Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY
+    at once, without the busy handler, to a connection that holds the shared lock while
+    another waits for the exclusive one (it would deadlock). Shards started together on a
+    new database all do that, so the switch is retried for as long as the busy timeout."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            cursor.execute(_WAL)
+            return
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+        time.sleep(_WAL_RETRY_S)
 
 
 def check_url(url: str) -> str:
@@ -122,7 +143,7 @@ def make_engine(
             assert parsed.database is not None
             database_file(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, **kwargs)
-        _install_sqlite_hooks(engine, pragmas)
+        _install_sqlite_hooks(engine, pragmas, busy_timeout_ms)
     if create:
         # Imported here: the migrations module builds on this one (`writer`, `is_memory`).
         from bot.store.migrate import upgrade_database
@@ -198,14 +219,17 @@ def sqlite_file(url: str | URL) -> Path | None:
     return database_file(parsed.database)  # `file:q.db?uri=true` names q.db
 
 
-def _install_sqlite_hooks(engine: Engine, pragmas: tuple[str, ...]) -> None:
+def _install_sqlite_hooks(engine: Engine, pragmas: tuple[str, ...], busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
             for pragma in pragmas:
-                cursor.execute(pragma)
+                if pragma == _WAL:
+                    _switch_to_wal(cursor, busy_timeout_ms)
+                else:
+                    cursor.execute(pragma)
         finally:
             cursor.close()
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import Engine, inspect, text
 
 from bot.settings import Settings
 from bot.store import DEFAULT_DATABASE_URL, Store, make_engine
@@ -34,6 +35,30 @@ def test_first_start_creates_the_data_directory_in_wal_mode(tmp_path: Path) -> N
     # WAL is a property of the file: a plain connection sees it too.
     with sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_connections_opening_a_new_file_together_all_switch_it_to_wal(tmp_path: Path) -> None:
+    """Shards started at once on a new database each switch it to WAL as they connect. SQLite
+    refuses all but one of them at once, without waiting (about one start in five here),
+    so the switch waits for its turn: every connection opens, and the file is in WAL mode."""
+    connections, rounds = 4, 50
+
+    def connect(engine: Engine, barrier: threading.Barrier) -> str:
+        barrier.wait()
+        with engine.connect() as conn:
+            return str(conn.exec_driver_sql("PRAGMA journal_mode").scalar())
+
+    for round_ in range(rounds):
+        path = tmp_path / f"new-{round_}.db"
+        engines = [make_engine(f"sqlite:///{path}", create=False) for _ in range(connections)]
+        barrier = threading.Barrier(connections)
+        try:
+            with ThreadPoolExecutor(connections) as pool:
+                opened = pool.map(connect, engines, [barrier] * connections)
+                assert list(opened) == ["wal"] * connections
+        finally:
+            for engine in engines:
+                engine.dispose()
 
 
 def test_restart_keeps_data(tmp_path: Path) -> None:
