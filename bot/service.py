@@ -330,10 +330,16 @@ class QuizService:
         """Forget a post Discord refused to show (`Store.discard_post`)."""
         return await self.run_write(self.store.discard_post, post_id)
 
-    async def posted(self, post_id: int, guild_id: int | None = None) -> PostedTask:
+    async def posted(
+        self, post_id: int, guild_id: int | None = None, *, user_id: int | None = None
+    ) -> PostedTask:
+        """The post; with `user_id`, only if that member may use it (a private practice or
+        review task: its owner, while the session lasts; `PostInfo.check_member`)."""
         post = await self.run_read(self.store.get_post, post_id)
         if post is None or (guild_id is not None and post.guild_id != guild_id):
             raise UnknownPostError(f"no posted task {post_id} in this server")
+        if user_id is not None:
+            post.check_member(user_id, self.clock())
         return self._posted(post)
 
     async def member_view(self, post_id: int, guild_id: int, user_id: int) -> MemberView:

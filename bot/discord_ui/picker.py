@@ -294,7 +294,11 @@ class BlankSelect(
         private_message_only(interaction)
         service = interaction.client.service
         async with Responder(interaction, update=True) as responder:
-            posted = await service.posted(self.post_id, guild_id_of(interaction))
+            # Only the member who may answer the post redraws its picker: a private task's
+            # owner, while the session lasts (a forged custom_id is refused as a click is).
+            posted = await service.posted(
+                self.post_id, guild_id_of(interaction), user_id=interaction.user.id
+            )
             task = posted.task
             picks = checked_picks(task, self.picks)
             data: Any = interaction.data or {}
@@ -343,7 +347,9 @@ class SubmitButton(
         guild_id = guild_id_of(interaction)
         async with Responder(interaction, update=True) as responder:
             if EMPTY in self.picks:
-                posted = await bot.service.posted(self.post_id, guild_id)
+                posted = await bot.service.posted(
+                    self.post_id, guild_id, user_id=interaction.user.id
+                )
                 picks = checked_picks(posted.task, self.picks)
                 missing = [b for b in range(1, posted.task.blanks + 1) if b not in picks]
                 notice = (

@@ -231,3 +231,32 @@ async def test_review_serves_the_due_tasks_privately_with_their_count(
     assert end.flags & EPHEMERAL
     assert end.text.startswith("Review session over: 0 of **1** task finished")
     assert "**1** review still due: /review when you're ready." in end.text
+
+
+async def test_a_session_pickers_selects_are_refused_to_others_and_after_the_idle_limit(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    payload = await driver.command("practice", topic="Python")  # multi-blank tasks only
+    task_message = fake.response_to(payload)
+    picker = fake.response_to(await driver.click(task_message, r"quiz:open:\d+"))
+    shown = dict(picker)
+    # A forged select of Alice's picker by Bob: refused, and her picker is left as it was.
+    await driver.select(picker, r"quiz:pick:\d+:1:[-A-Z]+", "A", member=BOB)
+    refusal = fake.last_reply()
+    assert refusal.flags & EPHEMERAL
+    assert "another member's private practice" in refusal.text
+    assert picker == shown
+    await driver.click(picker, r"quiz:submit:\d+:[-A-Z]+", member=BOB)
+    assert "another member's private practice" in fake.last_reply().text
+
+    later = utcnow() + timedelta(minutes=31)
+    bot.service.clock = lambda: later
+    expired = (
+        "This practice session ended after 30 minutes without activity. "
+        "/practice starts a new one."
+    )
+    await driver.select(picker, r"quiz:pick:\d+:1:[-A-Z]+", "A")
+    assert fake.last_reply().text == expired
+    await driver.click(picker, r"quiz:submit:\d+:[-A-Z]+")  # nothing picked yet
+    assert fake.last_reply().text == expired
+    assert fake.channel_posts == []
