@@ -204,17 +204,22 @@ def next_due_text(due: DueSummary) -> str:
     return f"Your next review falls due {discord_timestamp(due.next_due, 'R')}."
 
 
+def held_text(due: DueSummary) -> str:
+    """Due reviews /review holds back: their tasks are open on public posts not finished."""
+    return (
+        f"{plural(due.held, 'review', bold=True)} due, but for tasks open on a public post "
+        f"here that you haven't finished: answer those first, then /review. "
+        f"{next_due_text(due)}"
+    )
+
+
 def session_text(step: SessionStep) -> str:
     """The line above a practice or review task, or a session's end."""
     review = step.kind == "review"
     if step.posted is None and step.summary is None:  # /review with nothing to serve
         assert step.due is not None
         if step.due.held:
-            return (
-                f"{plural(step.due.held, 'review', bold=True)} due, but for tasks open on a "
-                "public post here that you haven't finished: answer those first, then "
-                f"/review. {next_due_text(step.due)}"
-            )
+            return held_text(step.due)
         return f"No reviews are due right now. {next_due_text(step.due)}"
     if step.posted is None:
         assert step.summary is not None
@@ -230,6 +235,8 @@ def session_text(step: SessionStep) -> str:
                     f"{text} {plural(step.due.due_now, 'review', bold=True)} still due: "
                     "/review when you're ready."
                 )
+            if step.due.held:  # due, not "falls due later": they wait for public posts
+                return f"{text} {held_text(step.due)}"
             return f"{text} {next_due_text(step.due)}"
         return f"{text} That was every matching task. /practice starts a new session."
     if review:

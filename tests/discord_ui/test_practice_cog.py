@@ -260,3 +260,23 @@ async def test_a_session_pickers_selects_are_refused_to_others_and_after_the_idl
     await driver.click(picker, r"quiz:submit:\d+:[-A-Z]+")  # nothing picked yet
     assert fake.last_reply().text == expired
     assert fake.channel_posts == []
+
+
+async def test_the_end_of_a_review_says_when_due_reviews_wait_for_open_public_posts(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    for task in ("mc-split", "fill-one"):  # both forfeited: due for review at once
+        post = await driver.post(task, member=BOB)
+        post_id = int(find_component(post, r"quiz:hint:\d+")["custom_id"].split(":")[2])
+        await bot.service.solution(post_id, GUILD_ID, ALICE.id, "alice", confirmed=True)
+    await driver.post("mc-split", member=BOB)  # posted again, not answered yet: held back
+    payload = await driver.command("review")
+    assert fake.last_reply().text.startswith("🔁 **1** review due.")
+    review = fake.response_to(payload)
+    await driver.click(review, r"quiz:ans:\d+:A")  # fill-one, right: not due any more
+    await driver.click(review, r"quiz:next:\d+:\d+")
+    end = fake.last_reply()
+    assert end.flags & EPHEMERAL
+    assert end.text.startswith("Review session over: 1 of **1** task finished")
+    assert "**1** review due, but for tasks open on a public post here" in end.text
+    assert "No reviews are waiting" not in end.text
