@@ -107,6 +107,9 @@ class Insights:
     days: tuple[DayActivity, ...]
     withheld: int = 0
     """Tasks whose misconceptions were left out: still open, and the report is public."""
+    unshown: int = 0
+    """Tasks with misconceptions beyond the `MISCONCEPTIONS_SHOWN` most common, not in
+    `misconceptions`: the report counts them rather than pass them over."""
 
     @property
     def attempts(self) -> int:
@@ -268,4 +271,5 @@ def build(
         misconceptions=tuple(kept[:shown]),
         days=activity.days,
         withheld=len(found) - len(kept),
+        unshown=max(len(kept) - shown, 0),
     )

@@ -14,10 +14,11 @@ from bot import rendering
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.cogs.insights import insights_embed
 from bot.quiz.engine import Outcome, Progress, grade
+from bot.schedule import insights
 from bot.schedule.insights import HardTask, Insights, InsightsPeriod, TaskMisconceptions
 from bot.schedule.summary import Misconception
 from bot.store import AnswerRequest, PostInfo
-from bot.store.insights import DayActivity
+from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
 from tests.discord_ui.conftest import COMMAND, Driver, choice_task
 from tests.discord_ui.fakes import (
     ALICE,
@@ -261,3 +262,28 @@ def test_the_tasks_left_out_are_counted_below_those_shown() -> None:
         "Left out while still open for answers: 2 tasks (use /insights without `post` to see "
         "them)."
     )
+
+
+def test_tasks_beyond_the_misconceptions_shown_are_counted_too() -> None:
+    """Ten tasks with a misconception: the report keeps the most common eight
+    (MISCONCEPTIONS_SHOWN); the embed must not pass the other two over in silence."""
+    posts = [PostInfo(
+        id=n, guild_id=GUILD_ID, channel_id=CHANNEL_ID, message_id=None, task_id=f"task-{n}",
+        posted_by=None, posted_at=NOW - timedelta(days=1), schedule_id=None, closes_at=None,
+        closed_at=None, task_version_id=None, task=None,
+    ) for n in range(10)]
+    tasks = {n: replace(choice_task(), id=f"task-{n}") for n in range(10)}
+    days = tuple(DayActivity(day, 4, 4) for day in WEEK)
+    activity = WindowActivity(
+        WEEK[0], WEEK[-1],
+        tuple(TaskActivity(f"task-{n}", 4, 3, 3) for n in range(10)),
+        tuple(WrongPick(n, ALICE.id, ("A",)) for n in range(10)),
+        {p.id: p for p in posts}, days, members=4,
+    )
+    built = insights.build("week", activity, tasks)
+    assert len(built.misconceptions) == insights.MISCONCEPTIONS_SHOWN
+    mistakes = "\n".join(
+        f["value"] for f in checked_fields(built) if f["name"].startswith("Misconceptions")
+    )
+    assert mistakes.count("25% picked A") == insights.MISCONCEPTIONS_SHOWN
+    assert mistakes.splitlines()[-1] == "+2 more tasks"

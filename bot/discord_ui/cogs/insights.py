@@ -75,6 +75,7 @@ def insights_embed(report: Insights) -> discord.Embed:
         MISCONCEPTIONS,
         room,
         slots,
+        unshown=report.unshown,
     )
     for name, value in [*hardest, *mistakes, *tail]:
         embed.add_field(name=name, value=value, inline=False)
@@ -87,15 +88,18 @@ def _size(*texts: str | Field) -> int:
     )
 
 
-def _pack(entries: Sequence[str], names: tuple[str, str], room: int, slots: int) -> list[Field]:
+def _pack(
+    entries: Sequence[str], names: tuple[str, str], room: int, slots: int, unshown: int = 0
+) -> list[Field]:
     """Fields holding the first entries that fit in `room` characters (names included) and
-    `slots` fields, then a "+N more tasks" line for the rest. Each entry fits a field alone.
-    `names` are the first field's and the others'."""
+    `slots` fields, then a "+N more tasks" line for the rest and the `unshown` tasks the
+    report left out already. Each entry fits a field alone. `names` are the first field's
+    and the others'."""
     for shown in range(len(entries), 0, -1):
-        fields = _layout(entries[:shown], len(entries) - shown, names)
+        fields = _layout(entries[:shown], len(entries) - shown + unshown, names)
         if len(fields) <= slots and _size(*fields) <= room:
             return fields
-    return _layout([], len(entries), names)
+    return _layout([], len(entries) + unshown, names)
 
 
 def _layout(entries: Sequence[str], hidden: int, names: tuple[str, str]) -> list[Field]:
