@@ -30,6 +30,9 @@ from bot.schedule.reminders import (
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
 
+MISSING_ACCESS = 50001
+"""Discord's answer to a lookup in a server the bot is not in, before 2023 (since then it
+says 404 Unknown Guild); either way the bot was removed from that server."""
 CANNOT_DM = 50007
 """Discord's error code for "Cannot send messages to this user": the member's DMs are closed
 to us (privacy settings, a block, or no server shared any more)."""
@@ -47,6 +50,10 @@ class DiscordDirectMessages:
             await guild.fetch_member(user_id)
         except discord.NotFound as exc:
             raise MemberGoneError(exc.text) from exc
+        except discord.Forbidden as exc:
+            if exc.code == MISSING_ACCESS:
+                raise MemberGoneError(exc.text) from exc
+            raise DmFailedError(f"Discord error {exc.status}: {exc.text}") from exc
         except discord.HTTPException as exc:
             raise DmFailedError(f"Discord error {exc.status}: {exc.text}") from exc
         except NO_CONNECTION as exc:

@@ -262,6 +262,34 @@ async def test_a_member_who_left_gets_no_dm_and_their_reminder_goes_off(
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
 
 
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        discord.NotFound(response(404), {"code": 10004, "message": "Unknown Guild"}),
+        discord.Forbidden(response(403), {"code": 50001, "message": "Missing Access"}),
+    ],
+    ids=["unknown-guild", "missing-access"],
+)
+async def test_a_server_that_removed_the_bot_gets_no_dm_and_the_reminder_goes_off(
+    bot: QuizBot, fake: FakeDiscordHTTP, dms: Members, caplog: pytest.LogCaptureFixture,
+    refusal: discord.HTTPException,
+) -> None:
+    """The bot was removed from the server (so it is not cached): Discord answers the server's
+    lookup with 404 Unknown Guild, or 403 Missing Access as it did before 2023. Either way no
+    DM, the reminder goes off, and no warning comes back every day."""
+    bot.service.clock = lambda: NOW
+    fake.fail["/guilds/{guild_id}"] = refusal
+    await bot.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")
+    due_card(bot, ALICE.id)
+    with caplog.at_level(logging.INFO):
+        await bot.reminders.tick(NOW)
+    assert [c.path for c in fake.calls if c.path == "/guilds/{guild_id}"] == ["/guilds/{guild_id}"]
+    assert sent_dms(fake) == []
+    stored = bot.service.store.reminder(GUILD_ID, ALICE.id)
+    assert stored is not None and not stored.enabled
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
+
+
 async def test_a_server_not_in_this_processs_cache_is_still_named(
     bot: QuizBot, fake: FakeDiscordHTTP, dms: Members
 ) -> None:
