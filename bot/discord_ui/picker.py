@@ -302,8 +302,9 @@ class BlankSelect(
             task = posted.task
             picks = checked_picks(task, self.picks)
             data: Any = interaction.data or {}
-            values = data.get("values", [])  # what the member picked, as Discord sent it
-            if len(values) != 1:
+            values = data.get("values")  # what the member picked, as Discord sent it
+            # A raw payload may send anything there (null, a number, an object).
+            if not isinstance(values, list) or len(values) != 1:
                 raise InvalidAnswerError(f"one option per blank, got {values!r}")
             picks[self.blank] = values[0]
             check_partial_picks(task, picks)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import pytest
+
 from bot.discord_ui.client import QuizBot
-from tests.discord_ui.conftest import Driver
-from tests.discord_ui.fakes import ALICE, COMPONENTS_V2, FakeDiscordHTTP, walk
+from tests.discord_ui.conftest import COMPONENT, Driver
+from tests.discord_ui.fakes import ALICE, COMPONENTS_V2, FakeDiscordHTTP, interaction_payload, walk
 
 SELECT = 3
 
@@ -167,3 +170,21 @@ async def test_forged_picks_are_refused(driver: Driver, fake: FakeDiscordHTTP) -
     reply = fake.last_reply()
     assert reply.ephemeral
     assert "doesn't fit this task's options" in reply.text
+
+
+async def test_a_select_whose_values_are_not_a_list_is_refused(
+    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Discord sends a select's values as a list of strings; a raw payload may send null, a
+    number or an object there: a private refusal, not "Something went wrong" and a traceback."""
+    caplog.set_level(logging.WARNING)
+    picker = await open_picker(driver, "fill-two")
+    for values in (None, 5, {"0": "A"}):
+        select = selects(picker)[0]
+        data = {"custom_id": select["custom_id"], "component_type": SELECT, "values": values}
+        payload = interaction_payload(fake, kind=COMPONENT, data=data, message=picker)
+        await driver.dispatch(payload)
+        reply = fake.last_reply()
+        assert reply.ephemeral
+        assert "doesn't fit this task's options" in reply.text, values
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
