@@ -6,6 +6,7 @@ not attempts: a member who picked B twice is one member who believed B.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -232,6 +233,7 @@ def _option_text(task: Task, label: str) -> str:
 
 THREAD_NAME = 100
 """Discord's limit on a thread name."""
+_PIPE_BEFORE_PIPE = re.compile(r"\|(?=\|)")
 
 
 def discussion_name(task: Task) -> str:
@@ -242,8 +244,9 @@ def discussion_text(task: Task) -> str:
     """The first message of a discussion thread: the explanation behind a spoiler, so the
     thread can open while the quiz is still running without giving the answer away."""
     explanation = task.solution.explanation or task.final_answer()
-    # A "||" inside would end the spoiler early and show the rest.
-    hidden = explanation.replace("||", "| |")
+    # A "||" inside would end the spoiler early and show the rest: every pipe followed by
+    # another gets a space after it, so no run of them ("|||" too) leaves a "||".
+    hidden = _PIPE_BEFORE_PIPE.sub("| ", explanation)
     head = "Talk it through here. The explanation (click to reveal): "
     room = rendering.MESSAGE_CONTENT - rendering.discord_len(head) - 4
     return f"{head}||{rendering.fit_text(hidden, room)}||"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -99,6 +100,23 @@ def test_discussion_text_hides_the_explanation_in_a_spoiler() -> None:
     text = summary.discussion_text(task)
     assert text.endswith("||Data is split.||")
     assert summary.discussion_name(task) == "Discuss · Multiple choice · Testing"
+
+
+@pytest.mark.parametrize("pipes", ["||", "|||", "||||", "|||||"])
+def test_no_run_of_pipes_in_the_explanation_ends_its_spoiler_early(pipes: str) -> None:
+    """Discord ends a spoiler at the first "||": any run of pipes in the explanation (a shell
+    `a ||| b`, a Markdown table's `||||`) must not leave one, or the rest shows while the
+    quiz is still open."""
+    task = choice_task()
+    explained = replace(
+        task, solution=replace(task.solution, explanation=f"x {pipes} the answer is A")
+    )
+    text = summary.discussion_text(explained)
+    _, spoiler = text.split("||", 1)
+    assert spoiler.endswith("||")
+    hidden = spoiler.removesuffix("||")
+    assert "||" not in hidden
+    assert "the answer is A" in hidden
 
 
 # -- the seed bank, through a real store -------------------------------------------------------
