@@ -319,6 +319,8 @@ def _true_false(question: _Question) -> list[_Answer]:
 def _right_option(question: _Question, answers: list[_Answer], report: list[ReportLine]) -> int:
     if len(answers) < 2:
         raise question.out("it has fewer than two answers")
+    if len(answers) > len(OPTION_LABELS):
+        raise question.out(f"it has {len(answers)} answers (at most {len(OPTION_LABELS)})")
     right = [i for i, a in enumerate(answers) if a.fraction >= _RIGHT]
     if not right:
         raise question.out('no answer is marked right (fraction="100")')

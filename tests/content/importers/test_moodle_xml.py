@@ -197,6 +197,21 @@ def test_moodles_default_incorrect_feedback_is_not_a_note() -> None:
             '<answer fraction="lots"><text>a</text></answer>',
             "the fraction 'lots' of an answer is not a number",
         ),
+        (
+            # One more than there are option labels: the last, right one has no letter.
+            "".join(f'<answer fraction="0"><text>w{i}</text></answer>' for i in range(26))
+            + '<answer fraction="100"><text>right</text></answer>',
+            "it has 27 answers (at most 26)",
+        ),
+        (
+            '<answer fraction="100"><text>right</text></answer>'
+            + "".join(
+                f'<answer fraction="0"><text>w{i}</text><feedback><text>no {i}</text>'
+                "</feedback></answer>"
+                for i in range(29)
+            ),
+            "it has 30 answers (at most 26)",
+        ),
     ],
 )
 def test_a_multichoice_that_cannot_be_a_choice_task_is_left_out(answers: str, why: str) -> None:
