@@ -123,6 +123,15 @@ class _Converter(HTMLParser):
         self.cells = 0
         """Cells begun in the current table row: they are joined with " | "."""
 
+    def parse_marked_section(self, i: int, report: int = 1) -> int:
+        """`<![CDATA[…]]>` and Word's `<![if …]>` as Python reads them; any other `<![…>` as a
+        browser does, as a comment (Python 3.11's parser raises AssertionError on it, and
+        `<![` is ordinary text in a question about XML)."""
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            return self.parse_bogus_comment(i, report)
+
     # Layout ---------------------------------------------------------------------------------
 
     def _break(self, lines: int) -> None:

@@ -200,6 +200,15 @@ def test_every_escape() -> None:
     assert draft.mistakes == [Note("nothing {here}", ("B",))]
 
 
+def test_a_question_about_xml_markup_is_imported_not_a_crash() -> None:
+    # The default (Moodle) format goes through the HTML conversion, which raised
+    # AssertionError on `<![` followed by a space.
+    result = gift.parse("::cdata:: What closes what <![ opens? {=]]> ~-- >}", source="x.gift")
+
+    assert [d.question for d in result.drafts] == ["What closes what <![ opens?"]
+    assert result.drafts[0].options == ["]]>", "-- >"]
+
+
 def test_unescape_keeps_unknown_backslashes() -> None:
     assert gift.unescape(r"\frac{1}{2} \d+ \n \\ \:") == "\\frac{1}{2} \\d+ \n \\ :"
 

@@ -57,6 +57,22 @@ def test_a_lone_angle_bracket_is_text() -> None:
     assert to_markdown("if x<1 or y <= 2: <b>x</b>") == "if x<1 or y <= 2: **x**"
 
 
+@pytest.mark.parametrize(
+    ("html", "text"),
+    [
+        ("what <![ starts", "what <![ starts"),
+        ("<![foo[ bar ]]> after", "after"),
+        ("a<![=>b", "ab"),
+        ("x <![if !supportLists]>1.<![endif]> item", "x 1. item"),
+    ],
+)
+def test_an_unknown_marked_section_is_read_as_a_browser_reads_it(html: str, text: str) -> None:
+    # Python's parser raised AssertionError on all but the last: a browser reads a `<![…>` it
+    # does not know as a comment (shows nothing); with no `>` after it, it is text.
+    assert to_text(html) == text
+    assert to_markdown(html) == text
+
+
 def test_moodle_auto_format_keeps_line_breaks_and_spacing() -> None:
     html = "line one\n    indented <b>x</b>\n\n\n\nline three  "
     assert to_markdown(html, newlines=True) == "line one\n    indented **x**\n\nline three"
