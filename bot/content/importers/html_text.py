@@ -123,7 +123,7 @@ class _Converter(HTMLParser):
         self.cells = 0
         """Cells begun in the current table row: they are joined with " | "."""
 
-    def parse_marked_section(self, i: int, report: int = 1) -> int:
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
         """`<![CDATA[…]]>` and Word's `<![if …]>` as Python reads them; any other `<![…>` as a
         browser does, as a comment (Python 3.11's parser raises AssertionError on it, and
         `<![` is ordinary text in a question about XML)."""
