@@ -51,7 +51,7 @@ import logging
 import multiprocessing
 import random
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
@@ -641,6 +641,16 @@ class QuizService:
             except TimeoutError:
                 self._discard_upload_pool()  # the worker process is stopped, not waited for
                 why = f"{filename}: checking it took over {self.upload_timeout:g} s: split it"
+                raise BankRefusedError(filename, [why]) from None
+            except BrokenExecutor as exc:
+                # The worker ended under us (the out-of-memory killer, a crash): the pool is
+                # unusable for good, so the next upload gets a new one.
+                log.warning("checking %r for server %s: %s", filename, guild_id, exc)
+                self._discard_upload_pool()
+                why = (
+                    f"{filename}: the check stopped before it ended (its worker process quit): "
+                    "upload it again"
+                )
                 raise BankRefusedError(filename, [why]) from None
             if isinstance(result, RefusedUpload):
                 raise BankRefusedError(filename, result.problems)

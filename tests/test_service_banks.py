@@ -5,6 +5,7 @@ restart and a reload of the shipped banks; a check that takes too long is refuse
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -139,6 +140,28 @@ async def test_a_check_over_the_time_limit_is_refused_and_stores_nothing(
     finally:
         release.set()
         await service.close()
+
+
+async def test_a_worker_process_that_died_is_replaced_and_the_upload_says_so(
+    service: QuizService, caplog: pytest.LogCaptureFixture
+) -> None:
+    await service.upload_bank(GUILD, "net.yaml", bank(), MOD)
+    # The worker ends under the bot (the out-of-memory killer, a crash in a C parser).
+    for worker in multiprocessing.active_children():
+        worker.kill()
+        worker.join(10)
+
+    with pytest.raises(BankRefusedError) as refused:
+        await service.upload_bank(GUILD, "more.yaml", bank("net-2"), MOD)
+
+    assert refused.value.problems == (
+        "more.yaml: the check stopped before it ended (its worker process quit): "
+        "upload it again",
+    )
+    assert not [r for r in caplog.records if r.exc_info]
+    # The next upload gets a new worker: uploads do not stay broken until a restart.
+    done = await service.upload_bank(GUILD, "more.yaml", bank("net-2"), MOD)
+    assert [t.id for t in done.bank.tasks] == ["net-2"]
 
 
 async def test_too_large_is_refused_before_any_check(service: QuizService) -> None:
