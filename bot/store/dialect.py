@@ -130,6 +130,7 @@ def lock(conn: Connection, scope: str, keys: Iterable[object], *, shared: bool =
         conn.execute(_LOCK_SHARED_MANY if shared else _LOCK_MANY, {"keys": numbers})
 
 
+_UNLOCK_ALL = "SELECT pg_advisory_unlock_all()"
 _KEEPALIVES = (
     "SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; "
     "SET tcp_keepalives_count = 3"
@@ -155,7 +156,17 @@ def session_lock_connection(engine: Engine) -> Connection:
 
 def drop_connection(conn: Connection) -> None:
     """Close a session-lock connection for good, not into the pool: a lock that could not be
-    released must not outlive it in a pooled connection. Never raises."""
+    released must not outlive it in a pooled connection. Never raises.
+
+    Its locks are let go first, while the session still answers: the server ends a closed
+    connection's session (and frees its locks) a moment after the client hung up, so a process
+    started right after this returned could still find them held. A connection that is gone
+    fails that at once, and its locks go with its session."""
+    try:
+        if not conn.invalidated:
+            conn.exec_driver_sql(_UNLOCK_ALL)
+    except DBAPIError:
+        pass
     try:
         conn.invalidate()
         conn.close()

@@ -276,6 +276,30 @@ def test_a_renewal_while_the_database_is_unreachable_says_so_and_a_later_one_ret
 
 
 @pytest.mark.postgresql
+def test_released_shards_are_free_before_the_server_has_ended_the_session(
+    processes: Processes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process stopped and started again at once: the server ends a closed connection's
+    session a moment after the client hung up, and the new process must not meet the old
+    locks. Here the hang-up never reaches the server (the socket stays open), so only
+    letting go before hanging up frees them."""
+    import psycopg
+
+    first = processes.start(2, "0")
+    hung_up: list[psycopg.Connection[object]] = []
+    close = psycopg.Connection.close
+    monkeypatch.setattr(psycopg.Connection, "close", lambda conn: hung_up.append(conn))
+    first.release()
+    monkeypatch.setattr(psycopg.Connection, "close", close)
+    try:
+        assert hung_up, "the claim's connection was not closed"
+        processes.start(2, "0")
+    finally:
+        for conn in hung_up:
+            conn.close()
+
+
+@pytest.mark.postgresql
 def test_a_released_claim_is_not_taken_again(processes: Processes) -> None:
     first = processes.start(2, "0")
     first.release()
