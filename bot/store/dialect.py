@@ -160,8 +160,9 @@ def drop_connection(conn: Connection) -> None:
 
     Its locks are let go first, while the session still answers: the server ends a closed
     connection's session (and frees its locks) a moment after the client hung up, so a process
-    started right after this returned could still find them held. A connection that is gone
-    fails that at once, and its locks go with its session."""
+    started right after this returned could still find them held. A connection known to be
+    gone fails that at once, and its locks go with its session; one cut off without a word
+    waits for the keepalives (about a minute), as any statement on it would."""
     try:
         if not conn.invalidated:
             conn.exec_driver_sql(_UNLOCK_ALL)
