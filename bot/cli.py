@@ -259,15 +259,16 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _db_copy(source: str, target: str) -> int:
-    from bot.store.copy import copy_database
+    from bot.settings import FIXES
+    from bot.store.copy import SOURCE, TARGET, copy_database
     from bot.store.db import check_url
 
-    for url in (source, target):
+    for setting, url in ((SOURCE, source), (TARGET, target)):
         try:
             check_url(url)
         except ValueError as exc:
-            print(f"quizbot: {url!r}: {exc}", file=sys.stderr)
-            return 1
+            # The URL is not echoed: it may hold a password.
+            raise HostError(setting, str(exc), FIXES["DATABASE_URL"]) from None
 
     def say(line: str) -> None:
         print(line, flush=True)

@@ -285,3 +285,24 @@ def test_a_content_cache_out_of_the_bots_reach_is_left_to_its_warning(locked: Pa
     assert load(CONTENT_CACHE=str(locked / "cache.pickle")).content_cache == (
         locked / "cache.pickle"
     )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        # An @ in the password, not written %40: SQLAlchemy reads the host (or the port) from
+        # the rest of the password, and every message that showed the URL printed that part.
+        "postgresql+psycopg://quizbot:hun@ter2@db/quizbot",
+        "postgresql+psycopg://quizbot:hun@ter2:x@db:5432/quizbot",
+    ],
+)
+def test_a_password_with_a_bare_at_sign_is_refused_without_showing_any_of_it(url: str) -> None:
+    (line,) = problems(DATABASE_URL=url)
+    assert "ter2" not in line and "hun" not in line
+    assert line.startswith("not a database URL") or line.startswith("the URL's host holds an @")
+    assert "%40" in line and "(DATABASE_URL) — " in line
+
+
+def test_a_password_written_percent_encoded_loads() -> None:
+    url = "postgresql+psycopg://quizbot:hun%40ter2@db:5432/quizbot"
+    assert load(DATABASE_URL=url).database_url == url

@@ -105,9 +105,23 @@ def check_url(url: str) -> str:
         parsed = make_url(url)
     except ArgumentError:
         raise ValueError("not a database URL") from None
+    except ValueError:
+        # SQLAlchemy's int() of the port. Never echoed: with an @ in the password, the "port"
+        # it read is the rest of the password (user:p@ss:word@host).
+        raise ValueError(f"not a database URL: its port is not a number{_ENCODE_HINT}") from None
     if parsed.drivername not in SUPPORTED_DATABASES:
         raise ValueError(f"unsupported database {parsed.drivername!r}")
+    if parsed.host and "@" in parsed.host:
+        # The host then begins with the end of the password, and every later message showing
+        # the URL (hide_password hides only the part before the first @) would print it.
+        raise ValueError(f"the URL's host holds an @{_ENCODE_HINT}")
     return url
+
+
+_ENCODE_HINT = (
+    " (an @ in the password or user name must be written %40, a : %3A, a / %2F, "
+    "e.g. user:p%40ss@host)"
+)
 
 
 def make_engine(

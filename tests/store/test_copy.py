@@ -260,3 +260,22 @@ def test_an_unusable_source_or_target_is_one_line_naming_it(
     assert not (tmp_path / "new" / "copy.db").exists()
     assert (tmp_path / "bad" / "notes.txt").read_text() == "not a database\n" * 100
     assert list((tmp_path / "bad" / "folder").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("side", "url", "problem"),
+    [
+        ("SRC_URL", "postgres://quizbot:hunter2@db/quizbot", "unsupported database 'postgres'"),
+        ("DST_URL", "postgresql+psycopg://quizbot:hun@ter2:x@db/quizbot", "%40"),
+        ("DST_URL", "postgresql+psycopg://quizbot:hunter2@db:port/quizbot", "not a number"),
+    ],
+)
+def test_a_url_it_cannot_use_is_one_line_naming_the_side_without_its_password(
+    side: str, url: str, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    argv = ["db", "copy", url, other] if side == "SRC_URL" else ["db", "copy", other, url]
+    line = assert_one_database_line(main(argv), capsys, problem, side)
+    assert "ter2" not in line
+    assert "postgresql+psycopg://" in line.split(" — ")[1]  # how to write one that works
+    assert not (tmp_path / "other.db").exists()
