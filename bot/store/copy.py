@@ -105,12 +105,25 @@ def _check_source(source: Engine, url: str) -> None:
     state = current_state(source)
     if state.empty:
         raise CopyError(SOURCE, f"the source {_shown(source)} is empty", "check SRC_URL")
+    if state.too_new:
+        raise CopyError(
+            SOURCE,
+            f"the source {_shown(source)} is at schema revision {state.revision}, newer than "
+            f"this quizbot knows (its newest is {state.head})",
+            "copy it with the newer quizbot that upgraded it",
+        )
     if not state.is_head:
+        # The command to paste, unless the URL holds a password (never printed).
+        upgrade = (
+            "quizbot db upgrade, with DATABASE_URL set to SRC_URL"
+            if source.url.password is not None
+            else f"DATABASE_URL='{url}' quizbot db upgrade"
+        )
         raise CopyError(
             SOURCE,
             f"the source {_shown(source)} is at schema revision {state.revision or '0.1.0'}, "
             f"not this quizbot's {state.head}",
-            f"upgrade it first: DATABASE_URL='{url}' quizbot db upgrade",
+            f"upgrade it first: {upgrade}",
         )
 
 

@@ -13,7 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, inspect, make_url, text
 
 from bot.cli import main
 from bot.content import load_banks
@@ -279,3 +279,25 @@ def test_a_url_it_cannot_use_is_one_line_naming_the_side_without_its_password(
     assert "ter2" not in line
     assert "postgresql+psycopg://" in line.split(" — ")[1]  # how to write one that works
     assert not (tmp_path / "other.db").exists()
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize(
+    ("revision", "advice"),
+    [("0003_server_banks", "quizbot db upgrade"), ("9999_from_the_future", "newer quizbot")],
+)
+def test_a_postgresql_source_at_another_revision_is_refused_without_its_password(
+    revision: str, advice: str, pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PostgreSQL to SQLite (or to another server): the refusal's advice must not print the
+    source's password, and a source newer than this quizbot is not one `db upgrade` can help."""
+    engine = make_engine(pg_url, create=False)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = :r"), {"r": revision})
+    engine.dispose()
+    source = str(make_url(pg_url).set(password="hunter2").render_as_string(hide_password=False))
+    line = assert_one_database_line(
+        main(["db", "copy", source, f"sqlite:///{tmp_path / 'new.db'}"]), capsys, advice, "SRC_URL"
+    )
+    assert revision in line
+    assert not (tmp_path / "new.db").exists()
