@@ -24,6 +24,7 @@ from bot.store import dialect, faults
 from bot.store.db import make_engine, writer
 from bot.store.migrate import current_state, target_metadata, upgrade_database
 from bot.store.preflight import check_database, check_readable
+from bot.store.process_claim import claim_database_file
 from bot.store.tables import MemberTotal, Score, table_of
 
 BATCH_ROWS = 5000
@@ -62,9 +63,13 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
     # Read-only: opening a missing source would create an empty one.
     with _blamed_on(SOURCE):
         check_readable(src_url, SOURCE)
-    source = make_engine(src_url, create=False)
+        # README: nothing may write the SQLite file while it is copied. Held to the end, so
+        # no bot starts on it meanwhile either.
+        claim = claim_database_file(src_url, reader=True)
+    source: Engine | None = None
     target: Engine | None = None
     try:
+        source = make_engine(src_url, create=False)
         _check_source(source, src_url)
         with _blamed_on(TARGET):
             check_database(dst_url, TARGET)  # the copy writes it: it must be writable
@@ -77,9 +82,10 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
         rows = _copy_rows(source, target, say, batch)
         members = _verify(source, target, rows)
     finally:
-        source.dispose()
-        if target is not None:
-            target.dispose()
+        for engine in (source, target):
+            if engine is not None:
+                engine.dispose()
+        claim.release()
     say(
         f"verified: {len(rows)} tables and {sum(rows.values()):,} rows equal on both sides, "
         f"and the leaderboard totals of {members:,} members"

@@ -145,15 +145,18 @@ class _ShardClaim(ProcessClaim):
             dialect.drop_connection(conn)
 
 
-def claim_database_file(url: str) -> ProcessClaim:
+def claim_database_file(url: str, *, reader: bool = False) -> ProcessClaim:
     """Hold an SQLite database file for this process, or raise HostError naming DATABASE_URL
     if another process holds it. Before the engine opens (or upgrades) the file. A no-op for
-    in-memory SQLite and for PostgreSQL (`claim_shards`)."""
+    in-memory SQLite and for PostgreSQL (`claim_shards`).
+
+    A `reader` (`db copy`'s source) creates and writes nothing: no lock file means no bot runs
+    there (a bot makes one), so there is nothing to hold."""
     file = sqlite_file(url)
     if file is None:
         return ProcessClaim()
     # Resolved: a link to the file, or a relative spelling, is the same database.
-    return _claim_file(file.resolve())
+    return _claim_file(file.resolve(), reader=reader)
 
 
 def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:
@@ -175,15 +178,21 @@ def _claimed_connection(engine: Engine, shards: ShardPlan) -> Connection:
     return conn
 
 
-def _claim_file(database: Path) -> ProcessClaim:
+def _claim_file(database: Path, *, reader: bool = False) -> ProcessClaim:
     try:
         import fcntl  # POSIX only
     except ImportError:  # Windows: no flock; one bot per database stays the README's rule
         return ProcessClaim()
     lock_path = database.with_name(database.name + ".lock")
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        if reader:
+            # flock needs no write access; the holder's id is then left as it is.
+            fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+        else:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
+        if reader:
+            return ProcessClaim()  # none (no bot ran there), or one we may not read
         raise HostError(
             "DATABASE_URL",
             f"cannot create {lock_path} ({exc.strerror})",
@@ -209,9 +218,10 @@ def _claim_file(database: Path) -> ProcessClaim:
             "stop it first: one bot runs per SQLite database (for several processes, use "
             f"PostgreSQL and shards: {SCALING_OUT})",
         ) from None
-    with contextlib.suppress(OSError):  # the id is for the message only
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    if not reader:
+        with contextlib.suppress(OSError):  # the id is for the message only
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
 
     def release() -> None:
         os.close(fd)  # the lock goes with the descriptor; the file stays for the next start

@@ -22,6 +22,7 @@ from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.copy import CopyError, copy_database
 from bot.store.migrate import current_state
+from bot.store.process_claim import claim_database_file
 from tests.pg_server import PgServer
 from tests.store.fixtures import make_0_1_0_db as fixture
 from tests.store.test_migrations import CONTENT, EXPECTED, OLD_DB
@@ -301,3 +302,36 @@ def test_a_postgresql_source_at_another_revision_is_refused_without_its_password
     )
     assert revision in line
     assert not (tmp_path / "new.db").exists()
+
+
+def test_a_source_a_bot_is_running_on_is_refused_and_nothing_is_copied(
+    source: str, target: str, tmp_path: Path
+) -> None:
+    """README: nothing may write the SQLite file while it is copied. A bot running on it holds
+    `<database>.lock`; the copy said "verified" all the same, and the bot's later answers were
+    lost in the move."""
+    running_bot = claim_database_file(source)
+    try:
+        with pytest.raises(CopyError, match="already running") as refused:
+            copy_database(source, target, lambda _line: None)
+    finally:
+        running_bot.release()
+    assert refused.value.setting == "SRC_URL"
+    assert empty_after_a_failed_copy(target)
+
+
+def test_a_source_without_a_lock_file_is_copied_without_writing_beside_it(
+    tmp_path: Path, target: str
+) -> None:
+    """The source is only read: its folder may be a read-only mount, so no lock file is made
+    there to look for a running bot (a bot makes one)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    shutil.copyfile(OLD_DB, folder / "quizbot.db")
+    source = f"sqlite:///{folder / 'quizbot.db'}"
+    make_engine(source).dispose()
+    for leftover in folder.glob("quizbot.db?*"):  # the upgrade's backup, -wal, -shm
+        leftover.unlink()
+    before = sorted(p.name for p in folder.iterdir())
+    copy_database(source, target, lambda _line: None)
+    assert sorted(p.name for p in folder.iterdir()) == before
