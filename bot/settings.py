@@ -162,8 +162,10 @@ class Settings(BaseSettings):
     def _known_zone(cls, value: str) -> str:
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown IANA time zone {value!r}") from None
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            # OSError: tzdata's lookup opens the name as a file, so `Europe` (a folder of
+            # zones) raises IsADirectoryError, an overlong name "File name too long".
+            raise ValueError(f"unknown IANA time zone {_shown(value)}") from None
         return value
 
     @field_validator("log_level")

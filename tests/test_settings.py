@@ -306,3 +306,11 @@ def test_a_password_with_a_bare_at_sign_is_refused_without_showing_any_of_it(url
 def test_a_password_written_percent_encoded_loads() -> None:
     url = "postgresql+psycopg://quizbot:hun%40ter2@db:5432/quizbot"
     assert load(DATABASE_URL=url).database_url == url
+
+
+@pytest.mark.parametrize("zone", ["Europe", "America/", "Europe/" + "x" * 300])
+def test_a_region_folder_or_overlong_name_as_time_zone_is_one_line(zone: str) -> None:
+    """`Europe` names a folder of tzdata, not a zone: ZoneInfo raised IsADirectoryError (and
+    a name too long for the file system OSError), a traceback instead of the line."""
+    (line,) = problems(QUIZBOT_TIMEZONE=zone)
+    assert line.startswith("unknown IANA time zone ") and "(QUIZBOT_TIMEZONE) — " in line
