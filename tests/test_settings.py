@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -314,3 +315,26 @@ def test_a_region_folder_or_overlong_name_as_time_zone_is_one_line(zone: str) ->
     a name too long for the file system OSError), a traceback instead of the line."""
     (line,) = problems(QUIZBOT_TIMEZONE=zone)
     assert line.startswith("unknown IANA time zone ") and "(QUIZBOT_TIMEZONE) — " in line
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        # Two slashes: SQLAlchemy reads `data` as a host and raised ArgumentError when the
+        # engine was made, a traceback after the settings had passed.
+        ("sqlite://data/quizbot.db", "three slashes"),
+        ("sqlite:///data/quizbot.db?timeout=soon", "the URL's options are not SQLite's"),
+    ],
+)
+def test_an_sqlite_url_the_engine_would_refuse_is_one_line(url: str, problem: str) -> None:
+    (line,) = problems(DATABASE_URL=url)
+    assert problem in line.split(" (DATABASE_URL) — ")[0]
+
+
+def test_a_postgresql_url_without_the_driver_installed_says_which_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as without the `postgres` extra
+    (line,) = problems(DATABASE_URL="postgresql+psycopg://quizbot:hunter2@db/quizbot")
+    assert "pip install 'quizbot[postgres]'" in line and "(DATABASE_URL) — " in line
+    assert "hunter2" not in line

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -115,7 +116,32 @@ def check_url(url: str) -> str:
         # The host then begins with the end of the password, and every later message showing
         # the URL (hide_password hides only the part before the first @) would print it.
         raise ValueError(f"the URL's host holds an @{_ENCODE_HINT}")
+    if parsed.get_backend_name() == "sqlite":
+        _check_sqlite_url(parsed)
+    else:
+        try:
+            parsed.get_dialect().import_dbapi()
+        except ImportError:
+            raise ValueError(
+                "the PostgreSQL driver is not installed: pip install 'quizbot[postgres]'"
+            ) from None
     return url
+
+
+def _check_sqlite_url(parsed: URL) -> None:
+    """What SQLAlchemy would refuse only when the engine is made (a traceback then)."""
+    if parsed.host:  # sqlite://data/quizbot.db: `data` is read as a host
+        raise ValueError(
+            "an SQLite URL has three slashes before a relative path (sqlite:///data/quizbot.db) "
+            "and four before an absolute one (sqlite:////srv/quizbot.db)"
+        )
+    try:
+        with warnings.catch_warnings():  # an unknown option: the engine warns of it, once
+            warnings.simplefilter("ignore")
+            parsed.get_dialect()().create_connect_args(parsed)
+    except (ArgumentError, ValueError, TypeError) as exc:  # e.g. ?timeout=abc
+        reason = (str(exc).strip().splitlines() or [""])[0]
+        raise ValueError(f"the URL's options are not SQLite's ({reason})") from None
 
 
 _ENCODE_HINT = (
