@@ -36,15 +36,21 @@ _PERIOD_TITLES = {Period.TODAY: "today", Period.WEEK: "this week", Period.ALL: "
 Default = TypeVar("Default")
 
 
+def load_zone(name: str) -> ZoneInfo | None:
+    """The IANA zone `name`; None when tzdata has no zone of that name. The one check of a zone
+    name: tzdata opens the name as a file, so besides its own error a folder of zones
+    (`Europe`) raises IsADirectoryError and an overlong name OSError."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+
+
 def zone_or(name: str | None, default: Default) -> ZoneInfo | Default:
     """The IANA zone `name`, else `default`: when no zone is set, and when a stored name is one
     tzdata no longer knows (a zone is checked when it is set, but tzdata can change under it)."""
-    if name:
-        try:
-            return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            pass
-    return default
+    zone = load_zone(name) if name else None
+    return default if zone is None else zone
 
 
 def utcnow() -> datetime:

@@ -10,12 +10,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.clock import load_zone
 from bot.host_errors import HostError, HostErrors
 from bot.sharding import ShardPlan
 from bot.store.db import (
@@ -160,12 +161,8 @@ class Settings(BaseSettings):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError, OSError):
-            # OSError: tzdata's lookup opens the name as a file, so `Europe` (a folder of
-            # zones) raises IsADirectoryError, an overlong name "File name too long".
-            raise ValueError(f"unknown IANA time zone {_shown(value)}") from None
+        if load_zone(value) is None:
+            raise ValueError(f"unknown IANA time zone {_shown(value)}")
         return value
 
     @field_validator("log_level")

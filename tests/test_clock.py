@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from bot.clock import zone_or
+from bot.store.guild_config import check_changes
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -18,3 +21,11 @@ def test_an_unset_or_unknown_zone_falls_back_to_the_default() -> None:
     assert zone_or("", BERLIN) is BERLIN
     assert zone_or("Mars/Olympus_Mons", BERLIN) is BERLIN
     assert zone_or("../etc/passwd", None) is None  # ZoneInfo refuses paths with ValueError
+    # tzdata opens the name as a file: a folder of zones, an overlong name.
+    assert zone_or("Europe", BERLIN) is BERLIN
+    assert zone_or("x" * 300, BERLIN) is BERLIN
+
+
+def test_a_servers_zone_set_to_a_folder_of_zones_is_refused_as_unknown() -> None:
+    with pytest.raises(ValueError, match="unknown time zone 'America'"):
+        check_changes({"timezone": "America"})

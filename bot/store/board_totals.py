@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
     BigInteger,
@@ -41,6 +41,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import cast as sql_cast
 
+from bot.clock import load_zone
 from bot.store import dialect
 from bot.store.dialect import upsert
 from bot.store.periods import day_start, local_date, to_utc_naive, week_start
@@ -168,11 +169,7 @@ def board_state(conn: Connection, guild_id: int) -> _BoardState:
 
 def _known_zone(name: str | None) -> str | None:
     """A zone name that loads; None otherwise (the service then uses its default, too)."""
-    if name is None:
-        return None
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    if name is None or load_zone(name) is None:
         return None
     return name
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Connection, Row, bindparam, exists, or_, select
 
+from bot.clock import load_zone
 from bot.store.board_totals import board_state, build_board
 from bot.store.dialect import upsert
 from bot.store.records import GuildConfigInfo
@@ -49,11 +49,8 @@ def check_changes(changes: dict[str, Any]) -> None:
     unknown = set(changes) - CONFIG_FIELDS
     if unknown:
         raise TypeError(f"unknown guild setting(s): {', '.join(sorted(unknown))}")
-    if changes.get("timezone") is not None:
-        try:
-            ZoneInfo(changes["timezone"])
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {changes['timezone']!r}") from exc
+    if changes.get("timezone") is not None and load_zone(changes["timezone"]) is None:
+        raise ValueError(f"unknown time zone {changes['timezone']!r}")
     if "post_policy" in changes and changes["post_policy"] not in POST_POLICIES:
         raise ValueError(f"post_policy must be one of {', '.join(POST_POLICIES)}")
     if "cooldown_seconds" in changes and int(changes["cooldown_seconds"]) < 0:
