@@ -250,8 +250,16 @@ class Scheduler:
         schedules = [
             s for s in await self._db(self.schedules.runnable) if self.shards.owns_guild(s.guild_id)
         ]
+        stopped = [
+            s
+            for s in await self._db(self.schedules.stopped_with_pending)
+            if self.shards.owns_guild(s.guild_id)
+        ]
         # Concurrently: a channel that is slow (rate limits) or broken delays nobody else.
         results = await asyncio.gather(*(self._guarded(s, now) for s in schedules))
+        for schedule in stopped:
+            with survived(f"schedule {schedule.id}: finishing a stopped schedule's day"):
+                await self._resume_pending(schedule, now, live=None)
         wake += [r for r in results if r is not None]
         upcoming = await self._db(self.schedules.next_close, now)
         if upcoming is not None:
@@ -283,15 +291,7 @@ class Scheduler:
         if schedule.retry_at is not None and now < schedule.retry_at:
             return min(schedule.retry_at, upcoming.at)
         slot = timing.current_slot(at, zone, now)
-
-        for pending in await self._db(self.schedules.pending_runs, schedule.id):
-            async with self._holding(schedule.id, pending.local_date) as held:
-                # Read again once held: whoever held it before may have finished it.
-                run = await self._db(self.schedules.get_run, pending.id) if held else None
-                if run is None or run.status != "claimed":
-                    continue  # another process is sending it (or has sent it)
-                live = run.local_date == slot.local_date and now - run.scheduled_for <= self.grace
-                await self._deliver(schedule, run, now, send=live, fresh=False)
+        await self._resume_pending(schedule, now, live=slot.local_date)
 
         if await self._db(self.schedules.run, schedule.id, slot.local_date) is None:
             match timing.due(slot, now, active_since=schedule.active_since, grace=self.grace):
@@ -315,6 +315,22 @@ class Scheduler:
                 case Due.NOT_OWED:
                     pass
         return upcoming.at
+
+    async def _resume_pending(
+        self, schedule: ScheduleInfo, now: datetime, *, live: date | None
+    ) -> None:
+        """Finish the schedule's interrupted days. Only a run of the `live` day, within the
+        grace window, still sends what is missing; the others (and every run of a schedule
+        paused or removed meanwhile, `live=None`) recover what went out and send nothing, so
+        their posts that are out close on time with their result."""
+        for pending in await self._db(self.schedules.pending_runs, schedule.id):
+            async with self._holding(schedule.id, pending.local_date) as held:
+                # Read again once held: whoever held it before may have finished it.
+                run = await self._db(self.schedules.get_run, pending.id) if held else None
+                if run is None or run.status != "claimed":
+                    continue  # another process is sending it (or has sent it)
+                send = run.local_date == live and now - run.scheduled_for <= self.grace
+                await self._deliver(schedule, run, now, send=send, fresh=False)
 
     @contextlib.asynccontextmanager
     async def _holding(self, schedule_id: int, day: date) -> AsyncIterator[bool]:

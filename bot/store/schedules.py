@@ -138,6 +138,20 @@ class ScheduleStore:
         with self.store.read() as conn:
             return [schedule_info(r) for r in conn.execute(stmt)]
 
+    def stopped_with_pending(self) -> list[ScheduleInfo]:
+        """Paused or removed schedules with a day still claimed (interrupted while it was
+        sent): the scheduler finishes those days, so their posts that are out still close."""
+        stmt = (
+            select(_schedule)
+            .where(
+                (_schedule.c.removed_at.is_not(None)) | _schedule.c.paused.is_(True),
+                _schedule.c.id.in_(select(_run.c.schedule_id).where(_run.c.status == "claimed")),
+            )
+            .order_by(_schedule.c.id)
+        )
+        with self.store.read() as conn:
+            return [schedule_info(r) for r in conn.execute(stmt)]
+
     def remove(self, guild_id: int, schedule_id: int, now: datetime) -> ScheduleInfo | None:
         """Soft delete; None when the server has no such schedule (ids are global, so the
         guild check keeps one server from removing another's)."""

@@ -1031,3 +1031,33 @@ async def test_a_day_held_by_a_process_that_died_is_resumed_once_its_connection_
     finally:
         await dying.close()
         await other.close()
+
+
+@pytest.mark.parametrize("stop", ["remove", "pause"])
+async def test_a_stopped_schedules_interrupted_day_still_closes_with_its_result(
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster, stop: str
+) -> None:
+    # 1 of 2 posts went out, then the process died before recording it; the moderator stops
+    # the schedule before the bot is back. The post that is out must still close on time.
+    first = start()
+    schedule = first.add(count=2)
+    clock.now = datetime(2025, 3, 2, 8, tzinfo=UTC)
+    poster.crash = "after_send"
+    with pytest.raises(Crash):
+        await first.scheduler.tick()
+    if stop == "remove":
+        first.schedules.remove(GUILD, schedule.id, clock())
+    else:
+        first.schedules.set_paused(GUILD, schedule.id, True, clock())
+    await first.close()
+    (message,) = poster.messages
+
+    poster.crash = None
+    clock.advance(minutes=1)
+    second = start()
+    await second.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
+
+    assert poster.messages == [message]  # nothing more sent for a stopped schedule
+    post = second.service.store.get_post(message.post_id)
+    assert post is not None and post.closed_at is not None
+    assert message.closed_content is not None and "closed" in message.closed_content
