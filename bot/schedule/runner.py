@@ -302,14 +302,12 @@ class Scheduler:
                         if run is not None:
                             await self._deliver(schedule, run, now, send=True, fresh=True)
                 case Due.LATE:
-                    late = now - slot.at
                     await self._write(
                         self.schedules.skip,
                         schedule.id,
                         slot.local_date,
                         scheduled_for=slot.at,
-                        reason=f"the bot was offline at {schedule.local_time}"
-                        f" ({_minutes(late)} late, grace {_minutes(self.grace)})",
+                        reason=self._late_reason(schedule, slot, now),
                         now=now,
                     )
                 case Due.NOT_OWED:
@@ -331,6 +329,20 @@ class Scheduler:
                     continue  # another process is sending it (or has sent it)
                 send = run.local_date == live and now - run.scheduled_for <= self.grace
                 await self._deliver(schedule, run, now, send=send, fresh=False)
+
+    def _late_reason(self, schedule: ScheduleInfo, slot: Slot, now: datetime) -> str:
+        """Why a day with nothing recorded is skipped. Errors since its time mean the bot was
+        up and kept failing (the claim: no matching task, the database); only without them was
+        the bot away."""
+        failed = schedule.last_error_at is not None and schedule.last_error_at >= slot.at
+        if failed and schedule.last_error:
+            return f"not posted within the grace window ({_minutes(self.grace)}): " + (
+                schedule.last_error
+            )
+        return (
+            f"the bot was offline at {schedule.local_time}"
+            f" ({_minutes(now - slot.at)} late, grace {_minutes(self.grace)})"
+        )
 
     @contextlib.asynccontextmanager
     async def _holding(self, schedule_id: int, day: date) -> AsyncIterator[bool]:

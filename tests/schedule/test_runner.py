@@ -1061,3 +1061,24 @@ async def test_a_stopped_schedules_interrupted_day_still_closes_with_its_result(
     post = second.service.store.get_post(message.post_id)
     assert post is not None and post.closed_at is not None
     assert message.closed_content is not None and "closed" in message.closed_content
+
+
+async def test_a_day_lost_to_errors_is_not_blamed_on_the_bot_being_offline(
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
+) -> None:
+    # The bot was up all along, but no task matched (the bank changed under the schedule):
+    # the day is given up after the grace window, and /schedule list must not say the bot
+    # was offline, which would send the moderator looking in the wrong place.
+    bot = start()
+    schedule = bot.add(topic="no such topic")
+    await bot.run_until(datetime(2025, 3, 2, 12, tzinfo=UTC))
+
+    assert poster.messages == []
+    run = bot.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None and run.status == "skipped"
+    info = bot.schedule(schedule.id)
+    assert "offline" not in (info.last_result or "")
+    assert info.last_result is not None and "not posted within the grace window" in (
+        info.last_result
+    )
+    assert info.last_error is not None and info.last_error in info.last_result
