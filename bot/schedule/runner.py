@@ -65,6 +65,10 @@ MAX_SLEEP = 60.0
 """Seconds between looks at the database even with nothing due: new schedules made by
 another process, and wall-clock jumps (NTP, suspend), are noticed within a minute."""
 MIN_SLEEP = 1.0
+ON_TIME = timedelta(seconds=30)
+"""How late a tick of the running bot may look at a run and still be on time, beyond the
+grace window: a sleep ends a little after the instant it was set for, and a busy tick delays
+the next one. Without it a grace of 0 ("no late posts after an outage") would post nothing."""
 
 
 class PosterError(Exception):
@@ -148,6 +152,8 @@ class Scheduler:
         self.schedules = service.schedule_store()
         self.poster = poster
         self.grace = grace
+        self._window = grace + ON_TIME
+        """How late a run is still posted (`ON_TIME`)."""
         self.clock = clock or service.clock
         """The time source; read it through `now()`."""
         self._sleep = sleep
@@ -294,7 +300,7 @@ class Scheduler:
         await self._resume_pending(schedule, now, live=slot.local_date)
 
         if await self._db(self.schedules.run, schedule.id, slot.local_date) is None:
-            match timing.due(slot, now, active_since=schedule.active_since, grace=self.grace):
+            match timing.due(slot, now, active_since=schedule.active_since, grace=self._window):
                 case Due.POST:
                     # Held before the claim, so no one resumes the day while it goes out.
                     async with self._holding(schedule.id, slot.local_date) as held:
@@ -327,7 +333,7 @@ class Scheduler:
                 run = await self._db(self.schedules.get_run, pending.id) if held else None
                 if run is None or run.status != "claimed":
                     continue  # another process is sending it (or has sent it)
-                send = run.local_date == live and now - run.scheduled_for <= self.grace
+                send = run.local_date == live and now - run.scheduled_for <= self._window
                 await self._deliver(schedule, run, now, send=send, fresh=False)
 
     def _late_reason(self, schedule: ScheduleInfo, slot: Slot, now: datetime) -> str:

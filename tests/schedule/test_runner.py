@@ -1082,3 +1082,25 @@ async def test_a_day_lost_to_errors_is_not_blamed_on_the_bot_being_offline(
         info.last_result
     )
     assert info.last_error is not None and info.last_error in info.last_result
+
+
+async def test_with_no_grace_a_running_bot_still_posts_when_it_wakes_a_moment_late(
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
+) -> None:
+    # SCHEDULE_GRACE_MINUTES=0 (allowed: "no late posts after an outage"). A sleep never ends
+    # on the exact instant: the loop reads the clock a few milliseconds after 09:00. That is
+    # the bot being on time, not a day missed while it was down.
+    bot = start(grace=timedelta(0))
+    schedule = bot.add()
+    plain_sleep = bot._sleep
+
+    async def overshooting_sleep(seconds: float) -> None:
+        await plain_sleep(seconds)
+        clock.advance(milliseconds=30)
+
+    bot.scheduler._sleep = overshooting_sleep
+    await bot.run_until(datetime(2025, 3, 3, 12, tzinfo=UTC))
+
+    assert len(poster.in_channel()) == 2  # 2 and 3 March
+    run = bot.schedules.run(schedule.id, date(2025, 3, 2))
+    assert run is not None and run.status == "posted"
