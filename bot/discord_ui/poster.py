@@ -38,15 +38,21 @@ _POST_IN_CUSTOM_ID = re.compile(r"^quiz:[a-z]+:(?P<post>[0-9]{1,20})(?::|$)")
 """Every task-post button's custom_id names its post (bot/discord_ui/components.py)."""
 
 
+POST_NEEDS = "View Channel, Send Messages, Embed Links and Read Message History"
+THREAD_NEEDS = "Create Public Threads and Send Messages in Threads"
+"""What a refused discussion thread lacks: the post itself went out, so not POST_NEEDS."""
+
+
 @contextlib.contextmanager
-def _refusals(channel_id: int) -> Iterator[None]:
-    """Discord's refusals as PosterError, worded for /schedule list."""
+def _refusals(channel_id: int, needs: str = POST_NEEDS) -> Iterator[None]:
+    """Discord's refusals as PosterError, worded for /schedule list; `needs`: the permissions
+    a refusal asks for."""
     try:
         yield
     except discord.Forbidden as exc:
         raise PosterError(
             f"Discord refused in <#{channel_id}> ({exc.text or 'Missing Permissions'}): "
-            "I need View Channel, Send Messages, Embed Links and Read Message History there"
+            f"I need {needs} there"
         ) from exc
     except discord.NotFound as exc:
         raise PosterError(
@@ -111,7 +117,7 @@ class DiscordPoster:
         self, posted: PostedTask, message_id: int, *, name: str, text: str
     ) -> None:
         message = self._channel(posted.post).get_partial_message(message_id)  # type: ignore[attr-defined]
-        with _refusals(posted.post.channel_id):
+        with _refusals(posted.post.channel_id, THREAD_NEEDS):
             try:
                 thread = await message.create_thread(
                     name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES

@@ -865,3 +865,40 @@ async def test_a_thread_opened_before_a_crash_is_not_an_error_nor_opened_twice(
     assert threads == {int(post["id"]): thread_id}
     in_thread = [m for m in fake.messages.values() if m["channel_id"] == str(thread_id)]
     assert len(in_thread) == 1 and in_thread[0]["content"] != "again"
+
+
+async def test_a_refused_discussion_thread_names_the_thread_permissions(
+    cog: ScheduleCog, fake: FakeDiscordHTTP, bot: QuizBot, driver: Driver
+) -> None:
+    # The post went out (the bot has the posting permissions), so the note in /schedule list
+    # must point at what is missing for the thread, not repeat the posting permissions.
+    message = await driver.post("mc-split")
+    fake.fail["/channels/{channel_id}/messages/{message_id}/threads"] = discord.Forbidden(
+        _Response(403), {"code": 50013, "message": "Missing Permissions"}
+    )
+    posted = await bot.service.posted(1)
+    with pytest.raises(PosterError) as refused:
+        await DiscordPoster(bot).open_thread(posted, int(message["id"]), name="n", text="t")
+    text = str(refused.value)
+    assert "Create Public Threads" in text and "Send Messages in Threads" in text
+    assert "Embed Links" not in text
+
+
+async def test_add_with_a_thread_refuses_a_channel_where_the_bot_cannot_write_in_threads(
+    sd: ScheduleDriver, bot: QuizBot
+) -> None:
+    # Without Send Messages in Threads each day's thread would open empty, its explanation
+    # refused: refused now, like a channel where the thread cannot be opened at all.
+    no_writing = discord.Permissions(send_messages_in_threads=True)
+    deny = [{"id": str(GUILD_ID), "type": 0, "allow": "0", "deny": str(no_writing.value)}]
+    guild = bot.get_guild(GUILD_ID)
+    assert guild is not None
+    guild._add_channel(
+        discord.TextChannel(
+            state=bot._connection, guild=guild, data=_channel(NO_THREADS_CHANNEL_ID, "nt", deny)
+        )
+    )
+    where = {**ADD, "channel": Channel(NO_THREADS_CHANNEL_ID)}
+    reply = await sd.run("schedule add", **where, thread=True)
+    assert "**Send Messages in Threads**" in reply.text and "Create Public" not in reply.text
+    assert await sd.schedules() == []

@@ -215,6 +215,8 @@ class ScheduleCog(commands.Cog):
         missing = missing_post_permissions(perms)
         if thread and not perms.create_public_threads:
             missing.append("Create Public Threads")
+        if thread and not perms.send_messages_in_threads:  # the explanation goes in the thread
+            missing.append("Send Messages in Threads")
         if missing:
             names = ", ".join(f"**{m}**" for m in missing)
             raise ScheduleInputError(
