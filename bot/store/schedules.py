@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, literal, select, update
+from sqlalchemy import Connection, Engine, case, func, literal, select, update
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
@@ -163,8 +163,18 @@ class ScheduleStore:
         changes: dict[str, Any] = {"paused": paused}
         if not paused:
             # Days missed while paused are not owed: resuming at 10:00 must not post the
-            # 09:00 quiz, and the backoff of an old failure no longer applies.
-            changes |= {"active_since": to_utc_naive(now), "retry_at": None, "failures": 0}
+            # 09:00 quiz, and the backoff of an old failure no longer applies. Only if it was
+            # paused (the old row decides): a stray resume of a running schedule must not
+            # disown a day still being retried.
+            was_paused = _schedule.c.paused.is_(True)
+            changes |= {
+                "active_since": case(
+                    (was_paused, literal(to_utc_naive(now), _schedule.c.active_since.type)),
+                    else_=_schedule.c.active_since,
+                ),
+                "retry_at": case((was_paused, None), else_=_schedule.c.retry_at),
+                "failures": case((was_paused, 0), else_=_schedule.c.failures),
+            }
         return self._change(guild_id, schedule_id, **changes)
 
     def _change(self, guild_id: int, schedule_id: int, **values: Any) -> ScheduleInfo | None:

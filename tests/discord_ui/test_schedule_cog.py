@@ -902,3 +902,14 @@ async def test_add_with_a_thread_refuses_a_channel_where_the_bot_cannot_write_in
     reply = await sd.run("schedule add", **where, thread=True)
     assert "**Send Messages in Threads**" in reply.text and "Create Public" not in reply.text
     assert await sd.schedules() == []
+
+
+async def test_pause_or_resume_twice_says_it_is_already_so(sd: ScheduleDriver) -> None:
+    await sd.run("schedule add", **ADD)
+    (info,) = await sd.schedules()
+    reply = await sd.run("schedule resume", id=info.id)
+    assert f"#{info.id}** is not paused" in reply.text and "Resumed" not in reply.text
+    await sd.run("schedule pause", id=info.id)
+    reply = await sd.run("schedule pause", id=info.id)
+    assert f"#{info.id}** is paused already" in reply.text
+    assert (await sd.schedules())[0].paused

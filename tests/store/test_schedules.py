@@ -303,3 +303,14 @@ def test_task_history_counts_every_post_in_the_server(
 def test_store_or_engine(store: Store) -> None:
     assert ScheduleStore(store).store is store
     assert isinstance(ScheduleStore(store.engine).store, Store)
+
+
+def test_resuming_a_schedule_that_is_not_paused_changes_nothing(schedules: ScheduleStore) -> None:
+    # Today's run may still be owed (a claim that failed and is retried within the grace
+    # window): a stray resume must not make it "missed while paused".
+    schedule = add(schedules)
+    schedules.record_error(schedule.id, "boom", NOW, NOW + timedelta(minutes=1))
+    again = schedules.set_paused(GUILD, schedule.id, False, NOW + timedelta(minutes=10))
+    assert again is not None and not again.paused
+    assert again.active_since == schedule.active_since
+    assert again.failures == 1 and again.retry_at == NOW + timedelta(minutes=1)
