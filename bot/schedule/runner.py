@@ -17,7 +17,8 @@ Exactly once, across restarts and crashes
    mid-set) is resumed: a post without a message id is first looked up in the channel's
    recent history (a bot message whose custom_ids name that post); only if it is not there
    is it sent. So a crash between sending and recording costs one history read, not a
-   double post.
+   double post. A schedule paused or removed meanwhile has its claimed days finished too,
+   sending nothing more, so what went out still closes with its result.
 5. Hold. A day is held while it is claimed and sent, and while it is resumed
    (`ScheduleStore.deliveries`): a tick of another process meanwhile leaves it alone instead
    of finding nothing in the channel yet and sending it too. A process that dies lets go.
