@@ -808,11 +808,28 @@ async def test_a_bot_told_not_to_run_the_scheduler_never_starts_it(
     assert bot.scheduler._task is None
 
 
-async def test_add_with_a_thread_refuses_a_channel_where_the_bot_cannot_open_threads(
-    sd: ScheduleDriver, bot: QuizBot
+@pytest.mark.parametrize(
+    ("denied", "missing", "not_missing"),
+    [
+        # The thread cannot be opened at all.
+        (discord.Permissions(create_public_threads=True), "Create Public Threads", "Embed Links"),
+        # Each day's thread would open empty, its explanation refused.
+        (
+            discord.Permissions(send_messages_in_threads=True),
+            "Send Messages in Threads",
+            "Create Public",
+        ),
+    ],
+    ids=["open", "write"],
+)
+async def test_add_with_a_thread_refuses_a_channel_where_the_bot_cannot_use_threads(
+    sd: ScheduleDriver,
+    bot: QuizBot,
+    denied: discord.Permissions,
+    missing: str,
+    not_missing: str,
 ) -> None:
-    no_threads = discord.Permissions(create_public_threads=True)
-    deny = [{"id": str(GUILD_ID), "type": 0, "allow": "0", "deny": str(no_threads.value)}]
+    deny = [{"id": str(GUILD_ID), "type": 0, "allow": "0", "deny": str(denied.value)}]
     guild = bot.get_guild(GUILD_ID)
     assert guild is not None
     guild._add_channel(
@@ -823,7 +840,7 @@ async def test_add_with_a_thread_refuses_a_channel_where_the_bot_cannot_open_thr
     where = {**ADD, "channel": Channel(NO_THREADS_CHANNEL_ID)}
     reply = await sd.run("schedule add", **where, thread=True)
     assert reply.ephemeral
-    assert "**Create Public Threads**" in reply.text and "Embed Links" not in reply.text
+    assert f"**{missing}**" in reply.text and not_missing not in reply.text
     assert await sd.schedules() == []
     # Without a thread the same channel is fine.
     await sd.run("schedule add", **where)
@@ -882,26 +899,6 @@ async def test_a_refused_discussion_thread_names_the_thread_permissions(
     text = str(refused.value)
     assert "Create Public Threads" in text and "Send Messages in Threads" in text
     assert "Embed Links" not in text
-
-
-async def test_add_with_a_thread_refuses_a_channel_where_the_bot_cannot_write_in_threads(
-    sd: ScheduleDriver, bot: QuizBot
-) -> None:
-    # Without Send Messages in Threads each day's thread would open empty, its explanation
-    # refused: refused now, like a channel where the thread cannot be opened at all.
-    no_writing = discord.Permissions(send_messages_in_threads=True)
-    deny = [{"id": str(GUILD_ID), "type": 0, "allow": "0", "deny": str(no_writing.value)}]
-    guild = bot.get_guild(GUILD_ID)
-    assert guild is not None
-    guild._add_channel(
-        discord.TextChannel(
-            state=bot._connection, guild=guild, data=_channel(NO_THREADS_CHANNEL_ID, "nt", deny)
-        )
-    )
-    where = {**ADD, "channel": Channel(NO_THREADS_CHANNEL_ID)}
-    reply = await sd.run("schedule add", **where, thread=True)
-    assert "**Send Messages in Threads**" in reply.text and "Create Public" not in reply.text
-    assert await sd.schedules() == []
 
 
 async def test_pause_or_resume_twice_says_it_is_already_so(sd: ScheduleDriver) -> None:
