@@ -55,7 +55,7 @@ from bot.schedule import rotation, summary, timing
 from bot.schedule.timing import Due, Slot
 from bot.service import PostedTask, QuizService
 from bot.sharding import ShardPlan
-from bot.store.schedules import RunInfo, ScheduleInfo, TaskPosts
+from bot.store.schedules import PauseChange, RunInfo, ScheduleInfo, TaskPosts
 
 log = logging.getLogger(__name__)
 
@@ -236,12 +236,13 @@ class Scheduler:
 
     async def set_paused(
         self, guild_id: int, schedule_id: int, paused: bool
-    ) -> ScheduleInfo | None:
-        info = await self._write(
+    ) -> PauseChange | None:
+        change = await self._write(
             self.schedules.set_paused, guild_id, schedule_id, paused, self.now()
         )
-        self.wake()
-        return info
+        if change is not None and change.changed:
+            self.wake()
+        return change
 
     def next_run(self, schedule: ScheduleInfo) -> Slot:
         return timing.next_slot(schedule.at, schedule.zone, self.now())

@@ -49,6 +49,15 @@ class ScheduleInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class PauseChange:
+    """What /schedule pause or resume did (`ScheduleStore.set_paused`)."""
+
+    schedule: ScheduleInfo
+    changed: bool
+    """False: it was paused (or running) already, and nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
 class RunInfo:
     id: int
     schedule_id: int

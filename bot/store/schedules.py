@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, case, func, literal, select, update
+from sqlalchemy import ColumnElement, Connection, Engine, func, literal, select, update
 
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
@@ -22,6 +22,7 @@ from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.schedule_records import (
     AttemptInfo,
     Chooser,
+    PauseChange,
     RunInfo,
     ScheduleInfo,
     TaskPosts,
@@ -159,30 +160,23 @@ class ScheduleStore:
 
     def set_paused(
         self, guild_id: int, schedule_id: int, paused: bool, now: datetime
-    ) -> ScheduleInfo | None:
+    ) -> PauseChange | None:
+        """Pause or resume; None when the server has no such schedule. Only a change writes:
+        a stray resume of a running schedule must not disown a day still being retried."""
         changes: dict[str, Any] = {"paused": paused}
         if not paused:
             # Days missed while paused are not owed: resuming at 10:00 must not post the
-            # 09:00 quiz, and the backoff of an old failure no longer applies. Only if it was
-            # paused (the old row decides): a stray resume of a running schedule must not
-            # disown a day still being retried.
-            was_paused = _schedule.c.paused.is_(True)
-            changes |= {
-                "active_since": case(
-                    (was_paused, literal(to_utc_naive(now), _schedule.c.active_since.type)),
-                    else_=_schedule.c.active_since,
-                ),
-                "retry_at": case((was_paused, None), else_=_schedule.c.retry_at),
-                "failures": case((was_paused, 0), else_=_schedule.c.failures),
-            }
-        return self._change(guild_id, schedule_id, **changes)
+            # 09:00 quiz, and the backoff of an old failure no longer applies.
+            changes |= {"active_since": to_utc_naive(now), "retry_at": None, "failures": 0}
+        mine = _mine(guild_id, schedule_id)
+        with self.store.write() as conn:
+            flipped = update(_schedule).where(*mine, _schedule.c.paused.is_(not paused))
+            changed = conn.execute(flipped.values(**changes)).rowcount == 1
+            row = conn.execute(select(_schedule).where(*mine)).one_or_none()
+        return None if row is None else PauseChange(schedule_info(row), changed)
 
     def _change(self, guild_id: int, schedule_id: int, **values: Any) -> ScheduleInfo | None:
-        mine = (
-            _schedule.c.id == schedule_id,
-            _schedule.c.guild_id == guild_id,
-            _schedule.c.removed_at.is_(None),
-        )
+        mine = _mine(guild_id, schedule_id)
         with self.store.write() as conn:
             if conn.execute(update(_schedule).where(*mine).values(**values)).rowcount != 1:
                 return None
@@ -415,11 +409,22 @@ class ScheduleStore:
 __all__ = [
     "AttemptInfo",
     "Chooser",
+    "PauseChange",
     "RunInfo",
     "ScheduleInfo",
     "ScheduleStore",
     "TaskPosts",
 ]
+
+
+def _mine(guild_id: int, schedule_id: int) -> tuple[ColumnElement[bool], ...]:
+    """The server's schedule of that id, not removed (ids are global: the guild keeps one
+    server from changing another's)."""
+    return (
+        _schedule.c.id == schedule_id,
+        _schedule.c.guild_id == guild_id,
+        _schedule.c.removed_at.is_(None),
+    )
 
 
 def _claim_statement(conn: Connection) -> Any:

@@ -178,13 +178,14 @@ def test_pause_and_resume(schedules: ScheduleStore) -> None:
     schedule = add(schedules)
     schedules.record_error(schedule.id, "boom", NOW, NOW + timedelta(minutes=1))
     paused = schedules.set_paused(GUILD, schedule.id, True, NOW)
-    assert paused is not None and paused.paused
+    assert paused is not None and paused.changed and paused.schedule.paused
     assert schedules.runnable() == []
     later = NOW + timedelta(days=2)
     resumed = schedules.set_paused(GUILD, schedule.id, False, later)
-    assert resumed is not None and not resumed.paused
-    assert resumed.active_since == later  # days missed while paused are not owed
-    assert resumed.retry_at is None and resumed.failures == 0
+    assert resumed is not None and resumed.changed
+    assert not resumed.schedule.paused
+    assert resumed.schedule.active_since == later  # days missed while paused are not owed
+    assert resumed.schedule.retry_at is None and resumed.schedule.failures == 0
     assert schedules.set_paused(2, schedule.id, True, NOW) is None
 
 
@@ -311,6 +312,6 @@ def test_resuming_a_schedule_that_is_not_paused_changes_nothing(schedules: Sched
     schedule = add(schedules)
     schedules.record_error(schedule.id, "boom", NOW, NOW + timedelta(minutes=1))
     again = schedules.set_paused(GUILD, schedule.id, False, NOW + timedelta(minutes=10))
-    assert again is not None and not again.paused
-    assert again.active_since == schedule.active_since
-    assert again.failures == 1 and again.retry_at == NOW + timedelta(minutes=1)
+    assert again is not None and not again.changed and not again.schedule.paused
+    assert again.schedule.active_since == schedule.active_since
+    assert again.schedule.failures == 1 and again.schedule.retry_at == NOW + timedelta(minutes=1)

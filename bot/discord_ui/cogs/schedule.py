@@ -162,15 +162,14 @@ class ScheduleCog(commands.Cog):
     async def _pause(self, interaction: Interaction, schedule_id: int, *, paused: bool) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
-            mine = {s.id: s for s in await self.scheduler.schedules_of(guild_id)}
-            if schedule_id in mine and mine[schedule_id].paused == paused:
-                state = "is paused already" if paused else "is not paused"
-                await responder.send(content=f"Daily quiz **#{schedule_id}** {state}.")
-                return
-            info = await self.scheduler.set_paused(guild_id, schedule_id, paused)
-            if info is None:
+            change = await self.scheduler.set_paused(guild_id, schedule_id, paused)
+            if change is None:
                 raise ScheduleInputError(_unknown(schedule_id))
-            if paused:
+            info = change.schedule
+            if not change.changed:
+                state = "is paused already" if paused else "is not paused"
+                text = f"Daily quiz **#{info.id}** {state}."
+            elif paused:
                 text = f"Paused daily quiz **#{info.id}**. `/schedule resume` restarts it."
             else:
                 first = self.scheduler.next_run(info).at
