@@ -7,6 +7,10 @@ constraint) leaves the target as empty as it was, so it can simply be run again.
 must be at this quizbot's schema head, so the rows mean the same on both sides. At the end the
 copy is checked from fresh reads: every table's row count, and every member's leaderboard totals
 (recomputed from `score`, and as kept in `member_total`), must be equal on both sides.
+
+A copy interrupted after its commit (Ctrl-C during that check) leaves a full target. Run again,
+it finds the target holding exactly the source's rows and runs the check instead of refusing a
+database that is not empty; a target that differs in any count is refused as before.
 """
 
 from __future__ import annotations
@@ -16,12 +20,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, Table, func, inspect, select
+from sqlalchemy import Connection, Engine, Row, Table, func, inspect, make_url, select
 from sqlalchemy.exc import DBAPIError
 
 from bot.host_errors import HostError
 from bot.store import dialect, faults
-from bot.store.db import make_engine, writer
+from bot.store.db import make_engine, sqlite_file, writer
 from bot.store.migrate import current_state, target_metadata, upgrade_database
 from bot.store.preflight import check_database, check_readable
 from bot.store.process_claim import claim_database_file
@@ -69,23 +73,42 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
     source: Engine | None = None
     target: Engine | None = None
     try:
+        if _same_database(src_url, dst_url):
+            # Else it would pass as an earlier copy of itself.
+            raise CopyError(
+                TARGET, "the target is the source itself", "name a new, empty database"
+            )
         source = make_engine(src_url, create=False)
         _check_source(source, src_url)
         with _blamed_on(TARGET):
             check_database(dst_url, TARGET)  # the copy writes it: it must be writable
         target = make_engine(dst_url, create=False)
-        _check_target_empty(target, dst_url)
+        if not _target_is_empty(target):
+            return _check_earlier_copy(source, target, say)
         with _blamed_on(TARGET):
             result = upgrade_database(target, backup=False)
         if result.created:
             say(f"created the schema at revision {result.after} in the target")
         rows = _copy_rows(source, target, say, batch)
-        members = _verify(source, target, rows)
+        return _verified(rows, _verify(source, target, rows), say)
     finally:
         for engine in (source, target):
             if engine is not None:
                 engine.dispose()
         claim.release()
+
+
+def _same_database(src_url: str, dst_url: str) -> bool:
+    src, dst = sqlite_file(src_url), sqlite_file(dst_url)
+    if src is not None or dst is not None:
+        return src is not None and dst is not None and src.exists() and dst.exists() and (
+            src.samefile(dst)
+        )
+    a, b = make_url(src_url), make_url(dst_url)
+    return (a.host or "", a.port or 5432, a.database) == (b.host or "", b.port or 5432, b.database)
+
+
+def _verified(rows: dict[str, int], members: int, say: Say) -> CopyReport:
     say(
         f"verified: {len(rows)} tables and {sum(rows.values()):,} rows equal on both sides, "
         f"and the leaderboard totals of {members:,} members"
@@ -133,30 +156,47 @@ def _check_source(source: Engine, url: str) -> None:
         )
 
 
-def _check_target_empty(target: Engine, url: str) -> None:
+def _target_is_empty(target: Engine) -> bool:
     """Empty: no tables at all, or this schema's tables at the head without a single row (as
-    `quizbot db upgrade` leaves a new database). Anything else is someone's data."""
+    `quizbot db upgrade` leaves a new database). Another schema is someone's data: refused.
+    False: this schema at the head, with rows (`_counts_if_copied` decides)."""
     state = current_state(target)
     if state.empty:
-        return
+        return True
     known = {table.name for table in _tables()}
     if state.revision != state.head or not state.tables <= known:
         strangers = sorted(state.tables - known)
         what = f"tables {', '.join(strangers[:5])}" if strangers else "another schema revision"
-        raise CopyError(
-            TARGET,
-            f"the target {_shown(target)} is not empty ({what})",
-            "copy into a new, empty database (createdb), never over an existing one",
-        )
+        raise _not_empty(target, what)
     with target.connect() as conn:
+        return not any(_count(conn, table) for table in _tables())
+
+
+def _check_earlier_copy(source: Engine, target: Engine, say: Say) -> CopyReport:
+    """A target with this schema's rows: an earlier copy of this source that stopped before
+    its check (it holds as many rows as the source in every table) is checked now. Any other
+    target with rows is someone's data: refused untouched, never called incomplete."""
+    with source.connect() as src, target.connect() as dst:
+        rows: dict[str, int] = {}
         for table in _tables():
-            count = _count(conn, table)
-            if count:
-                raise CopyError(
-                    TARGET,
-                    f"the target {_shown(target)} is not empty ({table.name} has {count:,} rows)",
-                    "copy into a new, empty database (createdb), never over an existing one",
-                )
+            here, there = _count(src, table), _count(dst, table)
+            if here != there:
+                raise _not_empty(target, f"{table.name} has {there:,} rows")
+            rows[table.name] = here
+    say("the target already holds as many rows as the source: an earlier copy; checking it")
+    try:
+        members = _verify(source, target, rows)
+    except CopyError:
+        raise _not_empty(target, "its leaderboard totals differ from the source's") from None
+    return _verified(rows, members, say)
+
+
+def _not_empty(target: Engine, what: str) -> CopyError:
+    return CopyError(
+        TARGET,
+        f"the target {_shown(target)} is not empty ({what})",
+        "copy into a new, empty database (createdb), never over an existing one",
+    )
 
 
 def _copy_rows(source: Engine, target: Engine, say: Say, batch: int) -> dict[str, int]:

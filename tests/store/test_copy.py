@@ -122,13 +122,55 @@ async def test_old_posts_take_answers_in_the_new_database(copied: Engine) -> Non
     assert fresh.post.id > max(int(post_id) for post_id in EXPECTED["posts"])
 
 
-def test_a_target_with_rows_is_refused_and_left_alone(source: str, target: str) -> None:
-    copy_database(source, target, lambda _line: None)
+def change_target(url: str, statement: str) -> None:
+    engine = make_engine(url, create=False)
+    with engine.begin() as conn:
+        conn.execute(text(statement))
+    engine.dispose()
+
+
+def test_a_copy_run_again_checks_the_earlier_copy_instead_of_refusing_it(
+    source: str, target: str
+) -> None:
+    """Ctrl-C during the check leaves a full target: running the same copy again finishes the
+    check, copying nothing twice."""
+    first = copy_database(source, target, lambda _line: None)
     counts = row_counts_of(target)
-    with pytest.raises(CopyError, match=r"not empty \(board_state has 2 rows\)") as refused:
+    lines: list[str] = []
+    again = copy_database(source, target, lines.append)
+    assert again == first and again.total_rows > 0
+    assert "already holds as many rows as the source" in lines[0]
+    assert lines[-1].startswith(f"verified: {len(first.rows)} tables")
+    assert row_counts_of(target) == counts
+
+
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ("DELETE FROM member_total WHERE user_id = (SELECT min(user_id) FROM member_total)",
+         r"not empty \(member_total has 4 rows\)"),
+        ("UPDATE member_total SET points = points + 1",
+         r"not empty \(its leaderboard totals differ from the source's\)"),
+    ],
+    ids=["other counts", "same counts, other totals"],
+)
+def test_a_target_with_other_rows_is_refused_and_left_alone(
+    source: str, target: str, change: str, refusal: str
+) -> None:
+    copy_database(source, target, lambda _line: None)
+    change_target(target, change)
+    counts = row_counts_of(target)
+    with pytest.raises(CopyError, match=refusal) as refused:
         copy_database(source, target, lambda _line: None)
     assert refused.value.setting == "DST_URL"
+    assert "drop it" not in str(refused.value)  # someone's data is never called incomplete
     assert row_counts_of(target) == counts
+
+
+def test_the_source_itself_as_the_target_is_refused(source: str) -> None:
+    with pytest.raises(CopyError, match="the target is the source itself") as refused:
+        copy_database(source, source, lambda _line: None)
+    assert refused.value.setting == "DST_URL"
 
 
 def test_a_target_with_other_tables_is_refused(source: str, target: str) -> None:
@@ -187,6 +229,7 @@ def test_the_command_reports_progress_and_refuses_in_one_line(
     out = capsys.readouterr().out
     assert "attempt: 16 rows" in out and "score: 10 rows" in out
     assert out.rstrip().splitlines()[-1].startswith("verified: ")
+    change_target(target, "UPDATE member_total SET solved = solved + 1")
     assert main(["db", "copy", source, target]) == 1
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("quizbot: the target ") and "(DST_URL)" in line
