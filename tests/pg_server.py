@@ -127,9 +127,26 @@ class PgServer:
     # -- the server the tests started ------------------------------------------------------
 
     def pg_ctl(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run pg_ctl; with `check`, a failure raises RuntimeError with what pg_ctl and the
+        server's log said (a test that restarts the server then shows why it did not start)."""
         assert self.bin_dir is not None and self.data_dir is not None
         command = [*self.run_as, str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), *args]
-        return subprocess.run(command, capture_output=True, text=True, check=check, timeout=60)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        if check and done.returncode != 0:
+            said = " ".join(f"{done.stdout}{done.stderr}".split())
+            raise RuntimeError(
+                f"pg_ctl {' '.join(args)} failed ({done.returncode}): {said}\n"
+                f"the server's log ends:\n{self.log_tail()}"
+            )
+        return done
+
+    def log_tail(self, lines: int = 20) -> str:
+        if self.data_dir is None:
+            return ""
+        with contextlib.suppress(OSError):
+            written = (self.data_dir.parent / "server.log").read_text(errors="replace")
+            return "\n".join(written.splitlines()[-lines:])
+        return ""
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server (`pg_ctl stop -m mode`): the tests of connection faults do this."""
