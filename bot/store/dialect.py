@@ -36,7 +36,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.sql.dml import Insert
 
 T = TypeVar("T")
@@ -174,31 +173,6 @@ def drop_connection(conn: Connection) -> None:
         conn.close()
     except DBAPIError:
         pass
-
-
-_TRANSACTION_ID = text("SELECT pg_current_xact_id_if_assigned()::text")
-_TRANSACTION_STATUS = text("SELECT pg_xact_status(CAST(:xid AS xid8))")
-
-
-def transaction_id(conn: Connection) -> str | None:
-    """This transaction's id, to ask `committed` about it if the reply to its COMMIT is lost;
-    None on SQLite (in process: a commit cannot lose its reply) and for a transaction that
-    wrote nothing (there is nothing to ask about)."""
-    if conn.dialect.name != "postgresql":
-        return None
-    return cast(str | None, conn.execute(_TRANSACTION_ID).scalar())
-
-
-def committed(engine: Engine, xid: str) -> bool | None:
-    """Whether the transaction `xid` (`transaction_id`) committed, asked on a new connection:
-    what PostgreSQL offers (pg_xact_status) for a COMMIT whose connection was lost before its
-    reply came. None when the server cannot tell yet (unreachable, or still committing it)."""
-    try:
-        with engine.connect() as conn:
-            status = conn.execute(_TRANSACTION_STATUS, {"xid": xid}).scalar()
-    except (DBAPIError, PoolTimeoutError):
-        return None
-    return {"committed": True, "aborted": False}.get(str(status))
 
 
 def lift_statement_timeout(conn: Connection) -> None:

@@ -13,9 +13,8 @@ On PostgreSQL a lost or refused connection (the server stopped, restarting, unre
 a pool with no free connection are "unavailable"; a lock or statement timeout, a deadlock and
 a serialization failure are "busy". The pool pings each connection before use and drops dead
 ones, so the next unit of work after the server is back simply succeeds. A COMMIT whose
-connection is lost may still have committed: `Store.write` asks the server on a new connection,
-and what it confirms committed counts. Nothing is ever acknowledged that the server did not
-confirm, so a server that cannot be asked yet (still down) at worst refuses what was stored.
+connection is lost may still have committed: the unit is reported as refused (nothing is ever
+acknowledged that the server did not confirm), which at worst refuses what was in fact stored.
 
 Anything else (a constraint, an SQL error) is not a fault of the database but a refused row or
 a bug, and passes through unchanged. At start-up, `preflight` reports the same codes as

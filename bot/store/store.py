@@ -12,7 +12,6 @@ is an ORM object (only frozen dataclasses and plain values), so results can cros
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from bot.quiz.engine import Progress
@@ -30,7 +29,6 @@ from bot.quiz.tasks import Task
 from bot.store import (
     answers,
     board_totals,
-    dialect,
     faults,
     guild_config,
     leaderboard,
@@ -58,7 +56,6 @@ from bot.store.records import (
 )
 
 _UTC = ZoneInfo("UTC")
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -127,32 +124,9 @@ class Store:
         A database fault (the write lock not obtained within the busy timeout, a full disk, a
         damaged or read-only file, ...) rolls it back and raises StoreBusyError or
         StoreUnavailableError, whose message says what `action` lost; logged once (`faults`).
-        On PostgreSQL, a COMMIT whose connection is lost before its reply is asked about on a
-        new connection (`dialect.committed`): what the server confirms committed is not
-        refused (it would tell a member "not recorded" of what was recorded).
         """
-        with (
-            faults.translated(self.engine.url, action),
-            self._serial,
-            self._writer.connect() as conn,
-        ):
-            xid = None
-            try:
-                with conn.begin():
-                    yield conn
-                    xid = dialect.transaction_id(conn)
-            except DBAPIError as exc:
-                # A COMMIT whose connection was lost before its reply may still have committed
-                # (the server crashed or the network broke just after it): the server says.
-                if xid is None or not exc.connection_invalidated:
-                    raise
-                if not dialect.committed(self._writer, xid):
-                    raise
-                log.warning(
-                    "the database connection was lost as a write committed (%s); the server "
-                    "confirms the write committed, so it counts",
-                    faults.one_line(exc),
-                )
+        with faults.translated(self.engine.url, action), self._serial, self._writer.begin() as conn:
+            yield conn
 
     # -- members and posts --------------------------------------------------------------------
 
