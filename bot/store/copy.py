@@ -10,7 +10,7 @@ copy is checked from fresh reads: every table's row count, and every member's le
 
 A copy interrupted after its commit (Ctrl-C during that check) leaves a full target. Run again,
 it finds the target holding exactly the source's rows and runs the check instead of refusing a
-database that is not empty; a target that differs in any count is refused as before.
+database that is not empty; a target that differs in any count or total is refused as before.
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
 
 
 def _same_database(src_url: str, dst_url: str) -> bool:
+    """One SQLite file (however spelled or linked), or one PostgreSQL database."""
     src, dst = sqlite_file(src_url), sqlite_file(dst_url)
     if src is not None or dst is not None:
         return src is not None and dst is not None and src.exists() and dst.exists() and (
@@ -159,7 +160,7 @@ def _check_source(source: Engine, url: str) -> None:
 def _target_is_empty(target: Engine) -> bool:
     """Empty: no tables at all, or this schema's tables at the head without a single row (as
     `quizbot db upgrade` leaves a new database). Another schema is someone's data: refused.
-    False: this schema at the head, with rows (`_counts_if_copied` decides)."""
+    False: this schema at the head, with rows (`_check_earlier_copy` decides)."""
     state = current_state(target)
     if state.empty:
         return True
