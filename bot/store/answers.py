@@ -412,6 +412,27 @@ def member_state(
     return post, read_progress(conn, post_id, user_id)
 
 
+def batch_committed(
+    conn: Connection,
+    requests: Sequence[AnswerRequest],
+    answered: Sequence[Answered | Exception],
+    now: datetime,
+) -> bool:
+    """Whether a batch whose COMMIT lost its reply committed after all: its first recorded
+    attempt (the member's, on that post, stamped with the batch's `now`) is in the database,
+    and the transaction was all or nothing. False when the batch recorded no attempt: then
+    nothing can tell."""
+    for request, result in zip(requests, answered, strict=True):
+        if isinstance(result, Answered) and result.outcome.recorded:
+            stmt = select(_attempt.c.id).where(
+                _attempt.c.post_id == request.post_id,
+                _attempt.c.user_id == request.user_id,
+                _attempt.c.created_at == to_utc_naive(now),
+            )
+            return conn.execute(stmt.limit(1)).first() is not None
+    return False
+
+
 def upsert_member(conn: Connection, guild_id: int, user_id: int, name: str, now: datetime) -> None:
     _upsert_members(conn, {(guild_id, user_id): name}, to_utc_naive(now))
 

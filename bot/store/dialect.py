@@ -175,6 +175,12 @@ def drop_connection(conn: Connection) -> None:
         pass
 
 
+def commit_reply_can_be_lost(engine: Engine) -> bool:
+    """PostgreSQL: a COMMIT the server carried out can lose its reply (the server crashed, the
+    network broke). SQLite commits in this process: a failed commit did not commit."""
+    return engine.dialect.name == "postgresql"
+
+
 def lift_statement_timeout(conn: Connection) -> None:
     """No statement timeout for the rest of this transaction (a migration may take long)."""
     if conn.dialect.name == "postgresql":

@@ -13,8 +13,11 @@ On PostgreSQL a lost or refused connection (the server stopped, restarting, unre
 a pool with no free connection are "unavailable"; a lock or statement timeout, a deadlock and
 a serialization failure are "busy". The pool pings each connection before use and drops dead
 ones, so the next unit of work after the server is back simply succeeds. A COMMIT whose
-connection is lost may still have committed: the unit is reported as refused (nothing is ever
-acknowledged that the server did not confirm), which at worst refuses what was in fact stored.
+connection is lost may still have committed. A group commit with answers then looks for its
+first recorded answer on a new connection (`Store.commit_group`): if it is there, the group
+counts, with one more line saying so. Any other unit, or when the server cannot be asked yet,
+is reported as refused (nothing is ever acknowledged that the database does not hold), which
+at worst refuses what was in fact stored. Nothing is asked on the path without faults.
 
 Anything else (a constraint, an SQL error) is not a fault of the database but a refused row or
 a bug, and passes through unchanged. At start-up, `preflight` reports the same codes as

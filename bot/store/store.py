@@ -12,6 +12,7 @@ is an ORM object (only frozen dataclasses and plain values), so results can cros
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,15 +21,17 @@ from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.pool import StaticPool
 
 from bot.quiz.engine import Progress
-from bot.quiz.errors import StoreAction
+from bot.quiz.errors import StoreAction, StoreUnavailableError
 from bot.quiz.tasks import Task
 from bot.store import (
     answers,
     board_totals,
+    dialect,
     faults,
     guild_config,
     leaderboard,
@@ -56,6 +59,7 @@ from bot.store.records import (
 )
 
 _UTC = ZoneInfo("UTC")
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -270,20 +274,65 @@ class Store:
         savepoint and gets its exception in its slot; nothing else is undone. A fault of the
         transaction itself raises (StoreBusyError, StoreUnavailableError), and then nothing was
         written; its message says what the first of the group loses (an answer, else the first
-        unit's action). A unit alone needs no savepoint: its failure is the transaction's."""
+        unit's action). A unit alone needs no savepoint: its failure is the transaction's.
+        Except on PostgreSQL, a COMMIT whose connection was lost and which the database shows
+        done (a recorded answer of the group is there): the group's results are returned."""
         if not requests and not units:
             return Group([], [])  # not worth taking the write lock for
         action = StoreAction.ANSWER if requests else units[0].action
         try:
-            with self.write(action) as conn:
-                return self._grouped(conn, answers.record_batch, requests, grade, now, units)
+            return self._commit_group(action, answers.record_batch, requests, grade, now, units)
         except IntegrityError:
             if not requests:
                 raise  # a lone unit's refused row: it was the whole transaction
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
             # cost the common path does not pay). A unit's own refusal never gets here.
+            return self._commit_group(action, answers.replay_batch, requests, grade, now, units)
+
+    def _commit_group(
+        self,
+        action: StoreAction,
+        record: Callable[..., list[Answered | Exception]],
+        requests: Sequence[AnswerRequest],
+        grade: Grader,
+        now: datetime,
+        units: Sequence[Unit[Any]],
+    ) -> Group:
+        group: Group | None = None
+        try:
             with self.write(action) as conn:
-                return self._grouped(conn, answers.replay_batch, requests, grade, now, units)
+                group = self._grouped(conn, record, requests, grade, now, units)
+        except StoreUnavailableError:
+            # Set only if the fault came with the COMMIT: the server may have committed and
+            # lost the reply (it crashed, the network broke). Members must not be told "not
+            # recorded" of what was recorded: the database itself says which it was.
+            if group is None or not self._committed_after_all(requests, group, now):
+                raise
+        assert group is not None
+        return group
+
+    def _committed_after_all(
+        self, requests: Sequence[AnswerRequest], group: Group, now: datetime
+    ) -> bool:
+        """Whether a group whose COMMIT failed with a lost connection is in the database
+        (`answers.batch_committed`), asked on a new connection without a second fault line:
+        False if the server cannot be asked yet (at worst a refusal of what was stored, as
+        before). Only where a COMMIT's reply can be lost (`dialect.commit_reply_can_be_lost`);
+        costs nothing on the path without faults."""
+        if not dialect.commit_reply_can_be_lost(self.engine):
+            return False
+        try:
+            with self._serial, self._reader.connect() as conn, conn.begin():
+                stored = answers.batch_committed(conn, requests, group.answered, now)
+        except (DBAPIError, PoolTimeoutError):
+            return False
+        if stored:
+            log.warning(
+                "the write refused above had committed after all (the database has its "
+                "answers): its %d answers and units count, and their members were told so",
+                len(requests) + len(group.units),
+            )
+        return stored
 
     def _grouped(
         self,

@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -133,6 +134,52 @@ async def test_stopping_the_server_under_load_loses_nothing_acknowledged_and_rec
     faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.faults"]
     assert faults and all("was refused and stored nothing" in m for m in faults)
     assert any("cannot be reached" in m for m in faults)
+
+
+@pytest.mark.parametrize("reached_the_server", [True, False], ids=["committed", "not-committed"])
+async def test_an_answer_whose_commit_lost_its_reply_counts_exactly_when_it_was_stored(
+    pg_url: str, reached_the_server: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The connection breaks during the COMMIT: after the server committed (it crashed, or the
+    # network broke, before the reply came), or before the COMMIT reached it. Only the
+    # database knows which; a member must not be told "not recorded" of a recorded answer.
+    import psycopg
+
+    store = Store(make_engine(pg_url))
+    service = QuizService(Catalog.of([TASK]), store)
+    await service.start()
+    try:
+        post = (await service.create_post(GUILD, CHANNEL, TASK, 99)).post.id
+        dialect = store.engine.dialect
+        real_commit = dialect.do_commit
+
+        def commit_and_lose_the_reply(connection: Any) -> None:
+            del dialect.do_commit  # only this one COMMIT
+            if reached_the_server:
+                real_commit(connection)
+            connection.driver_connection.close()
+            raise psycopg.OperationalError("consuming input failed: server closed the connection")
+
+        dialect.do_commit = commit_and_lose_the_reply  # type: ignore[method-assign]
+        with caplog.at_level(logging.WARNING):
+            if reached_the_server:
+                reply = await service.answer(post, GUILD, 1, "user1", ("A",))
+                assert reply.outcome.recorded and reply.outcome.points > 0
+            else:
+                with pytest.raises(StoreUnavailableError):
+                    await service.answer(post, GUILD, 1, "user1", ("A",))
+        with store.read() as conn:
+            stored = conn.execute(text("SELECT user_id FROM attempt")).scalars().all()
+        assert stored == ([1] if reached_the_server else [])
+        after_all = [r for r in caplog.records if "committed after all" in r.getMessage()]
+        assert len(after_all) == int(reached_the_server)
+        assert not [r for r in caplog.records if r.exc_info]
+        # The member goes on from what was stored: solved, or a fresh first try.
+        again = await service.answer(post, GUILD, 1, "user1", ("A",))
+        assert again.outcome.recorded is not reached_the_server
+    finally:
+        await service.close()
+        store.engine.dispose()
 
 
 def test_an_unreachable_postgres_server_is_one_host_error() -> None:
