@@ -298,10 +298,14 @@ class Store:
         now: datetime,
         units: Sequence[Unit[Any]],
     ) -> Group:
+        """`commit_group`'s one transaction, recording the answers with `record` (the batch,
+        or its replay one savepoint each)."""
         group: Group | None = None
         try:
             with self.write(action) as conn:
-                group = self._grouped(conn, record, requests, grade, now, units)
+                answered = record(conn, requests, grade, now, self.default_zone) if requests else []
+                alone = not requests and len(units) == 1
+                group = Group(answered, [_run_in(conn, unit, alone) for unit in units])
         except StoreUnavailableError:
             # Set only if the fault came with the COMMIT: the server may have committed and
             # lost the reply (it crashed, the network broke). Members must not be told "not
@@ -333,19 +337,6 @@ class Store:
                 len(requests) + len(group.units),
             )
         return stored
-
-    def _grouped(
-        self,
-        conn: Connection,
-        record: Callable[..., list[Answered | Exception]],
-        requests: Sequence[AnswerRequest],
-        grade: Grader,
-        now: datetime,
-        units: Sequence[Unit[Any]],
-    ) -> Group:
-        answered = record(conn, requests, grade, now, self.default_zone) if requests else []
-        alone = not requests and len(units) == 1
-        return Group(answered, [_run_in(conn, unit, alone) for unit in units])
 
     def reveal_hint(
         self, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
