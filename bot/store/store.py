@@ -333,7 +333,7 @@ class Store:
         if stored:
             log.warning(
                 "the write refused above had committed after all (the database has its "
-                "answers): its %d answers and units count, and their members were told so",
+                "answers): its %d answers and units count, and their members get their results",
                 len(requests) + len(group.units),
             )
         return stored
