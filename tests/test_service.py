@@ -25,6 +25,7 @@ from bot.quiz.errors import (
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import AnswerRequest, Grader, Group, Store, Unit, make_engine
+from bot.store.periods import Period
 from tests.factories import Clock, choice, choice_task
 
 GUILD, CHANNEL = 1, 10
@@ -343,3 +344,65 @@ async def test_the_solution_asks_before_it_forfeits(service: QuizService) -> Non
     assert done.shown and done.forfeited_now and done.progress.finished
     again = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
     assert again.shown and not again.forfeited_now
+
+
+# -- a task's points count once per member and server ------------------------------------------
+
+
+async def points_of(service: QuizService, user: int) -> int:
+    board = await service.leaderboard(GUILD, Period.ALL, user)
+    return 0 if board.me is None else board.me.points
+
+
+async def test_a_task_scores_once_per_member_however_often_it_is_posted(
+    service: QuizService,
+) -> None:
+    first, again = await post(service), await post(service)
+    full = (await answer(service, first, 1)).outcome.points
+    assert full > 0
+    repeat = (await answer(service, again, 1)).outcome
+    assert repeat.status is Status.CORRECT and repeat.points == 0
+    assert repeat.progress.finished_elsewhere
+    assert await points_of(service, 1) == full
+    # Someone meeting the task for the first time on the second post scores in full.
+    assert (await answer(service, again, 2)).outcome.points == full
+
+
+@pytest.mark.parametrize("finish", ["forfeit", "fail"])
+async def test_a_task_finished_without_points_scores_none_on_another_post(
+    service: QuizService, finish: str
+) -> None:
+    # Opening the solution on one post, or using every attempt there, shows the answer: it
+    # must not then score on a second post of the same task.
+    task = choice(texts=("right", "wrong", "also wrong", "far off"))
+    first, again = [
+        (await service.create_post(GUILD, CHANNEL, task, 99)).post.id for _ in range(2)
+    ]
+    if finish == "forfeit":
+        await service.solution(first, GUILD, 1, "user1", confirmed=True)
+    else:
+        for pick in ("B", "C", "D"):
+            await answer(service, first, 1, pick)
+        assert (await service.progress(first, 1)).finished
+    reply = (await answer(service, again, 1)).outcome
+    assert reply.status is Status.CORRECT and reply.points == 0
+    assert await points_of(service, 1) == 0
+
+
+async def test_simultaneous_answers_on_two_posts_of_one_task_score_once(
+    service: QuizService, store: RecordingStore
+) -> None:
+    first, again = await post(service), await post(service)
+    replies = await asyncio.gather(answer(service, first, 1), answer(service, again, 1))
+    assert store.batches == [2]  # one transaction: the second reads the first's finish
+    assert sorted(r.outcome.points for r in replies) == [0, TASK.difficulty.points]
+    assert await points_of(service, 1) == TASK.difficulty.points
+
+
+async def test_a_hint_on_a_task_finished_elsewhere_says_it_scores_nothing(
+    service: QuizService,
+) -> None:
+    first, again = await post(service), await post(service)
+    await answer(service, first, 1)
+    hint = await service.hint(again, GUILD, 1, "user1")
+    assert hint.progress.finished_elsewhere and not hint.free

@@ -24,6 +24,7 @@ from discord import app_commands
 from bot import rendering
 from bot.discord_ui.checks import ModeratorCheckFailure
 from bot.quiz.errors import (
+    AnswerableElsewhereError,
     AttemptLimitError,
     ForgedControlError,
     InvalidAnswerError,
@@ -199,6 +200,11 @@ def friendly_message(
             more = error.total - len(links)
             tail = f" and {plural(more, 'more post')}" if more > 0 else ""
             return f"{error} Start with: {', '.join(links)}{tail}."
+        case AnswerableElsewhereError():
+            guild, channel, message = error.post
+            if message is None:
+                return str(error)
+            return f"{error} https://discord.com/channels/{guild}/{channel}/{message}"
         case PrivatePostError() | SessionExpiredError():
             return str(error)  # worded by the error: whose task it is, why the session ended
         case StoreBusyError() | StoreUnavailableError():

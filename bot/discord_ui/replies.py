@@ -74,8 +74,16 @@ def notes_embed(notes: Sequence[str], *, title: str = "Why not?") -> discord.Emb
     return embed
 
 
+ONCE_PER_TASK = (
+    "You finished this task on an earlier post here, and a task's points count once, so this "
+    "one scores none."
+)
+
+
 def earned(outcome: Outcome) -> str:
     progress = outcome.progress
+    if progress.finished_elsewhere:
+        return ONCE_PER_TASK
     text = f"You earned **{outcome.points}** point{'' if outcome.points == 1 else 's'}"
     if progress.first_try:
         text += " on your first try"
@@ -170,6 +178,8 @@ def hint_reply(hint: HintReply) -> Reply:
         cost = "This quiz has closed, so the hint is free."
     elif hint.free:
         cost = "You've finished this one, so the hint is free."
+    elif hint.progress.finished_elsewhere:
+        cost = ONCE_PER_TASK
     else:
         cost = "Points for this task are halved now that you've seen it. Good luck!"
     embed = discord.Embed(title=rendering.task_title(task), colour=INFO)

@@ -10,10 +10,12 @@ rules once, inside its transaction). Each fact is decided here and nowhere else:
   `check_owner`;
 - are the picks valid: `normalise_picks` (whole answers) and `check_partial_picks` (the
   picker's picks so far);
-- is the member finished: `Progress.finished`;
+- is the member finished: `Progress.finished`; has this task earned them points already (on
+  another post, so this one earns none): `Progress.finished_elsewhere`, in `grade`;
 - was an outcome recorded (an attempt stored): `Outcome.recorded`; an answer the member
   already got wrong on this post is not graded again (`Status.REPEATED`, in `grade`);
-- what a hint and the solution cost: `see_hint`, `open_solution`.
+- what a hint and the solution cost: `see_hint`, `open_solution`; when a closed post's free
+  look would give away an answer the member can still score with: `check_free_look`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ from datetime import datetime
 from enum import StrEnum
 from fractions import Fraction
 
-from bot.quiz.errors import InvalidAnswerError, PostClosedError, PrivatePostError
+from bot.quiz.errors import (
+    AnswerableElsewhereError,
+    InvalidAnswerError,
+    PostClosedError,
+    PrivatePostError,
+)
 from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty, Kind, Task
 
 
@@ -52,6 +59,10 @@ class Progress:
     points: int = 0
     tried: frozenset[tuple[str, ...]] = frozenset()
     """The member's wrong answers so far, each as its picks (`normalise_picks`'s form)."""
+    finished_elsewhere: bool = False
+    """The member already finished this task on another public post in the server (solved,
+    out of attempts, or the solution opened): a task's points are earned once, so this post
+    scores none. It still counts for their stats and review card."""
 
     @property
     def attempts_used(self) -> int:
@@ -160,7 +171,11 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
     pairs = enumerate(zip(picks, task.answers, strict=True), start=1)
     wrong = tuple(blank for blank, (got, want) in pairs if got != want)
     if not wrong:
-        points = score(task.difficulty, progress.wrong_tries, progress.hint_seen)
+        points = (
+            0
+            if progress.finished_elsewhere
+            else score(task.difficulty, progress.wrong_tries, progress.hint_seen)
+        )
         done = replace(progress, solved=True, points=points)
         return Outcome(Status.CORRECT, done, points=points, picks=picks)
 
@@ -181,6 +196,19 @@ def mistake_notes(task: Task, picks: Sequence[str], wrong: Sequence[int]) -> tup
             if note not in notes:
                 notes.append(note)
     return tuple(notes) or task.general_notes
+
+
+PostLink = tuple[int, int, int | None]
+"""(server, channel, message) of a post; the message is None until it was sent."""
+
+
+def check_free_look(closed: bool, progress: Progress, elsewhere: PostLink | None) -> None:
+    """A closed post's hint and solution are free (`hint_is_free`, `open_solution`), but not
+    to a member who can still score with its task on another public post (`elsewhere`): one
+    who has finished neither this post nor the task anywhere (`Progress.finished_elsewhere`).
+    A free look here would give away the answer they would score with there."""
+    if closed and not (progress.finished or progress.finished_elsewhere) and elsewhere:
+        raise AnswerableElsewhereError(elsewhere)
 
 
 def hint_is_free(progress: Progress, closed: bool) -> bool:

@@ -48,6 +48,20 @@ class TasksWithheldError(QuizError):
         )
 
 
+class AnswerableElsewhereError(QuizError):
+    """A closed post's free hint or solution, asked for by a member who can still answer the
+    same task on another public post in the server (`engine.check_free_look`)."""
+
+    def __init__(self, post: tuple[int, int, int | None]) -> None:
+        """`post`: (server, channel, message) of that post, for a link; the message is None
+        until it was sent."""
+        self.post = post
+        super().__init__(
+            "This task is still open for you on another post here, so its hint and solution "
+            "aren't free yet: answer it there (its own hint and solution work as usual)."
+        )
+
+
 class UnknownPostError(QuizError):
     """No posted task has that id in this server."""
 

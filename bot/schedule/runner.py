@@ -481,11 +481,20 @@ class Scheduler:
             await self.service.close_post(post_id, now)
         attempts = await self._db(self.schedules.attempts, run.post_ids)
         total = len(run.post_ids)
+        still_open: frozenset[str] | None = None
         for n, post_id in enumerate(run.post_ids, 1):
             posted = await self.service.posted(post_id)
             if posted.post.message_id is None:
                 continue
-            result = summary.summarise(posted.task, [a for a in attempts if a.post_id == post_id])
+            if still_open is None:  # a run's posts are all in its schedule's server
+                still_open = await self._db(
+                    self.schedules.open_public_tasks, posted.post.guild_id, now
+                )
+            result = summary.summarise(
+                posted.task,
+                [a for a in attempts if a.post_id == post_id],
+                open_elsewhere=posted.post.task_id in still_open,
+            )
             content = result.text(head=f"{_header(run, n, total)} · closed")
             try:
                 await self.poster.close(posted, content=content)

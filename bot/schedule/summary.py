@@ -22,6 +22,10 @@ TOP_ANSWERERS = 3
 ANSWER_ROOM = 300
 """What the answer keeps of its line on a closed post whose summary would not fit."""
 SHORTEST_CUT = 80
+WITHHELD = (
+    "**Answer:** not shown here yet: this task is still open on another post in this server. "
+    "Once you have answered it, /solution shows it."
+)
 """A misconception line is cut to the room left only if that leaves at least this much."""
 
 
@@ -76,6 +80,9 @@ class CloseSummary:
     first_try: int
     top: tuple[TopAnswerer, ...]
     misconceptions: tuple[Misconception, ...]
+    withheld: bool = False
+    """The task is still open on another public post in the server: the answer and the common
+    mistakes stay out, since members who have not answered it there would read them."""
 
     def text(self, head: str | None = None, limit: int = rendering.MESSAGE_CONTENT) -> str:
         """Markdown for the closed post, under `head` (the scheduler's line), within `limit`
@@ -86,7 +93,7 @@ class CloseSummary:
         or counted in a last line. The head, the counts and the top answerers always show.
         """
         lines = [head] if head else []
-        answer = f"**Answer:** {self.answer}"
+        answer = WITHHELD if self.withheld else f"**Answer:** {self.answer}"
         if not self.answered:
             rest = ["Nobody answered this one."]
         else:
@@ -99,7 +106,7 @@ class CloseSummary:
                 f"{n}. <@{t.user_id}> ({_tries(t.tries)})" for n, t in enumerate(self.top, 1)
             )
             rest.append(f"**Top answerers:** {ranked}")
-        mistakes = [f"• {m.line()}" for m in self.misconceptions]
+        mistakes = [] if self.withheld else [f"• {m.line()}" for m in self.misconceptions]
         if mistakes:
             rest.append("**Common mistakes:**")
         over = _size([*lines, answer, *rest, *mistakes]) - limit
@@ -150,8 +157,14 @@ def _tries(n: int) -> str:
 
 
 def summarise(
-    task: Task, attempts: Iterable[AttemptRecord], *, top: int = TOP_ANSWERERS
+    task: Task,
+    attempts: Iterable[AttemptRecord],
+    *,
+    top: int = TOP_ANSWERERS,
+    open_elsewhere: bool = False,
 ) -> CloseSummary:
+    """`open_elsewhere`: the task is still open on another public post in the server, so the
+    summary withholds its answer and common mistakes (`CloseSummary.withheld`)."""
     records = sorted(attempts, key=lambda a: (a.created_at, a.user_id, a.attempt_no))
     answered = {a.user_id for a in records}
     solved: dict[int, AttemptRecord] = {}
@@ -166,6 +179,7 @@ def summarise(
         first_try=sum(1 for a in solved.values() if a.attempt_no == 1),
         top=tuple(TopAnswerer(a.user_id, a.attempt_no, a.created_at) for a in ranking[:top]),
         misconceptions=misconceptions(task, records, len(answered)),
+        withheld=open_elsewhere,
     )
 
 

@@ -34,8 +34,8 @@ also moves its session's `last_active_at`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -44,6 +44,7 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Connection,
+    Select,
     String,
     Table,
     bindparam,
@@ -58,14 +59,23 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from bot import review_scheduler
-from bot.quiz.engine import Outcome, Progress, check_open, hint_is_free, open_solution, see_hint
+from bot.quiz.engine import (
+    Outcome,
+    PostLink,
+    Progress,
+    check_free_look,
+    check_open,
+    hint_is_free,
+    open_solution,
+    see_hint,
+)
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.review import rates_today, rating_of
 from bot.quiz.tasks import MAX_ATTEMPTS
 from bot.store import board_totals, dialect, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import to_utc_naive
-from bot.store.posts import post_infos, select_posts
+from bot.store.posts import post_infos, select_posts, unfinished_post_of_task
 from bot.store.records import Answered, AnswerRequest, Grader, HintSeen, PostInfo, SolutionSeen
 from bot.store.tables import (
     Attempt,
@@ -208,6 +218,83 @@ def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress
         else:
             fact.points = int(a or 0)
     return {pair: (facts[pair].progress() if pair in facts else Progress()) for pair in pairs}
+
+
+TaskKey = tuple[int, str, int]
+"""(server, task id, user id): one member's credit for one task in one server."""
+
+
+def _elsewhere_statement(
+    match: Callable[[], tuple[ColumnElement[bool], ...]],
+) -> Select[Any]:
+    """The public posts of the matched tasks that the matched members finished (a score row),
+    found by `ix_post_guild_task` and the score's key."""
+    return (
+        select(_post.c.guild_id, _post.c.task_id, _score.c.user_id, _score.c.post_id)
+        .select_from(_post.join(_score, _score.c.post_id == _post.c.id))
+        .where(*match(), _post.c.session_id.is_(None))
+    )
+
+
+_ELSEWHERE_ONE = _elsewhere_statement(
+    lambda: (
+        _post.c.guild_id == bindparam("guild"),
+        _post.c.task_id == bindparam("task"),
+        _score.c.user_id == bindparam("user"),
+    )
+)
+_ELSEWHERE_MANY = _elsewhere_statement(
+    lambda: (
+        _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
+        _post.c.task_id.in_(bindparam("tasks", expanding=True)),
+        _score.c.user_id.in_(bindparam("users", expanding=True)),
+    )
+)
+
+
+def _task_key(post: PostInfo, user_id: int) -> TaskKey:
+    return (post.guild_id, post.task_id, user_id)
+
+
+def _mark_finished_elsewhere(
+    conn: Connection, state: dict[Pair, Progress], posts: Mapping[int, PostInfo]
+) -> dict[TaskKey, list[Pair]]:
+    """Set `Progress.finished_elsewhere` on each unfinished pair of a public post whose member
+    finished the same task on another public post in the server: one read, and none when
+    every pair is private or finished. Returns those pairs by task (`_spread_finish`'s)."""
+    wanted: dict[TaskKey, list[Pair]] = defaultdict(list)
+    for (post_id, user_id), progress in state.items():
+        post = posts.get(post_id)
+        if post is not None and not post.private and not progress.finished:
+            wanted[_task_key(post, user_id)].append((post_id, user_id))
+    if not wanted:
+        return wanted
+    if len(wanted) == 1:
+        ((guild, task, user),) = wanted
+        rows = conn.execute(_ELSEWHERE_ONE, {"guild": guild, "task": task, "user": user})
+    else:
+        params = {
+            "guilds": sorted({g for g, _, _ in wanted}),
+            "tasks": sorted({t for _, t, _ in wanted}),
+            "users": sorted({u for _, _, u in wanted}),
+        }
+        rows = conn.execute(_ELSEWHERE_MANY, params)
+    for guild, task, user, finished_on in rows:
+        for pair in wanted.get((guild, task, user), ()):
+            if pair[0] != finished_on:
+                state[pair] = replace(state[pair], finished_elsewhere=True)
+    return wanted
+
+
+def _spread_finish(
+    state: dict[Pair, Progress], by_task: Mapping[TaskKey, list[Pair]], key: TaskKey, done: Pair
+) -> None:
+    """A member just finished the public post of `done`: their other public posts of its
+    task in this batch (`by_task[key]`) now count as finished elsewhere, as a later batch
+    would read them."""
+    for pair in by_task.get(key, ()):
+        if pair != done and not state[pair].finished:
+            state[pair] = replace(state[pair], finished_elsewhere=True)
 
 
 def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
@@ -409,7 +496,26 @@ def member_state(
     """A post of this server that the member may use (`_post_of`) and their progress on it,
     in one read."""
     post = _post_of(_posts_in_guild(conn, [post_id]), post_id, guild_id, user_id, now)
-    return post, read_progress(conn, post_id, user_id)
+    state = {(post_id, user_id): read_progress(conn, post_id, user_id)}
+    _mark_finished_elsewhere(conn, state, {post_id: post})
+    return post, state[(post_id, user_id)]
+
+
+def _free_look_state(
+    conn: Connection, post_id: int, guild_id: int, user_id: int, now: datetime
+) -> tuple[PostInfo, Progress, bool]:
+    """`member_state` for a hint or the solution, and whether the post is closed; a free look
+    at a closed post is refused while the member can still answer its task elsewhere
+    (`engine.check_free_look`)."""
+    post, progress = member_state(conn, post_id, guild_id, user_id, now)
+    closed = post.is_closed(now)
+    elsewhere: PostLink | None = None
+    if closed and not post.private:
+        found = unfinished_post_of_task(conn, guild_id, user_id, post.task_id, now)
+        if found is not None:
+            elsewhere = (guild_id, found.channel_id, found.message_id)
+    check_free_look(closed, progress, elsewhere)
+    return post, progress, closed
 
 
 def batch_committed(
@@ -492,6 +598,7 @@ def _record(
     posts = _posts_in_guild(conn, (r.post_id for r in requests))
     known = [r for r in requests if r.post_id in posts]
     state = _progress_of(conn, sorted({(r.post_id, r.user_id) for r in known}))
+    by_task = _mark_finished_elsewhere(conn, state, posts)
     writes = _Writes(now, zone)
     results: list[Answered | Exception] = []
     for request in requests:
@@ -512,6 +619,8 @@ def _record(
             writes.attempt(request, progress.attempts_used + 1, outcome)
             if outcome.progress.finished:
                 writes.score(post, request.user_id, outcome.progress)
+                if not post.private:
+                    _spread_finish(state, by_task, _task_key(post, request.user_id), pair)
         results.append(Answered(post, outcome))
     writes.flush(conn)
     return results
@@ -521,8 +630,7 @@ def reveal_hint(
     conn: Connection, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
 ) -> HintSeen:
     _lock_members(conn, [(post_id, user_id)])
-    post, progress = member_state(conn, post_id, guild_id, user_id, now)
-    closed = post.is_closed(now)
+    post, progress, closed = _free_look_state(conn, post_id, guild_id, user_id, now)
     after = see_hint(progress, closed=closed)
     writes = _Writes(now, _UTC)  # a hint finishes nothing: no card is rated
     writes.member(guild_id, user_id, name)
@@ -545,8 +653,8 @@ def reveal_solution(
     zone: ZoneInfo = _UTC,
 ) -> SolutionSeen:
     _lock_members(conn, [(post_id, user_id)])
-    post, progress = member_state(conn, post_id, guild_id, user_id, now)
-    access = open_solution(progress, closed=post.is_closed(now), confirmed=confirmed)
+    post, progress, closed = _free_look_state(conn, post_id, guild_id, user_id, now)
+    access = open_solution(progress, closed=closed, confirmed=confirmed)
     writes = _Writes(now, zone)
     writes.touch(post)
     if access.shown:

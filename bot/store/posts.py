@@ -13,6 +13,7 @@ keeps the task it was posted with.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -119,6 +120,18 @@ _OPEN_PUBLIC = (
         _post.c.closed_at.is_(None),
     )
     .distinct()
+)
+
+_UNFINISHED_PUBLIC = (
+    select(_post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
+    .where(
+        _post.c.guild_id == bindparam("g"),
+        _post.c.session_id.is_(None),
+        # Closed explicitly is closed for good; the closing time is `engine.post_closed`'s.
+        _post.c.closed_at.is_(None),
+        ~exists().where(_score.c.post_id == _post.c.id, _score.c.user_id == bindparam("u")),
+    )
+    .order_by(_post.c.id.desc())
 )
 
 _POST_COUNTS = select(
@@ -299,6 +312,40 @@ def open_public_tasks(conn: Connection, guild_id: int, now: datetime) -> frozens
     rows = conn.execute(_OPEN_PUBLIC, {"guild_id": guild_id})
     return frozenset(
         task_id for task_id, closes_at in rows if not post_closed(None, aware(closes_at), now)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OpenPost:
+    """A public post the member can still score on (`unfinished_public_posts`)."""
+
+    task_id: str
+    channel_id: int
+    message_id: int | None
+    """None until its message was sent."""
+
+
+def unfinished_public_posts(
+    conn: Connection, guild_id: int, user_id: int, now: datetime
+) -> list[OpenPost]:
+    """This server's open public posts that the member has not finished, the latest first:
+    they can still score on them."""
+    rows = conn.execute(_UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
+    return [
+        OpenPost(task_id, channel_id, message_id)
+        for task_id, closes_at, channel_id, message_id in rows
+        if not post_closed(None, aware(closes_at), now)
+    ]
+
+
+def unfinished_post_of_task(
+    conn: Connection, guild_id: int, user_id: int, task_id: str, now: datetime
+) -> OpenPost | None:
+    """The latest open public post of `task_id` in this server that the member has not
+    finished (`unfinished_public_posts`), if any: where they can still answer that task."""
+    return next(
+        (p for p in unfinished_public_posts(conn, guild_id, user_id, now) if p.task_id == task_id),
+        None,
     )
 
 

@@ -385,6 +385,10 @@ class ScheduleStore:
             for task_id, times, last in conn.execute(stmt)
         }
 
+    def open_public_tasks(self, guild_id: int, now: datetime) -> frozenset[str]:
+        """`Store.open_public_tasks`: what a closing summary must not tell the answers of."""
+        return self.store.open_public_tasks(guild_id, now)
+
     def attempts(self, post_ids: Iterable[int]) -> list[AttemptInfo]:
         ids = list(post_ids)
         stmt = (

@@ -16,10 +16,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, bindparam, exists, func, select, true, update
+from sqlalchemy import Connection, Integer, bindparam, func, select, true, update
 from sqlalchemy import cast as sql_cast
 
-from bot.quiz.engine import post_closed
 from bot.quiz.errors import SessionExpiredError, SessionMovedOnError
 from bot.quiz.tasks import Task
 from bot.store import dialect, posts, review_cards
@@ -76,17 +75,6 @@ _OPEN_SESSION_POST = (
     .order_by(_post.c.id.desc())
     .limit(1)
 )
-_UNFINISHED_PUBLIC = (
-    select(_post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
-    .where(
-        _post.c.guild_id == bindparam("g"),
-        _post.c.session_id.is_(None),
-        # Closed explicitly is closed for good; the closing time is `engine.post_closed`'s.
-        _post.c.closed_at.is_(None),
-        ~exists().where(_score.c.post_id == _post.c.id, _score.c.user_id == bindparam("u")),
-    )
-    .order_by(_post.c.id.desc())
-)
 UPCOMING = 100
 """Cards not due yet read for "the next falls due": enough to skip those of removed tasks."""
 _session_posts = select(_post.c.id).where(_post.c.session_id == bindparam("sid"))
@@ -124,16 +112,6 @@ class SessionState:
     """`unfinished_public_tasks`: never served privately while they are."""
     current_post: int | None = None
     """The post of the task the session serves now (its latest); None before the first."""
-
-
-@dataclass(frozen=True, slots=True)
-class OpenPost:
-    """A public post the member can still score on (`unfinished_public_posts`)."""
-
-    task_id: str
-    channel_id: int
-    message_id: int | None
-    """None until its message was sent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,26 +211,13 @@ def live_session_post(
     return post
 
 
-def unfinished_public_posts(
-    conn: Connection, guild_id: int, user_id: int, now: datetime
-) -> list[OpenPost]:
-    """This server's open public posts that the member has not finished, the latest first:
-    they can still score on them."""
-    rows = conn.execute(_UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
-    return [
-        OpenPost(task_id, channel_id, message_id)
-        for task_id, closes_at, channel_id, message_id in rows
-        if not post_closed(None, aware(closes_at), now)
-    ]
-
-
 def unfinished_public_tasks(
     conn: Connection, guild_id: int, user_id: int, now: datetime
 ) -> frozenset[str]:
-    """The tasks of `unfinished_public_posts`: practice and review withhold them (a solution
+    """The tasks of `posts.unfinished_public_posts`: practice and review withhold them (a solution
     seen in private would give a public answer away)."""
-    posts = unfinished_public_posts(conn, guild_id, user_id, now)
-    return frozenset(post.task_id for post in posts)
+    open_posts = posts.unfinished_public_posts(conn, guild_id, user_id, now)
+    return frozenset(post.task_id for post in open_posts)
 
 
 def review_queue(

@@ -570,13 +570,13 @@ class Store:
 
     def practice_choices(
         self, guild_id: int, user_id: int, now: datetime
-    ) -> tuple[set[str], list[sessions.OpenPost]]:
+    ) -> tuple[set[str], list[posts.OpenPost]]:
         """The tasks the member solved in this server (public or private posts), and the open
-        public posts whose tasks practice withholds (`sessions.unfinished_public_posts`)."""
+        public posts whose tasks practice withholds (`posts.unfinished_public_posts`)."""
         with self.read() as conn:
             return (
                 sessions.solved_tasks(conn, guild_id, user_id),
-                sessions.unfinished_public_posts(conn, guild_id, user_id, now),
+                posts.unfinished_public_posts(conn, guild_id, user_id, now),
             )
 
     def open_session_unit(

@@ -152,6 +152,25 @@ async def test_right_first_try(driver: Driver, fake: FakeDiscordHTTP) -> None:
     assert "**10** points" in again.text
 
 
+async def test_the_same_task_posted_again_earns_a_member_no_second_score(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    first = await driver.post("mc-split")
+    await driver.click(first, r"quiz:ans:\d+:B")
+    again = await driver.post("mc-split", member=BOB)  # anyone may post it again
+    await driver.click(again, r"quiz:hint:\d+")
+    assert "points count once" in fake.last_reply().text
+    assert "halved" not in fake.last_reply().text
+    await driver.click(again, r"quiz:ans:\d+:B")
+    reply = fake.last_reply()
+    assert "Right" in reply.text and "points count once" in reply.text
+    await driver.command("leaderboard", period="all")
+    assert "**10**" in fake.last_reply().text and "**20**" not in fake.last_reply().text
+    # Bob meets it for the first time there: full points.
+    await driver.click(again, r"quiz:ans:\d+:B", member=BOB)
+    assert "**10** points on your first try" in fake.last_reply().text
+
+
 async def test_hint_is_private_recorded_and_halves_the_points(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:

@@ -35,6 +35,7 @@ from tests.discord_ui.fakes import (
     CHANNEL_MESSAGE,
     DEFERRED_CHANNEL_MESSAGE,
     EPHEMERAL,
+    GUILD_ID,
     MOD,
     UPDATE_MESSAGE,
     Call,
@@ -447,6 +448,36 @@ async def test_solution_on_a_closed_post_is_shown_without_the_forfeit_prompt(
     assert reply.custom_ids() == []  # no "Show the solution (forfeits…)" button
     assert await bot.service.progress(post_id_of(post), ALICE.id) == Progress()
     assert reveals(bot) == []
+
+
+async def test_a_closed_posts_free_hint_and_solution_wait_while_its_task_is_open_for_you_elsewhere(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    # The same task posted again: the closed post's free look would tell Alice the answer she
+    # can still score with on the new one.
+    closed = await closed_post(driver, bot)
+    again = await driver.post("mc-split")
+    link = f"https://discord.com/channels/{GUILD_ID}/{again['channel_id']}/{again['id']}"
+    await driver.command("solution", task=str(post_id_of(closed)))
+    refused = fake.last_reply()
+    assert refused.ephemeral
+    assert "still open for you on another post" in refused.text
+    assert link in refused.text
+    assert "Data parallelism copies the model" not in refused.text
+    await driver.click(closed, r"quiz:hint:\d+")
+    assert "still open for you on another post" in fake.last_reply().text
+    assert "what gets copied" not in fake.last_reply().text
+    assert reveals(bot) == []
+    # Bob finished the new post: for him the closed post's solution is free, as before.
+    await driver.click(again, r"quiz:ans:\d+:B", member=BOB)
+    await driver.command("solution", member=BOB, task=str(post_id_of(closed)))
+    assert "Data parallelism copies the model" in fake.last_reply().text
+    # And so it is for Alice once she has answered there.
+    await driver.click(again, r"quiz:ans:\d+:A")
+    await driver.click(again, r"quiz:ans:\d+:C")
+    await driver.click(again, r"quiz:ans:\d+:D")
+    await driver.command("solution", task=str(post_id_of(closed)))
+    assert "Data parallelism copies the model" in fake.last_reply().text
 
 
 async def test_answers_on_a_closed_post_are_refused(

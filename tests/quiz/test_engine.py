@@ -1,8 +1,8 @@
 import pytest
 
 from bot.quiz import engine
-from bot.quiz.engine import Progress, Status, score
-from bot.quiz.errors import InvalidAnswerError
+from bot.quiz.engine import Progress, Status, check_free_look, score
+from bot.quiz.errors import AnswerableElsewhereError, InvalidAnswerError
 from bot.quiz.tasks import Difficulty
 from tests.factories import choice, choice_task, fill_task, note
 
@@ -196,3 +196,18 @@ def test_the_picker_refuses_a_blank_the_task_does_not_have_or_an_unknown_option(
     with pytest.raises(InvalidAnswerError):
         engine.check_partial_picks(task, picks)
     engine.check_partial_picks(task, {1: "A", 3: "D"})
+
+
+def test_a_closed_posts_free_look_waits_only_for_a_member_who_can_still_answer_elsewhere() -> None:
+    elsewhere = (1, 2, 3)
+    unfinished, finished = Progress(), Progress(solved=True, points=10)
+    with pytest.raises(AnswerableElsewhereError) as refused:
+        check_free_look(True, unfinished, elsewhere)
+    assert refused.value.post == elsewhere
+    # Free as before: nothing open elsewhere, the member finished here or finished the task
+    # on another post (the open one would score nothing), or the post is open (its own hint
+    # and solution cost points there).
+    check_free_look(True, unfinished, None)
+    check_free_look(True, finished, elsewhere)
+    check_free_look(True, Progress(finished_elsewhere=True), elsewhere)  # no points left to win
+    check_free_look(False, unfinished, elsewhere)

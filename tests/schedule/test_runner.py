@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.engine import grade
-from bot.quiz.errors import PostClosedError
+from bot.quiz.errors import AnswerableElsewhereError, PostClosedError
 from bot.quiz.tasks import Catalog, Task
 from bot.schedule.runner import PosterError, Scheduler
 from bot.service import PostedTask, QuizService
@@ -572,6 +572,31 @@ async def test_closing_shows_the_result_and_stops_answers(
         await bot.service.answer(first.post_id, GUILD, 6, "m6", ("A",))
     reply = await bot.service.solution(first.post_id, GUILD, 6, "m6", confirmed=False)
     assert reply.shown and not reply.forfeited_now  # free after closing
+
+
+async def test_a_closing_summary_withholds_the_answer_while_the_task_is_open_on_another_post(
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
+) -> None:
+    bot = start()
+    bot.add()
+    await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
+    (first,) = poster.messages
+    task = (await bot.service.posted(first.post_id)).task
+    elsewhere = await bot.service.create_post(GUILD, CHANNEL + 1, task, 99)
+    await bot.service.attach_message(elsewhere.post.id, 555)
+    for user, pick in ((1, "A"), (2, "B"), (3, "B")):
+        await bot.service.answer(first.post_id, GUILD, user, f"m{user}", (pick,))
+
+    await bot.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
+    closed = first.closed_content or ""
+    assert "**3** answered · **1** solved · **1** on the first try" in closed
+    assert "1. <@1> (first try)" in closed
+    assert "not shown here yet: this task is still open on another post" in closed
+    assert "**Answer:** A" not in closed and "data parallelism" not in closed
+    assert "picked B" not in closed
+    # Nor does the closed post's free solution tell it to someone who can still score.
+    with pytest.raises(AnswerableElsewhereError):
+        await bot.service.solution(first.post_id, GUILD, 6, "m6", confirmed=False)
 
 
 async def test_a_post_closes_with_the_version_it_was_posted_with(

@@ -4,6 +4,8 @@ real database faults (a held write lock, a full disk)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -27,6 +29,13 @@ RIGHT, WRONG = ("A",), ("B",)
 WRONGS = (("B",), ("C",), ("D",))
 """TASK's three different wrong answers: a member's three misses (the same wrong answer
 again is not graded again, so it uses no attempt)."""
+_task_numbers = itertools.count(1)
+
+
+def fresh_task() -> Task:
+    """TASK under an id no post has had yet: a member's points for a task count once per
+    server, so a test that adds up points over several posts gives each its own task."""
+    return dataclasses.replace(TASK, id=f"{TASK.id}-{next(_task_numbers)}")
 
 
 def grade_task(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:

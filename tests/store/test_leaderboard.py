@@ -12,15 +12,16 @@ import pytest
 from sqlalchemy import event
 
 from bot.store import Rank, Store
-from tests.store.conftest import GUILD, finish, new_post
+from tests.store.conftest import GUILD, finish, fresh_task, new_post
 
 BERLIN = ZoneInfo("Europe/Berlin")  # UTC+2 in May
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")  # UTC-7 in May
 
 
 def solve_at(store: Store, user_id: int, at: datetime, wrong: int = 0, guild: int = GUILD) -> None:
-    """One more post, finished by `user_id` at `at` (10 points first try, 7, 3, 0 after 3)."""
-    finish(store, new_post(store, at, guild_id=guild), user_id, at, wrong)
+    """One more post of a task of its own, finished by `user_id` at `at` (10 points first try,
+    7, 3, 0 after 3)."""
+    finish(store, new_post(store, at, guild_id=guild, task=fresh_task()), user_id, at, wrong)
 
 
 def ranked(store: Store, period: str, tz: ZoneInfo, now: datetime) -> list[tuple[int, int]]:

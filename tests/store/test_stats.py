@@ -8,7 +8,15 @@ from zoneinfo import ZoneInfo
 
 from bot.store import MemberStats, Store
 from tests.factories import choice
-from tests.store.conftest import GUILD, WRONG, finish, grade_task, new_post, request
+from tests.store.conftest import (
+    GUILD,
+    WRONG,
+    finish,
+    fresh_task,
+    grade_task,
+    new_post,
+    request,
+)
 
 BERLIN = ZoneInfo("Europe/Berlin")
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")
@@ -25,14 +33,14 @@ def test_no_activity(store: Store) -> None:
 
 def test_first_try_rate_counts_every_post_tried(store: Store) -> None:
     at = datetime(2024, 5, 8, 9, tzinfo=UTC)
-    finish(store, new_post(store, at), 1, at)  # first try: 10
-    finish(store, new_post(store, at), 1, at, wrong=1)  # 7
-    finish(store, new_post(store, at), 1, at, wrong=3)  # failed: 0
+    finish(store, new_post(store, at, task=fresh_task()), 1, at)  # first try: 10
+    finish(store, new_post(store, at, task=fresh_task()), 1, at, wrong=1)  # 7
+    finish(store, new_post(store, at, task=fresh_task()), 1, at, wrong=3)  # failed: 0
     answer_wrong_at(store, 1, at)  # still open
-    forfeited = new_post(store, at)
+    forfeited = new_post(store, at, task=fresh_task())
     store.reveal_solution(forfeited.id, GUILD, 1, "user1", at)  # finished without answering
     last = at + timedelta(minutes=5)
-    finish(store, new_post(store, last), 2, last)  # someone else
+    finish(store, new_post(store, last, task=fresh_task()), 2, last)  # someone else
     stats = store.member_stats(GUILD, 1, BERLIN, at + timedelta(hours=1))
     assert (stats.tried, stats.solved, stats.first_try, stats.points) == (5, 2, 1, 17)
     assert stats.first_try_rate == 1 / 5

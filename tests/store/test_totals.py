@@ -25,6 +25,7 @@ from tests.store.conftest import (
     WRONG,
     WRONGS,
     finish,
+    fresh_task,
     grade_task,
     new_post,
     request,
@@ -147,7 +148,7 @@ def seed_week(store: Store, at: datetime) -> None:
     for user, wrong in ((1, 0), (2, 1), (3, 0), (4, 3)):
         finish(store, new_post(store, at), user, at, wrong)
     late = at + timedelta(hours=1)  # Wednesday 00:30 in Berlin, Tuesday 15:30 in LA
-    finish(store, new_post(store, late), 2, late, 2)
+    finish(store, new_post(store, late, task=fresh_task()), 2, late, 2)
 
 
 def test_changing_the_zone_rebuilds_the_days_in_the_same_transaction(store: Store) -> None:
