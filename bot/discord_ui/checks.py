@@ -32,7 +32,11 @@ async def is_moderator(interaction: discord.Interaction[QuizBot]) -> bool:
     if perms.manage_guild or perms.administrator:
         return True
     config = await interaction.client.service.guild_config(interaction.guild.id)
-    return config.mod_role_id is not None and any(r.id == config.mod_role_id for r in member.roles)
+    # @everyone (the server's own id) names no one in particular: `/config modrole` refuses
+    # it, and one stored before that check makes no member a moderator.
+    if config.mod_role_id in (None, interaction.guild.id):
+        return False
+    return any(r.id == config.mod_role_id for r in member.roles)
 
 
 MANAGE_GUILD = discord.Permissions(manage_guild=True)

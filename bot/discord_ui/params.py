@@ -146,6 +146,12 @@ class ServerRole(Checked):
     async def transform(self, interaction: Interaction, value: Any, /) -> discord.Role:
         if not isinstance(value, discord.Role):
             raise InvalidInputError(self.option, "takes a role of this server")
+        if value.is_default():
+            # Every member has @everyone: as the moderator role it would hand every member
+            # /schedule, /config, /bank and /insights.
+            raise InvalidInputError(
+                self.option, "can't be @everyone: every member would count as a moderator"
+            )
         return value
 
 

@@ -511,6 +511,17 @@ async def test_config_modrole_and_posting(sd: ScheduleDriver, bot: QuizBot) -> N
     assert (await bot.service.guild_config(GUILD_ID)).post_policy == "mods"
 
 
+async def test_config_modrole_refuses_everyone(sd: ScheduleDriver, bot: QuizBot) -> None:
+    await sd.run("config modrole", role=Role(TUTORS))
+    reply = await sd.run("config modrole", role=Role(GUILD_ID))  # @everyone's id is the server's
+    assert "can't be @everyone" in reply.text
+    assert (await bot.service.guild_config(GUILD_ID)).mod_role_id == TUTORS
+    # One stored before this check (by an older quizbot) makes no member a moderator.
+    await bot.service.update_guild_config(GUILD_ID, mod_role_id=GUILD_ID)
+    refused = await sd.run("schedule list", member=ALICE)
+    assert "Only moderators" in refused.text
+
+
 # -- autocomplete --------------------------------------------------------------------------------
 
 
