@@ -40,6 +40,7 @@ from sqlalchemy import (
     union,
 )
 from sqlalchemy import cast as sql_cast
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
 from bot.clock import load_zone
 from bot.store import dialect
@@ -65,14 +66,20 @@ _period = table_of(MemberPeriod)
 _p_guild = bindparam("guild_id", type_=BigInteger)
 
 
+def counted_solves(s: ReadOnlyColumnCollection[str, Any]) -> ColumnElement[Any]:
+    """The solves a leaderboard counts among the scores `s`: those that scored. A solve for no
+    points is of a task the member had already finished on another post (a task's points
+    count once, `Progress.finished_elsewhere`); any other solve scores at least 2."""
+    return func.sum(case((s.points > 0, sql_cast(s.solved, Integer)), else_=0))
+
+
 def _sums(keys: Sequence[ColumnElement[Any]], *where: ColumnElement[bool]) -> Select[Any]:
     """Rows of a totals table from the server's public scores matching `where`: the row's
     bound `keys`, then each member's sums. Kept rows are those the write path creates: a
     member with points or a solve."""
     s = _score.c
     points = func.sum(s.points)
-    # A sum of booleans is not portable (PostgreSQL has none): count them as 0/1.
-    solved = func.sum(sql_cast(s.solved, Integer))
+    solved = counted_solves(s)
     reached_at = func.max(case((s.points > 0, s.finished_at)))
     return (
         select(*keys, s.user_id, points, solved, reached_at)
@@ -248,7 +255,9 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
     """Add new scores to their members' kept totals (servers without a `board_state` row keep
     none: their leaderboards aggregate scores until the first build). Public posts' scores
     only: the caller leaves private ones out."""
-    earning = [s for s in scores if s["points"] or s["solved"]]  # fails and forfeits add 0
+    # Fails, forfeits and solves of a task finished before on another post add nothing
+    # (`counted_solves`); every other solve scores.
+    earning = [s for s in scores if s["points"]]
     if not earning:
         return
     guilds = sorted({s["guild_id"] for s in earning})

@@ -1,12 +1,13 @@
 """Ranking a server's members: who is ranked, in what order, and the asker's own rank.
 
-Order: points desc, solved desc, reached_at (the latest point-earning finish), user_id; members
-without points are not ranked. Only public posts count: private practice and review scores are
-left out of the totals (`board_totals`) and of the aggregate (`posts.public_scores`). Read from
-the maintained totals (`member_total`, `member_period`) when they serve the asked period and
-zone, else, as the reference and fallback, by aggregating the server's scores. When to
-(re)build the totals is decided in `board_totals`; a build the database refuses (a full disk, a
-read-only file) falls back to the scores too, so a leaderboard never fails for want of a write.
+Order: points desc, solved desc (the solves that scored: `board_totals.counted_solves`),
+reached_at (the latest point-earning finish), user_id; members without points are not ranked.
+Only public posts count: private practice and review scores are left out of the totals
+(`board_totals`) and of the aggregate (`posts.public_scores`). Read from the maintained totals
+(`member_total`, `member_period`) when they serve the asked period and zone, else, as the
+reference and fallback, by aggregating the server's scores. When to (re)build the totals is
+decided in `board_totals`; a build the database refuses (a full disk, a read-only file) falls
+back to the scores too, so a leaderboard never fails for want of a write.
 """
 
 from __future__ import annotations
@@ -39,10 +40,9 @@ from sqlalchemy import (
     tuple_,
     union_all,
 )
-from sqlalchemy import cast as sql_cast
 
 from bot.quiz.errors import StoreError
-from bot.store.board_totals import board_state, build_board, lock_boards
+from bot.store.board_totals import board_state, build_board, counted_solves, lock_boards
 from bot.store.periods import Period, period_bounds, period_key, to_utc_naive
 from bot.store.posts import public_scores
 from bot.store.records import Leaderboard, Rank
@@ -116,8 +116,7 @@ def _exact_statement(*period: ColumnElement[bool]) -> Select[Any]:
         select(
             s.user_id,
             func.sum(s.points).label("points"),
-            # A sum of booleans is not portable (PostgreSQL has none): count them as 0/1.
-            func.sum(sql_cast(s.solved, Integer)).label("solved"),
+            counted_solves(s).label("solved"),
             func.max(case((s.points > 0, s.finished_at))).label("reached_at"),
         )
         .where(s.guild_id == _p_guild, public_scores(s.post_id), *period)
