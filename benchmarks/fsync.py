@@ -1,7 +1,7 @@
 """How long the disk takes to make a write durable: the wait every commit at SQLITE_SYNCHRONOUS
 =FULL adds, and what its rare stalls do to the click latency's tail.
 
-    python -m benchmarks.fsync [--seconds 20] [--dir PATH] [--markdown FILE]
+    python -m benchmarks.fsync [--seconds 20] [--rate N] [--dir PATH] [--markdown FILE]
 
 It appends 16 KiB (about a commit's WAL frames) to a file and fsyncs it, again and again for
 `--seconds`, one writer (as the bot's one writer thread), and prints the distribution and the
@@ -29,9 +29,12 @@ WRAP = 1000
 STALLS_MS = (20, 50, 100)
 
 
-def measure(directory: Path, seconds: float) -> list[float]:
-    """Each fsync's duration in seconds."""
+def measure(directory: Path, seconds: float, rate: float | None = None) -> list[float]:
+    """Each fsync's duration in seconds. `rate`: at most this many a second (the bot's pace,
+    100-300 commits a second at 300 clicks/s), else as fast as the disk allows."""
     durations: list[float] = []
+    gap = 1 / rate if rate else 0.0
+    due = time.monotonic()
     path = directory / "fsync-probe"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
@@ -44,6 +47,9 @@ def measure(directory: Path, seconds: float) -> list[float]:
             start = time.perf_counter()
             os.fsync(fd)
             durations.append(time.perf_counter() - start)
+            if gap:
+                due += gap
+                time.sleep(max(due - time.monotonic(), 0))
     finally:
         os.close(fd)
         path.unlink(missing_ok=True)
@@ -72,9 +78,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--dir", type=Path, help="where the probe file goes (the bot's disk)")
     parser.add_argument("--markdown", type=Path, help="also write the report to this file")
+    parser.add_argument(
+        "--rate", type=float, help="fsyncs a second at most (default: as fast as possible)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir or Path.cwd(), prefix="fsync-") as tmp:
-        durations = measure(Path(tmp), args.seconds)
+        durations = measure(Path(tmp), args.seconds, args.rate)
     text = report(durations, args.seconds)
     print(text)
     if args.markdown:
