@@ -22,11 +22,12 @@ TOP_ANSWERERS = 3
 ANSWER_ROOM = 300
 """What the answer keeps of its line on a closed post whose summary would not fit."""
 SHORTEST_CUT = 80
+"""A misconception line is cut to the room left only if that leaves at least this much."""
 WITHHELD = (
     "**Answer:** not shown here yet: this task is still open on another post in this server. "
     "Once you have answered it, /solution shows it."
 )
-"""A misconception line is cut to the room left only if that leaves at least this much."""
+"""The answer line of a closing summary that withholds the answer (`CloseSummary.withheld`)."""
 
 
 class AttemptRecord(Protocol):
