@@ -15,9 +15,10 @@ One write unit of work reads each post's state once, lets the rules decide once,
 
 A batch of answers (the service's group commit) costs two reads, whatever its size, and one
 executemany per table it writes. Writers in other processes (PostgreSQL) grade the same member
-on the same post one after the other (`_lock_members`). A constraint violation (only possible
-if a writer bypassed those locks) rolls the batch's writes back and replays it one answer at a
-time, so only the offending answer fails.
+on the same task one after the other, whichever of its posts they answer (`_lock_members`): a
+task's points count once, so each must read the other's finish. A constraint violation (only
+possible if a writer bypassed those locks) rolls the batch's writes back and replays it one
+answer at a time, so only the offending answer fails.
 
 Each new score of a public post is also added to the member's leaderboard totals in the same
 unit of work (`board_totals.add_scores`), so a leaderboard stays an index read however many
@@ -495,10 +496,21 @@ def member_state(
 ) -> tuple[PostInfo, Progress]:
     """A post of this server that the member may use (`_post_of`) and their progress on it,
     in one read."""
-    post = _post_of(_posts_in_guild(conn, [post_id]), post_id, guild_id, user_id, now)
-    state = {(post_id, user_id): read_progress(conn, post_id, user_id)}
-    _mark_finished_elsewhere(conn, state, {post_id: post})
-    return post, state[(post_id, user_id)]
+    post = _member_post(conn, post_id, guild_id, user_id, now)
+    return post, _progress_on(conn, post, user_id)
+
+
+def _member_post(
+    conn: Connection, post_id: int, guild_id: int, user_id: int, now: datetime
+) -> PostInfo:
+    return _post_of(_posts_in_guild(conn, [post_id]), post_id, guild_id, user_id, now)
+
+
+def _progress_on(conn: Connection, post: PostInfo, user_id: int) -> Progress:
+    """The member's progress on the post, and whether they finished its task elsewhere."""
+    state = {(post.id, user_id): read_progress(conn, post.id, user_id)}
+    _mark_finished_elsewhere(conn, state, {post.id: post})
+    return state[(post.id, user_id)]
 
 
 def _free_look_state(
@@ -506,8 +518,11 @@ def _free_look_state(
 ) -> tuple[PostInfo, Progress, bool]:
     """`member_state` for a hint or the solution, and whether the post is closed; a free look
     at a closed post is refused while the member can still answer its task elsewhere
-    (`engine.check_free_look`)."""
-    post, progress = member_state(conn, post_id, guild_id, user_id, now)
+    (`engine.check_free_look`). Holds the member's credit for the post's task (`_lock_members`)
+    until the unit of work ends."""
+    post = _member_post(conn, post_id, guild_id, user_id, now)
+    _lock_members(conn, {post_id: post}, [(post_id, user_id)])
+    progress = _progress_on(conn, post, user_id)
     closed = post.is_closed(now)
     elsewhere: PostLink | None = None
     if closed and not post.private:
@@ -580,11 +595,17 @@ def replay_batch(
     return results
 
 
-def _lock_members(conn: Connection, pairs: Iterable[Pair]) -> None:
-    """Hold each member's progress on each post until the unit of work ends, so two writers
-    (several processes on PostgreSQL) grade one member's clicks one after the other, each
-    seeing the other's attempt; a no-op on SQLite, whose write lock already does this."""
-    dialect.lock(conn, "answer", pairs)
+def _lock_members(
+    conn: Connection, posts: Mapping[int, PostInfo], pairs: Iterable[Pair]
+) -> None:
+    """Hold each member's credit for each post's task in its server (`TaskKey`) until the unit
+    of work ends, so two writers (several processes on PostgreSQL) grade one member's clicks
+    one after the other, each seeing the other's attempt; and their clicks on two posts of one
+    task too, each seeing the other's finish (a task's points count once). A post's task never
+    changes, so its row is read before the lock. A no-op on SQLite, whose write lock already
+    does this. Pairs of unknown posts lock nothing: they are refused."""
+    keys = (_task_key(posts[p], u) for p, u in pairs if p in posts)
+    dialect.lock(conn, "answer", keys)
 
 
 def _record(
@@ -594,8 +615,8 @@ def _record(
     now: datetime,
     zone: ZoneInfo,
 ) -> list[Answered | Exception]:
-    _lock_members(conn, ((r.post_id, r.user_id) for r in requests))
     posts = _posts_in_guild(conn, (r.post_id for r in requests))
+    _lock_members(conn, posts, ((r.post_id, r.user_id) for r in requests))
     known = [r for r in requests if r.post_id in posts]
     state = _progress_of(conn, sorted({(r.post_id, r.user_id) for r in known}))
     by_task = _mark_finished_elsewhere(conn, state, posts)
@@ -629,7 +650,6 @@ def _record(
 def reveal_hint(
     conn: Connection, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
 ) -> HintSeen:
-    _lock_members(conn, [(post_id, user_id)])
     post, progress, closed = _free_look_state(conn, post_id, guild_id, user_id, now)
     after = see_hint(progress, closed=closed)
     writes = _Writes(now, _UTC)  # a hint finishes nothing: no card is rated
@@ -652,7 +672,6 @@ def reveal_solution(
     confirmed: bool,
     zone: ZoneInfo = _UTC,
 ) -> SolutionSeen:
-    _lock_members(conn, [(post_id, user_id)])
     post, progress, closed = _free_look_state(conn, post_id, guild_id, user_id, now)
     access = open_solution(progress, closed=closed, confirmed=confirmed)
     writes = _Writes(now, zone)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 from sqlalchemy.exc import IntegrityError
 
 from bot.quiz.engine import Outcome, Progress, Status
@@ -19,7 +19,7 @@ from bot.quiz.errors import (
     PostClosedError,
     UnknownPostError,
 )
-from bot.store import Answered, AnswerRequest, PostInfo, Store, make_engine
+from bot.store import Answered, AnswerRequest, PostInfo, Store, answers, make_engine
 from tests.factories import fill
 from tests.store.conftest import (
     GUILD,
@@ -352,3 +352,67 @@ def test_concurrent_reveals_and_answers_finish_a_member_once(file_store: Store) 
     assert table_count(file_store, "score") == 1
     assert table_count(file_store, "reveal", "kind = 'solution'") == 1
     assert file_store.progress(post.id, 1).finished
+
+
+# -- a task's points count once per member and server, with writers racing -------------------
+
+
+def _while_a_unit_is_open(
+    store: Store, first: Callable[[Connection], object], second: Callable[[], object]
+) -> None:
+    """Run `first` in a write unit of work and, before it commits, `second` in another thread
+    (another process's writer): `second` is given a moment to run past the first's reads."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            second()
+        except BaseException as exc:
+            errors.append(exc)
+
+    other = threading.Thread(target=run)
+    with store.write() as conn:
+        first(conn)
+        other.start()
+        other.join(timeout=0.5)  # without a lock it has read, graded and committed by now
+    other.join()
+    if errors:
+        raise errors[0]
+
+
+def test_two_writers_answering_two_posts_of_one_task_score_it_once(file_store: Store) -> None:
+    """Two processes grade one member on two public posts of one task at the same moment:
+    the second must read the first's finish, not score the task a second time."""
+    first, again = new_post(file_store), new_post(file_store)
+    results: list[Answered | Exception] = []
+
+    def answer_first(conn: Connection) -> None:
+        results.extend(answers.record_batch(conn, [request(first, 1)], grade_task, NOW))
+
+    _while_a_unit_is_open(
+        file_store,
+        answer_first,
+        lambda: results.extend(file_store.answer_batch([request(again, 1)], grade_task, NOW)),
+    )
+    points = sorted(r.outcome.points for r in results if isinstance(r, Answered))
+    assert points == [0, 10], results
+    assert table_count(file_store, "score", "points > 0") == 1
+
+
+def test_a_forfeit_racing_an_answer_on_another_post_of_its_task_scores_nothing(
+    file_store: Store,
+) -> None:
+    """The solution opened on one post while another process grades the member's answer on
+    another post of the task: the answer, graded after the forfeit, scores nothing."""
+    first, again = new_post(file_store), new_post(file_store)
+    results: list[Answered | Exception] = []
+    _while_a_unit_is_open(
+        file_store,
+        lambda conn: answers.reveal_solution(
+            conn, first.id, GUILD, 1, "user1", NOW, confirmed=True
+        ),
+        lambda: results.extend(file_store.answer_batch([request(again, 1)], grade_task, NOW)),
+    )
+    ((answered,),) = [results]
+    assert isinstance(answered, Answered) and answered.outcome.points == 0, answered
+    assert table_count(file_store, "score", "points > 0") == 0
