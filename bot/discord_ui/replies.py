@@ -75,7 +75,9 @@ def notes_embed(notes: Sequence[str], *, title: str = "Why not?") -> discord.Emb
 
 
 ONCE_PER_TASK = (
-    "You finished this task on an earlier post here, and a task's points count once, so this "
+    # "another", not "an earlier": two posts of a task can be open at once, and the one the
+    # member finished first may be the newer.
+    "You finished this task on another post here, and a task's points count once, so this "
     "one scores none."
 )
 

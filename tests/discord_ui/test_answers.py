@@ -397,3 +397,18 @@ async def test_a_late_hint_click_is_one_log_line(
     assert len(fake.calls) == 1
     (record,) = warnings_and_worse(caplog)
     assert record.exc_info is None and "quiz:hint:1" in record.getMessage()
+
+
+async def test_a_task_scored_on_its_newer_post_first_is_not_said_to_be_from_an_earlier_one(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    # Two posts of one task open at once: Alice answers the newer one first. The older post's
+    # reply says why it scores none without calling the post she scored on "earlier".
+    older = await driver.post("mc-split")
+    newer = await driver.post("mc-split", member=BOB)
+    await driver.click(newer, r"quiz:ans:\d+:B")
+    assert "**10** points on your first try" in fake.last_reply().text
+    await driver.click(older, r"quiz:ans:\d+:B")
+    reply = fake.last_reply().text
+    assert "points count once" in reply and "another post here" in reply
+    assert "earlier post" not in reply
