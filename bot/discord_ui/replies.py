@@ -96,6 +96,13 @@ def earned(outcome: Outcome) -> str:
 
 def finished_text(progress: Progress) -> str:
     """The member's result on a task they already finished."""
+    if progress.solved and progress.points == 0:
+        # Only a task finished before on another post solves for nothing: any other solve
+        # scores at least 2 (`engine.score`).
+        return (
+            "You already finished this one: you solved it, for no points, since you had "
+            "finished this task on another post here and a task's points count once."
+        )
     if progress.solved:
         how = " on the first try" if progress.first_try else ""
         return (

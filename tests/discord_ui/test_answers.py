@@ -412,3 +412,16 @@ async def test_a_task_scored_on_its_newer_post_first_is_not_said_to_be_from_an_e
     reply = fake.last_reply().text
     assert "points count once" in reply and "another post here" in reply
     assert "earlier post" not in reply
+
+
+async def test_a_repeat_solve_clicked_again_says_why_it_scored_nothing(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    first = await driver.post("mc-split")
+    await driver.click(first, r"quiz:ans:\d+:B")
+    again = await driver.post("mc-split", member=BOB)
+    await driver.click(again, r"quiz:ans:\d+:B")
+    await driver.click(again, r"quiz:ans:\d+:B")  # once more: already finished
+    reply = fake.last_reply().text
+    assert reply.startswith("You already finished this one")
+    assert "points count once" in reply and "**0** points" not in reply
