@@ -480,3 +480,26 @@ def test_missing_a_well_known_card_brings_it_back_within_days_not_weeks() -> Non
     assert missed.due == known.due
     later = known.due + timedelta(minutes=5)
     assert rate(missed, ReviewRating.GOOD, later).due == later + timedelta(days=2)
+
+
+async def test_a_task_finished_on_one_public_post_is_not_held_for_another_post_of_it(
+    service: QuizService, clock: Clock
+) -> None:
+    # Alice missed t1 on Monday's post; it is posted again. She can score nothing there (a
+    # task's points count once), so nothing private gives an answer away: her due review of
+    # t1 is served, not held for that post, and practice may serve t1 too.
+    monday = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    await miss(service, monday.post.id)
+    await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    status = await service.review_status(GUILD, ALICE)
+    assert (status.due_now, status.held) == (1, 0)
+    clock.now += timedelta(minutes=5)
+    step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
+    assert step.posted is not None and step.posted.task.id == "t1" and step.posted.post.private
+    for task in TASKS[1:]:  # every other task open for her in public: only t1 is left
+        await service.create_post(GUILD, CHANNEL, task, BOB)
+    practice = await practice_step(service)
+    assert practice.posted is not None and practice.posted.task.id == "t1"
+    # Bob, who has not answered t1 anywhere, still finds it held.
+    with pytest.raises(TasksWithheldError):
+        await practice_step(service, BOB)

@@ -122,6 +122,7 @@ _OPEN_PUBLIC = (
     .distinct()
 )
 
+_finished_on = _post.alias("finished_on")
 _UNFINISHED_PUBLIC = (
     select(_post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
     .where(
@@ -129,7 +130,15 @@ _UNFINISHED_PUBLIC = (
         _post.c.session_id.is_(None),
         # Closed explicitly is closed for good; the closing time is `engine.post_closed`'s.
         _post.c.closed_at.is_(None),
-        ~exists().where(_score.c.post_id == _post.c.id, _score.c.user_id == bindparam("u")),
+        # Not finished by the member on this public post nor on another of its task here: a
+        # task's points count once (`Progress.finished_elsewhere`), so none would score.
+        ~exists().where(
+            _finished_on.c.guild_id == _post.c.guild_id,
+            _finished_on.c.task_id == _post.c.task_id,
+            _finished_on.c.session_id.is_(None),
+            _score.c.post_id == _finished_on.c.id,
+            _score.c.user_id == bindparam("u"),
+        ),
     )
     .order_by(_post.c.id.desc())
 )
@@ -328,8 +337,8 @@ class OpenPost:
 def unfinished_public_posts(
     conn: Connection, guild_id: int, user_id: int, now: datetime
 ) -> list[OpenPost]:
-    """This server's open public posts that the member has not finished, the latest first:
-    they can still score on them."""
+    """This server's open public posts of tasks the member has finished on no public post
+    here, the latest first: they can still score on them."""
     rows = conn.execute(_UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
     return [
         OpenPost(task_id, channel_id, message_id)
@@ -341,8 +350,9 @@ def unfinished_public_posts(
 def unfinished_post_of_task(
     conn: Connection, guild_id: int, user_id: int, task_id: str, now: datetime
 ) -> OpenPost | None:
-    """The latest open public post of `task_id` in this server that the member has not
-    finished (`unfinished_public_posts`), if any: where they can still answer that task."""
+    """The latest open public post of `task_id` in this server, if the member has finished
+    that task on no public post here (`unfinished_public_posts`): where they can still score
+    with it."""
     return next(
         (p for p in unfinished_public_posts(conn, guild_id, user_id, now) if p.task_id == task_id),
         None,

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from bot.clock import utcnow
 from bot.discord_ui.client import QuizBot
+from bot.store.review_cards import StoredCard, save_cards
 from tests.discord_ui.conftest import Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -201,10 +202,13 @@ async def test_every_task_withheld_by_posts_without_a_message_reads_without_link
 async def test_review_says_when_due_reviews_wait_for_open_public_posts(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
-    post = await driver.post("mc-split", member=BOB)
-    for pick in ("A", "C", "D"):  # three misses: finished, and due for review at once
-        await driver.click(post, rf"quiz:ans:\d+:{pick}")
-    await driver.post("mc-split", member=BOB)  # posted again, not answered yet
+    # A review of mc-split due (from a private miss, say): it waits while mc-split is open on
+    # a public post where Alice can still score. (One she had finished on another public post
+    # would score nothing there, so it would not wait.)
+    due = utcnow() - timedelta(hours=1)
+    with bot.service.store.write() as conn:
+        save_cards(conn, [StoredCard(GUILD_ID, ALICE.id, "mc-split", 2, None, 2.3, 5.0, due, due)])
+    await driver.post("mc-split", member=BOB)  # not answered yet
     await driver.command("review")
     reply = fake.last_reply()
     assert reply.flags & EPHEMERAL
@@ -265,11 +269,15 @@ async def test_a_session_pickers_selects_are_refused_to_others_and_after_the_idl
 async def test_the_end_of_a_review_says_when_due_reviews_wait_for_open_public_posts(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
-    for task in ("mc-split", "fill-one"):  # both forfeited: due for review at once
-        post = await driver.post(task, member=BOB)
-        post_id = int(find_component(post, r"quiz:hint:\d+")["custom_id"].split(":")[2])
-        await bot.service.solution(post_id, GUILD_ID, ALICE.id, "alice", confirmed=True)
-    await driver.post("mc-split", member=BOB)  # posted again, not answered yet: held back
+    post = await driver.post("fill-one", member=BOB)
+    post_id = int(find_component(post, r"quiz:hint:\d+")["custom_id"].split(":")[2])
+    await bot.service.solution(post_id, GUILD_ID, ALICE.id, "alice", confirmed=True)  # due now
+    # mc-split due too (from a private miss, say), and open on a public post where Alice can
+    # still score: held back. (Forfeited on another public post, it would score nothing there.)
+    due = utcnow() - timedelta(hours=1)
+    with bot.service.store.write() as conn:
+        save_cards(conn, [StoredCard(GUILD_ID, ALICE.id, "mc-split", 2, None, 2.3, 5.0, due, due)])
+    await driver.post("mc-split", member=BOB)  # not answered yet: held back
     payload = await driver.command("review")
     assert fake.last_reply().text.startswith("🔁 **1** review due.")
     review = fake.response_to(payload)
