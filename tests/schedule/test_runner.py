@@ -541,15 +541,22 @@ async def test_a_thread_that_cannot_be_opened_does_not_fail_the_day(
 # -- closing --------------------------------------------------------------------------------------
 
 
-async def test_closing_shows_the_result_and_stops_answers(
-    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
-) -> None:
+async def first_daily_post(
+    start: Callable[..., Process], poster: RecordingPoster
+) -> tuple[Process, Message, Task]:
+    """A bot with a daily quiz that has posted its first day (2 March 2025): the bot, the
+    recorded message and the task posted."""
     bot = start()
     bot.add()
     await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
     (first,) = poster.messages
-    posted = await bot.service.posted(first.post_id)
-    task = posted.task
+    return bot, first, (await bot.service.posted(first.post_id)).task
+
+
+async def test_closing_shows_the_result_and_stops_answers(
+    start: Callable[..., Process], clock: Clock, poster: RecordingPoster
+) -> None:
+    bot, first, task = await first_daily_post(start, poster)
 
     def answer(user: int, pick: str) -> None:
         request = AnswerRequest(first.post_id, GUILD, user, f"m{user}", (pick,))
@@ -577,11 +584,7 @@ async def test_closing_shows_the_result_and_stops_answers(
 async def test_a_closing_summary_withholds_the_answer_while_the_task_is_open_on_another_post(
     start: Callable[..., Process], clock: Clock, poster: RecordingPoster
 ) -> None:
-    bot = start()
-    bot.add()
-    await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
-    (first,) = poster.messages
-    task = (await bot.service.posted(first.post_id)).task
+    bot, first, task = await first_daily_post(start, poster)
     elsewhere = await bot.service.create_post(GUILD, CHANNEL + 1, task, 99)
     await bot.service.attach_message(elsewhere.post.id, 555)
     for user, pick in ((1, "A"), (2, "B"), (3, "B")):
