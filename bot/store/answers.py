@@ -45,7 +45,6 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Connection,
-    Select,
     String,
     Table,
     bindparam,
@@ -76,7 +75,12 @@ from bot.quiz.tasks import MAX_ATTEMPTS
 from bot.store import board_totals, dialect, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import to_utc_naive
-from bot.store.posts import post_infos, select_posts, unfinished_post_of_task
+from bot.store.posts import (
+    post_infos,
+    public_finishes,
+    select_posts,
+    unfinished_post_of_task,
+)
 from bot.store.records import Answered, AnswerRequest, Grader, HintSeen, PostInfo, SolutionSeen
 from bot.store.tables import (
     Attempt,
@@ -225,31 +229,17 @@ TaskKey = tuple[int, str, int]
 """(server, task id, user id): one member's credit for one task in one server."""
 
 
-def _elsewhere_statement(
-    match: Callable[[], tuple[ColumnElement[bool], ...]],
-) -> Select[Any]:
-    """The public posts of the matched tasks that the matched members finished (a score row),
-    found by `ix_post_guild_task` and the score's key."""
-    return (
-        select(_post.c.guild_id, _post.c.task_id, _score.c.user_id, _score.c.post_id)
-        .select_from(_post.join(_score, _score.c.post_id == _post.c.id))
-        .where(*match(), _post.c.session_id.is_(None))
-    )
-
-
-_ELSEWHERE_ONE = _elsewhere_statement(
-    lambda: (
-        _post.c.guild_id == bindparam("guild"),
-        _post.c.task_id == bindparam("task"),
-        _score.c.user_id == bindparam("user"),
-    )
+# The matched members' finishes of the matched tasks (`posts.public_finishes`), found by
+# `ix_post_guild_task` and the score's key.
+_ELSEWHERE_ONE = public_finishes().where(
+    _post.c.guild_id == bindparam("guild"),
+    _post.c.task_id == bindparam("task"),
+    _score.c.user_id == bindparam("user"),
 )
-_ELSEWHERE_MANY = _elsewhere_statement(
-    lambda: (
-        _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
-        _post.c.task_id.in_(bindparam("tasks", expanding=True)),
-        _score.c.user_id.in_(bindparam("users", expanding=True)),
-    )
+_ELSEWHERE_MANY = public_finishes().where(
+    _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
+    _post.c.task_id.in_(bindparam("tasks", expanding=True)),
+    _score.c.user_id.in_(bindparam("users", expanding=True)),
 )
 
 

@@ -21,6 +21,7 @@ from sqlalchemy import (
     BindParameter,
     ColumnElement,
     Connection,
+    FromClause,
     Row,
     RowMapping,
     Select,
@@ -122,6 +123,18 @@ _OPEN_PUBLIC = (
     .distinct()
 )
 
+def public_finishes(post: FromClause = _post) -> Select[Any]:
+    """Members' finishes (score rows) on public posts, with each post's server and task: the
+    one definition of a member having finished a task in a server, whose points count once
+    (`Progress.finished_elsewhere`). `post`: the post table or an alias of it, for a query
+    that correlates another post with it."""
+    return (
+        select(post.c.guild_id, post.c.task_id, _score.c.user_id, _score.c.post_id)
+        .select_from(post.join(_score, _score.c.post_id == post.c.id))
+        .where(post.c.session_id.is_(None))
+    )
+
+
 _finished_on = _post.alias("finished_on")
 _UNFINISHED_PUBLIC = (
     select(_post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
@@ -132,13 +145,13 @@ _UNFINISHED_PUBLIC = (
         _post.c.closed_at.is_(None),
         # Not finished by the member on this public post nor on another of its task here: a
         # task's points count once (`Progress.finished_elsewhere`), so none would score.
-        ~exists().where(
+        ~public_finishes(_finished_on)
+        .where(
             _finished_on.c.guild_id == _post.c.guild_id,
             _finished_on.c.task_id == _post.c.task_id,
-            _finished_on.c.session_id.is_(None),
-            _score.c.post_id == _finished_on.c.id,
             _score.c.user_id == bindparam("u"),
-        ),
+        )
+        .exists(),
     )
     .order_by(_post.c.id.desc())
 )
