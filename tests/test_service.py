@@ -399,6 +399,86 @@ async def test_simultaneous_answers_on_two_posts_of_one_task_score_once(
     assert await points_of(service, 1) == TASK.difficulty.points
 
 
+# -- and so do its misses and hint, on whichever of its posts they were made -------------------
+
+FOUR = choice(texts=("right", "wrong", "also wrong", "far off"))
+
+
+async def four_posts(service: QuizService, count: int = 2) -> list[int]:
+    return [(await service.create_post(GUILD, CHANNEL, FOUR, 99)).post.id for _ in range(count)]
+
+
+async def test_a_miss_on_one_post_of_a_task_costs_points_on_another(
+    service: QuizService,
+) -> None:
+    # Without it, two open posts of a task give a member up to five tries and a first-try
+    # score: miss on one, then answer the other.
+    first, again = await four_posts(service)
+    assert (await answer(service, first, 1, "B")).outcome.status is Status.WRONG
+    solve = (await answer(service, again, 1)).outcome
+    assert solve.status is Status.CORRECT and solve.points == 7  # as on a second try
+    assert not solve.progress.first_try and solve.progress.wrong_elsewhere == 1
+    assert await points_of(service, 1) == 7
+    # Back on the first post the task is finished elsewhere: nothing more scores.
+    assert (await answer(service, first, 1)).outcome.points == 0
+    assert await points_of(service, 1) == 7
+
+
+async def test_a_wrong_answer_given_on_another_post_is_not_graded_again(
+    service: QuizService,
+) -> None:
+    first, again = await four_posts(service)
+    await answer(service, first, 1, "B")
+    repeat = (await answer(service, again, 1, "B")).outcome
+    assert repeat.status is Status.REPEATED and repeat.attempts_left == 3
+    assert (await service.counts(again)).answered == 0  # nothing stored there
+
+
+async def test_misses_spread_over_two_posts_use_up_the_tasks_tries(service: QuizService) -> None:
+    first, again = await four_posts(service)
+    for pick in ("B", "C"):
+        await answer(service, first, 1, pick)
+    third = (await answer(service, again, 1, "D")).outcome
+    # The post still takes its own attempts, for practice, but none can score now.
+    assert third.status is Status.WRONG and third.attempts_left == 2
+    assert third.progress.scores_none and not third.progress.finished_elsewhere
+    solve = (await answer(service, again, 1)).outcome
+    assert solve.status is Status.CORRECT and solve.points == 0
+    assert await points_of(service, 1) == 0
+    assert (await service.leaderboard(GUILD, Period.ALL, 1)).me is None  # no counted solve
+
+
+async def test_a_hint_seen_on_one_post_halves_the_task_on_another(service: QuizService) -> None:
+    first, again = await four_posts(service)
+    await service.hint(first, GUILD, 1, "user1")
+    hint = await service.hint(again, GUILD, 1, "user1")
+    assert hint.progress.hint_elsewhere and not hint.free
+    solve = (await answer(service, again, 1)).outcome
+    assert solve.points == 5  # halved once, not twice
+
+
+async def test_a_miss_on_a_closed_post_still_counts_when_the_task_is_posted_again(
+    service: QuizService, clock: Clock
+) -> None:
+    # A daily quiz posts a task again weeks later: a member who missed it and never finished
+    # does not meet it fresh.
+    soon = clock() + timedelta(hours=1)
+    first = (await service.create_post(GUILD, CHANNEL, FOUR, 99, closes_at=soon)).post
+    await answer(service, first.id, 1, "B")
+    clock.advance(hours=2)
+    (again,) = await four_posts(service, 1)
+    assert (await answer(service, again, 1)).outcome.points == 7
+
+
+async def test_a_miss_and_a_solve_on_two_posts_in_one_batch_count_together(
+    service: QuizService, store: RecordingStore
+) -> None:
+    first, again = await four_posts(service)
+    miss, solve = await asyncio.gather(answer(service, first, 1, "B"), answer(service, again, 1))
+    assert store.batches == [2]  # one transaction: the solve is graded after the miss
+    assert (miss.outcome.status, solve.outcome.points) == (Status.WRONG, 7)
+
+
 async def test_a_hint_on_a_task_finished_elsewhere_says_it_scores_nothing(
     service: QuizService,
 ) -> None:

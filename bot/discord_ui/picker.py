@@ -170,7 +170,7 @@ def outcome_screen(posted: PostedTask, picks: Picks, outcome: Outcome) -> Screen
                 f"{opening}: blank{'s' if len(wrong) > 1 else ''} {blank_list(wrong)} {verb} "
                 f"wrong, so I've cleared {'it' if len(wrong) == 1 else 'them'}"
                 f"{'; the rest are right' if kept else ''}. You have "
-                f"{replies.attempts_left(outcome.attempts_left)}."
+                f"{replies.attempts_left(outcome.progress)}."
             )
             return open_screen(
                 posted, kept, notice=notice, feedback=wrong_blanks_embed(task, picks, outcome)

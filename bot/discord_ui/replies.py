@@ -55,8 +55,12 @@ class Reply:
 # -- texts -------------------------------------------------------------------------------------
 
 
-def attempts_left(n: int) -> str:
-    return f"**{n}** attempt{'' if n == 1 else 's'} left"
+def attempts_left(progress: Progress) -> str:
+    n = progress.attempts_left
+    text = f"**{n}** attempt{'' if n == 1 else 's'} left"
+    if progress.scores_none and n:
+        text += " on this post, for practice: no answer here can score now"
+    return text
 
 
 def solution_embed(task: Task) -> discord.Embed:
@@ -82,26 +86,44 @@ ONCE_PER_TASK = (
 )
 
 
-def earned(outcome: Outcome) -> str:
-    progress = outcome.progress
+def no_points(progress: Progress) -> str:
+    """Why an answer on this post scores nothing (`Progress.scores_none`)."""
     if progress.finished_elsewhere:
         return ONCE_PER_TASK
+    return (
+        "Your misses on another post of this task count here too, and with them you've used "
+        f"its {MAX_ATTEMPTS} tries, so this one scores none."
+    )
+
+
+def _misses(n: int) -> str:
+    return f"{n} miss{'' if n == 1 else 'es'}"
+
+
+def earned(outcome: Outcome) -> str:
+    progress = outcome.progress
+    if progress.scores_none:
+        return no_points(progress)
     text = f"You earned **{outcome.points}** point{'' if outcome.points == 1 else 's'}"
     if progress.first_try:
         text += " on your first try"
+    if progress.wrong_elsewhere:
+        text += f", counting your {_misses(progress.wrong_elsewhere)} on another post of it"
     if progress.hint_seen:
         text += " (halved for the hint)"
+    elif progress.hint_elsewhere:
+        text += " (halved for the hint you saw on another post of it)"
     return text + "."
 
 
 def finished_text(progress: Progress) -> str:
     """The member's result on a task they already finished."""
     if progress.solved and progress.points == 0:
-        # Only a task finished before on another post solves for nothing: any other solve
-        # scores at least 2 (`engine.score`).
+        # Only a task whose points another post decided solves for nothing (finished there,
+        # or its tries used up there and here): any other solve scores at least 2.
         return (
-            "You already finished this one: you solved it, for no points, since you had "
-            "finished this task on another post here and a task's points count once."
+            "You already finished this one: you solved it, for no points, since a task's "
+            "points count once here and another post of it had already decided them."
         )
     if progress.solved:
         how = " on the first try" if progress.first_try else ""
@@ -133,7 +155,7 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
             hint = "" if outcome.progress.hint_seen else " Stuck? The 💡 Hint button can help."
             return Reply(
                 f"Not quite: **{chosen}** isn't it. You have "
-                f"{attempts_left(outcome.attempts_left)}.{hint}",
+                f"{attempts_left(outcome.progress)}.{hint}",
                 (notes_embed(outcome.notes),),
             )
         case Status.FAILED:
@@ -145,7 +167,7 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
         case Status.REPEATED:
             return Reply(
                 f"You already tried **{chosen}**, and it isn't it, so that click didn't use "
-                f"an attempt. You have {attempts_left(outcome.attempts_left)}.",
+                f"an attempt. You have {attempts_left(outcome.progress)}.",
                 (notes_embed(outcome.notes),),
             )
         case Status.ALREADY_FINISHED:
@@ -165,7 +187,7 @@ def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
             points = outcome.points
             result = f"right, for **{points}** point{'' if points == 1 else 's'}"
         case Status.WRONG:
-            result = f"not right, {attempts_left(outcome.attempts_left)}"
+            result = f"not right, {attempts_left(outcome.progress)}"
         case Status.FAILED:
             return (
                 f"{recorded}: not right, and that was your last attempt. I couldn't show the "
@@ -174,7 +196,7 @@ def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
         case Status.REPEATED:  # nothing was stored (`Responder.answered` raises instead)
             return (
                 f"You already tried {answer}, so that didn't use an attempt: "
-                f"{attempts_left(outcome.attempts_left)}."
+                f"{attempts_left(outcome.progress)}."
             )
         case Status.ALREADY_FINISHED:
             return finished_text(outcome.progress)  # nothing was stored: already short
@@ -187,8 +209,10 @@ def hint_reply(hint: HintReply) -> Reply:
         cost = "This quiz has closed, so the hint is free."
     elif hint.free:
         cost = "You've finished this one, so the hint is free."
-    elif hint.progress.finished_elsewhere:
-        cost = ONCE_PER_TASK
+    elif hint.progress.scores_none:
+        cost = no_points(hint.progress)
+    elif hint.progress.hint_elsewhere:
+        cost = "You saw this hint on another post of this task, so your points were already halved."
     else:
         cost = "Points for this task are halved now that you've seen it. Good luck!"
     embed = discord.Embed(title=rendering.task_title(task), colour=INFO)

@@ -10,8 +10,10 @@ rules once, inside its transaction). Each fact is decided here and nowhere else:
   `check_owner`;
 - are the picks valid: `normalise_picks` (whole answers) and `check_partial_picks` (the
   picker's picks so far);
-- is the member finished: `Progress.finished`; has this task earned them points already (on
-  another post, so this one earns none): `Progress.finished_elsewhere`, in `grade`;
+- is the member finished: `Progress.finished`; can an answer here still score: not when the
+  task earned them points already on another post, nor when their misses on its other posts
+  used up its tries (`Progress.scores_none`); what those misses and a hint seen there cost
+  here: `Progress.task_wrong_tries`, `Progress.task_hint_seen`, in `grade`;
 - was an outcome recorded (an attempt stored): `Outcome.recorded`; an answer the member
   already got wrong on this post is not graded again (`Status.REPEATED`, in `grade`);
 - what a hint and the solution cost: `see_hint`, `open_solution`; when a closed post's free
@@ -63,6 +65,12 @@ class Progress:
     """The member already finished this task on another public post in the server (solved,
     out of attempts, or the solution opened): a task's points are earned once, so this post
     scores none. It still counts for their stats and review card."""
+    wrong_elsewhere: int = 0
+    """The member's misses on the task's other public posts in the server, none of which they
+    finished: a task's points are earned once, so its misses count once too, wherever made.
+    (`tried` holds their picks, so the same wrong answer here is a repeat.)"""
+    hint_elsewhere: bool = False
+    """The member saw the task's hint on another public post in the server, unfinished there."""
 
     @property
     def attempts_used(self) -> int:
@@ -77,8 +85,25 @@ class Progress:
         return self.solved or self.forfeited or self.wrong_tries >= MAX_ATTEMPTS
 
     @property
+    def task_wrong_tries(self) -> int:
+        """Misses on the task in the server, this post's and its other public posts'."""
+        return self.wrong_tries + self.wrong_elsewhere
+
+    @property
+    def task_hint_seen(self) -> bool:
+        return self.hint_seen or self.hint_elsewhere
+
+    @property
+    def scores_none(self) -> bool:
+        """No answer here can earn points: the task was finished on another post, or its
+        misses there and here used up its tries. The post still takes this post's attempts,
+        for the member's stats and review card."""
+        return self.finished_elsewhere or self.task_wrong_tries >= MAX_ATTEMPTS
+
+    @property
     def first_try(self) -> bool:
-        return self.solved and self.wrong_tries == 0
+        """Solved with no miss on the task anywhere in the server."""
+        return self.solved and self.task_wrong_tries == 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +198,8 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
     if not wrong:
         points = (
             0
-            if progress.finished_elsewhere
-            else score(task.difficulty, progress.wrong_tries, progress.hint_seen)
+            if progress.scores_none
+            else score(task.difficulty, progress.task_wrong_tries, progress.task_hint_seen)
         )
         done = replace(progress, solved=True, points=points)
         return Outcome(Status.CORRECT, done, points=points, picks=picks)
@@ -205,9 +230,10 @@ PostLink = tuple[int, int, int | None]
 def check_free_look(closed: bool, progress: Progress, elsewhere: PostLink | None) -> None:
     """A closed post's hint and solution are free (`hint_is_free`, `open_solution`), but not
     to a member who can still score with its task on another public post (`elsewhere`): one
-    who has finished neither this post nor the task anywhere (`Progress.finished_elsewhere`).
-    A free look here would give away the answer they would score with there."""
-    if closed and not (progress.finished or progress.finished_elsewhere) and elsewhere:
+    who has finished neither this post nor the task anywhere, and has tries left for points
+    (`Progress.scores_none`). A free look here would give away the answer they would score
+    with there."""
+    if closed and not (progress.finished or progress.scores_none) and elsewhere:
         raise AnswerableElsewhereError(elsewhere)
 
 

@@ -41,9 +41,10 @@ def rating_for(solved: bool, wrong_tries: int, hint_seen: bool, forfeited: bool)
 
 
 def rating_of(progress: Progress) -> ReviewRating:
-    """`rating_for` a member's finished progress on a post."""
+    """`rating_for` a member's finished progress on a post, with their misses and hint on the
+    task's other public posts (`Progress.task_wrong_tries`)."""
     return rating_for(
-        progress.solved, progress.wrong_tries, progress.hint_seen, progress.forfeited
+        progress.solved, progress.task_wrong_tries, progress.task_hint_seen, progress.forfeited
     )
 
 

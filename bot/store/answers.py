@@ -5,20 +5,22 @@ One write unit of work reads each post's state once, lets the rules decide once,
 - the post exists in this server: `_posts_in_guild` (else UnknownPostError), and the member
   may use it: a private practice or review task is its owner's, while its session lasts
   (`PostInfo.check_member`, in `_post_of`);
-- the member's progress: `_progress_of`, derived from attempts (with the picks of each wrong
-  one: the engine grades the same wrong answer again as a repeat, which stores nothing),
-  reveals and the score (never stored twice);
+- the member's progress: derived from attempts (with the picks of each wrong one: the engine
+  grades the same wrong answer again as a repeat, which stores nothing), reveals and the
+  score (never stored twice); on a public post, with what the member did on the task's other
+  public posts in the server (`_progress_with_task`: a task's points count once, and so do
+  its misses and hint);
 - whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
   `bot.quiz.engine` (`check_open`, the service's grader, `see_hint`, `open_solution`); the
   grader gets the post as read, with the task version it was posted with (`PostInfo.task`);
 - the attempt limit: the database's own constraints (a fourth attempt cannot be stored).
 
-A batch of answers (the service's group commit) costs two reads, whatever its size, and one
-executemany per table it writes. Writers in other processes (PostgreSQL) grade the same member
-on the same task one after the other, whichever of its posts they answer (`_lock_members`): a
-task's points count once, so each must read the other's finish. A constraint violation (only
-possible if a writer bypassed those locks) rolls the batch's writes back and replays it one
-answer at a time, so only the offending answer fails.
+A batch of answers (the service's group commit) costs two reads, whatever its size (three if
+it mixes private and public posts), and one executemany per table it writes. Writers in
+other processes (PostgreSQL) grade the same member on the same task one after the other,
+whichever of its posts they answer (`_lock_members`): each must read the other's attempts. A
+constraint violation (only possible if a writer bypassed those locks) rolls the batch's writes
+back and replays it one answer at a time, so only the offending answer fails.
 
 Each new score of a public post is also added to the member's leaderboard totals in the same
 unit of work (`board_totals.add_scores`), so a leaderboard stays an index read however many
@@ -45,6 +47,7 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Connection,
+    Select,
     String,
     Table,
     bindparam,
@@ -77,7 +80,6 @@ from bot.store.learning_tables import PracticeSession
 from bot.store.periods import to_utc_naive
 from bot.store.posts import (
     post_infos,
-    public_finishes,
     select_posts,
     unfinished_post_of_task,
 )
@@ -111,36 +113,36 @@ _ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
 
 
 def _progress_statement(
-    match: Callable[[Table], tuple[ColumnElement[bool], ...]],
+    match: Callable[[Table], tuple[ColumnElement[bool], ...]], *, of_task: bool = False
 ) -> CompoundSelect:
     """Every matched pair's attempts (one row each, with its picks: at most MAX_ATTEMPTS),
-    reveals and score, in one statement."""
+    reveals and score, in one statement. `of_task`: `match` may also test the post (a member's
+    rows on a task's posts), and each row ends with its post's server and task."""
     no_picks = null().cast(String)
+    task_columns = (_post.c.guild_id, _post.c.task_id) if of_task else ()
+
+    def part(table: Table, *columns: ColumnElement[Any]) -> Select[Any]:
+        stmt = select(table.c.post_id, table.c.user_id, *columns, *task_columns)
+        if of_task:
+            stmt = stmt.select_from(table.join(_post, _post.c.id == table.c.post_id))
+        return stmt.where(*match(table))
+
     return union_all(
-        select(
-            _attempt.c.post_id,
-            _attempt.c.user_id,
+        part(
+            _attempt,
             literal(_ATTEMPT).label("part"),
             case((_attempt.c.correct == true(), 1), else_=0).label("a"),
             literal(0).label("b"),
             _attempt.c.picks,
-        ).where(*match(_attempt)),
-        select(
-            _reveal.c.post_id,
-            _reveal.c.user_id,
+        ),
+        part(
+            _reveal,
             literal(_REVEAL),
             case((_reveal.c.kind == "hint", 1), else_=0),
             case((_reveal.c.kind == "solution", 1), else_=0),
             no_picks,
-        ).where(*match(_reveal)),
-        select(
-            _score.c.post_id,
-            _score.c.user_id,
-            literal(_SCORE),
-            _score.c.points,
-            literal(0),
-            no_picks,
-        ).where(*match(_score)),
+        ),
+        part(_score, literal(_SCORE), _score.c.points, literal(0), no_picks),
     )
 
 
@@ -158,11 +160,34 @@ def _many_pairs(table: Table) -> tuple[ColumnElement[bool], ...]:
     )
 
 
+def _one_task(table: Table) -> tuple[ColumnElement[bool], ...]:
+    # `ix_post_guild_task` finds the task's posts, then each table's (post_id, user_id) key.
+    return (
+        _post.c.guild_id == bindparam("guild"),
+        _post.c.task_id == bindparam("task"),
+        _post.c.session_id.is_(None),
+        table.c.user_id == bindparam("user"),
+    )
+
+
+def _many_tasks(table: Table) -> tuple[ColumnElement[bool], ...]:
+    # Cross triples (an asked member on another asked task) are dropped by
+    # `_progress_with_task`.
+    return (
+        _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
+        _post.c.task_id.in_(bindparam("tasks", expanding=True)),
+        _post.c.session_id.is_(None),
+        table.c.user_id.in_(bindparam("users", expanding=True)),
+    )
+
+
 # Built once: building a Core statement costs far more than running it (milliseconds for the
 # union), and a prebuilt one reuses its compiled form. A lone answer (most batches outside
 # bursts) takes the plain `=` forms: expanding an IN list is the costliest part of a run.
 _PROGRESS_ONE = _progress_statement(_one_pair)
 _PROGRESS_MANY = _progress_statement(_many_pairs)
+_TASK_PROGRESS_ONE = _progress_statement(_one_task, of_task=True)
+_TASK_PROGRESS_MANY = _progress_statement(_many_tasks, of_task=True)
 _POST = select_posts().where(_post.c.id == bindparam("id"))
 _POSTS = select_posts().where(_post.c.id.in_(bindparam("ids", expanding=True)))
 _INSERT_ATTEMPTS = _attempt.insert()
@@ -189,7 +214,24 @@ class _Facts:
     hint: bool = False
     solution: bool = False
     points: int = 0
+    scored: bool = False
+    """The member's score row: they finished the post."""
     tried: set[tuple[str, ...]] = field(default_factory=set)
+
+    def add(self, part: int, a: Any, b: Any, picks: str | None) -> None:
+        """One row of `_progress_statement`."""
+        if part == _ATTEMPT:
+            if a:
+                self.solved = True
+            else:
+                self.wrong += 1
+                self.tried.add(tuple((picks or "").split(",")))
+        elif part == _REVEAL:
+            self.hint |= bool(a)
+            self.solution |= bool(b)
+        else:
+            self.scored = True
+            self.points = int(a or 0)
 
     def progress(self) -> Progress:
         return Progress(
@@ -208,20 +250,8 @@ def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress
     facts: dict[Pair, _Facts] = defaultdict(_Facts)
     wanted = set(pairs)
     for post_id, user_id, part, a, b, picks in _progress_rows(conn, pairs):
-        if (post_id, user_id) not in wanted:
-            continue
-        fact = facts[(post_id, user_id)]
-        if part == _ATTEMPT:
-            if a:
-                fact.solved = True
-            else:
-                fact.wrong += 1
-                fact.tried.add(tuple(picks.split(",")))
-        elif part == _REVEAL:
-            fact.hint |= bool(a)
-            fact.solution |= bool(b)
-        else:
-            fact.points = int(a or 0)
+        if (post_id, user_id) in wanted:
+            facts[(post_id, user_id)].add(part, a, b, picks)
     return {pair: (facts[pair].progress() if pair in facts else Progress()) for pair in pairs}
 
 
@@ -229,63 +259,90 @@ TaskKey = tuple[int, str, int]
 """(server, task id, user id): one member's credit for one task in one server."""
 
 
-# The matched members' finishes of the matched tasks (`posts.public_finishes`), found by
-# `ix_post_guild_task` and the score's key.
-_ELSEWHERE_ONE = public_finishes().where(
-    _post.c.guild_id == bindparam("guild"),
-    _post.c.task_id == bindparam("task"),
-    _score.c.user_id == bindparam("user"),
-)
-_ELSEWHERE_MANY = public_finishes().where(
-    _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
-    _post.c.task_id.in_(bindparam("tasks", expanding=True)),
-    _score.c.user_id.in_(bindparam("users", expanding=True)),
-)
-
-
 def _task_key(post: PostInfo, user_id: int) -> TaskKey:
     return (post.guild_id, post.task_id, user_id)
 
 
-def _mark_finished_elsewhere(
-    conn: Connection, state: dict[Pair, Progress], posts: Mapping[int, PostInfo]
-) -> dict[TaskKey, list[Pair]]:
-    """Set `Progress.finished_elsewhere` on each unfinished pair of a public post whose member
-    finished the same task on another public post in the server: one read, and none when
-    every pair is private or finished. Returns those pairs by task (`_spread_finish`'s)."""
-    wanted: dict[TaskKey, list[Pair]] = defaultdict(list)
-    for (post_id, user_id), progress in state.items():
-        post = posts.get(post_id)
-        if post is not None and not post.private and not progress.finished:
-            wanted[_task_key(post, user_id)].append((post_id, user_id))
-    if not wanted:
-        return wanted
-    if len(wanted) == 1:
-        ((guild, task, user),) = wanted
-        rows = conn.execute(_ELSEWHERE_ONE, {"guild": guild, "task": task, "user": user})
+def _progress_with_task(
+    conn: Connection, pairs: Sequence[Pair], posts: Mapping[int, PostInfo]
+) -> tuple[dict[Pair, Progress], dict[TaskKey, list[Pair]]]:
+    """Each member's progress on each (known) post. A private post's comes from its own rows
+    (`_progress_of`). A public post's comes from the member's rows on all its task's public
+    posts in the server, in one read: a task's points count once, and so do its misses and
+    hint. So unless they finished this post, a finish on another sets
+    `Progress.finished_elsewhere`, and else their misses, wrong picks and hint there count here
+    (`wrong_elsewhere`, `tried`, `hint_elsewhere`). Also returns the public pairs by task
+    (`_spread_answer`'s)."""
+    by_task: dict[TaskKey, list[Pair]] = defaultdict(list)
+    private: list[Pair] = []
+    for post_id, user_id in pairs:
+        post = posts[post_id]
+        if post.private:
+            private.append((post_id, user_id))
+        else:
+            by_task[_task_key(post, user_id)].append((post_id, user_id))
+    state = _progress_of(conn, private) if private else {}
+    if not by_task:
+        return state, by_task
+    if len(by_task) == 1:
+        ((guild, task, user),) = by_task
+        params: dict[str, Any] = {"guild": guild, "task": task, "user": user}
+        rows = conn.execute(_TASK_PROGRESS_ONE, params)
     else:
         params = {
-            "guilds": sorted({g for g, _, _ in wanted}),
-            "tasks": sorted({t for _, t, _ in wanted}),
-            "users": sorted({u for _, _, u in wanted}),
+            "guilds": sorted({g for g, _, _ in by_task}),
+            "tasks": sorted({t for _, t, _ in by_task}),
+            "users": sorted({u for _, _, u in by_task}),
         }
-        rows = conn.execute(_ELSEWHERE_MANY, params)
-    for guild, task, user, finished_on in rows:
-        for pair in wanted.get((guild, task, user), ()):
-            if pair[0] != finished_on:
-                state[pair] = replace(state[pair], finished_elsewhere=True)
-    return wanted
+        rows = conn.execute(_TASK_PROGRESS_MANY, params)
+    facts: dict[TaskKey, dict[int, _Facts]] = defaultdict(lambda: defaultdict(_Facts))
+    for post_id, user_id, part, a, b, picks, guild, task in rows:
+        if (guild, task, user_id) in by_task:
+            facts[(guild, task, user_id)][post_id].add(part, a, b, picks)
+    for key, task_pairs in by_task.items():
+        on_task = facts.get(key, {})
+        for post_id, user_id in task_pairs:
+            own = on_task[post_id].progress() if post_id in on_task else Progress()
+            others = [fact for other, fact in on_task.items() if other != post_id]
+            if not own.finished and others:
+                own = _with_elsewhere(own, others)
+            state[(post_id, user_id)] = own
+    return state, by_task
 
 
-def _spread_finish(
-    state: dict[Pair, Progress], by_task: Mapping[TaskKey, list[Pair]], key: TaskKey, done: Pair
+def _with_elsewhere(progress: Progress, others: Sequence[_Facts]) -> Progress:
+    if any(other.scored for other in others):
+        return replace(progress, finished_elsewhere=True)
+    return replace(
+        progress,
+        wrong_elsewhere=sum(other.wrong for other in others),
+        hint_elsewhere=any(other.hint for other in others),
+        tried=progress.tried.union(*(other.tried for other in others)),
+    )
+
+
+def _spread_answer(
+    state: dict[Pair, Progress],
+    by_task: Mapping[TaskKey, list[Pair]],
+    key: TaskKey,
+    done: Pair,
+    outcome: Outcome,
 ) -> None:
-    """A member just finished the public post of `done`: their other public posts of its
-    task in this batch (`by_task[key]`) now count as finished elsewhere, as a later batch
-    would read them."""
+    """A member's answer just recorded on the public post of `done`, on their other public
+    posts of its task in this batch (`by_task[key]`), as a later batch would read it: a finish
+    there, else one more miss."""
     for pair in by_task.get(key, ()):
-        if pair != done and not state[pair].finished:
-            state[pair] = replace(state[pair], finished_elsewhere=True)
+        progress = state[pair]
+        if pair == done or progress.finished or progress.finished_elsewhere:
+            continue
+        if outcome.progress.finished:
+            state[pair] = replace(progress, finished_elsewhere=True)
+        else:
+            state[pair] = replace(
+                progress,
+                wrong_elsewhere=progress.wrong_elsewhere + 1,
+                tried=progress.tried | {outcome.picks},
+            )
 
 
 def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
@@ -497,9 +554,9 @@ def _member_post(
 
 
 def _progress_on(conn: Connection, post: PostInfo, user_id: int) -> Progress:
-    """The member's progress on the post, and whether they finished its task elsewhere."""
-    state = {(post.id, user_id): read_progress(conn, post.id, user_id)}
-    _mark_finished_elsewhere(conn, state, {post.id: post})
+    """The member's progress on the post, with what they did on its task's other public
+    posts (`_progress_with_task`)."""
+    state, _ = _progress_with_task(conn, [(post.id, user_id)], {post.id: post})
     return state[(post.id, user_id)]
 
 
@@ -608,8 +665,9 @@ def _record(
     posts = _posts_in_guild(conn, (r.post_id for r in requests))
     _lock_members(conn, posts, ((r.post_id, r.user_id) for r in requests))
     known = [r for r in requests if r.post_id in posts]
-    state = _progress_of(conn, sorted({(r.post_id, r.user_id) for r in known}))
-    by_task = _mark_finished_elsewhere(conn, state, posts)
+    state, by_task = _progress_with_task(
+        conn, sorted({(r.post_id, r.user_id) for r in known}), posts
+    )
     writes = _Writes(now, zone)
     results: list[Answered | Exception] = []
     for request in requests:
@@ -630,8 +688,8 @@ def _record(
             writes.attempt(request, progress.attempts_used + 1, outcome)
             if outcome.progress.finished:
                 writes.score(post, request.user_id, outcome.progress)
-                if not post.private:
-                    _spread_finish(state, by_task, _task_key(post, request.user_id), pair)
+            if not post.private:
+                _spread_answer(state, by_task, _task_key(post, request.user_id), pair, outcome)
         results.append(Answered(post, outcome))
     writes.flush(conn)
     return results

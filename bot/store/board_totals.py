@@ -68,8 +68,8 @@ _p_guild = bindparam("guild_id", type_=BigInteger)
 
 def counted_solves(s: ReadOnlyColumnCollection[str, Any]) -> ColumnElement[Any]:
     """The solves a leaderboard counts among the scores `s`: those that scored. A solve for no
-    points is of a task the member had already finished on another post (a task's points
-    count once, `Progress.finished_elsewhere`); any other solve scores at least 2."""
+    points is of a task whose points another post decided (a task's points and misses count
+    once, `Progress.scores_none`); any other solve scores at least 2."""
     return func.sum(case((s.points > 0, sql_cast(s.solved, Integer)), else_=0))
 
 

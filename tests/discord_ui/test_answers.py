@@ -414,6 +414,38 @@ async def test_a_task_scored_on_its_newer_post_first_is_not_said_to_be_from_an_e
     assert "earlier post" not in reply
 
 
+async def test_a_miss_on_one_post_counts_on_another_post_of_the_task(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    first = await driver.post("mc-split")
+    await driver.click(first, r"quiz:ans:\d+:A")
+    again = await driver.post("mc-split", member=BOB)
+    await driver.click(again, r"quiz:ans:\d+:A")  # the same wrong answer: not graded again
+    assert "didn't use an attempt" in fake.last_reply().text
+    await driver.click(again, r"quiz:hint:\d+")
+    assert "halved" in fake.last_reply().text
+    await driver.click(again, r"quiz:ans:\d+:B")
+    reply = fake.last_reply().text
+    assert "**3** points, counting your 1 miss on another post of it (halved" in reply, reply
+    await driver.command("leaderboard", period="all")
+    assert "**3** pts · 1 solved" in fake.last_reply().text
+
+
+async def test_misses_over_two_posts_say_no_answer_can_score_any_more(
+    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
+) -> None:
+    first = await driver.post("mc-split")
+    for option in "AC":
+        await driver.click(first, rf"quiz:ans:\d+:{option}")
+    again = await driver.post("mc-split", member=BOB)
+    await driver.click(again, r"quiz:ans:\d+:D")
+    reply = fake.last_reply().text
+    assert "**2** attempts left on this post, for practice" in reply, reply
+    await driver.click(again, r"quiz:ans:\d+:B")
+    reply = fake.last_reply().text
+    assert "Right" in reply and "you've used its 3 tries, so this one scores none" in reply
+
+
 async def test_a_repeat_solve_clicked_again_says_why_it_scored_nothing(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:

@@ -37,6 +37,31 @@ def test_right_on_the_nth_try_scores_by_wrong_tries(wrong_first: int, points: in
     assert [o.status for o in outcomes[:-1]] == [Status.WRONG] * wrong_first
 
 
+@pytest.mark.parametrize(
+    ("elsewhere", "here", "points"),
+    [(1, 0, 7), (2, 0, 3), (1, 1, 3), (2, 1, 0), (3, 0, 0)],
+    ids=["1+0", "2+0", "1+1", "2+1", "3+0"],
+)
+def test_misses_on_another_post_of_the_task_count_as_if_made_here(
+    elsewhere: int, here: int, points: int
+) -> None:
+    """A task's misses count once, wherever made: its points go by the member's misses on
+    all its posts in the server, and none are left after three."""
+    start = Progress(wrong_elsewhere=elsewhere)
+    *misses, solve = play(FOUR_OPTIONS, *[("B",), ("C",)][:here], ("A",), progress=start)
+    assert [m.status for m in misses] == [Status.WRONG] * here  # this post's attempts stay
+    assert solve.status is Status.CORRECT and solve.points == points
+    assert solve.progress.scores_none == (points == 0)
+    assert not solve.progress.first_try
+
+
+def test_a_hint_seen_on_another_post_halves_the_points_once() -> None:
+    (solve,) = play(choice_task(), ("A",), progress=Progress(hint_elsewhere=True))
+    assert solve.points == 5
+    (both,) = play(choice_task(), ("A",), progress=Progress(hint_elsewhere=True, hint_seen=True))
+    assert both.points == 5
+
+
 def test_wrong_answer_gives_the_tied_note_and_attempts_left_but_never_the_answer() -> None:
     task = choice_task()
     (outcome,) = play(task, ("B",))
@@ -210,4 +235,5 @@ def test_a_closed_posts_free_look_waits_only_for_a_member_who_can_still_answer_e
     check_free_look(True, unfinished, None)
     check_free_look(True, finished, elsewhere)
     check_free_look(True, Progress(finished_elsewhere=True), elsewhere)  # no points left to win
+    check_free_look(True, Progress(wrong_elsewhere=3), elsewhere)  # nor here: tries used up
     check_free_look(False, unfinished, elsewhere)

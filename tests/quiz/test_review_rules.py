@@ -38,6 +38,11 @@ def test_every_row_of_the_rating_table(
     assert rating_of(progress) is rating
 
 
+def test_a_miss_or_the_hint_on_another_post_of_the_task_rates_its_solve_here() -> None:
+    assert rating_of(Progress(solved=True, wrong_elsewhere=1)) is ReviewRating.AGAIN
+    assert rating_of(Progress(solved=True, hint_elsewhere=True)) is ReviewRating.HARD
+
+
 def test_a_card_is_rated_at_most_once_a_local_day_unless_due() -> None:
     utc = ZoneInfo("UTC")
     later = NOW + timedelta(days=2)

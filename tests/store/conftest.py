@@ -33,8 +33,9 @@ _task_numbers = itertools.count(1)
 
 
 def fresh_task() -> Task:
-    """TASK under an id no post has had yet: a member's points for a task count once per
-    server, so a test that adds up points over several posts gives each its own task."""
+    """TASK under an id no post has had yet: a member's points, misses and wrong answers for a
+    task count once per server, so a test that adds them up over several posts gives each its
+    own task."""
     return dataclasses.replace(TASK, id=f"{TASK.id}-{next(_task_numbers)}")
 
 

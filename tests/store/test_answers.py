@@ -416,3 +416,23 @@ def test_a_forfeit_racing_an_answer_on_another_post_of_its_task_scores_nothing(
     ((answered,),) = [results]
     assert isinstance(answered, Answered) and answered.outcome.points == 0, answered
     assert table_count(file_store, "score", "points > 0") == 0
+
+
+def test_a_miss_racing_a_solve_on_another_post_of_its_task_costs_its_points(
+    file_store: Store,
+) -> None:
+    """A miss on one post held uncommitted while another process grades the member's solve
+    on another post of the task: the solve, graded after the miss, scores as a second try."""
+    first, again = new_post(file_store), new_post(file_store)
+    results: list[Answered | Exception] = []
+
+    def miss_first(conn: Connection) -> None:
+        results.extend(answers.record_batch(conn, [request(first, 1, WRONG)], grade_task, NOW))
+
+    _while_a_unit_is_open(
+        file_store,
+        miss_first,
+        lambda: results.extend(file_store.answer_batch([request(again, 1)], grade_task, NOW)),
+    )
+    points = [r.outcome.points for r in results if isinstance(r, Answered)]
+    assert points == [0, 7], results

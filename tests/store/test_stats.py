@@ -23,7 +23,8 @@ LOS_ANGELES = ZoneInfo("America/Los_Angeles")
 
 
 def answer_wrong_at(store: Store, user_id: int, at: datetime) -> None:
-    store.answer(request(new_post(store, at), user_id, WRONG), grade_task, at)
+    """A miss on a post of a task of its own (one wrong answer is a repeat on all its posts)."""
+    store.answer(request(new_post(store, at, task=fresh_task()), user_id, WRONG), grade_task, at)
 
 
 def test_no_activity(store: Store) -> None:
@@ -99,7 +100,7 @@ def test_activity_counts_answers_per_local_day_within_the_span(store: Store) -> 
     ]
     for moment in at:
         answer_wrong_at(store, 1, moment)
-    finish(store, new_post(store, at[-1]), 1, at[-1], wrong=2)  # three answers on the 8th
+    finish(store, new_post(store, at[-1], task=fresh_task()), 1, at[-1], wrong=2)  # 3 answers
     answer_wrong_at(store, 2, at[-1])  # someone else
     since = date(2024, 5, 1)
     activity = store.member_activity(GUILD, 1, BERLIN, since, datetime(2024, 5, 8, 20, tzinfo=UTC))
