@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, func, literal, select, update
 
+from bot.quiz.engine import post_closed
 from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
 from bot.store import dialect, posts
@@ -257,7 +258,7 @@ class ScheduleStore:
             run_id = conn.execute(_claim_statement(conn).values(claim)).scalar()
             if run_id is None:
                 return None
-            tasks = list(choose(self._history(conn, schedule.guild_id)))
+            tasks = list(choose(self._history(conn, schedule.guild_id, now)))
             if not tasks:
                 # The scheduler checks for matching tasks before it claims: this is a bug.
                 raise ValueError("the chooser picked no task")  # rolls the claim back
@@ -368,22 +369,40 @@ class ScheduleStore:
 
     # -- what the rotation and the summary read -----------------------------------------------
 
-    def task_history(self, guild_id: int) -> dict[str, TaskPosts]:
+    def task_history(self, guild_id: int, now: datetime) -> dict[str, TaskPosts]:
         with self.store.read() as conn:
-            return self._history(conn, guild_id)
+            return self._history(conn, guild_id, now)
 
     @staticmethod
-    def _history(conn: Connection, guild_id: int) -> dict[str, TaskPosts]:
-        stmt = (
+    def _history(conn: Connection, guild_id: int, now: datetime) -> dict[str, TaskPosts]:
+        """The posts members have seen, or will: those that went out, and those still to go
+        out while open. A post that closed unsent (a daily quiz's day that failed or was
+        skipped) never reached them, so its task is still to come."""
+        # The rotation follows the channel's posts, not members' private practice.
+        public = (_post.c.guild_id == guild_id, _post.c.session_id.is_(None))
+        sent = (
             select(_post.c.task_id, func.count(), func.max(_post.c.posted_at))
-            # The rotation follows the channel's posts, not members' private practice.
-            .where(_post.c.guild_id == guild_id, _post.c.session_id.is_(None))
+            .where(*public, _post.c.message_id.is_not(None))
             .group_by(_post.c.task_id)
         )
-        return {
+        history = {
             task_id: TaskPosts(times, from_utc_naive(last))
-            for task_id, times, last in conn.execute(stmt)
+            for task_id, times, last in conn.execute(sent)
         }
+        unsent = select(_post.c.task_id, _post.c.posted_at, _post.c.closes_at).where(
+            *public, _post.c.message_id.is_(None), _post.c.closed_at.is_(None)
+        )
+        for task_id, posted_at, closes_at in conn.execute(unsent):
+            if post_closed(None, aware(closes_at), now):
+                continue
+            seen = history.get(task_id)
+            last = from_utc_naive(posted_at)
+            history[task_id] = (
+                TaskPosts(1, last)
+                if seen is None
+                else TaskPosts(seen.times + 1, max(seen.last_at, last))
+            )
+        return history
 
     def open_public_tasks(self, guild_id: int, now: datetime) -> frozenset[str]:
         """`Store.open_public_tasks`: what a closing summary must not tell the answers of."""

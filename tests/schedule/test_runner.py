@@ -729,6 +729,10 @@ async def test_failures_beyond_grace_give_up_until_the_next_day(
     bot.scheduler.max_sleep = 6 * 3600
     await bot.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
     assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 3, 8, tzinfo=UTC)]
+    # Members never saw the failed day's task, so it is the one that goes out next.
+    (missed,) = run.post_ids
+    sent = bot.service.store.get_post(poster.messages[0].post_id)
+    assert sent is not None and sent.task_id == bot.service.store.get_post(missed).task_id  # type: ignore[union-attr]
 
 
 async def test_no_matching_task_is_an_error_not_a_crash(

@@ -203,7 +203,7 @@ def test_claim_is_once_per_day_and_creates_the_posts(
         assert post.closes_at == CLOSES
 
     assert claim(schedules, schedule, "t3") is None  # the day is taken
-    assert schedules.task_history(GUILD).keys() == {"t1", "t2"}
+    assert schedules.task_history(GUILD, DUE).keys() == {"t1", "t2"}
     assert claim(schedules, schedule, "t3", day=DAY + timedelta(days=1)) is not None
 
 
@@ -212,7 +212,7 @@ def test_a_claim_without_tasks_leaves_nothing(schedules: ScheduleStore) -> None:
     with pytest.raises(ValueError, match="no task"):
         schedules.claim(schedule, DAY, scheduled_for=DUE, closes_at=CLOSES, choose=pick(), now=DUE)
     assert schedules.run(schedule.id, DAY) is None
-    assert schedules.task_history(GUILD) == {}
+    assert schedules.task_history(GUILD, DUE) == {}
     assert claim(schedules, schedule, "t1") is not None
 
 
@@ -236,7 +236,7 @@ def test_two_processes_claiming_at_once_get_one_claim(shared_database_url: str) 
     for t in threads:
         t.join()
     assert sum(r is not None for r in results) == 1
-    assert ScheduleStore(Store(setup)).task_history(GUILD)["t1"].times == 1
+    assert ScheduleStore(Store(setup)).task_history(GUILD, DUE)["t1"].times == 1
     for engine in [setup, *engines]:
         engine.dispose()
 
@@ -298,7 +298,31 @@ def test_task_history_counts_every_post_in_the_server(
     store.create_post(GUILD, 10, choice("t1"), 7, now=NOW)
     store.create_post(GUILD, 10, choice("t1"), 7, now=NOW + timedelta(hours=1))
     store.create_post(2, 10, choice("t2"), 7, now=NOW)
-    assert schedules.task_history(GUILD) == {"t1": TaskPosts(2, NOW + timedelta(hours=1))}
+    assert schedules.task_history(GUILD, NOW) == {"t1": TaskPosts(2, NOW + timedelta(hours=1))}
+
+
+def test_a_daily_post_that_never_went_out_leaves_its_task_to_come(
+    schedules: ScheduleStore, store: Store
+) -> None:
+    schedule = add(schedules)
+    run = claim(schedules, schedule, "t1", "t2")
+    assert run is not None
+    store.set_post_message(run.post_ids[1], 555)  # t2 went out; t1 is still being sent
+    assert schedules.task_history(GUILD, DUE).keys() == {"t1", "t2"}
+    # The day closed with t1 unsent (its day failed): members never saw it.
+    assert schedules.task_history(GUILD, CLOSES).keys() == {"t2"}
+    history: list[Mapping[str, TaskPosts]] = []
+
+    def remember(seen: Mapping[str, TaskPosts]) -> Sequence[Task]:
+        history.append(seen)
+        return [choice("t1")]
+
+    later = CLOSES + timedelta(minutes=1)
+    next_day = DAY + timedelta(days=1)
+    schedules.claim(
+        schedule, next_day, scheduled_for=CLOSES, closes_at=None, choose=remember, now=later
+    )
+    assert history[0].keys() == {"t2"}
 
 
 def test_store_or_engine(store: Store) -> None:
