@@ -503,3 +503,21 @@ async def test_a_task_finished_on_one_public_post_is_not_held_for_another_post_o
     # Bob, who has not answered t1 anywhere, still finds it held.
     with pytest.raises(TasksWithheldError):
         await practice_step(service, BOB)
+
+
+async def test_a_task_missed_three_times_across_its_public_posts_is_not_held_either(
+    service: QuizService,
+) -> None:
+    # Alice misses t1 twice on one open post and once on another, finishing neither: its
+    # misses count once, so no answer can score for her and practice need not hold it back.
+    first = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    again = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
+    for task in TASKS[1:]:  # every other task open for her in public
+        await service.create_post(GUILD, CHANNEL, task, BOB)
+    for pick in "BC":
+        await answer(service, first.post.id, ALICE, pick)
+    with pytest.raises(TasksWithheldError):
+        await practice_step(service)  # two misses: she can still score on t1
+    await answer(service, again.post.id, ALICE, "D")
+    practice = await practice_step(service)
+    assert practice.posted is not None and practice.posted.task.id == "t1"

@@ -448,6 +448,22 @@ async def test_misses_spread_over_two_posts_use_up_the_tasks_tries(service: Quiz
     assert (await service.leaderboard(GUILD, Period.ALL, 1)).me is None  # no counted solve
 
 
+async def test_practice_holds_a_task_back_only_while_its_misses_leave_it_points(
+    service: QuizService, clock: Clock
+) -> None:
+    first, again = await four_posts(service)
+
+    def held() -> int:
+        _, open_posts = service.store.practice_choices(GUILD, 1, clock())
+        return len(open_posts)
+
+    for post_id, pick in ((first, "B"), (again, "C")):
+        await answer(service, post_id, 1, pick)
+        assert held() == 2  # a miss left: she can still score with the task on either post
+    await answer(service, again, 1, "D")
+    assert held() == 0
+
+
 async def test_a_hint_seen_on_one_post_halves_the_task_on_another(service: QuizService) -> None:
     first, again = await four_posts(service)
     await service.hint(first, GUILD, 1, "user1")

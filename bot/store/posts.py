@@ -29,6 +29,7 @@ from sqlalchemy import (
     delete,
     distinct,
     exists,
+    false,
     func,
     or_,
     select,
@@ -38,7 +39,7 @@ from sqlalchemy import (
 
 from bot.quiz import refs
 from bot.quiz.engine import post_closed
-from bot.quiz.tasks import Task
+from bot.quiz.tasks import MAX_ATTEMPTS, Task
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostCounts, PostInfo, SessionInfo
@@ -136,6 +137,21 @@ def public_finishes(post: FromClause = _post) -> Select[Any]:
 
 
 _finished_on = _post.alias("finished_on")
+_missed_on = _post.alias("missed_on")
+_MISSES_ON_TASK = (
+    # The member's misses on all public posts of the outer post's task here: three leave it
+    # no points (a task's misses count once, `Progress.scores_none`).
+    select(func.count())
+    .select_from(_attempt.join(_missed_on, _missed_on.c.id == _attempt.c.post_id))
+    .where(
+        _missed_on.c.guild_id == _post.c.guild_id,
+        _missed_on.c.task_id == _post.c.task_id,
+        _missed_on.c.session_id.is_(None),
+        _attempt.c.user_id == bindparam("u"),
+        _attempt.c.correct == false(),
+    )
+    .scalar_subquery()
+)
 _UNFINISHED_PUBLIC = (
     select(_post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
     .where(
@@ -152,6 +168,7 @@ _UNFINISHED_PUBLIC = (
             _score.c.user_id == bindparam("u"),
         )
         .exists(),
+        _MISSES_ON_TASK < MAX_ATTEMPTS,
     )
     .order_by(_post.c.id.desc())
 )
@@ -351,7 +368,8 @@ def unfinished_public_posts(
     conn: Connection, guild_id: int, user_id: int, now: datetime
 ) -> list[OpenPost]:
     """This server's open public posts of tasks the member has finished on no public post
-    here, the latest first: they can still score on them."""
+    here, nor missed three times across them, the latest first: they can still score on
+    them."""
     rows = conn.execute(_UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
     return [
         OpenPost(task_id, channel_id, message_id)
@@ -363,9 +381,8 @@ def unfinished_public_posts(
 def unfinished_post_of_task(
     conn: Connection, guild_id: int, user_id: int, task_id: str, now: datetime
 ) -> OpenPost | None:
-    """The latest open public post of `task_id` in this server, if the member has finished
-    that task on no public post here (`unfinished_public_posts`): where they can still score
-    with it."""
+    """The latest open public post of `task_id` in this server, if the member can still score
+    with that task there (`unfinished_public_posts`)."""
     return next(
         (p for p in unfinished_public_posts(conn, guild_id, user_id, now) if p.task_id == task_id),
         None,
