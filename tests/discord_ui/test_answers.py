@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from typing import Any
 
 import discord
 import pytest
@@ -152,12 +153,19 @@ async def test_right_first_try(driver: Driver, fake: FakeDiscordHTTP) -> None:
     assert "**10** points" in again.text
 
 
+async def posted_again(driver: Driver, *options: str) -> dict[str, Any]:
+    """Alice answers a post of mc-split with `options`, then Bob posts the task again (anyone
+    may): the new post."""
+    first = await driver.post("mc-split")
+    for option in options:
+        await driver.click(first, rf"quiz:ans:\d+:{option}")
+    return await driver.post("mc-split", member=BOB)
+
+
 async def test_the_same_task_posted_again_earns_a_member_no_second_score(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
-    first = await driver.post("mc-split")
-    await driver.click(first, r"quiz:ans:\d+:B")
-    again = await driver.post("mc-split", member=BOB)  # anyone may post it again
+    again = await posted_again(driver, "B")
     await driver.click(again, r"quiz:hint:\d+")
     assert "points count once" in fake.last_reply().text
     assert "halved" not in fake.last_reply().text
@@ -417,9 +425,7 @@ async def test_a_task_scored_on_its_newer_post_first_is_not_said_to_be_from_an_e
 async def test_a_miss_on_one_post_counts_on_another_post_of_the_task(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
-    first = await driver.post("mc-split")
-    await driver.click(first, r"quiz:ans:\d+:A")
-    again = await driver.post("mc-split", member=BOB)
+    again = await posted_again(driver, "A")
     await driver.click(again, r"quiz:ans:\d+:A")  # the same wrong answer: not graded again
     assert "didn't use an attempt" in fake.last_reply().text
     await driver.click(again, r"quiz:hint:\d+")
@@ -434,10 +440,7 @@ async def test_a_miss_on_one_post_counts_on_another_post_of_the_task(
 async def test_misses_over_two_posts_say_no_answer_can_score_any_more(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
-    first = await driver.post("mc-split")
-    for option in "AC":
-        await driver.click(first, rf"quiz:ans:\d+:{option}")
-    again = await driver.post("mc-split", member=BOB)
+    again = await posted_again(driver, "A", "C")
     await driver.click(again, r"quiz:ans:\d+:D")
     reply = fake.last_reply().text
     assert "**2** attempts left on this post, for practice" in reply, reply
@@ -449,9 +452,7 @@ async def test_misses_over_two_posts_say_no_answer_can_score_any_more(
 async def test_a_repeat_solve_clicked_again_says_why_it_scored_nothing(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
-    first = await driver.post("mc-split")
-    await driver.click(first, r"quiz:ans:\d+:B")
-    again = await driver.post("mc-split", member=BOB)
+    again = await posted_again(driver, "B")
     await driver.click(again, r"quiz:ans:\d+:B")
     await driver.click(again, r"quiz:ans:\d+:B")  # once more: already finished
     reply = fake.last_reply().text
