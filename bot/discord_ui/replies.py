@@ -56,10 +56,18 @@ class Reply:
 
 
 def attempts_left(progress: Progress) -> str:
+    """The post's attempts left, and how many of them can still score when misses on the
+    task's other posts count here (`Progress.task_wrong_tries`)."""
     n = progress.attempts_left
     text = f"**{n}** attempt{'' if n == 1 else 's'} left"
+    scoring = MAX_ATTEMPTS - progress.task_wrong_tries
     if progress.scores_none and n:
         text += " on this post, for practice: no answer here can score now"
+    elif 0 < scoring < n:
+        text += (
+            f", {scoring} of them for points, with your {_misses(progress.wrong_elsewhere)} "
+            "on another post of this task"
+        )
     return text
 
 

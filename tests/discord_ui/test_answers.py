@@ -427,7 +427,9 @@ async def test_a_miss_on_one_post_counts_on_another_post_of_the_task(
 ) -> None:
     again = await posted_again(driver, "A")
     await driver.click(again, r"quiz:ans:\d+:A")  # the same wrong answer: not graded again
-    assert "didn't use an attempt" in fake.last_reply().text
+    reply = fake.last_reply().text
+    assert "didn't use an attempt" in reply
+    assert "**3** attempts left, 2 of them for points, with your 1 miss on another post" in reply
     await driver.click(again, r"quiz:hint:\d+")
     assert "halved" in fake.last_reply().text
     await driver.click(again, r"quiz:ans:\d+:B")
