@@ -255,7 +255,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
     """Add new scores to their members' kept totals (servers without a `board_state` row keep
     none: their leaderboards aggregate scores until the first build). Public posts' scores
     only: the caller leaves private ones out."""
-    # Fails, forfeits and solves of a task finished before on another post add nothing
+    # Fails, forfeits and solves whose points another post decided add nothing
     # (`counted_solves`); every other solve scores.
     earning = [s for s in scores if s["points"]]
     if not earning:

@@ -21,7 +21,6 @@ from sqlalchemy import (
     BindParameter,
     ColumnElement,
     Connection,
-    FromClause,
     Row,
     RowMapping,
     Select,
@@ -124,33 +123,29 @@ _OPEN_PUBLIC = (
     .distinct()
 )
 
-def public_finishes(post: FromClause = _post) -> Select[Any]:
-    """Members' finishes (score rows) on public posts, with each post's server and task: the
-    one definition of a member having finished a task in a server, whose points count once
-    (`Progress.finished_elsewhere`). `post`: the post table or an alias of it, for a query
-    that correlates another post with it."""
-    return (
-        select(post.c.guild_id, post.c.task_id, _score.c.user_id, _score.c.post_id)
-        .select_from(post.join(_score, _score.c.post_id == post.c.id))
-        .where(post.c.session_id.is_(None))
-    )
-
-
-_finished_on = _post.alias("finished_on")
-_missed_on = _post.alias("missed_on")
-_MISSES_ON_TASK = (
-    # The member's misses on all public posts of the outer post's task here: three leave it
-    # no points (a task's misses count once, `Progress.scores_none`).
+_of_task = _post.alias("of_task")
+_SAME_TASK_PUBLIC = (
+    _of_task.c.guild_id == _post.c.guild_id,
+    _of_task.c.task_id == _post.c.task_id,
+    _of_task.c.session_id.is_(None),
+)
+_SCORES_NONE = or_(
+    # `Progress.scores_none` for the member `u` on the outer post, for every post at once: the
+    # task finished on a public post of it here (a task's points count once), or missed three
+    # times across them (so do its misses). The answer path reads the same rows per member
+    # (`answers._progress_with_task`), found by `ix_post_guild_task` as these are.
+    exists().where(
+        *_SAME_TASK_PUBLIC, _score.c.post_id == _of_task.c.id, _score.c.user_id == bindparam("u")
+    ),
     select(func.count())
-    .select_from(_attempt.join(_missed_on, _missed_on.c.id == _attempt.c.post_id))
     .where(
-        _missed_on.c.guild_id == _post.c.guild_id,
-        _missed_on.c.task_id == _post.c.task_id,
-        _missed_on.c.session_id.is_(None),
+        *_SAME_TASK_PUBLIC,
+        _attempt.c.post_id == _of_task.c.id,
         _attempt.c.user_id == bindparam("u"),
         _attempt.c.correct == false(),
     )
     .scalar_subquery()
+    >= MAX_ATTEMPTS,
 )
 _UNFINISHED_PUBLIC = (
     select(_post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
@@ -159,16 +154,8 @@ _UNFINISHED_PUBLIC = (
         _post.c.session_id.is_(None),
         # Closed explicitly is closed for good; the closing time is `engine.post_closed`'s.
         _post.c.closed_at.is_(None),
-        # Not finished by the member on this public post nor on another of its task here: a
-        # task's points count once (`Progress.finished_elsewhere`), so none would score.
-        ~public_finishes(_finished_on)
-        .where(
-            _finished_on.c.guild_id == _post.c.guild_id,
-            _finished_on.c.task_id == _post.c.task_id,
-            _score.c.user_id == bindparam("u"),
-        )
-        .exists(),
-        _MISSES_ON_TASK < MAX_ATTEMPTS,
+        # The member can still score with its task here.
+        ~_SCORES_NONE,
     )
     .order_by(_post.c.id.desc())
 )
