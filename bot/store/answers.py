@@ -75,7 +75,7 @@ from bot.quiz.engine import (
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.review import rates_today, rating_of
 from bot.quiz.tasks import MAX_ATTEMPTS
-from bot.store import board_totals, dialect, review_cards
+from bot.store import board_totals, dialect, prepared, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import to_utc_naive
 from bot.store.posts import (
@@ -202,7 +202,7 @@ _TOUCH_SESSIONS = (
 def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
     if len(pairs) == 1:
         ((post_id, user_id),) = pairs
-        return conn.execute(_PROGRESS_ONE, {"post": post_id, "user": user_id})
+        return prepared.rows(conn, _PROGRESS_ONE, {"post": post_id, "user": user_id})
     params = {"posts": sorted({p for p, _ in pairs}), "users": sorted({u for _, u in pairs})}
     return conn.execute(_PROGRESS_MANY, params)
 
@@ -287,7 +287,7 @@ def _progress_with_task(
     if len(by_task) == 1:
         ((guild, task, user),) = by_task
         params: dict[str, Any] = {"guild": guild, "task": task, "user": user}
-        rows = conn.execute(_TASK_PROGRESS_ONE, params)
+        rows: Iterable[Any] = prepared.rows(conn, _TASK_PROGRESS_ONE, params)
     else:
         params = {
             "guilds": sorted({g for g, _, _ in by_task}),
@@ -349,7 +349,7 @@ def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, Post
     """The posts, each with the task version it was posted with (`PostInfo.task`)."""
     ids = sorted(set(post_ids))
     rows = (
-        conn.execute(_POST, {"id": ids[0]})
+        prepared.rows(conn, _POST, {"id": ids[0]})
         if len(ids) == 1
         else conn.execute(_POSTS, {"ids": ids})
     )
@@ -454,17 +454,19 @@ class _Writes:
         if self.members:
             _upsert_members(conn, self.members, self.stamp)
         if self.attempts:
-            conn.execute(_INSERT_ATTEMPTS, self.attempts)
+            prepared.write(conn, _INSERT_ATTEMPTS, self.attempts)
         if self.reveals:
-            conn.execute(_statements(conn).insert_reveals, self.reveals)
+            prepared.write(conn, _statements(conn).insert_reveals, self.reveals)
         if self.scores:
-            conn.execute(_INSERT_SCORES, self.scores)
+            prepared.write(conn, _INSERT_SCORES, self.scores)
             if self.board_scores:
                 board_totals.add_scores(conn, self.board_scores, self.stamp)
             _rate_cards(conn, self.finished, self.now, self.zone)
         if self.sessions:
-            conn.execute(
-                _TOUCH_SESSIONS, [{"sid": sid, "at": self.stamp} for sid in sorted(self.sessions)]
+            prepared.write(
+                conn,
+                _TOUCH_SESSIONS,
+                [{"sid": sid, "at": self.stamp} for sid in sorted(self.sessions)],
             )
 
 
@@ -528,7 +530,7 @@ def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: 
         # In key order: two writers upserting the same members lock their rows in one order.
         for (g, u), name in sorted(members.items())
     ]
-    conn.execute(_statements(conn).upsert_member, rows)
+    prepared.write(conn, _statements(conn).upsert_member, rows)
 
 
 # -- the units of work -------------------------------------------------------------------------

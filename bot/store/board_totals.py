@@ -43,7 +43,7 @@ from sqlalchemy import cast as sql_cast
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
 from bot.clock import load_zone
-from bot.store import dialect
+from bot.store import dialect, prepared
 from bot.store.dialect import upsert
 from bot.store.periods import day_start, local_date, to_utc_naive, week_start
 from bot.store.posts import public_scores
@@ -295,7 +295,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
             # In key order: concurrent writers (PostgreSQL) lock the rows in one order.
             for (g, u), (p, n) in sorted(totals.items())
         ]
-        conn.execute(_adders(conn)[0], rows)
+        prepared.write(conn, _adders(conn)[0], rows)
     if periods:
         rows = [
             {
@@ -309,7 +309,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
             }
             for (g, kind, start, u), (p, n) in sorted(periods.items())
         ]
-        conn.execute(_adders(conn)[1], rows)
+        prepared.write(conn, _adders(conn)[1], rows)
 
 
 def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:

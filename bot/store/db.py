@@ -29,6 +29,8 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
+from bot.store import prepared
+
 DEFAULT_DATABASE_URL = "sqlite:///data/quizbot.db"
 """The one default: an SQLite file under ./data, created on first start."""
 
@@ -276,4 +278,6 @@ def _install_sqlite_hooks(engine: Engine, pragmas: tuple[str, ...], busy_timeout
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_OPTION)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
+        # On the driver itself: once per unit of work, SQLAlchemy's statement machinery
+        # around a BEGIN costs more than the BEGIN (`prepared`).
+        prepared.driver_sql(connection, "BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")

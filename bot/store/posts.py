@@ -39,6 +39,7 @@ from sqlalchemy import (
 from bot.quiz import refs
 from bot.quiz.engine import post_closed
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
+from bot.store import prepared
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostCounts, PostInfo, SessionInfo
@@ -99,6 +100,7 @@ _LATEST_IN_CHANNEL = (
     .limit(1)
 )
 _SET_MESSAGE = update(_post).where(_post.c.id == _p_post).values(message_id=bindparam("message_id"))
+_INSERT_POST = _post.insert()
 _DISCARD = delete(_post).where(
     _post.c.id == _p_post,
     _post.c.message_id.is_(None),
@@ -257,7 +259,7 @@ def insert_posts(
             "closed_at": None,
             "session_id": None if session is None else session.id,
         }
-        post_id = conn.execute(_post.insert(), values).inserted_primary_key[0]  # type: ignore[index]
+        post_id = prepared.insert_one(conn, _INSERT_POST, values)
         # `task` is what its version decodes to (`ensure_versions` caches it as such).
         infos.append(_post_info({**values, "id": post_id}, task, session))
     return infos
@@ -357,7 +359,7 @@ def unfinished_public_posts(
     """This server's open public posts of tasks the member has finished on no public post
     here, nor missed three times across them, the latest first: they can still score on
     them."""
-    rows = conn.execute(_UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
+    rows = prepared.rows(conn, _UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
     return [
         OpenPost(task_id, channel_id, message_id)
         for task_id, closes_at, channel_id, message_id in rows

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, bindparam, select
 
 from bot.clock import zone_or
-from bot.store import dialect
+from bot.store import dialect, prepared
 from bot.store.learning_tables import ReviewCard
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.tables import GuildConfig, table_of
@@ -93,7 +93,7 @@ def due_queue(
     the order is stable). Ids only: every Next of a review session reads this, and what it
     chooses needs no more (the card itself is read when an answer rates it)."""
     params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now), "limit": limit}
-    return list(conn.execute(_DUE_QUEUE, params).scalars())
+    return [task_id for (task_id,) in prepared.rows(conn, _DUE_QUEUE, params)]
 
 
 def upcoming(
@@ -101,7 +101,9 @@ def upcoming(
 ) -> list[tuple[str, datetime]]:
     """(task id, due) of the member's cards not due yet, the soonest first, up to `limit`."""
     params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now), "limit": limit}
-    return [(task_id, from_utc_naive(due)) for task_id, due in conn.execute(_UPCOMING, params)]
+    return [
+        (task_id, from_utc_naive(due)) for task_id, due in prepared.rows(conn, _UPCOMING, params)
+    ]
 
 
 def load_cards(
@@ -140,7 +142,7 @@ def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
         }
         for card in cards
     ]
-    conn.execute(_upsert(conn), rows)
+    prepared.write(conn, _upsert(conn), rows)
 
 
 def _upsert(conn: Connection) -> Any:
@@ -149,16 +151,21 @@ def _upsert(conn: Connection) -> Any:
     return dialect.built_once(conn, "review_card upsert", lambda c: dialect.upsert(c, _card, key))
 
 
+_WITH_ZONE = select(_card, _config.c.timezone.label("zone")).select_from(
+    _card.outerjoin(_config, _config.c.guild_id == _card.c.guild_id)
+)
 # Three plain INs (like the answers' progress read): they seek the primary key on every
 # engine; the cross pairs they also match are dropped in Python.
-_CARDS_WITH_ZONES = (
-    select(_card, _config.c.timezone.label("zone"))
-    .select_from(_card.outerjoin(_config, _config.c.guild_id == _card.c.guild_id))
-    .where(
-        _card.c.guild_id.in_(bindparam("guilds", expanding=True)),
-        _card.c.user_id.in_(bindparam("users", expanding=True)),
-        _card.c.task_id.in_(bindparam("tasks", expanding=True)),
-    )
+_CARDS_WITH_ZONES = _WITH_ZONE.where(
+    _card.c.guild_id.in_(bindparam("guilds", expanding=True)),
+    _card.c.user_id.in_(bindparam("users", expanding=True)),
+    _card.c.task_id.in_(bindparam("tasks", expanding=True)),
+)
+# The usual batch finishes one task: plain parameters, which `prepared` runs as compiled.
+_CARD_WITH_ZONE = _WITH_ZONE.where(
+    _card.c.guild_id == bindparam("guild"),
+    _card.c.user_id == bindparam("user"),
+    _card.c.task_id == bindparam("task"),
 )
 
 
@@ -171,14 +178,20 @@ def load_cards_with_zones(
     wanted = set(keys)
     if not wanted:
         return {}, {}
-    params = {
-        "guilds": sorted({g for g, _, _ in wanted}),
-        "users": sorted({u for _, u, _ in wanted}),
-        "tasks": sorted({t for _, _, t in wanted}),
-    }
+    rows: Iterable[Any]
+    if len(wanted) == 1:
+        ((guild, user, task),) = wanted
+        rows = prepared.rows(conn, _CARD_WITH_ZONE, {"guild": guild, "user": user, "task": task})
+    else:
+        params = {
+            "guilds": sorted({g for g, _, _ in wanted}),
+            "users": sorted({u for _, u, _ in wanted}),
+            "tasks": sorted({t for _, _, t in wanted}),
+        }
+        rows = conn.execute(_CARDS_WITH_ZONES, params)
     cards: dict[CardKey, StoredCard] = {}
     zones: dict[int, ZoneInfo] = {}
-    for row in conn.execute(_CARDS_WITH_ZONES, params):
+    for row in rows:
         key = (row.guild_id, row.user_id, row.task_id)
         if key not in wanted:
             continue

@@ -21,7 +21,7 @@ from sqlalchemy import cast as sql_cast
 
 from bot.quiz.errors import SessionExpiredError, SessionMovedOnError
 from bot.quiz.tasks import Task
-from bot.store import dialect, posts, review_cards
+from bot.store import dialect, posts, prepared, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostInfo, SessionInfo, SessionSummary
@@ -32,6 +32,7 @@ _post = table_of(Post)
 _score = table_of(Score)
 
 _SESSION = select(_session).where(_session.c.id == bindparam("sid"))
+_INSERT = _session.insert()
 _END_OPEN = (
     update(_session)
     .where(
@@ -162,7 +163,7 @@ def start_session(
 ) -> SessionInfo:
     """A new open session of the member's, ending their previous open one in this server."""
     at = to_utc_naive(now)
-    conn.execute(_END_OPEN, {"g": guild_id, "u": user_id, "at": at})
+    prepared.write(conn, _END_OPEN, {"g": guild_id, "u": user_id, "at": at})
     values = {
         "guild_id": guild_id,
         "user_id": user_id,
@@ -173,12 +174,14 @@ def start_session(
         "last_active_at": at,
         "ended_at": None,
     }
-    session_id = conn.execute(_session.insert(), values).inserted_primary_key[0]  # type: ignore[index]
-    return _session_of(conn.execute(_SESSION, {"sid": session_id}).one())
+    session_id = prepared.insert_one(conn, _INSERT, values)
+    session = get_session(conn, session_id)
+    assert session is not None
+    return session
 
 
 def get_session(conn: Connection, session_id: int) -> SessionInfo | None:
-    row = conn.execute(_SESSION, {"sid": session_id}).first()
+    row = prepared.first(conn, _SESSION, {"sid": session_id})
     return None if row is None else _session_of(row)
 
 
@@ -233,7 +236,8 @@ def review_queue(
 
 def served_posts(conn: Connection, session_id: int) -> list[tuple[int, str]]:
     """(post id, task id) of each task the session served, in order."""
-    return [(post_id, task_id) for post_id, task_id in conn.execute(_SERVED, {"sid": session_id})]
+    served = prepared.rows(conn, _SERVED, {"sid": session_id})
+    return [(post_id, task_id) for post_id, task_id in served]
 
 
 def solved_tasks(conn: Connection, guild_id: int, user_id: int) -> set[str]:
@@ -261,15 +265,15 @@ def add_post(
 
 
 def touch(conn: Connection, session_id: int, now: datetime) -> None:
-    conn.execute(_TOUCH, {"sid": session_id, "at": to_utc_naive(now)})
+    prepared.write(conn, _TOUCH, {"sid": session_id, "at": to_utc_naive(now)})
 
 
 def end_session(conn: Connection, session_id: int, now: datetime) -> None:
-    conn.execute(_END, {"sid": session_id, "at": to_utc_naive(now)})
+    prepared.write(conn, _END, {"sid": session_id, "at": to_utc_naive(now)})
 
 
 def summary(conn: Connection, session_id: int) -> SessionSummary:
-    served, finished, solved, first_try = conn.execute(_SUMMARY, {"sid": session_id}).one()
+    ((served, finished, solved, first_try),) = prepared.rows(conn, _SUMMARY, {"sid": session_id})
     return SessionSummary(int(served), int(finished), int(solved), int(first_try))
 
 
