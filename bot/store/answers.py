@@ -204,7 +204,7 @@ def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
         ((post_id, user_id),) = pairs
         return prepared.rows(conn, _PROGRESS_ONE, {"post": post_id, "user": user_id})
     params = {"posts": sorted({p for p, _ in pairs}), "users": sorted({u for _, u in pairs})}
-    return conn.execute(_PROGRESS_MANY, params)
+    return prepared.rows(conn, _PROGRESS_MANY, params)
 
 
 @dataclass(slots=True)
@@ -294,7 +294,7 @@ def _progress_with_task(
             "tasks": sorted({t for _, t, _ in by_task}),
             "users": sorted({u for _, _, u in by_task}),
         }
-        rows = conn.execute(_TASK_PROGRESS_MANY, params)
+        rows = prepared.rows(conn, _TASK_PROGRESS_MANY, params)
     facts: dict[TaskKey, dict[int, _Facts]] = defaultdict(lambda: defaultdict(_Facts))
     for post_id, user_id, part, a, b, picks, guild, task in rows:
         if (guild, task, user_id) in by_task:
@@ -351,7 +351,7 @@ def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, Post
     rows = (
         prepared.rows(conn, _POST, {"id": ids[0]})
         if len(ids) == 1
-        else conn.execute(_POSTS, {"ids": ids})
+        else prepared.rows(conn, _POSTS, {"ids": ids})
     )
     return {post.id: post for post in post_infos(conn, rows)}
 

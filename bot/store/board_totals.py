@@ -264,7 +264,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
     lock_boards(conn, guilds, shared=True)
     boards = {
         row.guild_id: (row.timezone, row.periods_from)
-        for row in conn.execute(_BOARDS_OF, {"guilds": guilds})
+        for row in prepared.rows(conn, _BOARDS_OF, {"guilds": guilds})
     }
     totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])

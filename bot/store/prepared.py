@@ -8,8 +8,10 @@ expressions, written and read like the rest of the store's; this module only run
 the same SQL text and the same type conversions (each type's own bind and result processors
 for the dialect), and turns a driver error into SQLAlchemy's, as `Connection.execute` does.
 
-A statement this cannot run as compiled (an expanding IN, defaults computed in Python,
-RETURNING) and every engine but SQLite go through `Connection.execute`: on PostgreSQL, the
+An expanding IN is compiled once for each length of its list that comes up (SQLAlchemy's own
+expansion). A statement this cannot run as compiled (defaults computed in Python, RETURNING,
+an IN list longer than `MAX_EXPANDED`) and every engine but SQLite go through
+`Connection.execute`: on PostgreSQL, the
 round trip to the server dwarfs what this saves.
 """
 
@@ -46,8 +48,9 @@ class _Plan:
     statement: Executable
     """Held so its id, the plan's key, is not reused while the plan lives."""
     sql: str
-    names: tuple[str, ...]
-    """The bind parameter of each `?`, in order."""
+    sources: tuple[tuple[str, int | None], ...]
+    """Where each `?` takes its value from: the parameter of that name, or (an expanding IN's
+    list) the item at that index of it."""
     constants: Mapping[str, Any]
     """Values the statement carries itself (a literal, a LIMIT)."""
     binds: tuple[Processor, ...]
@@ -58,8 +61,10 @@ class _Plan:
 
     def arguments(self, params: Params) -> tuple[Any, ...]:
         values = []
-        for name, bind in zip(self.names, self.binds, strict=True):
+        for (name, index), bind in zip(self.sources, self.binds, strict=True):
             value = params[name] if name in params else self.constants[name]
+            if index is not None:
+                value = value[index]
             values.append(value if bind is None or value is None else bind(value))
         return tuple(values)
 
@@ -75,27 +80,38 @@ class _Plan:
         return self.row(values)
 
 
-_PLANS: dict[tuple[int, tuple[str, ...]], _Plan | None] = {}
-MAX_PLANS = 256
+PlanKey = tuple[int, tuple[str, ...], tuple[int, ...]]
+"""(the statement's id, an INSERT's column keys, the length of each list parameter)."""
+
+_PLANS: dict[PlanKey, _Plan | None] = {}
+MAX_PLANS = 512
 """Plans are kept for the store's statements, built once each at import or per engine (a few
-dozen). A statement built anew on every call would fill the cache: past this many, statements
-not seen yet run through SQLAlchemy."""
+dozen), and for each length of an expanding IN's list that comes up (a batch's posts and
+members). A statement built anew on every call would fill the cache: past this many,
+statements not seen yet run through SQLAlchemy."""
+MAX_EXPANDED = 16
+"""A longer IN list runs through SQLAlchemy: each length is a plan of its own."""
 
 
-def _plan(conn: Connection, statement: Executable, keys: tuple[str, ...]) -> _Plan | None:
+def _plan(
+    conn: Connection, statement: Executable, params: Params, keys: tuple[str, ...] = ()
+) -> _Plan | None:
     """The statement compiled for SQLite, or None when it must run through SQLAlchemy."""
-    cache_key = (id(statement), keys)
+    lengths = tuple(len(v) for v in params.values() if isinstance(v, list | tuple))
+    cache_key = (id(statement), keys, lengths)
     try:
         return _PLANS[cache_key]
     except KeyError:
         pass
-    if len(_PLANS) >= MAX_PLANS:
+    if len(_PLANS) >= MAX_PLANS or any(n > MAX_EXPANDED for n in lengths):
         return None
-    built = _PLANS[cache_key] = _compile(conn, statement, keys)
+    built = _PLANS[cache_key] = _compile(conn, statement, params, keys)
     return built
 
 
-def _compile(conn: Connection, statement: Executable, keys: tuple[str, ...]) -> _Plan | None:
+def _compile(
+    conn: Connection, statement: Executable, params: Params, keys: tuple[str, ...]
+) -> _Plan | None:
     dialect = conn.dialect
     clause = cast(ClauseElement, statement)
     compiled = cast(SQLCompiler, clause.compile(dialect=dialect, column_keys=list(keys) or None))
@@ -104,14 +120,27 @@ def _compile(conn: Connection, statement: Executable, keys: tuple[str, ...]) -> 
         or compiled.update_prefetch
         or compiled.returning
         or compiled.literal_execute_params
-        or compiled.post_compile_params
-        or any(bind.expanding or bind.callable for bind in compiled.binds.values())
+        or any(bind.callable for bind in compiled.binds.values())
+        or any(not bind.expanding for bind in compiled.post_compile_params)
         or compiled.positiontup is None
     ):
         return None
-    names = tuple(compiled.positiontup)
+    sql = compiled.string
+    sources: tuple[tuple[str, int | None], ...]
+    sources = tuple((name, None) for name in compiled.positiontup)
+    if compiled.post_compile_params:
+        # The SQL for these lengths of the IN lists, and which list item each `?` takes.
+        expanded = compiled.construct_expanded_state(dict(params))
+        items = {
+            item: (name, index)
+            for name, expansion in expanded.parameter_expansion.items()
+            for index, item in enumerate(expansion)
+        }
+        sql = expanded.statement
+        sources = tuple(items.get(name, (name, None)) for name in expanded.positiontup or ())
     binds = tuple(
-        compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
+        compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
+        for name, _ in sources
     )
     constants = {
         name: bind.value
@@ -132,7 +161,7 @@ def _compile(conn: Connection, statement: Executable, keys: tuple[str, ...]) -> 
             process = column.type.dialect_impl(dialect).result_processor(dialect, None)
             if process is not None:
                 results.append((index, process))
-    return _Plan(statement, compiled.string, names, constants, binds, row, tuple(results))
+    return _Plan(statement, sql, sources, constants, binds, row, tuple(results))
 
 
 def _item(index: int) -> Callable[[tuple[Any, ...]], Any]:
@@ -168,7 +197,7 @@ def driver_sql(conn: Connection, sql: str) -> None:
 def rows(conn: Connection, statement: Executable, params: Params) -> list[Any]:
     """All rows of a SELECT, each with its columns by position and by name."""
     driver = _driver(conn)
-    plan = None if driver is None else _plan(conn, statement, ())
+    plan = None if driver is None else _plan(conn, statement, params)
     if driver is None or plan is None or plan.row is None:
         return list(conn.execute(statement, params))
     arguments = plan.arguments(params)
@@ -215,7 +244,7 @@ def _run_write(
     sets = cast(Sequence[Params], params) if many else [cast(Params, params)]
     driver = _driver(conn)
     keys = tuple(sets[0]) if sets and _is_insert(statement) else ()
-    plan = None if driver is None or not sets else _plan(conn, statement, keys)
+    plan = None if driver is None or not sets else _plan(conn, statement, sets[0], keys)
     if driver is None or plan is None:
         return conn.execute(statement, params)
     arguments = [plan.arguments(p) for p in sets]

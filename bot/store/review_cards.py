@@ -151,21 +151,16 @@ def _upsert(conn: Connection) -> Any:
     return dialect.built_once(conn, "review_card upsert", lambda c: dialect.upsert(c, _card, key))
 
 
-_WITH_ZONE = select(_card, _config.c.timezone.label("zone")).select_from(
-    _card.outerjoin(_config, _config.c.guild_id == _card.c.guild_id)
-)
 # Three plain INs (like the answers' progress read): they seek the primary key on every
 # engine; the cross pairs they also match are dropped in Python.
-_CARDS_WITH_ZONES = _WITH_ZONE.where(
-    _card.c.guild_id.in_(bindparam("guilds", expanding=True)),
-    _card.c.user_id.in_(bindparam("users", expanding=True)),
-    _card.c.task_id.in_(bindparam("tasks", expanding=True)),
-)
-# The usual batch finishes one task: plain parameters, which `prepared` runs as compiled.
-_CARD_WITH_ZONE = _WITH_ZONE.where(
-    _card.c.guild_id == bindparam("guild"),
-    _card.c.user_id == bindparam("user"),
-    _card.c.task_id == bindparam("task"),
+_CARDS_WITH_ZONES = (
+    select(_card, _config.c.timezone.label("zone"))
+    .select_from(_card.outerjoin(_config, _config.c.guild_id == _card.c.guild_id))
+    .where(
+        _card.c.guild_id.in_(bindparam("guilds", expanding=True)),
+        _card.c.user_id.in_(bindparam("users", expanding=True)),
+        _card.c.task_id.in_(bindparam("tasks", expanding=True)),
+    )
 )
 
 
@@ -178,20 +173,14 @@ def load_cards_with_zones(
     wanted = set(keys)
     if not wanted:
         return {}, {}
-    rows: Iterable[Any]
-    if len(wanted) == 1:
-        ((guild, user, task),) = wanted
-        rows = prepared.rows(conn, _CARD_WITH_ZONE, {"guild": guild, "user": user, "task": task})
-    else:
-        params = {
-            "guilds": sorted({g for g, _, _ in wanted}),
-            "users": sorted({u for _, u, _ in wanted}),
-            "tasks": sorted({t for _, _, t in wanted}),
-        }
-        rows = conn.execute(_CARDS_WITH_ZONES, params)
+    params = {
+        "guilds": sorted({g for g, _, _ in wanted}),
+        "users": sorted({u for _, u, _ in wanted}),
+        "tasks": sorted({t for _, _, t in wanted}),
+    }
     cards: dict[CardKey, StoredCard] = {}
     zones: dict[int, ZoneInfo] = {}
-    for row in rows:
+    for row in prepared.rows(conn, _CARDS_WITH_ZONES, params):
         key = (row.guild_id, row.user_id, row.task_id)
         if key not in wanted:
             continue

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from bot.store import Store, prepared
-from bot.store.answers import _INSERT_ATTEMPTS, _POST, _POSTS, _PROGRESS_ONE
+from bot.store.answers import _INSERT_ATTEMPTS, _POST, _POSTS, _PROGRESS_MANY, _PROGRESS_ONE
 from bot.store.posts import _UNFINISHED_PUBLIC
 from bot.store.review_cards import _DUE_QUEUE, _UPCOMING
 from bot.store.sessions import _SESSION, _SUMMARY
@@ -85,12 +85,17 @@ def test_rows_are_the_rows_sqlalchemy_gives_with_their_types(played: Store) -> N
         assert post.s_kind == "review" and post.posted_at == NOW.replace(tzinfo=None)
 
 
-def test_an_expanding_in_runs_through_sqlalchemy_with_the_same_rows(played: Store) -> None:
+def test_an_expanding_in_runs_compiled_for_each_length_of_its_list(played: Store) -> None:
     with played.read() as conn:
-        params = {"ids": [1, 2]}
-        rows = prepared.rows(conn, _POSTS, params)
-        assert [tuple(r) for r in rows] == as_sqlalchemy_gives(conn, _POSTS, params)
-        assert [r.id for r in rows] == [1, 2]
+        for params in ({"ids": [1, 2]}, {"ids": [2]}, {"ids": [1, 2, 3, 99]}, {"ids": []}):
+            rows = prepared.rows(conn, _POSTS, params)
+            assert [tuple(r) for r in rows] == as_sqlalchemy_gives(conn, _POSTS, params)
+            assert [r.id for r in rows] == sorted(i for i in params["ids"] if i <= 3)
+        pairs = {"posts": [1, 2], "users": [ALICE, ALICE + 1, 99]}
+        rows = prepared.rows(conn, _PROGRESS_MANY, pairs)
+        assert rows and [tuple(r) for r in rows] == as_sqlalchemy_gives(conn, _PROGRESS_MANY, pairs)
+        long = {"ids": list(range(1, prepared.MAX_EXPANDED + 2))}  # through SQLAlchemy
+        assert [r.id for r in prepared.rows(conn, _POSTS, long)] == [1, 2, 3]
 
 
 def test_a_refused_row_is_sqlalchemys_integrity_error_and_the_unit_stores_nothing(
