@@ -11,8 +11,8 @@ for the dialect), and turns a driver error into SQLAlchemy's, as `Connection.exe
 An expanding IN is compiled once for each length of its list that comes up (SQLAlchemy's own
 expansion). A statement this cannot run as compiled (defaults computed in Python, RETURNING,
 an IN list longer than `MAX_EXPANDED`) and every engine but SQLite go through
-`Connection.execute`: on PostgreSQL, the
-round trip to the server dwarfs what this saves.
+`Connection.execute`: on PostgreSQL, the round trip to the server dwarfs what this saves. So
+does a connection outside a transaction, which SQLAlchemy must begin first.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ Processor = Callable[[Any], Any] | None
 Params = Mapping[str, Any]
 
 
-class _Rows(tuple[Any, ...]):
+class _Row(tuple[Any, ...]):
     """A row: a tuple with its columns by name (`row.id`, `row._mapping["id"]`), like the
     rows of `Connection.execute` as the store reads them."""
 
@@ -153,7 +153,7 @@ def _compile(
     if columns is not None and not compiled.isinsert and not compiled.isupdate:
         # A column without a name (a bare subquery) is read by position only.
         fields = tuple(column.key or f"_column{i}" for i, column in enumerate(columns))
-        row = type("Row", (_Rows,), {"__slots__": (), "_fields": fields})
+        row = type("Row", (_Row,), {"__slots__": (), "_fields": fields})
         for index, field in enumerate(fields):
             if field.isidentifier() and not field.startswith("_"):
                 setattr(row, field, property(_item(index)))
@@ -172,7 +172,7 @@ def _item(index: int) -> Callable[[tuple[Any, ...]], Any]:
 
 
 def _driver(conn: Connection) -> sqlite3.Connection | None:
-    if conn.dialect.name != "sqlite":
+    if conn.dialect.name != "sqlite" or not conn.in_transaction():
         return None
     return cast(sqlite3.Connection, conn.connection.driver_connection)
 
@@ -185,9 +185,9 @@ def _wrapped(conn: Connection, sql: str, params: Any, exc: sqlite3.Error) -> DBA
 
 
 def driver_sql(conn: Connection, sql: str) -> None:
-    """A statement without parameters on an SQLite connection's driver (a BEGIN)."""
-    driver = _driver(conn)
-    assert driver is not None, "driver_sql is for SQLite connections"
+    """A statement without parameters on an SQLite connection's driver (its BEGIN)."""
+    assert conn.dialect.name == "sqlite", "driver_sql is for SQLite connections"
+    driver = cast(sqlite3.Connection, conn.connection.driver_connection)
     try:
         driver.execute(sql)
     except sqlite3.Error as exc:

@@ -156,3 +156,11 @@ def test_statements_built_on_every_call_do_not_fill_the_plans(
             statement = select(_post.c.id).where(_post.c.id == bindparam("id"))
             assert prepared.rows(conn, statement, {"id": n}) == []
     assert len(prepared._PLANS) == 3
+
+
+def test_outside_a_transaction_sqlalchemy_runs_it_and_begins_one(sqlite_store: Store) -> None:
+    """The driver would run it in autocommit, outside the transaction that SQLAlchemy begins
+    on a connection's first statement."""
+    with sqlite_store.engine.connect() as conn:
+        assert prepared.rows(conn, _SESSION, {"sid": 1}) == []
+        assert conn.in_transaction()
