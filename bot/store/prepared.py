@@ -97,7 +97,9 @@ MAX_EXPANDED = 16
 def _plan(
     conn: Connection, statement: Executable, params: Params, keys: tuple[str, ...] = ()
 ) -> _Plan | None:
-    """The statement compiled for SQLite, or None when it must run through SQLAlchemy."""
+    """The statement compiled for SQLite, or None when it must run through SQLAlchemy. One
+    plan serves every SQLite engine: `make_engine` sets them all up alike, and their SQL is
+    the same."""
     lengths = tuple(len(v) for v in params.values() if isinstance(v, list | tuple))
     cache_key = (id(statement), keys, lengths)
     try:
