@@ -57,18 +57,20 @@ def test_rows_are_the_rows_sqlalchemy_gives_with_their_types(played: Store) -> N
     with played.read() as conn:
         latest = conn.execute(select(_post.c.id).order_by(_post.c.id.desc())).scalar()
         session = conn.execute(select(_post.c.session_id).where(_post.c.id == latest)).scalar()
+        earlier = (NOW - timedelta(hours=1)).replace(tzinfo=None)  # ALICE's cards fall due later
         cases: list[tuple[Any, dict[str, Any]]] = [
             (_POST, {"id": latest}),  # timestamps, the session's columns (labels), NULLs
             (_POST, {"id": 1}),
             (_PROGRESS_ONE, {"post": 2, "user": ALICE}),  # a UNION, literals, booleans
             (_SESSION, {"sid": session}),
             (_SUMMARY, {"sid": session}),  # unnamed scalar subqueries
-            (_UNFINISHED_PUBLIC, {"g": GUILD, "u": ALICE}),
+            (_UNFINISHED_PUBLIC, {"g": GUILD, "u": ALICE + 1}),  # a member who has not played
             (_DUE_QUEUE, {"g": GUILD, "u": ALICE, "at": NOW.replace(tzinfo=None), "limit": 5}),
-            (_UPCOMING, {"g": GUILD, "u": ALICE, "at": NOW.replace(tzinfo=None), "limit": 5}),
+            (_UPCOMING, {"g": GUILD, "u": ALICE, "at": earlier, "limit": 5}),
         ]
         for statement, params in cases:
             expected = as_sqlalchemy_gives(conn, statement, params)
+            assert expected, f"no rows to compare: {statement}"
             got = prepared.rows(conn, statement, params)
             assert [tuple(row) for row in got] == expected
             assert [[type(v) for v in row] for row in got] == [
