@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from pathlib import Path
 
+from bot.files import OUTPUT_HELP
 from bot.host_errors import HostError
 from bot.quiz.errors import StoreError
 from bot.settings import Settings, load_settings
@@ -45,16 +46,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=["gift", "moodle-xml", "aiken", "page"], help="default: detected"
     )
     importing.add_argument("--topic", help="the bank's topic (default: from the source)")
-    importing.add_argument("--output", type=Path, help="the bank file to write (default: stdout)")
+    importing.add_argument("--output", type=Path, help=f"the bank file to write {OUTPUT_HELP}")
     exporting = content_sub.add_parser("export", help="write banks as GIFT or Moodle XML")
     exporting.add_argument("path", nargs="?", type=Path, help="a bank file or folder")
     exporting.add_argument("--format", choices=["gift", "moodle-xml"], required=True)
-    exporting.add_argument("--output", type=Path, help="the file to write (default: stdout)")
+    exporting.add_argument("--output", type=Path, help=f"the file to write {OUTPUT_HELP}")
 
     practice = sub.add_parser("practice", help="play the banks in the terminal, no Discord needed")
     practice.add_argument("--topic", help="only tasks of this topic")
     practice.add_argument(
-        "--db", type=Path, help="SQLite file to record to (default: DATABASE_URL)"
+        "--db",
+        help="SQLite file, or a database URL, to record to (default: DATABASE_URL)",
     )
     practice.add_argument("--content", type=Path, help="bank file or folder (default: CONTENT_DIR)")
 
@@ -74,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument(
         "--names", action="store_true", help="add members' display names (default: ids only)"
     )
-    results.add_argument("--output", type=Path, help="the file to write (default: stdout)")
+    results.add_argument("--output", type=Path, help=f"the file to write {OUTPUT_HELP}")
 
     db = sub.add_parser("db", help="the database schema (DATABASE_URL)")
     db_sub = db.add_subparsers(dest="db_command", required=True)
@@ -161,8 +163,16 @@ def _setting_overrides(args: argparse.Namespace) -> dict[str, str]:
     if content:
         overrides["CONTENT_DIR"] = str(content)
     if getattr(args, "db", None):
-        overrides["DATABASE_URL"] = f"sqlite:///{args.db}"
+        overrides["DATABASE_URL"] = _practice_database(args.db)
     return overrides
+
+
+def _practice_database(db: str) -> str:
+    """`--db`: a URL ("scheme://…") as given, checked like DATABASE_URL; else an SQLite file.
+    A URL read as a path became a folder named after it (`./postgresql+psycopg:/…`)."""
+    if "://" in db:
+        return db
+    return f"sqlite:///{db}"
 
 
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
@@ -208,15 +218,17 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         if args.db_command == "copy":
             return _db_copy(args.source, args.target)
         if args.db_command == "upgrade":
-            from bot.store.preflight import check_database
+            from bot.store.preflight import check_database, check_lasting
 
+            check_lasting(settings.database_url)  # an upgrade of nothing that lasts
             check_database(settings.database_url)  # an upgrade writes: it must be writable
         return _db(args.db_command, settings.database_url)
 
     settings.token()  # fail fast, before logging in, with the message that names the variable
     if args.command == "run":
-        from bot.store.preflight import check_database
+        from bot.store.preflight import check_database, check_lasting
 
+        check_lasting(settings.database_url)  # a restart would lose everything
         check_database(settings.database_url)  # before going online: it must be writable
 
     from bot.discord_ui.runner import run_bot, sync_commands
@@ -249,9 +261,9 @@ def _practice(args: argparse.Namespace, settings: Settings) -> int:
     check_database(settings.database_url)
     store = Store(make_engine(settings.database_url, synchronous=settings.sqlite_synchronous))
 
-    def read() -> str | None:
+    def read(prompt: str) -> str | None:
         try:
-            return input("> ")
+            return input(prompt)
         except EOFError:
             return None
 
@@ -280,7 +292,7 @@ def _db_copy(source: str, target: str) -> int:
 def _db(command: str, url: str) -> int:
     from bot.store import make_engine
     from bot.store.db import sqlite_file
-    from bot.store.migrate import current_state, upgrade_database
+    from bot.store.migrate import checked_state, upgrade_database
     from bot.store.preflight import check_readable, database_exists
     from bot.store.process_claim import claim_database_file
 
@@ -294,7 +306,7 @@ def _db(command: str, url: str) -> int:
     if command == "current":
         engine = make_engine(url, create=False)
         try:
-            state = current_state(engine)
+            state = checked_state(engine)  # a version it cannot trust: one line, as `run` says
         finally:
             engine.dispose()
         print(state.describe())

@@ -11,21 +11,55 @@ import getpass
 import os
 import textwrap
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TextIO
 
 from bot.clock import utcnow
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.errors import InvalidAnswerError
-from bot.quiz.tasks import MAX_ATTEMPTS, Kind, Task
+from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Kind, Task
 from bot.store import AnswerRequest, PostInfo, Store
 
 PRACTICE_GUILD = 0
 PRACTICE_CHANNEL = 0
-HELP = (
-    "letters answer (one per blank, e.g. 'B' or 'A C'), h = hint, s = solution, n = next, q = quit"
-)
+COMMAND_PREFIX = ":"
+"""Commands start with it, so every letter stays an answer: a task can have 26 options."""
 
+
+class Command(StrEnum):
+    HINT = "hint"
+    SOLUTION = "solution"
+    NEXT = "next"
+    QUIT = "quit"
+
+
+COMMANDS = " ".join(COMMAND_PREFIX + command for command in Command)
+HELP = (
+    "Answer with option letters (one per blank, e.g. B or A C). "
+    f"Commands: {COMMANDS} (or their first letter, e.g. :h)"
+)
+YES = frozenset({"y", "yes"})
+
+
+def parse_command(line: str) -> Command | str | None:
+    """The command a line gives; None when it is an answer (no prefix); the line itself when
+    it has the prefix but names no command (":x", ":")."""
+    text = line.strip()
+    if not text.startswith(COMMAND_PREFIX):
+        return None
+    word = text[len(COMMAND_PREFIX) :].strip().casefold()
+    found = [command for command in Command if word and command.startswith(word)]
+    return found[0] if len(found) == 1 else text
+
+
+def parse_picks(line: str) -> tuple[str, ...] | None:
+    """Option letters, in order ("A C C", "acc", "a, c, c"); None when anything else is in
+    the line. ASCII only: "ß".upper() is "SS", which nobody typed."""
+    letters = "".join(line.replace(",", " ").split())
+    if not letters or not all(c.isascii() and c.upper() in OPTION_LABELS for c in letters):
+        return None
+    return tuple(letters.upper())
 
 
 class PracticeSession:
@@ -33,11 +67,12 @@ class PracticeSession:
         self,
         store: Store,
         tasks: list[Task],
-        read: Callable[[], str | None],
+        read: Callable[[str], str | None],
         out: TextIO,
         user_id: int | None = None,
         name: str | None = None,
     ) -> None:
+        """`read(prompt)` shows the prompt and returns the next line, None at the end of input."""
         self.store = store
         self.tasks = tasks
         self.read = read
@@ -61,7 +96,7 @@ class PracticeSession:
         return 0
 
     def play(self, task: Task) -> bool:
-        """Play one task; False when the member quits."""
+        """Play one task; False when the member quits (or the input ends)."""
         post = self.store.create_post(
             PRACTICE_GUILD, PRACTICE_CHANNEL, task, self.user_id, now=utcnow()
         )
@@ -70,27 +105,44 @@ class PracticeSession:
             progress = self.store.progress(post.id, self.user_id)
             if progress.finished:
                 return True
-            line = self.read()
-            if line is None or line.strip().lower() in {"q", "quit"}:
+            line = self.read(prompt(task))
+            if line is None:
                 return False
-            command = line.strip().lower()
-            if command in {"n", "next"}:
-                return True
-            if command in {"h", "hint"}:
-                self.store.reveal_hint(post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow())
-                self.say(f"Hint: {task.hint}")
-            elif command in {"s", "solution"}:
-                self.store.reveal_solution(
-                    post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
-                )
-                if not progress.finished:
+            match parse_command(line):
+                case None:
+                    self.answer(task, post.id, line)
+                case Command.QUIT:
+                    return False
+                case Command.NEXT:
+                    return True
+                case Command.HINT:
+                    self.store.reveal_hint(
+                        post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
+                    )
+                    self.say(f"Hint: {task.hint}")
+                case Command.SOLUTION:
+                    if not self.confirm_forfeit():
+                        self.say("Not shown: the task goes on.")
+                        continue
+                    self.store.reveal_solution(
+                        post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
+                    )
                     self.say("Solution shown: this task scores 0.")
-                self.show_solution(task)
-            else:
-                self.answer(task, post.id, line)
+                    self.show_solution(task)
+                case unknown:
+                    self.say(f"{unknown!r} is not a command. {HELP}.")
+
+    def confirm_forfeit(self) -> bool:
+        """The solution ends the task with no points: asked once more, so a slip costs none."""
+        self.say("Seeing the solution now ends this task with 0 points.")
+        reply = self.read("Show the solution? [y/N] ")
+        return reply is not None and reply.strip().casefold() in YES
 
     def answer(self, task: Task, post_id: int, line: str) -> None:
-        picks = tuple(c for c in line.upper() if c.isalpha())
+        picks = parse_picks(line)
+        if picks is None:  # the engine checks the count and the labels
+            self.ask_again(task)
+            return
         request = AnswerRequest(post_id, PRACTICE_GUILD, self.user_id, self.name, picks)
 
         def grade(post: PostInfo, req: AnswerRequest, progress: Progress) -> Outcome:
@@ -99,9 +151,15 @@ class PracticeSession:
         try:
             outcome = self.store.answer(request, grade, utcnow()).outcome
         except InvalidAnswerError:
-            self.say(f"Give {task.blanks} letter(s) from {', '.join(task.labels)}. ({HELP})")
+            self.ask_again(task)
             return
         self.report(task, outcome)
+
+    def ask_again(self, task: Task) -> None:
+        self.say(
+            f"Give {task.blanks} letter(s) from {', '.join(task.labels)}, or a command: "
+            f"{COMMANDS}."
+        )
 
     def report(self, task: Task, outcome: Outcome) -> None:
         if outcome.status is Status.CORRECT:
@@ -127,7 +185,10 @@ class PracticeSession:
             self.say("That was your last attempt. Here is the worked solution:")
             self.show_solution(task)
         else:
-            self.say(f"{outcome.attempts_left} attempt(s) left. Try again, or 'h' for a hint.")
+            self.say(
+                f"{outcome.attempts_left} attempt(s) left. Try again, or "
+                f"{COMMAND_PREFIX}{Command.HINT} for a hint."
+            )
 
     def show(self, task: Task) -> None:
         if task.kind is Kind.FILL:
@@ -148,3 +209,11 @@ class PracticeSession:
             self.say(f"  Quick check: {task.solution.quick_check}")
         if task.solution.explanation:
             self.say(f"  {task.solution.explanation}")
+
+
+def prompt(task: Task) -> str:
+    """What the terminal shows before each line: the letters this task takes and the commands,
+    so neither is guessed."""
+    labels = task.labels
+    letters = labels[0] if len(labels) == 1 else f"{labels[0]}-{labels[-1]}"
+    return f"[{letters}] or {COMMANDS} > "

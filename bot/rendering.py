@@ -19,10 +19,16 @@ Where each string goes (the contract the loader validates):
 - hint: an embed field value, `hint_text`;
 - wrong answer: an embed field value, `notes_text` of the notes that apply;
 - solution: an embed description, `solution_text`, under the title `solution_title`.
+
+Bank text is Discord Markdown. Where Discord shows text as typed (button and select labels,
+autocomplete choice names, thread names, modal titles), it goes through `plain_text` first
+(`option_button_label`, `plain_label`, `plain_task_title`); where it is quoted inside a
+sentence's own Markdown, it is rendered and escaped (`picked_text`, `bold`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -31,7 +37,6 @@ from bot.quiz.tasks import Kind, Option, Task
 BUTTON_LABEL: Final = 80
 SELECT_OPTION_LABEL: Final = 100
 SELECT_OPTION_DESCRIPTION: Final = 100
-SELECT_PLACEHOLDER: Final = 150
 EMBED_TITLE: Final = 256
 EMBED_DESCRIPTION: Final = 4096
 EMBED_FIELD_NAME: Final = 256
@@ -106,19 +111,172 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _labelled(option: Option, limit: int) -> str:
+# -- Markdown as plain text --------------------------------------------------------------------
+#
+# Bank text is Discord Markdown, but button labels, select options, autocomplete choices and
+# modal titles show text as typed: `a\*b` would read "a\*b" there. `plain_text` renders the
+# Markdown the way Discord would, keeping what a reader sees and dropping the marks. The rules
+# follow Discord's parser (simple-markdown) closely enough for bank text; a construct it does
+# not know stays as written, which is what Discord shows for it too.
+
+_CODE_BLOCK = re.compile(r"```(?:[A-Za-z0-9_+\-.#]*\n)?\n*([\s\S]*?)\n*```")
+_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,3}[ \t]+|-#[ \t]+|>>>[ \t]+|>[ \t]+)", re.MULTILINE)
+_BULLET = re.compile(r"^([ \t]*)[-*][ \t]+(?=\S)", re.MULTILINE)
+_INLINE: Final = (
+    ("escape", re.compile(r"\\([^0-9A-Za-z\s])")),
+    ("emoji", re.compile(r"<a?(:\w+:)\d+>")),
+    ("keep", re.compile(r"<(https?://[^\s>]+)>")),
+    (
+        "link",
+        re.compile(
+            r"\[((?:\\[\s\S]|[^\[\]\\\n])*)\]\(\s*<?(?:https?://[^\s)>]*)>?"
+            r"(?:\s+\"[^\"\n]*\")?\s*\)"
+        ),
+    ),
+    ("code", re.compile(r"(`+)([\s\S]*?[^`])\1(?!`)")),
+    ("inner", re.compile(r"\*\*((?:\\[\s\S]|[^\\])+?)\*\*(?!\*)")),
+    ("inner", re.compile(r"__((?:\\[\s\S]|[^\\])+?)__(?!_)")),
+    (
+        "inner",
+        re.compile(r"\*(?=\S)((?:\*\*|\\[\s\S]|\s+(?:\\[\s\S]|[^\s*\\]|\*\*)|[^\s*\\])+?)\*(?!\*)"),
+    ),
+    ("inner", re.compile(r"\b_((?:__|\\[\s\S]|[^\\_])+?)_\b")),
+    ("inner", re.compile(r"~~([\s\S]+?)~~(?!_)")),
+    ("inner", re.compile(r"\|\|([\s\S]+?)\|\|")),
+)
+_PLAIN_RUN = re.compile(r"[^\\<\[`*_~|]+")
+_ESCAPE_ONLY = re.compile(r"\\([^0-9A-Za-z\s])")
+_MAX_NESTING = 16
+"""Deeper nesting than any real text has is read as written (escapes still resolved), so
+hostile text cannot exhaust the stack."""
+PLAIN_SOURCE = 1_000
+"""How much of a text the plain-text labels read: they show at most 100 characters, and
+Markdown only ever removes characters, so the rest never shows (a mark opened in the first
+characters and closed past this stays visible; no real option is that long). Reading more
+would cost time in proportion to the square of hostile text's length."""
+
+
+def plain_text(markdown: str) -> str:
+    """Discord Markdown as the plain text a reader sees: escapes resolved, emphasis,
+    strike-through, spoiler, code, heading, subtext and quote marks dropped, a masked link
+    as its text, a list item with a bullet. Code keeps its content as written."""
+    parts: list[str] = []
+    start = 0
+    for block in _CODE_BLOCK.finditer(markdown):
+        parts.append(_plain_prose(markdown[start : block.start()]))
+        parts.append(block[1])
+        start = block.end()
+    parts.append(_plain_prose(markdown[start:]))
+    return "".join(parts)
+
+
+def _plain_prose(text: str) -> str:
+    if not text:
+        return text
+    text = _LINE_MARK.sub("", text)
+    text = _BULLET.sub(r"\1• ", text)
+    return _plain_inline(text, 0)
+
+
+def _plain_inline(text: str, depth: int) -> str:
+    if depth > _MAX_NESTING:
+        return _ESCAPE_ONLY.sub(r"\1", text)
+    out: list[str] = []
+    i, end = 0, len(text)
+    while i < end:
+        run = _PLAIN_RUN.match(text, i)
+        if run:
+            out.append(run[0])
+            i = run.end()
+            continue
+        for kind, rule in _INLINE:
+            found = rule.match(text, i)
+            if found is None:
+                continue
+            if kind in ("escape", "emoji", "keep"):
+                out.append(found[1])
+            elif kind == "code":
+                out.append(_code_content(found[2]))
+            else:  # a link's text, or what emphasis, strike-through or a spoiler marks
+                out.append(_plain_inline(found[1], depth + 1))
+            i = found.end()
+            break
+        else:  # a mark that opens nothing: Discord shows it as written
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _code_content(code: str) -> str:
+    # One space each side is padding (a span that starts or ends with a backtick needs it).
+    if len(code) > 2 and code[0] == code[-1] == " " and code.strip():
+        return code[1:-1]
+    return code
+
+
+def _option_plain(option: Option, kind: Kind) -> str:
+    """An option as a label shows it: a fill option is a code token, shown as written (the
+    post shows it as code); a choice option is prose, its Markdown rendered."""
+    if kind is Kind.FILL:
+        return option.text
+    return plain_text(option.text[:PLAIN_SOURCE])
+
+
+def _labelled(option: Option, limit: int, kind: Kind) -> str:
     prefix = f"{option.label} · "
-    return prefix + truncate(_one_line(option.text), limit - discord_len(prefix))
+    text = _one_line(_option_plain(option, kind))
+    return prefix + truncate(text, limit - discord_len(prefix))
 
 
-def option_button_label(option: Option) -> str:
-    """E.g. "A · split"; the text is shortened so the label fits a button."""
-    return _labelled(option, BUTTON_LABEL)
+def option_button_label(option: Option, kind: Kind = Kind.CHOICE) -> str:
+    """E.g. "A · split"; the text is shortened so the label fits a button, and shown as
+    plain text (a button does not render Markdown)."""
+    return _labelled(option, BUTTON_LABEL, kind)
 
 
-def option_select_label(option: Option) -> str:
-    """The label of an option in a blank's select menu (multi-blank fill tasks)."""
-    return _labelled(option, SELECT_OPTION_LABEL)
+def option_select_label(option: Option, kind: Kind = Kind.FILL) -> str:
+    """The label of an option in a blank's select menu (multi-blank fill tasks, whose options
+    are code tokens: shown as written)."""
+    return _labelled(option, SELECT_OPTION_LABEL, kind)
+
+
+def plain_label(text: str, limit: int) -> str:
+    """Bank text (a topic, a title) in a plain-text place cut to `limit`: an autocomplete
+    choice's name, a modal title, a select option's description. Text that renders to
+    nothing visible is shown as written, since Discord refuses an empty name."""
+    shown = _one_line(plain_text(text[: max(limit * 10, PLAIN_SOURCE)])) or _one_line(text)
+    return truncate(shown or text, limit)
+
+
+def escape_markdown(text: str) -> str:
+    """Plain text that Discord Markdown shows exactly as it is: every character that could be
+    read as a mark is escaped (a backslash before punctuation is always an escape); `_` only
+    where it could open or close emphasis, so `snake_case` reads as written in the source too."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", text)
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"[\\*`~|\[\]<]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def bold(markdown: str) -> str:
+    """Bank text (a title, a topic) in bold inside a sentence: rendered to its plain text and
+    escaped first, since its own marks could close the bold early ("****Py**thon**")."""
+    return f"**{escape_markdown(_one_line(plain_text(markdown[:PLAIN_SOURCE])))}**"
+
+
+def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> str:
+    """A member's picks in words, for a Markdown sentence ("**…** isn't it"): one line, cut
+    to `limit`, as the plain text the buttons show, escaped so no mark in it can break the
+    sentence's own. E.g. "B · a\\*b", "[1] to\\_device, [2] devices"."""
+    kind = task.kind
+    if kind is Kind.CHOICE or task.blanks == 1:
+        words = f"{picks[0]} · {_one_line(_option_plain(task.option(picks[0]), kind))}"
+    else:
+        words = ", ".join(
+            f"[{blank}] {_one_line(_option_plain(task.option(label), kind))}"
+            for blank, label in enumerate(picks, start=1)
+        )
+    return escape_markdown(truncate(words, limit))
 
 
 def blank_placeholder(blank: int) -> str:
@@ -131,19 +289,30 @@ def task_title(task: Task) -> str:
     return f"{KIND_TITLES[task.kind]} · {task.topic}"
 
 
+def plain_task_title(task: Task) -> str:
+    """`task_title` for a plain-text place (an autocomplete choice): the topic's Markdown
+    rendered, on one line."""
+    topic = _one_line(plain_text(task.topic[:PLAIN_SOURCE]))
+    return f"{KIND_TITLES[task.kind]} · {topic}"
+
+
 def solution_title(task: Task) -> str:
     return f"Solution · {task_title(task)}"
 
 
-def _code_span(text: str) -> str:
-    # A backtick inside the text would close a single-backtick span early.
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+def code_span(text: str) -> str:
+    """`text` as inline code. A run of backticks inside would close a span of as many early,
+    so the fence is one longer than the longest run, padded by a space."""
+    if "`" not in text:
+        return f"`{text}`"
+    fence = "`" * (max(len(run) for run in re.findall("`+", text)) + 1)
+    return f"{fence} {text} {fence}"
 
 
 def _option_lines(task: Task) -> str:
     # Fill options are code tokens: inline code keeps `//` or `__init__` from turning into
     # Markdown; choice options are prose and keep the author's Markdown.
-    show = _code_span if task.kind is Kind.FILL else str
+    show = code_span if task.kind is Kind.FILL else str
     return "\n".join(f"**{o.label}.** {show(o.text)}" for o in task.options)
 
 

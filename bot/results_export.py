@@ -20,8 +20,9 @@ from typing import IO, Any
 from zoneinfo import ZoneInfo
 
 from bot.clock import zone_or
-from bot.files import cannot_write, replace_file
+from bot.files import cannot_write, write_output, write_stdout
 from bot.store import Store, make_engine
+from bot.store.db import sqlite_file
 from bot.store.insights import InsightsStore, ResultRow
 from bot.store.migrate import current_state
 from bot.store.preflight import check_readable
@@ -79,6 +80,14 @@ def write_json(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) 
     out.write("\n")
 
 
+def _database_files(url: str) -> list[Path]:
+    """The SQLite file the rows came from, with its journals: not to be written over."""
+    file = sqlite_file(url)
+    if file is None:
+        return []
+    return [file, *(file.with_name(file.name + end) for end in ("-wal", "-shm", "-journal"))]
+
+
 def export_results(
     url: str,
     guild_id: int,
@@ -122,12 +131,18 @@ def export_results(
         return 1
     write = write_csv if fmt == "csv" else write_json
     if output is None:
-        write(rows, out, names=names)
+        if not write_stdout(out, lambda file_out: write(rows, file_out, names=names), err):
+            return 1
     else:
         # The BOM tells Excel the file is UTF-8; without it "Zoë" opens as "ZoÃ«". JSON has none.
         encoding = "utf-8-sig" if fmt == "csv" else "utf-8"
         try:
-            replace_file(output, encoding, lambda file_out: write(rows, file_out, names=names))
+            write_output(
+                output,
+                encoding,
+                lambda file_out: write(rows, file_out, names=names),
+                reads=_database_files(url),
+            )
         except OSError as exc:
             print(cannot_write(output, exc), file=err)
             return 1

@@ -109,7 +109,11 @@ def _upload_process() -> Executor:
     threaded process) on the first upload. In a thread, libyaml's and expat's C parsers hold
     the GIL for a whole 1 MB document (about 0.3 s): every other server's click would wait;
     a process also lets a check past the time limit be stopped."""
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=uploads.limit_worker_memory,  # a file that needs more is refused
+    )
 
 
 UPLOAD_TIMEOUT = 30.0
@@ -379,7 +383,7 @@ class QuizService:
         request = AnswerRequest(post_id, guild_id, user_id, name, tuple(picks))
         queue.put_nowait(_PendingAnswer(request, future, self.writer_load.clock()))
         answered = await future
-        return AnswerReply(self._posted(answered.post), answered.outcome)
+        return AnswerReply(self._posted(answered.post), answered.outcome, answered.card)
 
     def _grade(self, post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
         """The store's grader: runs inside the write transaction, in the writer thread, on
@@ -467,7 +471,7 @@ class QuizService:
             self.clock(),
             confirmed=confirmed,
         )
-        return SolutionReply(self._posted(seen.post), seen.access)
+        return SolutionReply(self._posted(seen.post), seen.access, seen.card)
 
     # -- standings -----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.quiz.engine import Outcome, Progress, SolutionAccess
+from bot.quiz.review import CardUpdate
 from bot.quiz.tasks import Task
 from bot.store import PostInfo
 
@@ -25,6 +26,9 @@ class PostedTask:
 class AnswerReply:
     posted: PostedTask
     outcome: Outcome
+    card: CardUpdate | None = None
+    """What the answer did to the member's review card, as the same transaction stored it
+    (when it finished the post): a practice or review reply says so, and when it is due."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,8 @@ class HintReply:
 class SolutionReply:
     posted: PostedTask
     access: SolutionAccess
+    card: CardUpdate | None = None
+    """What forfeiting did to the member's review card, as the same transaction stored it."""
 
     @property
     def shown(self) -> bool:

@@ -6,18 +6,21 @@ one line naming the variable (`load_settings`), instead of a traceback minutes l
 
 from __future__ import annotations
 
+import io
+import logging
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
+from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.clock import load_zone
 from bot.host_errors import HostError, HostErrors
+from bot.schedule.zones import AmbiguousZoneError, NotAPlaceError, ZoneError, resolve_zone
 from bot.sharding import ShardPlan
 from bot.store.db import (
     DEFAULT_DATABASE_URL,
@@ -49,7 +52,8 @@ FIXES: Final[dict[str, str]] = {
     "task banks",
     "CONTENT_CACHE": "give a file path, or set it empty to turn the cache off",
     "CONTENT_WATCH": "use true or false",
-    "QUIZBOT_TIMEZONE": "use an IANA zone name such as UTC or Europe/Berlin",
+    "QUIZBOT_TIMEZONE": "use an IANA zone name such as UTC or Europe/Berlin, or a city such "
+    "as Berlin",
     "LOG_LEVEL": f"use one of {', '.join(LOG_LEVELS)}",
     "SCHEDULE_GRACE_MINUTES": f"use a whole number of minutes from 0 to {MAX_GRACE_MINUTES}",
     "DISCORD_API_BASE": "leave it unset to use Discord itself (it is for tests), "
@@ -161,9 +165,14 @@ class Settings(BaseSettings):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        if load_zone(value) is None:
-            raise ValueError(f"unknown IANA time zone {_shown(value)}")
-        return value
+        # The resolver /schedule and /config use, so the host's default is one they accept:
+        # a city ("berlin") works, "localtime" (whatever the host is set to) does not.
+        try:
+            return resolve_zone(value)
+        except (AmbiguousZoneError, NotAPlaceError) as exc:
+            raise ValueError(exc.problem) from None
+        except ZoneError:
+            raise ValueError(f"unknown IANA time zone {_shown(value)}") from None
 
     @field_validator("log_level")
     @classmethod
@@ -245,7 +254,7 @@ def _check_env_file(path: Path) -> None:
     if not path.is_file():
         return  # none is fine: the environment alone then
     try:
-        path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise HostError(
             ".env",
@@ -258,6 +267,92 @@ def _check_env_file(path: Path) -> None:
             f"cannot read {path} ({exc.strerror or exc})",
             "give the bot's user read access to it, or set the variables in the environment",
         ) from None
+    # read_text turned every line break into "\n", as python-dotenv counts lines.
+    lines = text.split("\n")
+    unparsed = [_statement_start(lines, number) for number in _unparsed_lines(text)]
+    if unparsed:
+        raise HostErrors(
+            [
+                HostError(
+                    ".env",
+                    f"{path} line {number}: "
+                    f"{_what_is_wrong(lines[number - 1] if number <= len(lines) else '')}",
+                    "write it as NAME=value (a quoted value ends with the same quote), or "
+                    "delete the line",
+                )
+                for number in unparsed
+            ]
+        )
+
+
+class _Unparsed(logging.Filter):
+    """Keeps the line numbers python-dotenv warns it could not parse, and the warnings
+    themselves out of the log: they become one line each of ours."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[int] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        # "python-dotenv could not parse statement starting at line %s": its one warning
+        # with a line number (a positive int) as its argument.
+        args = record.args if isinstance(record.args, tuple) else ()
+        line = args[0] if args else None
+        if record.levelno >= logging.WARNING and isinstance(line, int) and line > 0:
+            self.lines.append(line)
+            return False
+        return True
+
+
+def _unparsed_lines(text: str) -> list[int]:
+    """The lines python-dotenv skips (it warns, then goes on): an unclosed quote dropped the
+    token without a word, and the start then said it was not set. The same parser
+    pydantic-settings reads the file with, asked through its public dotenv_values."""
+    logger = logging.getLogger("dotenv.main")
+    unparsed = _Unparsed()
+    logger.addFilter(unparsed)
+    try:
+        dotenv_values(stream=io.StringIO(text))
+    finally:
+        logger.removeFilter(unparsed)
+    return unparsed.lines
+
+
+def _statement_start(lines: list[str], number: int) -> int:
+    """python-dotenv counts a statement from the blank lines before it: the line it starts on."""
+    while number < len(lines) and not lines[number - 1].strip():
+        number += 1
+    return number
+
+
+def _what_is_wrong(line: str) -> str:
+    """Why a NAME=value line does not parse, naming the variable but never the value (it
+    may be the token)."""
+    name, equals, value = line.strip().removeprefix("export ").partition("=")
+    name = name.strip()
+    if not equals or not name or any(c.isspace() for c in name):
+        return "this line is not NAME=value"
+    shown = name if name.isidentifier() else _shown(name)
+    value = value.strip()
+    quote = value[:1]
+    if quote in ("'", '"'):
+        if not _closes(value, quote):
+            return f"the value of {shown} opens a {quote} quote that is not closed on this line"
+        return f"the value of {shown} has text after its closing {quote} quote"
+    return f"the value of {shown} cannot be read"
+
+
+def _closes(value: str, quote: str) -> bool:
+    """Whether the quote opened at value[0] closes on this line (a backslash escapes it)."""
+    index = 1
+    while index < len(value):
+        if value[index] == "\\":
+            index += 2
+            continue
+        if value[index] == quote:
+            return True
+        index += 1
+    return False
 
 
 def settings_errors(exc: ValidationError) -> HostErrors:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bot.settings import FIXES
+from tests.cli_run import quizbot_env, run_quizbot_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
@@ -20,23 +19,13 @@ TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.cli-test-token"
 
 def quizbot(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """The real command in `cwd` (no .env there), with only the settings the test gives."""
-    clean = {k: v for k, v in os.environ.items() if k not in FIXES and k != "CONTENT_CACHE"}
-    clean.update(
-        PYTHONPATH=str(ROOT),
+    clean = quizbot_env(
         CONTENT_DIR=str(CONTENT),
         CONTENT_CACHE="",
         DATABASE_URL=f"sqlite:///{cwd / 'quizbot.db'}",
         LOG_LEVEL="ERROR",
     )
-    clean.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        cwd=cwd,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_quizbot_cli(*args, cwd=cwd, env=clean | env)
 
 
 def assert_one_host_line(result: subprocess.CompletedProcess[str], setting: str) -> str:
@@ -139,3 +128,52 @@ def test_sync_to_a_server_id_no_server_has_is_refused_before_logging_in(
     assert exit_info.value.code == 2
     line = capsys.readouterr().err.splitlines()[-1]
     assert line.startswith(f"quizbot sync: error: argument --guild: '{guild}' is not a Discord id")
+
+
+# -- issue 26, class 10: settings, zones and the terminal ------------------------------------
+
+
+def test_run_with_an_unclosed_quote_in_dotenv_names_that_line(tmp_path: Path) -> None:
+    """It was "the bot token is not set": python-dotenv had skipped the line with a warning."""
+    (tmp_path / ".env").write_text(f'LOG_LEVEL=ERROR\nDISCORD_TOKEN="{TOKEN}\n')
+    line = assert_one_host_line(quizbot(["run"], tmp_path), ".env")
+    assert line.startswith(
+        'quizbot: .env line 2: the value of DISCORD_TOKEN opens a " quote that is not closed'
+    )
+    assert "token is not set" not in line
+
+
+def test_run_refuses_localtime_as_the_default_zone(tmp_path: Path) -> None:
+    api = f"http://127.0.0.1:{closed_port()}/api/v10"
+    result = quizbot(
+        ["run"], tmp_path, DISCORD_TOKEN=TOKEN, QUIZBOT_TIMEZONE="localtime", DISCORD_API_BASE=api
+    )
+    assert "'localtime' is not a time zone I know" in assert_one_host_line(
+        result, "QUIZBOT_TIMEZONE"
+    )
+
+
+def test_practice_db_given_a_url_never_makes_a_folder_of_it(tmp_path: Path) -> None:
+    """`--db postgresql+psycopg://…` was read as a path: an SQLite file under
+    ./postgresql+psycopg:/. A URL is a URL: here a server that is not there, one line."""
+    url = f"postgresql+psycopg://quizbot:hunter2@127.0.0.1:{closed_port()}/quizbot"
+    result = quizbot(["practice", "--db", url], tmp_path)
+    line = assert_one_host_line(result, "DATABASE_URL")
+    assert "cannot connect to the PostgreSQL database" in line and "hunter2" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_practice_db_given_an_sqlite_url_records_there(tmp_path: Path) -> None:
+    db = tmp_path / "elsewhere" / "practice.db"
+    db.parent.mkdir()
+    result = run_quizbot_cli(
+        "practice",
+        "--db",
+        f"sqlite:///{db}",
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "CONTENT_DIR": str(CONTENT)},
+        input="B\n:quit\n",
+    )
+    assert result.returncode == 0, result.stderr
+    assert db.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere"]  # no ./sqlite:/ folder

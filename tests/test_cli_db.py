@@ -22,6 +22,7 @@ from bot.cli import main
 from bot.store import make_engine
 from bot.store.migrate import head_revision
 from bot.store.process_claim import claim_database_file
+from tests.cli_run import run_quizbot_cli
 from tests.pg_server import PgServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,14 +52,7 @@ def run_quizbot(
     full_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | env
     if python_path is not None:
         full_env["PYTHONPATH"] = str(python_path)
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_quizbot_cli(*args, cwd=cwd, env=full_env)
 
 
 def make_too_new(path: Path) -> None:

@@ -374,10 +374,8 @@ async def test_a_refused_next_posts_nothing(service: QuizService) -> None:
     assert step.session_id is not None
     with pytest.raises(PrivatePostError):
         await service.sessions.next(step.session_id, GUILD, CHANNEL, BOB)
-    summary = service.store.session_summary(step.session_id)
-    assert summary.served == 1  # Bob's click added no post to Alice's session
     after = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
-    assert after.number == 2
+    assert after.number == 2  # Bob's click added no post to Alice's session
 
 
 async def test_review_serves_the_most_overdue_first_then_the_next_most(

@@ -1,11 +1,10 @@
 """`quizbot practice`, played through over stdin in a real subprocess."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import sqlalchemy as sa
+
+from tests.cli_run import run_quizbot_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "content" / "mlops" / "data-vs-model-parallelism.yaml"
@@ -13,17 +12,8 @@ SEED = ROOT / "content" / "mlops" / "data-vs-model-parallelism.yaml"
 
 def practice(tmp_path: Path, stdin: str) -> tuple[str, Path]:
     db = tmp_path / "practice.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("DISCORD_TOKEN", None)
-    out = subprocess.run(
-        [sys.executable, "-m", "bot", "practice", "--db", str(db), "--content", str(SEED)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-        check=True,
+    out = run_quizbot_cli(
+        "practice", "--db", str(db), "--content", str(SEED), input=stdin, cwd=tmp_path, check=True
     )
     return out.stdout, db
 
@@ -33,17 +23,18 @@ def test_a_full_practice_run_follows_the_engine_rules(tmp_path: Path) -> None:
         [
             "A",  # task 1 (answer split = B): batch is wrong → its note
             "a",  # the same wrong answer again: not graded, no attempt used, the note again
-            "h",  # hint
+            ":hint",
             "B",  # right on the 2nd try after a hint: 10 × 2/3 / 2 = 3
             "A",
             "B",
             "C",  # task 2 (gpu0 = D): three misses → the solution
             "Z",  # task 3: not an option → asked again, no attempt spent
             "A",  # right first try: 30
-            "s",  # task 4: solution before finishing forfeits
+            ":solution",  # task 4: solution before finishing forfeits, once confirmed
+            "y",
             "A B",  # task 5: wrong number of blanks → asked again
             "A C C",  # right: 30
-            "q",
+            ":quit",
         ]
     )
     stdout, db = practice(tmp_path, script + "\n")

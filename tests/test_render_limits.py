@@ -35,6 +35,7 @@ from bot.discord_ui.embeds import task_embed
 from bot.discord_ui.posting import post_message
 from bot.quiz import engine
 from bot.quiz.engine import Progress, SolutionAccess, Status
+from bot.quiz.review import CardUpdate, ReviewRating
 from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Task
 from bot.schedule import summary
 from bot.service import HintReply, PostedTask, SolutionReply
@@ -180,7 +181,7 @@ BIG_ID = 2**63 - 1
 """The longest ids the custom_ids may carry."""
 
 
-def posted_of(task: Task, *, closed: bool = False) -> PostedTask:
+def posted_of(task: Task, *, closed: bool = False, private: bool = False) -> PostedTask:
     post = PostInfo(
         id=BIG_ID,
         guild_id=BIG_ID,
@@ -192,8 +193,18 @@ def posted_of(task: Task, *, closed: bool = False) -> PostedTask:
         schedule_id=BIG_ID,
         closes_at=NOW + timedelta(days=1),
         closed_at=NOW + timedelta(days=1) if closed else None,
+        session_id=BIG_ID if private else None,
     )
     return PostedTask(post, task, closed=closed)
+
+
+CARDS = (
+    None,
+    CardUpdate(None, NOW + timedelta(days=400)),
+    CardUpdate(ReviewRating.AGAIN, NOW),
+    CardUpdate(ReviewRating.GOOD, NOW + timedelta(days=36500)),
+)
+"""What an answer may have done to the review card: nothing, left as it was, rated."""
 
 
 STARTS = (
@@ -263,19 +274,32 @@ def render_everything(task: Task) -> Messages:
         add(f"closed post {n}", kwargs)
     add("thread message", replies.outgoing(content=summary.discussion_text(task)))
 
+    private = posted_of(task, private=True)
     for start in STARTS:
         for picks in answer_picks(task):
             outcome = engine.grade(task, start, picks)
             what = f"{start} {picks} {outcome.status}"
             short = replies.recorded_text(outcome, picks)
             add(f"short reply {what}", replies.outgoing(content=short))
+            short = replies.recorded_text(outcome, picks, "review")
+            add(f"short private reply {what}", replies.outgoing(content=short))
             if task.multi_blank:
                 screen = picker.outcome_screen(posted, dict(enumerate(picks, 1)), outcome)
                 add(f"picker {what}", picker_message(task, screen))
+                for card in CARDS:
+                    screen = picker.outcome_screen(
+                        private, dict(enumerate(picks, 1)), outcome, card
+                    )
+                    add(f"private picker {what} {card}", picker_message(task, screen))
             else:
-                chosen = engine.describe_answer(task, picks)
+                chosen = rendering.picked_text(task, picks)
                 reply = replies.answer_reply(task, outcome, chosen)
                 add(f"answer {what}", replies.outgoing(reply))
+                for card in CARDS:
+                    reply = replies.answer_reply(
+                        task, outcome, chosen, session="review", card=card
+                    )
+                    add(f"private answer {what} {card}", replies.outgoing(reply))
     if task.multi_blank:
         longest = max(task.options, key=lambda o: rendering.discord_len(o.text))
         every = dict.fromkeys(range(1, task.blanks + 1), longest.label)
@@ -300,6 +324,7 @@ def render_everything(task: Task) -> Messages:
         "thread name": (summary.discussion_name(task), 100),
         "task choice": (task_choice_name(task), 100),
         "posted choice": (posted_choice_name(posted), 100),
+        "topic choice": (rendering.plain_label(task.topic, 100), 100),
     }
     return Messages(payloads, names)
 

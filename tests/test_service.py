@@ -244,7 +244,9 @@ async def test_a_refused_next_in_a_group_fails_alone_and_stores_nothing(
     assert results[0].outcome.status is Status.CORRECT
     assert isinstance(results[1], PrivatePostError)
     assert results[2].number == 2
-    assert store.session_summary(step.session_id).served == 2  # its first task and one Next
+    # The session holds its first task and one Next (numbered 2), not the forged one.
+    following = await service.sessions.next(step.session_id, GUILD, CHANNEL, 50)
+    assert following.summary is not None and following.summary.served == 2
 
 
 @pytest.mark.sqlite_only  # SQLite's write lock
@@ -277,7 +279,9 @@ async def test_a_refused_group_tells_each_member_what_they_lost(
             "The quiz database is busy; the quiz was not posted. Try again in a moment.",
         ]
         assert (await service.counts(post_id)).answered == 0
-        assert store.session_summary(step.session_id).served == 1
+        # The refused Next posted nothing: the session ends on its first task.
+        following = await service.sessions.next(step.session_id, GUILD, CHANNEL, 50)
+        assert following.summary is not None and following.summary.served == 1
     finally:
         await service.close()
         store.engine.dispose()

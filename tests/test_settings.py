@@ -338,3 +338,91 @@ def test_a_postgresql_url_without_the_driver_installed_says_which_extra(
     (line,) = problems(DATABASE_URL="postgresql+psycopg://quizbot:hunter2@db/quizbot")
     assert "pip install 'quizbot[postgres]'" in line and "(DATABASE_URL) — " in line
     assert "hunter2" not in line
+
+
+# -- QUIZBOT_TIMEZONE takes what /schedule takes (issue 26, class 10) ------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "zone"),
+    [("berlin", "Europe/Berlin"), ("europe/berlin", "Europe/Berlin"), ("Kiev", "Europe/Kiev")],
+)
+def test_the_default_zone_takes_a_city_or_any_case(typed: str, zone: str) -> None:
+    settings = load(QUIZBOT_TIMEZONE=typed)
+    assert (settings.timezone, settings.zone.key) == (zone, zone)
+
+
+@pytest.mark.parametrize("zone", ["localtime", "Factory", "posixrules", "posix/Europe/Berlin"])
+def test_the_default_zone_refuses_what_schedule_refuses(zone: str) -> None:
+    """`localtime` loaded (tzdata has the file): the host's default was a zone /schedule and
+    /config refuse, and it moved with the host's own setting."""
+    (line,) = problems(QUIZBOT_TIMEZONE=zone)
+    assert f"'{zone}' " in line and "(QUIZBOT_TIMEZONE) — " in line
+
+
+def test_an_ambiguous_city_as_the_default_zone_names_the_candidates() -> None:
+    (line,) = problems(QUIZBOT_TIMEZONE="central")
+    assert line.startswith("'central' could be any of Canada/Central, US/Central")
+
+
+# -- a .env line python-dotenv cannot read (issue 26, class 10) ------------------------------
+
+
+def dotenv_problems(tmp_path: Path, text: str) -> list[str]:
+    env_file = tmp_path / ".env"
+    env_file.write_text(text, encoding="utf-8")
+    with pytest.raises(HostError) as caught:
+        load_settings(_env_file=env_file, CONTENT_DIR=str(ROOT / "content"))
+    return caught.value.lines()
+
+
+def test_an_unclosed_quote_in_dotenv_names_the_line_not_a_missing_token(
+    tmp_path: Path,
+) -> None:
+    """python-dotenv skipped the line with a warning, and the start then said the bot token
+    was not set."""
+    lines = dotenv_problems(tmp_path, f'LOG_LEVEL=INFO\n\nDISCORD_TOKEN="{TOKEN}\nX=1\n')
+    assert lines == [
+        f"{tmp_path / '.env'} line 3: the value of DISCORD_TOKEN opens a \" quote that is not "
+        "closed on this line (.env) — write it as NAME=value (a quoted value ends with the "
+        "same quote), or delete the line"
+    ]
+    assert TOKEN not in lines[0] and "secret" not in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("DISCORD_TOKEN='abc\n", "line 1: the value of DISCORD_TOKEN opens a ' quote"),
+        # The quote runs on to the next line's quote: both lines are lost.
+        ('A=1\nDISCORD_TOKEN="abc\nDATABASE_URL="sqlite:///x.db"\n', "line 2: the value of "),
+        ('LOG_LEVEL="INFO"x\n', "line 1: the value of LOG_LEVEL has text after its closing"),
+        ("LOG LEVEL=INFO\n", "line 1: this line is not NAME=value"),
+        ("=INFO\n", "line 1: this line is not NAME=value"),
+    ],
+)
+def test_each_unreadable_dotenv_line_is_named(tmp_path: Path, text: str, problem: str) -> None:
+    (line,) = dotenv_problems(tmp_path, text)
+    assert problem in line and line.endswith("or delete the line")
+
+
+def test_every_unreadable_dotenv_line_is_reported_at_once(tmp_path: Path) -> None:
+    lines = dotenv_problems(tmp_path, "A b=1\nLOG_LEVEL=INFO\nC d=2\n")
+    assert [line.split(": ")[0].rsplit(" ", 1)[-1] for line in lines] == ["1", "3"]
+
+
+def test_what_python_dotenv_reads_still_loads(tmp_path: Path) -> None:
+    """No false alarm: comments, export, quotes with escapes, and a quoted value over two
+    lines are all python-dotenv's NAME=value."""
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        "# the bot\n"
+        f"export DISCORD_TOKEN='{TOKEN}'  # from the portal\n"
+        'LOG_LEVEL = "debug"\n'
+        'NOTE="say \\"hi\\"\n  twice"\n'
+        "EMPTY=\n"
+        "\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(_env_file=env_file, CONTENT_DIR=str(ROOT / "content"))
+    assert (settings.token(), settings.log_level) == (TOKEN, "DEBUG")

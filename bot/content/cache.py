@@ -15,7 +15,12 @@ import logging
 import pickle
 from pathlib import Path
 
-from bot.content.loader import find_bank_files, load_banks
+from bot.content.loader import (
+    find_bank_files,
+    fingerprint,
+    load_banks,
+    remember_checked,
+)
 from bot.quiz.tasks import Catalog
 
 log = logging.getLogger(__name__)
@@ -37,10 +42,14 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
-def cache_key(files: list[Path]) -> Key:
+def cache_key(files: list[Path]) -> Key | None:
+    """None when a file cannot be stat'ed (a broken symbolic link): the check reports it."""
     stamps = []
     for file in files:
-        stat = file.stat()
+        try:
+            stat = file.stat()
+        except OSError:
+            return None
         stamps.append((str(file.resolve()), stat.st_size, stat.st_mtime_ns))
     return _code_digest(), tuple(stamps)
 
@@ -74,11 +83,18 @@ def load_banks_cached(path: Path, cache_file: Path | None) -> Catalog:
     """`load_banks(path)`, answered from `cache_file` when nothing changed since it was written."""
     if cache_file is None:
         return load_banks(path)
-    key = cache_key(find_bank_files(path))
-    catalog = _read(cache_file, key)
+    try:
+        files = find_bank_files(path)
+    except OSError:  # a folder the bot may list but not look into: load_banks says so
+        return load_banks(path)
+    seen = fingerprint(files)
+    key = cache_key(files)
+    catalog = None if key is None else _read(cache_file, key)
     if catalog is not None:
+        remember_checked(path, seen)  # for the watch, as a full check would (loader.read_banks)
         log.info("loaded %d tasks from the content cache %s", len(catalog), cache_file)
         return catalog
     catalog = load_banks(path)
-    _write(cache_file, key, catalog)
+    if key is not None:
+        _write(cache_file, key, catalog)
     return catalog

@@ -52,6 +52,10 @@ MAX_TEXT: Final = rendering.EMBED_DESCRIPTION
 MAX_SHORT_TEXT: Final = rendering.EMBED_FIELD_VALUE
 """The hint and each mistake note: each is shown as an embed field value."""
 
+MAX_TOPIC: Final = 100
+"""A topic: members choose it as the value of a command option (/quiz topic, /practice), which
+Discord caps at 100 characters; a longer topic could never be chosen."""
+
 MAX_ECHO: Final = 40
 """A value quoted back in a problem (a key, a label, a number) is cut to this many characters."""
 

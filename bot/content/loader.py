@@ -7,8 +7,9 @@ is refused unread, and each file lists at most `MAX_PROBLEMS_PER_FILE` problems 
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
@@ -22,23 +23,71 @@ from bot.content.schema import BankChecker, ParsedBank, ParsedTask
 from bot.quiz.tasks import Catalog
 
 BANK_SUFFIXES: Final = (".yaml", ".yml")
+"""In any case: `b.YAML` is a bank as much as `b.yaml` (see `is_bank_name`)."""
 # libyaml's parser when PyYAML was built with it (the PyPI wheels are): a 10,000-task content
 # folder composes about 3× faster, which is most of the bot's start-up time.
 SAFE_LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def is_bank_name(name: str) -> bool:
+    """Whether a file of this name is a bank: a YAML suffix, in any case (`b.YAML` too: a
+    bank skipped without a word for its name's case is a bank the host thinks is served)."""
+    return Path(name).suffix.lower() in BANK_SUFFIXES
+
+
 def find_bank_files(path: Path) -> list[Path]:
-    """The bank files at `path`: the file itself, or every YAML file below it, sorted."""
+    """The bank files at `path`: the file itself, or every YAML file below it, sorted.
+
+    Nothing that looks like a bank goes missing without a word: a folder linked in (a symbolic
+    link) is walked like any other, once however many links lead to it, and a broken symbolic
+    link that could be a bank (its name's) or a folder of banks (no suffix) is listed too, so
+    that reading it reports it."""
     if path.is_file():
         return [path]
     if not path.is_dir():
         return []
-    return sorted(p for p in path.rglob("*") if p.suffix in BANK_SUFFIXES and p.is_file())
+    return sorted(_banks_below(path))
+
+
+def _banks_below(root: Path) -> Iterator[Path]:
+    walked: set[tuple[int, int]] = set()
+    # A folder the walk may not open is listed as if it were a bank, so that reading it says
+    # why: os.walk would otherwise skip it, and its banks would vanish without a word.
+    unopened: list[OSError] = []
+    for folder, folders, names in os.walk(root, followlinks=True, onerror=unopened.append):
+        try:
+            st = Path(folder).stat()
+        except OSError:  # gone since it was listed
+            folders.clear()
+            continue
+        if (st.st_dev, st.st_ino) in walked:  # a link back up, or a second link to it
+            folders.clear()
+            continue
+        walked.add((st.st_dev, st.st_ino))
+        folders.sort()  # the same path for a bank reached twice, whatever the listing order
+        for name in names:
+            file = Path(folder, name)
+            if file.is_file():
+                if is_bank_name(name):
+                    yield file
+            elif _broken_link(file) and (is_bank_name(name) or not file.suffix):
+                yield file
+    yield from (Path(exc.filename) for exc in unopened if exc.filename not in (None, str(root)))
+
+
+def _broken_link(file: Path) -> bool:
+    return file.is_symlink() and not file.exists()
 
 
 def read_file(file: Path) -> tuple[str | None, list[Problem]]:
     """The file's text, or the problem that prevents reading it; no more than the bound is
     ever read, whatever the file claims its size to be."""
+    if file.is_dir():  # a folder below the banks that the walk could not open
+        try:
+            next(file.iterdir(), None)
+        except OSError as exc:
+            return None, [_file_problem(file, _cannot_read(file, exc))]
+        return None, [_file_problem(file, "cannot read this folder: it changed while it was read")]
     try:
         with file.open("rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
@@ -50,7 +99,17 @@ def read_file(file: Path) -> tuple[str | None, list[Problem]]:
         line, message = not_utf8(exc)
         return None, [Problem(file, line, None, None, message)]
     except OSError as exc:
-        return None, [_file_problem(file, f"cannot read the file: {exc}")]
+        return None, [_file_problem(file, _unreadable(file, exc))]
+
+
+def _unreadable(file: Path, exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError) and file.is_symlink():
+        try:
+            target = file.readlink()
+        except OSError:  # replaced meanwhile: the error says enough
+            return f"cannot read the file: {exc}"
+        return f"a broken symbolic link: its target {target} does not exist"
+    return f"cannot read the file: {exc}"
 
 
 def not_utf8(exc: UnicodeDecodeError) -> tuple[int, str]:
@@ -160,13 +219,79 @@ def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], dict[Path, l
     return kept, problems
 
 
+Fingerprint = tuple[tuple[str, int, int, int, int, int], ...]
+"""Each bank file's path, device, inode, size, mtime and ctime: what changes when a bank does,
+read without reading the banks."""
+
+_checked: dict[Path, Fingerprint] = {}
+
+
+def fingerprint(files: Iterable[Path]) -> Fingerprint:
+    """The fingerprint of `files` now; a file that cannot be stat'ed has one of its own
+    (-1s), so that it differs from the file before and after."""
+    stamps = []
+    for file in files:
+        try:
+            st = file.stat()
+        except OSError:
+            stamps.append((str(file), -1, -1, -1, -1, -1))
+            continue
+        stamps.append((str(file), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(stamps)
+
+
+def fingerprint_of(path: Path) -> Fingerprint | None:
+    """The fingerprint of the banks at `path` now; None if the folder cannot be walked."""
+    try:
+        return fingerprint(find_bank_files(path))
+    except OSError:
+        return None
+
+
+def remember_checked(path: Path, seen: Fingerprint) -> None:
+    """Note that the banks at `path` were checked as they were when `seen` was taken."""
+    _checked[path.absolute()] = seen
+
+
+def last_checked(path: Path) -> Fingerprint | None:
+    """The fingerprint of the banks at `path` taken before their last check in this process
+    (a start-up's load, a reload), or None: a watch armed later compares it with the banks
+    now, so that a change made in between is not missed (`reload.ContentReloader`)."""
+    return _checked.get(path.absolute())
+
+
+def _why_no_banks(path: Path) -> str:
+    """Why `path` gave no bank file. rglob lists a folder it may not open as empty, so an
+    unreadable CONTENT_DIR was "no banks here": opening it says why not."""
+    if path.is_dir():
+        unreadable: list[OSError] = []
+        for _ in os.walk(path, onerror=unreadable.append):
+            if unreadable:
+                break
+        if unreadable:  # the folder itself, or the first folder below it
+            return _cannot_read(path, unreadable[0])
+    return "no *.yaml or *.yml banks here" if path.exists() else "no such file or directory"
+
+
+def _cannot_read(path: Path, exc: OSError) -> str:
+    what = "this folder" if exc.filename in (None, str(path)) else str(exc.filename)
+    return (
+        f"cannot read {what} ({exc.strerror or exc}): the bot's user needs read and search "
+        "(r-x) permission on the folder"
+    )
+
+
 def read_banks(path: Path) -> tuple[list[ParsedTask], list[Problem]]:
     """Every valid task at `path`, confirmed or not, and every problem in the files (an
     unconfirmed task is not one: `check_banks` adds those)."""
-    files = find_bank_files(path)
+    try:
+        files = find_bank_files(path)
+    except OSError as exc:  # a folder that lists but whose entries cannot be looked at (r--)
+        return [], [Problem(path, None, None, None, _cannot_read(path, exc))]
+    # Taken before any file is read: a change made during the check makes it differ.
+    remember_checked(path, fingerprint(files))
     if not files:
-        why = "no *.yaml or *.yml banks here" if path.exists() else "no such file or directory"
-        return [], [Problem(path, None, None, None, why)]
+        return [], [Problem(path, None, None, None, _why_no_banks(path))]
     banks = [check_file(file) for file in files]
     tasks, duplicates = _unique(banks)
     problems = [

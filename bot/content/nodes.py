@@ -7,7 +7,8 @@ plain `yes` or `1.0` where text belongs is caught instead of silently becoming a
 This module decides the generic shapes, and knows nothing of tasks:
 - a mapping has text keys, each at most once, only the allowed ones, and all the required ones;
 - a list is within its bounds, checked before any of its items is looked at;
-- a text is a non-empty string, within its length as Discord counts it;
+- a text is a non-empty string, within its length as Discord counts it, and passes the one
+  check of what would render wrong wherever it is shown (`safety.text_problem`);
 - a value is reached once: a node reached again came through a YAML alias, and walking it
   again could multiply the work by every alias on the way (a "billion laughs" file), so it is
   one problem and is not walked;
@@ -28,6 +29,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from bot.content.limits import MAX_ECHO, MAX_PROBLEMS_PER_FILE, MAX_TEXT, too_long
 from bot.content.problems import Problem
+from bot.content.safety import Shape, text_problem
 from bot.rendering import truncate
 from bot.wording import plural
 
@@ -169,7 +171,13 @@ class NodeChecker:
             self.lines[key_path] = line_of(key_node) or 0
 
     def text(
-        self, node: Node, path: str, *, code: bool = False, limit: int = MAX_TEXT
+        self,
+        node: Node,
+        path: str,
+        *,
+        code: bool = False,
+        limit: int = MAX_TEXT,
+        shape: Shape = Shape.PROSE,
     ) -> str | None:
         if not self.fresh(node, path):
             return None
@@ -185,7 +193,7 @@ class NodeChecker:
         if not value.strip():
             self.report(node, path, "must not be empty")
             return None
-        problem = too_long(value, limit)
+        problem = text_problem(value, shape) or too_long(value, limit)
         if problem:
             self.report(node, path, problem)
             return None

@@ -26,6 +26,7 @@ from bot.content.limits import (
     MAX_TEXT,
 )
 from bot.content.nodes import NodeChecker, describe, join, shown
+from bot.content.safety import Shape, look_alike
 from bot.quiz.tasks import OPTION_LABELS, Kind, MistakeNote, Option, Solution, SolutionStep
 
 MIN_OPTIONS: Final = 2
@@ -49,6 +50,15 @@ class Body:
     answers: tuple[str, ...]
     instruction: str | None = None
     language: str = "python"
+
+
+def _repeat(text: str, label: str, first: Option) -> str:
+    if text == first.text:
+        return f"option {label} repeats option {first.label}"
+    return (
+        f"option {label} reads the same as option {first.label}: they differ only in case, "
+        "invisible characters or how the same letters are encoded (NFC/NFD)"
+    )
 
 
 def span(labels: tuple[str, ...]) -> str:
@@ -77,24 +87,30 @@ class TaskParts(NodeChecker):
             return self._fill(fields, prefix, labels)
         return None
 
-    def _options(self, node: Node | None, path: str) -> tuple[Option, ...] | None:
+    def _options(
+        self, node: Node | None, path: str, kind: Kind | None
+    ) -> tuple[Option, ...] | None:
         if node is None:
             return None
         items = self.sequence(node, path, at_least=MIN_OPTIONS, at_most=MAX_OPTIONS, what="option")
         if items is None:
             return None
         options: list[Option] = []
-        seen: dict[str, str] = {}
+        seen: dict[str, Option] = {}
+        # A fill option is code, where case is meaning (`True` and `true`); prose is not.
+        case = kind is Kind.FILL
         for i, item in enumerate(items):
             label = OPTION_LABELS[i]
-            text = self.text(item, f"{path}[{i}]")
+            text = self.text(item, f"{path}[{i}]", shape=Shape.OPTION)
             if text is None:
                 continue
-            if text in seen:
-                self.report(item, f"{path}[{i}]", f"option {label} repeats option {seen[text]}")
+            key = look_alike(text, case=case)
+            if key in seen:
+                self.report(item, f"{path}[{i}]", _repeat(text, label, seen[key]))
                 continue
-            seen[text] = label
-            options.append(Option(label, text))
+            option = Option(label, text)
+            seen[key] = option
+            options.append(option)
         return tuple(options) if len(options) == len(items) else None
 
     def _label(
@@ -126,7 +142,11 @@ class TaskParts(NodeChecker):
         self, fields: dict[str, Node], prefix: str, labels: tuple[str, ...] | None
     ) -> Body | None:
         instruction = self._text_of(fields, prefix, "instruction")
-        language = self._text_of(fields, prefix, "language") if "language" in fields else "python"
+        language = (
+            self.text(fields["language"], join(prefix, "language"), shape=Shape.WORD)
+            if "language" in fields
+            else "python"
+        )
         answers = self._answers(fields.get("answers"), join(prefix, "answers"), labels)
         code = self._code(fields.get("code"), join(prefix, "code"))
         answers_node = fields.get("answers")
@@ -158,11 +178,7 @@ class TaskParts(NodeChecker):
     def _code(self, node: Node | None, path: str) -> str | None:
         if node is None:
             return None
-        code = self.text(node, path, code=True)
-        if code is not None and "```" in code:
-            self.report(node, path, "the code must not contain ``` (it would end the code block)")
-            return None
-        return code
+        return self.text(node, path, code=True, shape=Shape.CODE)
 
     def _blanks(self, fields: dict[str, Node], prefix: str, code: str, answers: int) -> bool:
         """Report blank problems; whether there were none."""
@@ -207,7 +223,7 @@ class TaskParts(NodeChecker):
         fields = self.mapping(node, path, STEP_KEYS)
         if fields is None or len(fields) < len(STEP_KEYS):
             return None
-        title = self.text(fields["title"], join(path, "title"))
+        title = self.text(fields["title"], join(path, "title"), shape=Shape.LINE)
         text = self.text(fields["text"], join(path, "text"))
         numbered = STEP_PREFIX.match(title) if title else None
         if numbered:

@@ -14,6 +14,15 @@ post offer, and the service swaps it in one assignment (`QuizService.use_catalog
 `ContentReloader` is owned by the bot (bot/discord_ui/client.py), which starts the watch once
 the gateway is ready (unless CONTENT_WATCH is off) and stops it on close; the runner turns
 SIGHUP into `request()`. Reloads never overlap: a request during one runs once more after it.
+
+The watch misses no change, whenever it is made:
+- made before the watch is armed (between the start-up's load and the gateway being ready, or
+  while the folder was away): the banks' fingerprint (`loader.last_checked`, taken before the
+  last check read them) is compared once the watch is armed, and differs;
+- made during a reload: the watcher keeps collecting while the reload runs;
+- CONTENT_DIR deleted, or replaced by another folder: the watch is armed again on the folder
+  that comes back, with one log line when it goes and one when it is back;
+- no file system events (out of inotify watches): the folder is polled instead.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +39,13 @@ from typing import Protocol
 
 from watchfiles import Change, DefaultFilter, awatch
 
-from bot.content.loader import BANK_SUFFIXES, check_banks, find_bank_files
+from bot.content.loader import (
+    check_banks,
+    find_bank_files,
+    fingerprint_of,
+    is_bank_name,
+    last_checked,
+)
 from bot.content.problems import Problem
 from bot.quiz.tasks import Catalog
 from bot.wording import plural
@@ -39,6 +55,22 @@ log = logging.getLogger(__name__)
 WATCH_STEP_MS = 300
 """Quiet time after the last change before a reload: an editor's save is one reload, not two
 (and a half-written file is rarely caught; if it is, the next event reloads it whole)."""
+
+
+POLL_S = 1.0
+"""How often the watch looks whether its folder is still the one it watches (one stat), and,
+when the folder is gone, whether it is back."""
+
+Identity = tuple[int, int]
+"""A folder's device and inode: a folder deleted and made again is another folder."""
+
+
+def _identity(folder: Path) -> Identity | None:
+    try:
+        st = folder.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
 class CatalogHolder(Protocol):
@@ -98,8 +130,8 @@ def watch_filter(path: Path) -> Callable[[Change, str], bool]:
     ignored = DefaultFilter()
 
     def keep(change: Change, changed: str) -> bool:
-        suffix = Path(changed).suffix
-        return ignored(change, changed) and (suffix in BANK_SUFFIXES or suffix == "")
+        name = Path(changed).name
+        return ignored(change, changed) and (is_bank_name(name) or Path(name).suffix == "")
 
     return keep
 
@@ -131,10 +163,22 @@ def keep_out_of_collections() -> None:
 
 
 class ContentReloader:
-    def __init__(self, path: Path, target: CatalogHolder, *, step_ms: int = WATCH_STEP_MS) -> None:
+    def __init__(
+        self,
+        path: Path,
+        target: CatalogHolder,
+        *,
+        step_ms: int = WATCH_STEP_MS,
+        poll_s: float = POLL_S,
+    ) -> None:
         self.path = path
         self.target = target
         self.step_ms = step_ms
+        self.poll_s = poll_s
+        self._one_file = path.is_file()
+        """A single bank file is watched through its folder (see `_watch_changes`)."""
+        self._folder = path.parent if self._one_file else path
+        self._keep = watch_filter(path)
         self._lock = asyncio.Lock()
         self._requested: asyncio.Task[None] | None = None
         self._again = False
@@ -157,8 +201,7 @@ class ContentReloader:
             if result.catalog is None:
                 kept = self.target.catalog
                 log.warning(
-                    "content not reloaded: %s in %s; still serving the last good content "
-                    "(%s)",
+                    "content not reloaded: %s in %s; still serving the last good content (%s)",
                     plural(len(result.problems), "problem"),
                     self.path,
                     plural(len(kept), "task"),
@@ -203,27 +246,125 @@ class ContentReloader:
         self._watch = asyncio.create_task(self._watch_changes(self._stop), name="quizbot-watch")
 
     async def _watch_changes(self, stop: asyncio.Event) -> None:
-        # A single bank file is watched through its folder: editors that save by replacing
-        # the file would leave a watch on the file itself looking at the old one.
-        one_file = self.path.is_file()
-        where = self.path.parent if one_file else self.path
+        """Watch the folder for as long as the bot runs, whatever happens to it.
+
+        A watch sees only the folder it was armed on: when that folder is deleted (or replaced,
+        as `rm -r content && cp -r new content` does), it is armed again on the folder that
+        comes back. A single bank file is watched through its folder: editors that save by
+        replacing the file would leave a watch on the file itself looking at the old one."""
         log.info("watching %s for content changes", self.path)
+        polling = False
+        watched: Identity | None = None
+        while not stop.is_set():
+            identity = _identity(self._folder)
+            if identity is None:
+                log.warning(
+                    "%s is gone; watching for it to come back (the last good content stays)",
+                    self._folder,
+                )
+                if not await self._until_back(stop):
+                    return
+                log.info("%s is back; watching it for content changes", self._folder)
+                watched = None
+                continue
+            if watched is not None and identity != watched:
+                log.info("%s was replaced; watching the new one for content changes", self._folder)
+            watched = identity
+            try:
+                await self._watch_folder(identity, stop, polling)
+            except Exception as exc:  # too many watches, a file system without events, ...
+                if _identity(self._folder) != identity:
+                    continue  # it went away while being armed: see to it as above
+                if polling:
+                    log.warning(
+                        "stopped watching %s for content changes (%s: %s); reload with SIGHUP",
+                        self.path,
+                        type(exc).__name__,
+                        exc,
+                    )
+                    return
+                log.warning(
+                    "cannot watch %s for changes (%s: %s); polling it every %d ms instead",
+                    self.path,
+                    type(exc).__name__,
+                    exc,
+                    self.step_ms,
+                )
+                polling = True
+
+    async def _until_back(self, stop: asyncio.Event) -> bool:
+        """Wait until the folder exists again (True) or the watch is stopped (False)."""
+        while _identity(self._folder) is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.poll_s)
+            if stop.is_set():
+                return False
+        return True
+
+    async def _watch_folder(self, identity: Identity, stop: asyncio.Event, polling: bool) -> None:
+        """Reload on each change in the folder until it is no longer the one of `identity`
+        (deleted, or replaced by another) or the watch is stopped."""
+        until = asyncio.Event()
+        monitor = asyncio.create_task(self._until_replaced(identity, stop, until))
+        changes = awatch(
+            self._folder,
+            watch_filter=DefaultFilter(),
+            step=self.step_ms,
+            stop_event=until,
+            rust_timeout=0,  # no timeouts: one clears what arrived during its last check
+            recursive=not self._one_file,
+            force_polling=True if polling else None,
+            poll_delay_ms=self.step_ms,
+        )
+        keep = self._keep
+        pending: asyncio.Future[set[tuple[Change, str]]] = asyncio.ensure_future(anext(changes))
         try:
-            async for _changes in awatch(
-                where,
-                watch_filter=watch_filter(self.path),
-                step=self.step_ms,
-                stop_event=stop,
-                recursive=not one_file,
-            ):
+            # One turn of the loop runs the watch up to its first wait: it is armed (watchfiles
+            # sets its watches up before waiting). A change made from the last check until
+            # now was seen by no watch: the fingerprint finds it.
+            await asyncio.sleep(0)
+            if not pending.done() and await self._changed_since_checked():
                 await self.reload()
-        except Exception as exc:  # the folder went away, too many watches, ...: the host's
-            log.warning(
-                "stopped watching %s for content changes (%s: %s); reload with SIGHUP",
-                self.path,
-                type(exc).__name__,
-                exc,
-            )
+            while True:
+                try:
+                    batch = await pending
+                except StopAsyncIteration:
+                    return
+                # A batch without a bank in it (a folder of banks renamed to `old.d`, say)
+                # reloads only if the banks are not as they were at the last check.
+                if any(keep(change, name) for change, name in batch) or (
+                    await self._changed_since_checked()
+                ):
+                    await self.reload()
+                pending = asyncio.ensure_future(anext(changes))
+        finally:
+            until.set()
+            monitor.cancel()
+            if not pending.done():
+                pending.cancel()
+            with contextlib.suppress(BaseException):
+                await pending
+            with contextlib.suppress(asyncio.CancelledError):
+                await monitor
+            await changes.aclose()
+
+    async def _until_replaced(
+        self, identity: Identity, stop: asyncio.Event, until: asyncio.Event
+    ) -> None:
+        """Set `until` once the watch is stopped or the folder is no longer the watched one:
+        a watch on a deleted folder would wait for its changes for ever."""
+        while _identity(self._folder) == identity:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.poll_s)
+            if stop.is_set():
+                break
+        until.set()
+
+    async def _changed_since_checked(self) -> bool:
+        """Whether the banks differ from what the last check saw (unknown counts as changed)."""
+        before = last_checked(self.path)
+        now = await asyncio.to_thread(fingerprint_of, self.path)
+        return before is None or now is None or now != before
 
     async def stop(self) -> None:
         """Stop watching, and wait for a reload in progress."""

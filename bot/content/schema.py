@@ -23,6 +23,7 @@ from bot.content.limits import MAX_SHORT_TEXT, MAX_TASKS_PER_BANK
 from bot.content.nodes import EnoughProblems, describe, join, line_of, shown
 from bot.content.parts import TaskParts
 from bot.content.problems import Problem
+from bot.content.safety import Shape, topic_problem
 from bot.quiz.tasks import Difficulty, Kind, Task
 
 ID_PATTERN: Final = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
@@ -100,10 +101,10 @@ class BankChecker(TaskParts):
         bank = self.mapping(root, "", BANK_KEYS)
         if bank is None:
             return
-        title = self.text(bank["bank"], "bank") if "bank" in bank else None
-        topic = self.text(bank["topic"], "topic") if "topic" in bank else None
+        title = self.text(bank["bank"], "bank", shape=Shape.LINE) if "bank" in bank else None
+        topic = self._topic(bank["topic"], "topic") if "topic" in bank else None
         if "source" in bank:
-            self.text(bank["source"], "source")
+            self.text(bank["source"], "source", shape=Shape.LINE)
         tasks_node = bank.get("tasks")
         tasks = (
             self.sequence(tasks_node, "tasks", at_least=1, at_most=self.max_tasks, what="task")
@@ -184,10 +185,12 @@ class BankChecker(TaskParts):
     ) -> Task | None:
         # Every part is checked before any early return, so all problems are reported.
         difficulty = self._difficulty(fields.get("difficulty"), join(prefix, "difficulty"))
-        topic = self._text_of(fields, prefix, "topic") if "topic" in fields else bank_topic
+        topic = (
+            self._topic(fields["topic"], join(prefix, "topic")) if "topic" in fields else bank_topic
+        )
         hint = self._text_of(fields, prefix, "hint", limit=MAX_SHORT_TEXT)
         solution = self._solution(fields.get("solution"), join(prefix, "solution"))
-        options = self._options(fields.get("options"), join(prefix, "options"))
+        options = self._options(fields.get("options"), join(prefix, "options"), kind)
         labels = tuple(o.label for o in options) if options else None
         body = self._body(fields, prefix, kind, labels)
         answers = None if body is None else body.answers
@@ -220,6 +223,15 @@ class BankChecker(TaskParts):
             language=body.language,
             bank=bank_title,
         )
+
+    def _topic(self, node: Node, path: str) -> str | None:
+        # A topic is offered as a command choice, whose value is one line of `MAX_TOPIC`.
+        topic = self.text(node, path, shape=Shape.LINE)
+        too_long = None if topic is None else topic_problem(topic)
+        if too_long:  # all else about it was said by `text`
+            self.report(node, path, too_long)
+            return None
+        return topic
 
     def _difficulty(self, node: Node | None, path: str) -> Difficulty | None:
         value = self.choose(node, path, Difficulty) if node is not None else None

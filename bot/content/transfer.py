@@ -5,22 +5,34 @@ question left out or guessed, `SOURCE:LINE: …`. It succeeds (exit 0) when at l
 imported. The bank is then checked like any bank, and its problems are reported too, so a
 person sees at once what to fix before it can be served.
 
-A file given with `--output` is written whole or not at all (`bot.files.replace_file`); one
-that can't be written is one `quizbot: can't write …` line and exit 1.
+A file given with `--output` is written as `bot.files.write_output` says (a regular file whole
+or not at all, a device or FIFO into, never a missing folder made); one that can't be written
+is one `quizbot: can't write …` line and exit 1.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Final, TextIO
 
 from bot.content import importers
-from bot.content.importers.drafts import ImportResult, bank_tree, bank_yaml
-from bot.content.loader import check_banks, check_tree, not_utf8
+from bot.content.importers.drafts import DIFFICULTIES, Draft, ImportResult, bank_tree, bank_yaml
+from bot.content.loader import check_banks, check_tree, not_utf8, read_banks
 from bot.content.problems import Unconfirmed
-from bot.files import cannot_write, replace_file
+from bot.files import cannot_write, write_output, write_stdout
+from bot.quiz.tasks import (
+    OPTION_LABELS,
+    Difficulty,
+    Kind,
+    MistakeNote,
+    Option,
+    Solution,
+    SolutionStep,
+    Task,
+)
 
 MAX_SOURCE_BYTES: Final = 10_000_000
 """A source larger than this is refused unread (10,000 GIFT questions are about 2 MB)."""
@@ -45,15 +57,15 @@ def import_command(
         return 1
     bank = bank_yaml(result) if result.drafts else None
     # Before the report: a bank that can't be written is the one line to fix first.
-    if bank is not None and output is not None and not _write(output, bank, err, make_folder=True):
+    if bank is not None and output is not None and not _write(output, bank, err, [source]):
         return 1
     for line in result.report:
         print(line.render(str(source)), file=err)
     if bank is None:
         print(f"{source}: no task imported ({fmt})", file=err)
         return 1
-    if output is None:
-        out.write(bank)
+    if output is None and not write_stdout(out, lambda file_out: file_out.write(bank), err):
+        return 1
     unconfirmed = _check(result, bank, output, err)
     print(
         f"{source}: imported {len(result.drafts)} task(s) as {fmt}"
@@ -65,38 +77,172 @@ def import_command(
 
 
 def export_command(path: Path, *, fmt: str, output: Path | None, out: TextIO, err: TextIO) -> int:
-    catalog, problems = check_banks(path)
-    if problems:
+    """Export every task at `path`. A task the format cannot carry, or that our own import
+    would not read back the same, is left out with a `FILE:LINE: task ID: not exported: …`
+    line, and the exit is 1: what is written is always what `content import` gives back."""
+    if fmt not in importers.EXPORTS:
+        choose = " or ".join(importers.EXPORTS)
+        print(f"quizbot: cannot export to {fmt!r}: choose {choose}", file=err)
+        return 1
+    parsed, problems = read_banks(path)
+    if problems or not all(p.confirmed for p in parsed):
+        _, problems = check_banks(path)  # the same problems, the unconfirmed tasks' too
         for problem in problems:
             print(problem, file=err)
         print(f"{path}: fix these before exporting", file=err)
         return 1
-    tasks = list(catalog)
+    tasks = [p.task for p in parsed]
     banks = sorted({t.bank for t in tasks})
     title = banks[0] if len(banks) == 1 else f"quizbot banks from {path.name or path}"
-    try:
-        text = importers.export(tasks, fmt=fmt, bank=title)
-    except importers.UnknownFormatError as exc:
-        print(f"quizbot: {exc}", file=err)
-        return 1
+    text, left = exported(tasks, fmt=fmt, bank=title)
     if output is None:
-        out.write(text)
-    elif not _write(output, text, err):
+        if not write_stdout(out, lambda file_out: file_out.write(text), err):
+            return 1
+    elif not _write(output, text, err, _files(path)):
+        return 1
+    for task in parsed:
+        why = left.get(task.task.id)
+        if why:
+            where = f"{task.file or path}:{task.line}"
+            print(f"{where}: task {task.task.id}: not exported: {why}", file=err)
+    if left:
+        print(
+            f"quizbot: exported {len(tasks) - len(left)} of {len(tasks)} task(s) as {fmt}; "
+            f"{len(left)} left out (above)",
+            file=err,
+        )
         return 1
     return 0
 
 
-def _write(output: Path, text: str, err: TextIO, *, make_folder: bool = False) -> bool:
-    """Write `text` to `output` whole (an import also makes its folder); False with one line
-    on `err` if it can't be written, leaving no part of it behind."""
+def exported(tasks: Sequence[Task], *, fmt: str, bank: str) -> tuple[str, dict[str, str]]:
+    """`tasks` in format `fmt`, and why each task left out of it is (id -> why).
+
+    The text is read back with our own importer and each task compared with what comes back;
+    one that differs is left out too, and the text written again. That is what makes sure an
+    export never garbles a task, whatever text got past the exporters' own rules."""
+    left = {t.id: why for t in tasks if (why := importers.cannot_export(t, fmt=fmt))}
+    while True:
+        text = importers.export(tasks, fmt=fmt, bank=bank, skip=left)
+        changed = _not_read_back(tasks, text, fmt, left)
+        if not changed:
+            return text, left
+        left.update(changed)
+
+
+_FORMAT_NAMES: Final = {"gift": "GIFT", "moodle-xml": "Moodle XML"}
+
+
+def _not_read_back(
+    tasks: Sequence[Task], text: str, fmt: str, left: Mapping[str, str]
+) -> dict[str, str]:
+    """Why each task not in `left` does not come back as it is from our import of `text`.
+
+    Each draft is compared with its task as the task it would be. A draft with exactly the
+    values of a task that passed the content check passes it again, so the bank the import
+    writes is not built and checked here (that would cost ten times the export)."""
+    name = _FORMAT_NAMES.get(fmt, fmt)
+    _, result = importers.parse(text, source=f"export.{fmt}", fmt=fmt)
+    found = {draft.id: draft for draft in result.drafts}
+    changed: dict[str, str] = {}
+    missing: list[Task] = []
+    for task in tasks:
+        draft = found.get(task.id)
+        again = _as_task(draft, result.topic) if draft is not None else None
+        if task.id in left:
+            continue
+        if again is None:
+            missing.append(task)
+            continue
+        field = _first_difference(task, again)
+        if field:
+            changed[task.id] = f"its {field} would not read back the same from {name}"
+    # A task the import does not give back at all: alone, it says why. One that comes back
+    # alone was lost with a task that does not (XML refused whole, say): it stays in.
+    alone = {task.id: _alone(task, fmt) for task in missing}
+    culprits = {task_id: why for task_id, why in alone.items() if why is not None}
+    for task_id in culprits or alone:
+        why = culprits.get(task_id) or ""
+        changed[task_id] = f"our {name} import would not read it back{why and f' ({why})'}"
+    return changed
+
+
+def _alone(task: Task, fmt: str) -> str | None:
+    """None when `task` exported alone comes back as it is; else what our import reports on it
+    ("" when it says nothing)."""
+    text = importers.export([task], fmt=fmt, bank=task.bank or "export")
+    _, result = importers.parse(text, source=f"export.{fmt}", fmt=fmt)
+    back = [_as_task(draft, result.topic) for draft in result.drafts]
+    if len(back) == 1 and back[0] is not None and _first_difference(task, back[0]) is None:
+        return None
+    return next((line.message for line in result.report), "")
+
+
+def _as_task(draft: Draft, bank_topic: str) -> Task | None:
+    """The task the content check builds from `draft` (its values as they are), or None for one
+    it would not serve."""
+    if not draft.confirmed or draft.kind not in set(Kind) or draft.difficulty not in DIFFICULTIES:
+        return None
+    fill = draft.kind == Kind.FILL
+    return Task(
+        id=draft.id,
+        topic=draft.topic or bank_topic,
+        kind=Kind(draft.kind),
+        difficulty=Difficulty(draft.difficulty),
+        prompt=(draft.code if fill else draft.question) or "",
+        options=tuple(Option(OPTION_LABELS[i], t) for i, t in enumerate(draft.options)),
+        answers=tuple(draft.answers),
+        hint=draft.hint or "",
+        solution=Solution(
+            steps=tuple(SolutionStep(step.title, step.text) for step in draft.steps),
+            final_answer=draft.final_answer or None,
+            quick_check=draft.quick_check or None,
+            explanation=draft.explanation or None,
+        ),
+        mistakes=tuple(MistakeNote(note.text, note.options) for note in draft.mistakes),
+        instruction=draft.instruction if fill else None,
+        language=(draft.language or "python") if fill else "python",
+    )
+
+
+def _first_difference(task: Task, again: Task) -> str | None:
+    """The first field in which `again` differs from `task`, in words; None when it is the
+    same task. Notes compare as a member sees them: what each pick shows (its own notes, or
+    else the general ones), and the general notes; an export may order notes tied to different
+    options differently, or write a tie that shows what the general notes show as none."""
+    for name in ("id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint"):
+        if getattr(task, name) != getattr(again, name):
+            return {"prompt": "code" if task.kind is Kind.FILL else "question"}.get(name, name)
+    for name in ("instruction", "language"):
+        if task.kind is Kind.FILL and getattr(task, name) != getattr(again, name):
+            return name
+    if task.solution != again.solution:
+        return "solution"
+    if _shown_notes(task) != _shown_notes(again):
+        return "mistake notes"
+    return None
+
+
+def _shown_notes(task: Task) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    general = task.general_notes
+    return tuple(task.notes_for(label) or general for label in task.labels), general
+
+
+def _write(output: Path, text: str, err: TextIO, reads: list[Path]) -> bool:
+    """Write `text` to `output` (`bot.files.write_output`: its folder must exist, and it is none
+    of the files read); False with one line on `err` if it can't be written."""
     try:
-        if make_folder and not output.parent.exists():  # a file there: "Not a directory"
-            output.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(output, "utf-8", lambda file_out: file_out.write(text))
+        write_output(output, "utf-8", lambda file_out: file_out.write(text), reads=reads)
     except OSError as exc:
         print(cannot_write(output, exc), file=err)
         return False
     return True
+
+
+def _files(path: Path) -> list[Path]:
+    """The files an export read from: `path`, or every file under it (an --output onto a bank
+    would put GIFT or XML where that bank was)."""
+    return [path] if not path.is_dir() else [p for p in path.rglob("*") if p.is_file()]
 
 
 def _read(source: Path, err: TextIO) -> str | None:

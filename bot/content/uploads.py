@@ -17,6 +17,7 @@ the bounds of every bank (bot/content/limits.py).
 from __future__ import annotations
 
 import re
+import resource
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
@@ -24,12 +25,14 @@ from typing import Final
 
 from bot.content import importers
 from bot.content.importers.drafts import ImportResult, bank_yaml, slug
-from bot.content.limits import MAX_PROBLEMS_PER_FILE
+from bot.content.limits import MAX_MISTAKES, MAX_OPTIONS, MAX_PROBLEMS_PER_FILE, MAX_STEPS
 from bot.content.loader import BANK_SUFFIXES, check_text, not_utf8
 from bot.content.problems import Problem, file_report
+from bot.content.safety import topic_problem
 from bot.content.schema import ParsedTask
 from bot.quiz.task_codec import canonical_json, decode_task
 from bot.quiz.tasks import Task
+from bot.wording import plural
 
 MAX_UPLOAD_BYTES: Final = 1_000_000
 """An uploaded file over this (1 MB) is refused before it is downloaded."""
@@ -41,7 +44,8 @@ YAML_FORMAT: Final = "yaml"
 
 SUFFIX_FORMATS: Final = {".gift": "gift", ".xml": "moodle-xml", ".html": "page", ".htm": "page"}
 """Formats told by the file's name; any other name is told by the content (`importers.detect`)."""
-_OUR_YAML = re.compile(r"^bank:.*^tasks:", re.MULTILINE | re.DOTALL)
+_BANK_KEY = re.compile(r"^bank:", re.MULTILINE)
+_TASKS_KEY = re.compile(r"^tasks:", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +99,9 @@ def format_of(filename: str, text: str) -> str:
         return YAML_FORMAT
     if suffix in SUFFIX_FORMATS:
         return SUFFIX_FORMATS[suffix]
-    if _OUR_YAML.search(text[:MAX_UPLOAD_BYTES]):
+    # Two searches, not one `^bank:.*^tasks:`, which ran to the end from every `bank:` line.
+    bank = _BANK_KEY.search(text, 0, MAX_UPLOAD_BYTES)
+    if bank and _TASKS_KEY.search(text, bank.end(), MAX_UPLOAD_BYTES):
         return YAML_FORMAT
     return importers.detect(text)
 
@@ -116,6 +122,9 @@ def check_upload(
     too_big = size_problem(filename, len(data))
     if too_big:
         return RefusedUpload((too_big,))
+    bad_topic = topic and topic_problem(topic)
+    if bad_topic:  # the moderator's topic option, given to every imported task
+        return RefusedUpload((f"{filename}: {bad_topic}",))
     try:
         text = importers.decode(data)
     except UnicodeDecodeError as exc:
@@ -153,6 +162,10 @@ def _check_import(source: _Source, fmt: str, result: ImportResult) -> UploadedBa
                 f"most {MAX_UPLOAD_TASKS:,} tasks: split it into several banks",
             )
         )
+    oversized = _oversized(file, result)
+    if oversized:
+        report = file_report(file, oversized)
+        return RefusedUpload((*notes[:MAX_PROBLEMS_PER_FILE], *(str(p) for p in report)))
     text = bank_yaml(result)
     lines = {d.id: d.source_line for d in result.drafts}
     parsed, found = check_text(Path(f"{source.name}.yaml"), text, max_tasks=MAX_UPLOAD_TASKS)
@@ -166,6 +179,32 @@ def _check_import(source: _Source, fmt: str, result: ImportResult) -> UploadedBa
         report = file_report(file, problems)
         return RefusedUpload((*notes[:MAX_PROBLEMS_PER_FILE], *(str(p) for p in report)))
     return UploadedBank(source.name, text, tuple(p.task for p in parsed), fmt, notes)
+
+
+_LISTS: Final = (
+    ("options", "options", "option", MAX_OPTIONS),
+    ("steps", "solution.steps", "step", MAX_STEPS),
+    ("mistakes", "mistakes", "mistake note", MAX_MISTAKES),
+)
+"""A draft's lists with a bound: (attribute, field, what one item is, the bound)."""
+
+
+def _oversized(file: Path, result: ImportResult) -> list[Problem]:
+    """A list over its bound, in the check's words, found before the bank's YAML is written:
+    the check finds it too, but only once every item has been written and read back (about
+    25 s for 1 MB of one question's `- note` lines, near the upload's time limit)."""
+    return [
+        Problem(
+            file,
+            draft.source_line,
+            draft.id,
+            name,
+            f"{plural(count, what)}; at most {bound:,} are allowed",
+        )
+        for draft in result.drafts
+        for attribute, name, what, bound in _LISTS
+        if (count := len(getattr(draft, attribute))) > bound
+    ]
 
 
 def _collisions(
@@ -208,12 +247,41 @@ def check_upload_encoded(
     topic: str | None = None,
     taken: Mapping[str, str] | None = None,
 ) -> EncodedBank | RefusedUpload:
-    """`check_upload`, for a worker process: an accepted bank comes back as an EncodedBank."""
-    result = check_upload(data, filename, topic=topic, taken=taken)
-    if isinstance(result, RefusedUpload):
-        return result
-    encoded = tuple(canonical_json(task) for task in result.tasks)
-    return EncodedBank(replace(result, tasks=()), encoded)
+    """`check_upload`, for a worker process: an accepted bank comes back as an EncodedBank. A
+    check that needs more memory than the worker may take (`limit_worker_memory`) is refused
+    like any other file."""
+    try:
+        result = check_upload(data, filename, topic=topic, taken=taken)
+        if isinstance(result, RefusedUpload):
+            return result
+        encoded = tuple(canonical_json(task) for task in result.tasks)
+    except MemoryError:
+        pass  # refused below, once the frames the error holds (and all they built) are freed
+    else:
+        return EncodedBank(replace(result, tasks=()), encoded)
+    why = "checking it needs more memory than an upload may take: split it into several banks"
+    return RefusedUpload((f"{filename}: {why}",))
+
+
+WORKER_MEMORY: Final = 512 * 2**20
+"""Bytes of address space the upload worker may map beyond what it maps when it starts. The
+check of the worst 1 MB file we could build maps about 70 MB more (BENCHMARKS.md, "Upload
+worker memory"); a file that needs this much is refused, and never takes the host's memory."""
+
+
+def limit_worker_memory(headroom: int = WORKER_MEMORY) -> None:
+    """The upload worker process's initializer: caps its address space (RLIMIT_AS) at what it
+    maps now plus `headroom`, so an allocation past it raises MemoryError, which
+    `check_upload_encoded` turns into a refusal. Linux only (elsewhere, nothing is capped)."""
+    try:
+        mapped = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = mapped + headroom
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def stored_tasks(name: str, yaml: str) -> tuple[list[Task], list[str]]:

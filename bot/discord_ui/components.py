@@ -24,53 +24,47 @@ the member's private (ephemeral) messages. A private practice task's buttons are
 post id): the store refuses anyone but the session's owner, and any click once it has ended.
 
 A custom_id can be forged, so each item's template matches ANY id with its prefix and number of
-fields, and `from_custom_id` parses the fields (`bot.quiz.refs`, `picker.parse_picks`): one that
-does not parse makes an item `refusing` the click, which gets a private refusal (an exception
-raised in `from_custom_id` would only be logged, the click left unanswered).
-
-The bot routes clicks to these classes itself (bot/discord_ui/clicks.py): they are not
+fields, and its `FIELDS` parse them (`clicks.Control`): one that does not parse gets a private
+refusal. The bot routes clicks to these classes itself (`clicks.Router`): they are not
 registered with discord.py, and no view we send is kept by it (`replies.detached`).
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import discord
 
 from bot import rendering
 from bot.discord_ui import picker, replies
+from bot.discord_ui.clicks import Control, Fields
 from bot.discord_ui.embeds import task_embed
 from bot.discord_ui.errors import (
-    AnyClientInteraction,
-    Guarded,
     QuizView,
     guild_id_of,
     member_name,
     private_message_only,
 )
 from bot.discord_ui.replies import Responder
-from bot.quiz import engine, refs
-from bot.quiz.errors import QuizError
-from bot.quiz.tasks import Option
+from bot.quiz import refs
+from bot.quiz.tasks import Kind, Option
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
     from bot.practice_sessions import SessionStep
     from bot.service import PostedTask
 
-_POST = r"(?::(?P<post>[^:]*))?"
+_POST = r"(?::(?P<post_id>[^:]*))?"
 """A post id field followed by more fields; the last field of a template takes the rest.
 Every field is optional in the pattern, so a forged custom_id with fields missing still reaches
 its item, which refuses it privately (an unmatched one would get no reply at all)."""
-_LAST_POST = r"(?::(?P<post>[\s\S]*))?"
+_LAST_POST = r"(?::(?P<post_id>[\s\S]*))?"
 BUTTONS_PER_ROW = 5
 HINT_ROW = 4
 """Option buttons take rows 0-3 (rendering.MAX_BUTTON_OPTIONS); Hint and Answer sit below."""
 
 
-class PostButton:
+class PostButton(Control):
     """A button whose custom_id is `<PREFIX>:<post id>`, its look in class attributes: it
     carries nothing but the post's id, and everything else is loaded."""
 
@@ -78,6 +72,7 @@ class PostButton:
     LABEL: ClassVar[str]
     EMOJI: ClassVar[str | None] = None
     STYLE: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
+    FIELDS: ClassVar[Fields] = {"post_id": refs.post_id}
 
     def __init__(self, post_id: int, *, row: int | None = None) -> None:
         button: discord.ui.Button[Any] = discord.ui.Button(
@@ -89,37 +84,19 @@ class PostButton:
         super().__init__(button, row=row)  # type: ignore[call-arg]  # the DynamicItem's
         self.post_id = post_id
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: AnyClientInteraction,
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        try:
-            return cls(refs.post_id(match["post"] or ""))
-        except QuizError as exc:
-            return cls(0).refusing(exc)  # type: ignore[attr-defined]  # Guarded, listed first
-
 
 class AnswerButton(
-    Guarded,
+    Control,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:ans{_POST}(?::(?P<opt>[\s\S]*))?",
+    template=rf"quiz:ans{_POST}(?::(?P<option>[\s\S]*))?",
 ):
+    FIELDS: ClassVar[Fields] = {"post_id": refs.post_id, "option": refs.option_label}
+
     def __init__(
-        self,
-        post_id: int,
-        option: str,
-        *,
-        label: str | None = None,
-        row: int | None = None,
-        button: discord.ui.Button[Any] | None = None,
+        self, post_id: int, option: str, *, label: str | None = None, row: int | None = None
     ) -> None:
         super().__init__(
-            button
-            or discord.ui.Button(
+            discord.ui.Button(
                 label=label or option,
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"quiz:ans:{post_id}:{option}",
@@ -130,27 +107,9 @@ class AnswerButton(
         self.option = option
 
     @classmethod
-    def build(cls, post_id: int, option: Option, row: int) -> Self:
-        return cls(post_id, option.label, label=rendering.option_button_label(option), row=row)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: AnyClientInteraction,
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        try:
-            post_id = refs.post_id(match["post"] or "")
-            option = refs.option_label(match["opt"] or "")
-        except QuizError as exc:
-            return cls(0, "A").refusing(exc)
-        if isinstance(item, discord.ui.Button):
-            # The router has just rebuilt the clicked button from the message (custom_id and
-            # all) for this click alone: wrap it rather than build a copy.
-            return cls(post_id, option, button=item)
-        return cls(post_id, option, label=getattr(item, "label", None))
+    def build(cls, post_id: int, option: Option, row: int, kind: Kind = Kind.CHOICE) -> Self:
+        label = rendering.option_button_label(option, kind)
+        return cls(post_id, option.label, label=label, row=row)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         bot = interaction.client
@@ -166,13 +125,15 @@ class AnswerButton(
             if result.outcome.recorded and not result.posted.post.private:
                 bot.live_counts.bump(self.post_id)
             task = result.posted.task
-            chosen = engine.describe_answer(task, picks)
-            reply = replies.answer_reply(task, result.outcome, chosen)
-            await responder.answered(result.outcome, picks, reply)
+            chosen = rendering.picked_text(task, picks)
+            session = replies.session_of(result.posted)
+            reply = replies.answer_reply(
+                task, result.outcome, chosen, session=session, card=result.card
+            )
+            await responder.answered(result.outcome, picks, reply, session=session)
 
 
 class HintButton(
-    Guarded,
     PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:hint{_LAST_POST}",
@@ -194,7 +155,6 @@ class HintButton(
 
 
 class OpenPickerButton(
-    Guarded,
     PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:open{_LAST_POST}",
@@ -228,7 +188,6 @@ async def offer_solution(
 
 
 class SolutionButton(
-    Guarded,
     PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:sol{_LAST_POST}",
@@ -247,7 +206,6 @@ class SolutionButton(
 
 
 class ConfirmSolutionButton(
-    Guarded,
     PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:reveal{_LAST_POST}",
@@ -272,12 +230,15 @@ class ConfirmSolutionButton(
 
 
 class NextButton(
-    Guarded,
+    Control,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:next{_POST}(?::(?P<shown>[\s\S]*))?",
+    template=r"quiz:next(?::(?P<session_id>[^:]*))?(?::(?P<shown>[\s\S]*))?",
 ):
     """The next task of a private practice or review session: the session's id and the post
     the message shows, so a second click, or one on an older message, cannot skip a task."""
+
+    FIELDS: ClassVar[Fields] = {"session_id": refs.post_id, "shown": refs.post_id}
+    OPTIONAL = frozenset({"shown"})
 
     def __init__(self, session_id: int, shown: int | None, *, row: int | None = None) -> None:
         suffix = "" if shown is None else f":{shown}"
@@ -293,21 +254,6 @@ class NextButton(
         self.session_id = session_id
         self.shown = shown
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: AnyClientInteraction,
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        try:
-            session_id = refs.post_id(match["post"] or "")
-            shown = None if match["shown"] is None else refs.post_id(match["shown"])
-        except QuizError as exc:
-            return cls(0, None).refusing(exc)
-        return cls(session_id, shown)
-
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)
         service = interaction.client.service
@@ -322,7 +268,7 @@ class NextButton(
             await responder.send(**session_message(step))
 
 
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+DYNAMIC_ITEMS: tuple[type[Control], ...] = (
     AnswerButton,
     HintButton,
     OpenPickerButton,
@@ -345,7 +291,8 @@ def post_view(posted: PostedTask) -> QuizView:
         return view
     options = posted.task.options
     for index, option in enumerate(options):
-        view.add_item(AnswerButton.build(post_id, option, row=index // BUTTONS_PER_ROW))
+        row = index // BUTTONS_PER_ROW
+        view.add_item(AnswerButton.build(post_id, option, row, posted.task.kind))
     hint_row = min(HINT_ROW, (len(options) + BUTTONS_PER_ROW - 1) // BUTTONS_PER_ROW)
     _add_task_controls(view, posted, row=hint_row)
     return view

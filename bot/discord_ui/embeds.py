@@ -142,7 +142,7 @@ def topics_embed(catalog: Catalog) -> discord.Embed:
         per_bank[(task.topic, task.bank)][task.difficulty] += 1
     lines: list[str] = []
     for topic in catalog.topics():
-        lines.append(f"**{topic}**")
+        lines.append(rendering.bold(topic))
         for (bank_topic, bank), counter in per_bank.items():
             if bank_topic != topic:
                 continue

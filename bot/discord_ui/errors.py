@@ -22,6 +22,7 @@ import discord
 from discord import app_commands
 
 from bot import rendering
+from bot.discord_ui import params
 from bot.discord_ui.checks import ModeratorCheckFailure
 from bot.quiz.errors import (
     AnswerableElsewhereError,
@@ -171,6 +172,13 @@ def option_named(interaction: discord.Interaction[Any], kind: discord.AppCommand
     return f"{kind.name}"
 
 
+def unusable_value(option: str | None) -> str:
+    """The refusal of an option's value that is not one Discord would send (an unresolved
+    member, an attachment the payload does not carry)."""
+    where = "" if option is None else f" for {option}"
+    return f"I can't use that value{where}. Pick one from the list, please."
+
+
 def friendly_message(
     error: BaseException, interaction: discord.Interaction[Any] | None = None
 ) -> str | None:
@@ -220,8 +228,9 @@ def friendly_message(
         case app_commands.TransformerError():
             # A value discord.py's own transformers refused (an unresolved member or a voice
             # channel, say): ours raise domain errors, which `unwrap` has taken out.
-            where = "" if interaction is None else f" for {option_named(interaction, error.type)}"
-            return f"I can't use that value{where}. Pick one from the list, please."
+            return unusable_value(
+                None if interaction is None else option_named(interaction, error.type)
+            )
         case app_commands.CommandSignatureMismatch() | app_commands.CommandNotFound():
             return OUT_OF_DATE
         case discord.HTTPException() if error.code == THREAD_ARCHIVED:
@@ -302,6 +311,16 @@ async def send_private(interaction: discord.Interaction[Any], content: str) -> N
 async def report(interaction: discord.Interaction[QuizBot], error: BaseException) -> None:
     """Answer the member privately; log bugs (and refused Discord calls) with their context."""
     error = unwrap(error)
+    if interaction.client.is_closed():
+        # SIGTERM: the bot has signed off and closed its HTTP session, so no reply can go out,
+        # and what failed was cut short by the close (a write the closing store cancelled, a
+        # call on the closed session). One line, as for any interaction the close interrupts.
+        log.warning(
+            "closing: %s was cut short and gets no reply (%s)",
+            context(interaction),
+            type(error).__name__,
+        )
+        return
     message = friendly_message(error, interaction)
     if message is None:
         log.error("unhandled error in %s", context(interaction), exc_info=error)
@@ -369,10 +388,23 @@ UNREADABLE = "Discord sent this command with a value I can't read. Pick the opti
 
 class QuizTree(app_commands.CommandTree["QuizBot"]):
     async def interaction_check(self, interaction: discord.Interaction[QuizBot], /) -> bool:
-        """Refuse, privately, a payload discord.py could not read (see `readable_payload`)."""
+        """The one guard between a raw payload and every handler. Refuse, privately, a payload
+        discord.py could not read (see `readable_payload`), and an id option without the
+        object Discord always sends beside it. Answer an autocomplete whose values do not have
+        their options' declared types with no suggestions, as one that matches nothing
+        (`params.autocomplete_answerable`); a command's values are parsed by its options'
+        transformers (bot/discord_ui/params.py)."""
+        autocomplete = interaction.type is discord.InteractionType.autocomplete
         if readable_payload(interaction.data):
-            return True
-        if interaction.type is discord.InteractionType.autocomplete:
+            if autocomplete:
+                if params.autocomplete_answerable(interaction):
+                    return True
+            elif (name := params.unresolved_option(interaction.data)) is None:
+                return True
+            else:
+                await send_private(interaction, unusable_value(f"`{name}`"))
+                return False
+        if autocomplete:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.autocomplete([])
         else:

@@ -182,13 +182,15 @@ def typed(current: object) -> str:
 async def topic_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """The loaded topics containing what was typed (any case)."""
+    """The loaded topics containing what was typed (any case), as written or as shown (a
+    topic's Markdown is rendered in the choice's name)."""
     needle = typed(current).casefold()
-    return [
-        app_commands.Choice(name=rendering.truncate(topic, CHOICE_NAME), value=topic)
-        for topic in interaction.client.service.catalog_for(interaction.guild_id).topics()
-        if needle in topic.casefold()
-    ][:MAX_CHOICES]
+    choices = []
+    for topic in interaction.client.service.catalog_for(interaction.guild_id).topics():
+        name = rendering.plain_label(topic, CHOICE_NAME)
+        if needle in topic.casefold() or needle in name.casefold():
+            choices.append(app_commands.Choice(name=name, value=topic))
+    return choices[:MAX_CHOICES]
 
 
 async def zone_autocomplete(
@@ -200,3 +202,103 @@ async def zone_autocomplete(
         preferred = (await interaction.client.service.zone(interaction.guild_id)).key
     return [app_commands.Choice(name=z, value=z) for z in zone_choices(typed(current), preferred)]
 
+
+# -- what a raw payload sends, against what each option declares ---------------------------------
+
+SNOWFLAKE_RESOLVED: dict[int, tuple[str, ...]] = {
+    discord.AppCommandOptionType.user.value: ("users", "members"),
+    discord.AppCommandOptionType.channel.value: ("channels",),
+    discord.AppCommandOptionType.role.value: ("roles",),
+    discord.AppCommandOptionType.mentionable.value: ("users", "members", "roles"),
+    discord.AppCommandOptionType.attachment.value: ("attachments",),
+}
+"""Where Discord resolves each kind of id option: it always sends the object beside the id."""
+NUMBERS = frozenset({discord.AppCommandOptionType.integer, discord.AppCommandOptionType.number})
+PLAIN_OPTIONS = frozenset({3, 4, 5, 10})
+"""string, integer, boolean, number: discord.py hands their values on as the JSON has them."""
+DISCORD_NUMBER_LIMIT = 2**53
+"""Discord's integer and number options range from -2^53 to 2^53; a larger one is forged."""
+
+
+def leaf_options(data: Any) -> list[dict[str, Any]]:
+    """The options the command itself takes, under its subcommand (group) if any. Call it on
+    a payload `errors.readable_payload` accepted: every option is then a dict with a name."""
+    options = data.get("options", []) if isinstance(data, dict) else []
+    while options and options[0].get("type") in (1, 2):  # a subcommand (group)
+        options = options[0].get("options", [])
+    return list(options)
+
+
+def unresolved_option(data: Any) -> str | None:
+    """The name of an id option whose object the payload does not carry, else None.
+
+    discord.py would hand such a value to the handler as a bare `discord.Object` (an
+    attachment without a filename, a member without roles), or refuse it only for some types:
+    refused here, for every type, before any handler runs."""
+    resolved = data.get("resolved") if isinstance(data, dict) else None
+    resolved = resolved if isinstance(resolved, dict) else {}
+    for option in leaf_options(data):
+        keys = SNOWFLAKE_RESOLVED.get(option.get("type"))  # type: ignore[arg-type]
+        if keys is None:
+            continue
+        if not any(
+            isinstance(resolved.get(key), dict) and str(option.get("value")) in resolved[key]
+            for key in keys
+        ):
+            return str(option["name"])
+    return None
+
+
+def fits(kind: discord.AppCommandOptionType, value: object, *, focused: bool) -> bool:
+    """Whether `value` has the JSON type Discord sends for an option of `kind`. The focused
+    option of an autocomplete is what the member has typed so far: text, also for a number
+    option ("-", "1e")."""
+    if isinstance(value, bool):
+        return kind is discord.AppCommandOptionType.boolean and not focused
+    if kind is discord.AppCommandOptionType.string:
+        return isinstance(value, str)
+    if kind in NUMBERS:
+        whole = kind is discord.AppCommandOptionType.integer
+        if isinstance(value, int) or (not whole and isinstance(value, float)):
+            return abs(value) <= DISCORD_NUMBER_LIMIT
+        return focused and isinstance(value, str)
+    if kind is discord.AppCommandOptionType.boolean:
+        return False
+    return isinstance(value, str)  # an id (checked by `errors.readable_payload`)
+
+
+def autocomplete_answerable(interaction: Interaction) -> bool:
+    """Whether an autocomplete payload names an option with an autocomplete, and every value
+    in it has its option's declared type: the one guard in front of every autocomplete handler
+    (`QuizTree.interaction_check`), which answers anything else with no suggestions, as it
+    would a value that matches nothing. Without it, discord.py hands an int to a handler
+    written for text, or logs a traceback for an option without an autocomplete, and the
+    member's client waits for suggestions that never come."""
+    try:
+        command = interaction.command
+    except app_commands.AppCommandError:  # a command or subcommand this bot does not have
+        return False
+    if not isinstance(command, app_commands.Command):
+        return False
+    options = leaf_options(interaction.data)
+    if unresolved_option(interaction.data) is not None:
+        return False
+    declared = {p.display_name: p for p in command.parameters}
+    focused = [o for o in options if o.get("focused") is True]
+    if len(focused) != 1:
+        return False
+    target = declared.get(focused[0]["name"])
+    if target is None or not target.autocomplete:
+        return False
+    for option in options:
+        parameter = declared.get(option["name"])
+        if parameter is None:
+            return False
+        # An id option's value becomes an object of the payload's type, so the types must
+        # agree; for text, numbers and flags it is the value's own JSON type that counts.
+        kinds = {option.get("type"), parameter.type.value}
+        if len(kinds) > 1 and not kinds <= PLAIN_OPTIONS:
+            return False
+        if not fits(parameter.type, option.get("value"), focused=option is focused[0]):
+            return False
+    return True

@@ -11,18 +11,16 @@ goes in a text display instead of an embed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import discord
 
 from bot import rendering
 from bot.discord_ui import replies
+from bot.discord_ui.clicks import Control, Fields
 from bot.discord_ui.errors import (
-    AnyClientInteraction,
-    Guarded,
     QuizView,
     guild_id_of,
     member_name,
@@ -31,7 +29,8 @@ from bot.discord_ui.errors import (
 from bot.discord_ui.replies import Reply, Responder
 from bot.quiz import refs
 from bot.quiz.engine import Outcome, Status, check_open, check_partial_picks
-from bot.quiz.errors import InvalidAnswerError, QuizError
+from bot.quiz.errors import InvalidAnswerError
+from bot.quiz.review import CardUpdate
 from bot.quiz.tasks import MAX_BLANKS, OPTION_LABELS, Task
 
 if TYPE_CHECKING:
@@ -43,11 +42,11 @@ CLASSIC_MAX_BLANKS = 4
 
 Picks = dict[int, str]
 
-_POST = r"(?::(?P<post>[^:]*))?"
+_POST = r"(?::(?P<post_id>[^:]*))?"
 """As in components.py: every field optional, so a custom_id missing fields is refused."""
 _PICKS = r"(?::(?P<picks>[\s\S]*))?"
 """The fields of the picker's custom_ids (see the grammar in components.py): the templates take
-any text there, and `from_custom_id` parses it."""
+any text there, and the items' `FIELDS` parse it."""
 
 
 def parse_picks(text: str) -> str:
@@ -136,7 +135,8 @@ def wrong_blanks_embed(task: Task, picks: Mapping[int, str], outcome: Outcome) -
         option = task.option(picks[blank])
         notes = task.notes_for(option.label)
         why = f": {' '.join(notes)}" if notes else ""
-        lines.append(f"**[{blank}]** `{rendering.option_select_label(option)}`{why}")
+        shown = rendering.code_span(rendering.option_select_label(option, task.kind))
+        lines.append(f"**[{blank}]** {shown}{why}")
     if not any(task.notes_for(picks[b]) for b in outcome.wrong_blanks) and outcome.notes:
         lines.append(rendering.notes_text(outcome.notes))
     embed = discord.Embed(colour=replies.WRONG)
@@ -149,14 +149,17 @@ def blank_list(blanks: Sequence[int]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def outcome_screen(posted: PostedTask, picks: Picks, outcome: Outcome) -> Screen:
+def outcome_screen(
+    posted: PostedTask, picks: Picks, outcome: Outcome, card: CardUpdate | None = None
+) -> Screen:
+    """`card`: what the answer did to the member's review card (`AnswerReply.card`)."""
     task = posted.task
+    session = replies.session_of(posted)
+    card = card if session else None  # said in a practice or review only, as answer_reply does
     match outcome.status:
         case Status.CORRECT:
-            return Screen(
-                f"✅ Right, every blank! {replies.earned(outcome)}",
-                [replies.solution_embed(task)],
-            )
+            text = f"✅ Right, every blank! {replies.earned(outcome, session)}"
+            return Screen(replies.with_card(text, card), [replies.solution_embed(task)])
         case Status.WRONG | Status.REPEATED:
             wrong = outcome.wrong_blanks
             kept = {b: p for b, p in picks.items() if b not in wrong}
@@ -176,13 +179,16 @@ def outcome_screen(posted: PostedTask, picks: Picks, outcome: Outcome) -> Screen
                 posted, kept, notice=notice, feedback=wrong_blanks_embed(task, picks, outcome)
             )
         case Status.FAILED:
-            return Screen(
+            text = (
                 "Not quite, and that was your last attempt, so here is the worked solution. "
-                "Every miss teaches something; on to the next one!",
+                "Every miss teaches something; on to the next one!"
+            )
+            return Screen(
+                replies.with_card(text, card),
                 [wrong_blanks_embed(task, picks, outcome), replies.solution_embed(task)],
             )
         case Status.ALREADY_FINISHED:
-            return Screen(replies.finished_text(outcome.progress))
+            return Screen(replies.finished_text(outcome.progress, session))
 
 
 def layout_text(screen: Screen) -> str:
@@ -229,17 +235,23 @@ async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -
             raise InvalidAnswerError(f"post {post_id} is answered with its buttons")
         check_open(posted.closed, progress)
         if progress.finished:
-            await responder.send(Reply(replies.finished_text(progress)))
+            await responder.send(Reply(replies.finished_text(progress, replies.session_of(posted))))
             return
         screen = open_screen(posted, {})
         await responder.send(**message_kwargs(screen, layout=uses_layout(posted.task)))
 
 
 class BlankSelect(
-    Guarded,
+    Control,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=rf"quiz:pick{_POST}(?::(?P<blank>[^:]*))?{_PICKS}",
 ):
+    FIELDS: ClassVar[Fields] = {
+        "post_id": refs.post_id,
+        "blank": refs.blank_number,
+        "picks": parse_picks,
+    }
+
     def __init__(
         self,
         post_id: int,
@@ -265,29 +277,12 @@ class BlankSelect(
         current = decode_picks(picks).get(blank)
         options = [
             discord.SelectOption(
-                label=rendering.option_select_label(option),
+                label=rendering.option_select_label(option, task.kind),
                 value=option.label,
                 default=option.label == current,
             )
             for option in task.options
         ]
-        return cls(post_id, blank, picks, options)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: AnyClientInteraction,
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        options = item.options if isinstance(item, discord.ui.Select) else None
-        try:
-            post_id = refs.post_id(match["post"] or "")
-            blank = refs.blank_number(match["blank"] or "")
-            picks = parse_picks(match["picks"] or "")
-        except QuizError as exc:
-            return cls(0, 1, EMPTY * 2, options).refusing(exc)
         return cls(post_id, blank, picks, options)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
@@ -313,10 +308,12 @@ class BlankSelect(
 
 
 class SubmitButton(
-    Guarded,
+    Control,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:submit{_POST}{_PICKS}",
 ):
+    FIELDS: ClassVar[Fields] = {"post_id": refs.post_id, "picks": parse_picks}
+
     def __init__(self, post_id: int, picks: str) -> None:
         super().__init__(
             discord.ui.Button(
@@ -328,19 +325,6 @@ class SubmitButton(
         )
         self.post_id = post_id
         self.picks = picks
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: AnyClientInteraction,
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        try:
-            return cls(refs.post_id(match["post"] or ""), parse_picks(match["picks"] or ""))
-        except QuizError as exc:
-            return cls(0, EMPTY * 2).refusing(exc)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)
@@ -367,10 +351,13 @@ class SubmitButton(
                 posted = result.posted
                 if result.outcome.recorded and not posted.post.private:
                     bot.live_counts.bump(self.post_id)
-                screen = outcome_screen(posted, picks, result.outcome)
+                screen = outcome_screen(posted, picks, result.outcome, result.card)
                 layout = uses_layout(posted.task)
                 await responder.answered(
-                    result.outcome, ordered, **message_kwargs(screen, layout=layout)
+                    result.outcome,
+                    ordered,
+                    session=replies.session_of(posted),
+                    **message_kwargs(screen, layout=layout),
                 )
                 return
             await responder.edit(**message_kwargs(screen, layout=uses_layout(posted.task)))

@@ -26,6 +26,7 @@ from bot.discord_ui.errors import (
     send_private,
 )
 from bot.quiz.engine import Outcome, Progress, Status
+from bot.quiz.review import CardUpdate, ReviewRating
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
 from bot.wording import plural
 
@@ -108,8 +109,49 @@ def _misses(n: int) -> str:
     return f"{n} miss{'' if n == 1 else 'es'}"
 
 
-def earned(outcome: Outcome) -> str:
+def session_of(posted: PostedTask) -> str | None:
+    """The kind of a private task, "practice" or "review" (what its replies call it); None for a
+    public post."""
+    post = posted.post
+    if not post.private:
+        return None
+    return post.session.kind if post.session is not None else "practice"
+
+
+def points_text(points: int, session: str | None = None) -> str:
+    """E.g. "**10** points"; a private task's are "practice points", named so that no member
+    takes them for leaderboard points."""
+    noun = "practice point" if session else "point"
+    return f"**{points}** {noun}{'' if points == 1 else 's'}"
+
+
+PRIVATE_POINTS = "private: they count in your /stats, never on the leaderboard"
+
+_ORDINALS = {1: "first", 2: "second", 3: "third"}
+
+
+def _attempt_words(progress: Progress, session: str) -> str:
+    """Which attempt solved a private task, truthfully: a review, or practice of a task met
+    before, is never a "first try" (`Progress.tried_before`)."""
+    n = progress.attempts_used
+    if progress.first_try:
+        return " on your first try"
+    where = f" on your {_ORDINALS.get(n, f'{n}th')} attempt in this {session}"
+    if progress.tried_before:
+        where += " (you've answered this task before, so not a first try)"
+    return where
+
+
+def earned(outcome: Outcome, session: str | None = None) -> str:
+    """What a right answer earned. `session`: the private task's kind ("practice" or
+    "review", `session_of`), whose points are private."""
     progress = outcome.progress
+    if session is not None:
+        text = f"You earned {points_text(outcome.points, session)} ({PRIVATE_POINTS})"
+        text += _attempt_words(progress, session)
+        if progress.hint_seen:
+            text += ", halved for the hint"
+        return text + "."
     if progress.scores_none:
         return no_points(progress)
     text = f"You earned **{outcome.points}** point{'' if outcome.points == 1 else 's'}"
@@ -124,7 +166,39 @@ def earned(outcome: Outcome) -> str:
     return text + "."
 
 
-def finished_text(progress: Progress) -> str:
+_RATINGS = {
+    ReviewRating.GOOD: "**Good** (right at the first attempt, without the hint)",
+    ReviewRating.HARD: "**Hard** (right with the hint)",
+    ReviewRating.AGAIN: "**Again** (a miss, or the solution opened first)",
+}
+
+
+def card_text(card: CardUpdate | None) -> str:
+    """What finishing a task did to the member's review card, and when it comes back (a
+    Discord timestamp: each reader sees their own zone). Empty when nothing finished."""
+    if card is None:
+        return ""
+    when = f"{discord_timestamp(card.due, 'R')} ({discord_timestamp(card.due, 'f')})"
+    if card.rating is None:
+        return (
+            "🔁 Your review card for this task was already rated today, so this answer leaves "
+            f"it as it was: it comes back {when}."
+        )
+    if card.rating is ReviewRating.AGAIN:
+        return (
+            f"🔁 Review card rated {_RATINGS[card.rating]}: it's due again right away "
+            f"({discord_timestamp(card.due, 'f')}), so /review brings it back first."
+        )
+    return f"🔁 Review card rated {_RATINGS[card.rating]}: it comes back {when}."
+
+
+def with_card(text: str, card: CardUpdate | None) -> str:
+    """`text` with `card_text` on a line of its own, if the answer finished the task."""
+    line = card_text(card)
+    return f"{text}\n{line}" if line else text
+
+
+def finished_text(progress: Progress, session: str | None = None) -> str:
     """The member's result on a task they already finished."""
     if progress.solved and progress.points == 0:
         # Only a task whose points another post decided solves for nothing (finished there,
@@ -135,9 +209,10 @@ def finished_text(progress: Progress) -> str:
         )
     if progress.solved:
         how = " on the first try" if progress.first_try else ""
+        private = f" ({PRIVATE_POINTS})" if session else ""
         return (
-            f"You already finished this one: you solved it{how} for **{progress.points}** "
-            f"point{'' if progress.points == 1 else 's'}. Nice work!"
+            f"You already finished this one: you solved it{how} for "
+            f"{points_text(progress.points, session)}{private}. Nice work!"
         )
     if progress.forfeited:
         return (
@@ -150,15 +225,25 @@ def finished_text(progress: Progress) -> str:
     )
 
 
-def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
-    """The reply to one option button. `chosen` is the member's pick in words; it is quoted
-    shortened, so the outcome line (right or wrong, attempts left) always shows in full."""
-    chosen = rendering.quoted(chosen)
+def answer_reply(
+    task: Task,
+    outcome: Outcome,
+    chosen: str,
+    *,
+    session: str | None = None,
+    card: CardUpdate | None = None,
+) -> Reply:
+    """The reply to one option button. `chosen` is the member's pick in words as
+    `rendering.picked_text` gives it: one line, shortened, so the outcome line (right or
+    wrong, attempts left) always shows in full, and escaped, so it cannot break the bold.
+    `session`: a private task's kind (`session_of`); `card`: what the answer did to the
+    member's review card (`AnswerReply.card`), said after the outcome of a private task (the
+    learning loop's own reply; a public post's stays about the post)."""
+    card = card if session else None
     match outcome.status:
         case Status.CORRECT:
-            return Reply(
-                f"✅ Right, **{chosen}** it is! {earned(outcome)}", (solution_embed(task),)
-            )
+            text = f"✅ Right, **{chosen}** it is! {earned(outcome, session)}"
+            return Reply(with_card(text, card), (solution_embed(task),))
         case Status.WRONG:
             hint = "" if outcome.progress.hint_seen else " Stuck? The 💡 Hint button can help."
             return Reply(
@@ -167,11 +252,11 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
                 (notes_embed(outcome.notes),),
             )
         case Status.FAILED:
-            return Reply(
+            text = (
                 f"Not quite: **{chosen}** isn't it either. That was your last attempt, so here "
-                "is the worked solution. Every miss teaches something; on to the next one!",
-                (notes_embed(outcome.notes), solution_embed(task)),
+                "is the worked solution. Every miss teaches something; on to the next one!"
             )
+            return Reply(with_card(text, card), (notes_embed(outcome.notes), solution_embed(task)))
         case Status.REPEATED:
             return Reply(
                 f"You already tried **{chosen}**, and it isn't it, so that click didn't use "
@@ -179,10 +264,10 @@ def answer_reply(task: Task, outcome: Outcome, chosen: str) -> Reply:
                 (notes_embed(outcome.notes),),
             )
         case Status.ALREADY_FINISHED:
-            return Reply(finished_text(outcome.progress))
+            return Reply(finished_text(outcome.progress, session))
 
 
-def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
+def recorded_text(outcome: Outcome, picks: Sequence[str], session: str | None = None) -> str:
     """The short plain reply to an answer, for when Discord refused the detailed one: what
     became of the stored attempt, so the member knows where their attempts stand."""
     if len(picks) == 1:
@@ -192,8 +277,9 @@ def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
     recorded = f"Your answer {answer} was recorded"
     match outcome.status:
         case Status.CORRECT:
-            points = outcome.points
-            result = f"right, for **{points}** point{'' if points == 1 else 's'}"
+            result = f"right, for {points_text(outcome.points, session)}"
+            if session:
+                result += f" ({PRIVATE_POINTS})"
         case Status.WRONG:
             result = f"not right, {attempts_left(outcome.progress)}"
         case Status.FAILED:
@@ -207,7 +293,7 @@ def recorded_text(outcome: Outcome, picks: Sequence[str]) -> str:
                 f"{attempts_left(outcome.progress)}."
             )
         case Status.ALREADY_FINISHED:
-            return finished_text(outcome.progress)  # nothing was stored: already short
+            return finished_text(outcome.progress, session)  # nothing stored: already short
     return f"{recorded}: {result}. I couldn't show the details."
 
 
@@ -234,6 +320,8 @@ def solution_reply(reply: SolutionReply) -> Reply:
             "Here's the worked solution. This one ends with no points, but understanding it "
             "counts more."
         )
+        if session_of(reply.posted):  # the learning loop says what it did to the card
+            text = with_card(text, reply.card)
     elif reply.posted.closed and not reply.progress.finished:
         text = "This quiz has closed, so here's the worked solution."
     else:
@@ -243,7 +331,7 @@ def solution_reply(reply: SolutionReply) -> Reply:
 
 def solution_prompt(posted: PostedTask) -> str:
     return (
-        f"You haven't finished **{rendering.task_title(posted.task)}** yet. Seeing the "
+        f"You haven't finished {rendering.bold(rendering.task_title(posted.task))} yet. Seeing the "
         "solution now ends your attempts on it with no points. Want to see it anyway?"
     )
 
@@ -499,7 +587,13 @@ class Responder:
                 spent(kwargs.get("view"))
 
     async def answered(
-        self, outcome: Outcome, picks: Sequence[str], reply: Reply | None = None, **kwargs: Any
+        self,
+        outcome: Outcome,
+        picks: Sequence[str],
+        reply: Reply | None = None,
+        *,
+        session: str | None = None,
+        **kwargs: Any,
     ) -> None:
         """The detailed reply to an answer: sent, or edited in for an `update` Responder.
 
@@ -530,4 +624,4 @@ class Responder:
                 exc,
             )
             async with self._lock:
-                await send_private(self.interaction, recorded_text(outcome, picks))
+                await send_private(self.interaction, recorded_text(outcome, picks, session))

@@ -7,8 +7,9 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable
-from typing import Final, TextIO
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Final, TextIO, TypeVar
 
 import aiohttp
 import discord
@@ -29,6 +30,15 @@ log = logging.getLogger(__name__)
 CLAIM_RENEWAL_SECONDS: Final = 30.0
 """How often a running bot renews its claim on its servers (`ProcessClaim.renew`)."""
 
+CLOSE_GRACE: Final = 5.0
+"""Seconds a SIGTERM leaves the bot to close (sign off the gateway, write what is queued)
+before it stops waiting for the close. A gateway that stopped answering would hold discord.py's
+close for its 30 s websocket timeout, and a supervisor kills a process that has not stopped
+10 s after its SIGTERM (docker stop's default)."""
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
+
+T = TypeVar("T")
+
 REDACTED = "[token redacted]"
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
@@ -48,6 +58,32 @@ class RedactingFormatter(logging.Formatter):
         return text
 
 
+class ConnectFailureLine(logging.Filter):
+    """discord.py logs each failed attempt to connect a shard to the gateway with
+    `logger.exception` (a full traceback at ERROR), then tries again 5 s later, for ever: a
+    gateway that is down or unreachable fills the log with tracebacks of its network stack.
+    It is the host's network, not a bug, and discord.py offers no setting for it, so this
+    filter on its `discord.shard` logger (the logging module's public way to rewrite a
+    library's records) makes each attempt one WARNING line that ends with the reason."""
+
+    PREFIX: Final = "Failed to connect for shard_id"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and str(record.msg).startswith(self.PREFIX):
+            error = record.exc_info[1]
+            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            record.msg = f"{record.msg} ({reason.replace('%', '%%')})"
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _filter_once(logger: logging.Logger, kind: type[logging.Filter]) -> None:
+    if not any(isinstance(f, kind) for f in logger.filters):
+        logger.addFilter(kind())
+
+
 def configure_logging(settings: Settings, stream: TextIO | None = None) -> logging.Handler:
     handler = logging.StreamHandler(stream or sys.stderr)
     secret = settings.discord_token.get_secret_value().strip() if settings.discord_token else ""
@@ -59,6 +95,7 @@ def configure_logging(settings: Settings, stream: TextIO | None = None) -> loggi
     logging.getLogger("discord.webhook.async_").setLevel(max(root.level, logging.INFO))
     # One INFO line per changed file; the reload's own line says what it did.
     logging.getLogger("watchfiles").setLevel(max(root.level, logging.WARNING))
+    _filter_once(logging.getLogger("discord.shard"), ConnectFailureLine)
     return handler
 
 
@@ -111,33 +148,135 @@ def build_bot(settings: Settings, catalog: Catalog, store: Store) -> QuizBot:
 
 
 async def run_bot(settings: Settings) -> None:
+    """Start the bot and serve until SIGTERM or SIGINT, which stop it in every phase: loading
+    the banks, opening (or upgrading) the database, logging in, connecting the shards, serving
+    and closing. The handlers are installed before any of these begins."""
     _prepare(settings)
     token = settings.token()
+    loop = asyncio.get_running_loop()
+    work = loop.create_task(_start_and_serve(settings, token), name="quizbot-run")
+    with _stopping(loop, work) as stop:
+        try:
+            await asyncio.wait({work})
+        except asyncio.CancelledError:  # run_bot's own caller gave up on it
+            work.cancel()
+            await asyncio.wait({work})
+            raise
+    if not (work.cancelled() and stop.requested):
+        try:
+            work.result()
+        except ContentError as exc:
+            log.error("not starting: %s", exc)
+            raise SystemExit(1) from None
+    log.info("closed")
+
+
+class _Stop:
+    """What SIGTERM and SIGINT do while `run_bot` runs. The first cancels the bot's work
+    wherever it is: a step that waits (a login, a shard's connect or its retry, a start-up
+    step off the loop) ends at once, and a running bot closes as `async with bot` does on the
+    way out (the gateway signed off, the queued answers written). A second signal, or a close
+    still going after CLOSE_GRACE seconds, stops waiting for the close."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, work: asyncio.Task[None]) -> None:
+        self.loop = loop
+        self.work = work
+        self.requested: str | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def __call__(self, signame: str) -> None:
+        if self.requested is None:
+            self.requested = signame
+            log.info("%s received, closing", signame)
+            self._deadline = self.loop.call_later(CLOSE_GRACE, self._late)
+            self.work.cancel()
+        elif not self.work.done():
+            log.warning("%s received again: stopping without waiting for the close", signame)
+            self.work.cancel()
+
+    def _late(self) -> None:
+        if not self.work.done():
+            log.warning(
+                "still closing after %g s: stopping without waiting for the close", CLOSE_GRACE
+            )
+            self.work.cancel()
+
+    def cancel_deadline(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+
+
+@contextlib.contextmanager
+def _stopping(loop: asyncio.AbstractEventLoop, work: asyncio.Task[None]) -> Iterator[_Stop]:
+    stop = _Stop(loop, work)
+    installed = []
+    for sig in STOP_SIGNALS:
+        # Windows event loops have no signal handlers; Ctrl-C still works there.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop, sig.name)
+            installed.append(sig)
     try:
-        catalog = load_banks_cached(settings.content_dir, settings.content_cache)
-    except ContentError as exc:
-        log.error("not starting: %s", exc)
-        raise SystemExit(1) from None
+        yield stop
+    finally:
+        stop.cancel_deadline()
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+async def _off_loop(step: Callable[[], T]) -> T:
+    """`step()` in a daemon thread, awaited. Not `asyncio.to_thread`: `asyncio.run` joins the
+    default executor's threads before it returns, so a SIGTERM during a step that takes long
+    (an upgrade waiting for the database's lock, a large CONTENT_DIR) would wait for it. A step
+    left running when the process ends leaves nothing that the end does not undo: the claims
+    are an flock and session locks, and a schema upgrade is one transaction."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():  # cancelled by a SIGTERM meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        result, error = None, None
+        try:
+            result = step()
+        except BaseException as exc:  # handed to the awaiting task, as to_thread does
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the process is ending
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="quizbot-start-up", daemon=True).start()
+    return await future
+
+
+async def _start_and_serve(settings: Settings, token: str) -> None:
+    catalog = await _off_loop(
+        lambda: load_banks_cached(settings.content_dir, settings.content_cache)
+    )
     log.info("loaded %d tasks from %s", len(catalog), settings.content_dir)
     # Before the engine opens the file: a second bot must not upgrade the schema under the
     # first. Raises a HostError if another process runs on it.
-    file_claim = await asyncio.to_thread(claim_database_file, settings.database_url)
+    file_claim = await _off_loop(lambda: claim_database_file(settings.database_url))
     try:
         await _serve_on_database(settings, token, catalog)
     finally:
         file_claim.release()
-    log.info("closed")
 
 
 async def _serve_on_database(settings: Settings, token: str, catalog: Catalog) -> None:
     # Upgrades the schema if this quizbot is newer than the database (after backing an SQLite
     # file up; the migrations module logs where), or raises a SchemaError, a HostError the CLI
     # prints as one line. Off the loop: it may take a while.
-    engine = await asyncio.to_thread(
-        make_engine, settings.database_url, synchronous=settings.sqlite_synchronous
+    log.info("opening the database (creating it, or upgrading its schema, if needed)")
+    engine = await _off_loop(
+        lambda: make_engine(settings.database_url, synchronous=settings.sqlite_synchronous)
     )
     try:
-        shard_claim = await asyncio.to_thread(claim_shards, engine, settings.shards)
+        shard_claim = await _off_loop(lambda: claim_shards(engine, settings.shards))
         try:
             await _serve(settings, token, build_bot(settings, catalog, Store(engine)), shard_claim)
         finally:
@@ -181,8 +320,9 @@ async def _keep_claim(
 
 
 async def _serve(settings: Settings, token: str, bot: QuizBot, claim: ProcessClaim) -> None:
-    """Log in and stay online until SIGTERM or SIGINT closes the bot, or until another process
-    takes the servers `claim` holds (raised as its HostError)."""
+    """Log in and stay online until `run_bot` cancels this on SIGTERM or SIGINT (leaving
+    `async with bot` closes the bot), or until another process takes the servers `claim`
+    holds (raised as its HostError)."""
     loop = asyncio.get_running_loop()
     closing: set[asyncio.Task[None]] = set()
 
@@ -191,27 +331,24 @@ async def _serve(settings: Settings, token: str, bot: QuizBot, claim: ProcessCla
         closing.add(task)
         task.add_done_callback(closing.discard)
 
-    def stop(signame: str) -> None:
-        log.info("%s received, closing", signame)
-        close()
-
     def reload(signame: str) -> None:
         log.info("%s received, reloading the content from %s", signame, settings.content_dir)
         bot.reload_content()
 
-    handlers = {signal.SIGTERM: stop, signal.SIGINT: stop}
+    handlers = {}
     if hasattr(signal, "SIGHUP"):  # not on Windows
         handlers[signal.SIGHUP] = reload
     for sig, handler in handlers.items():
-        # Windows event loops have no signal handlers; Ctrl-C still works there.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, handler, sig.name)
     keeper = None
     try:
         async with bot:
             keeper = loop.create_task(_keep_claim(claim, close, CLAIM_RENEWAL_SECONDS))
+            log.info("logging in to Discord")
             async with _logging_in(settings):
                 await bot.login(token)
+            log.info("connecting to the Discord gateway (%s)", settings.shards.describe())
             await bot.connect()
     finally:
         lost = None

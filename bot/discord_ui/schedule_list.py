@@ -3,6 +3,7 @@ of a schedule that /schedule add's reply and the id autocomplete share."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 import discord
@@ -22,9 +23,15 @@ def what(schedule: ScheduleInfo) -> str:
     return " · ".join(parts)
 
 
+def _plain_what(schedule: ScheduleInfo) -> str:
+    # A choice name is plain text: the topic's Markdown is rendered, not shown as typed.
+    topic = rendering.plain_label(schedule.topic, CHOICE_NAME) if schedule.topic else None
+    return what(replace(schedule, topic=topic))
+
+
 def choice_name(schedule: ScheduleInfo) -> str:
     """A schedule as an autocomplete suggestion."""
-    name = f"#{schedule.id} · {schedule.local_time} {schedule.timezone} · {what(schedule)}"
+    name = f"#{schedule.id} · {schedule.local_time} {schedule.timezone} · {_plain_what(schedule)}"
     if schedule.paused:
         name += " · paused"
     return rendering.truncate(name, CHOICE_NAME)

@@ -33,7 +33,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from bot.clock import week_start
 from bot.progress import MemberProgress, TopicProgress
-from bot.rendering import truncate
+from bot.rendering import plain_text, truncate
 from bot.wording import plural
 
 FILENAME = "stats.png"
@@ -464,7 +464,7 @@ def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
         return
     for index, topic in enumerate(progress.topics[:SHOWN_TOPICS]):
         middle = y + 34 + index * ROW_H + ROW_H / 2
-        name = _fit(legible(topic.topic), fonts.body, BAR_X - PAD - 12)
+        name = _fit(legible(plain_text(topic.topic)), fonts.body, BAR_X - PAD - 12)
         canvas.text((PAD, middle), name, fonts.body, TEXT, "lm")
         _bar(canvas, topic, middle - BAR_H / 2)
         figures = bar_figures(topic, fonts.body)
@@ -565,5 +565,5 @@ def describe(progress: MemberProgress) -> str:
     for topic in progress.topics[:SHOWN_TOPICS]:
         due = f", {topic.due:,} due for review" if topic.due else ""
         figures = f"{topic.first_try:,} of {topic.tried:,}"
-        parts.append(f"{topic.topic}: {figures} on the first try{due}.")
+        parts.append(f"{plain_text(topic.topic)}: {figures} on the first try{due}.")
     return truncate(" ".join(parts), DESCRIPTION_LIMIT)

@@ -71,6 +71,9 @@ class Progress:
     (`tried` holds their picks, so the same wrong answer here is a repeat.)"""
     hint_elsewhere: bool = False
     """The member saw the task's hint on another public post in the server, unfinished there."""
+    tried_before: bool = False
+    """A private (practice or review) post: the member answered or finished the task on
+    another post in the server before, so solving it here is not a first try."""
 
     @property
     def attempts_used(self) -> int:
@@ -102,8 +105,9 @@ class Progress:
 
     @property
     def first_try(self) -> bool:
-        """Solved with no miss on the task anywhere in the server."""
-        return self.solved and self.task_wrong_tries == 0
+        """Solved with no miss on the task anywhere in the server (on a private post: and
+        never tried it before, `tried_before`)."""
+        return self.solved and self.task_wrong_tries == 0 and not self.tried_before
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +136,6 @@ class Outcome:
     @property
     def attempts_left(self) -> int:
         return self.progress.attempts_left
-
-    @property
-    def solution_revealed(self) -> bool:
-        """Whether the member may now see the answer and worked solution."""
-        return self.progress.finished
 
 
 def score(difficulty: Difficulty, wrong_tries: int, hint_seen: bool) -> int:

@@ -10,6 +10,7 @@ unit applies both when a member finishes a post (`bot/store/answers.py`). Decide
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from zoneinfo import ZoneInfo
@@ -24,6 +25,18 @@ class ReviewRating(Enum):
     GOOD = "good"
     HARD = "hard"
     AGAIN = "again"
+
+
+@dataclass(frozen=True, slots=True)
+class CardUpdate:
+    """What finishing a task did to the member's review card for it, as the same write unit
+    stored it: what the member is told after a practice or review answer."""
+
+    rating: ReviewRating | None
+    """The rating it was given; None: the card was rated earlier this local day and is not
+    due (`rates_today`), so this finish left it as it was."""
+    due: datetime
+    """When the card falls due now (aware UTC)."""
 
 
 def rating_for(solved: bool, wrong_tries: int, hint_seen: bool, forfeited: bool) -> ReviewRating:

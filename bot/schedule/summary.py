@@ -252,7 +252,8 @@ _PIPE_BEFORE_PIPE = re.compile(r"\|(?=\|)")
 
 
 def discussion_name(task: Task) -> str:
-    return rendering.truncate(f"Discuss · {rendering.task_title(task)}", THREAD_NAME)
+    # A thread's name is plain text: the topic's Markdown rendered, not shown as typed.
+    return rendering.truncate(f"Discuss · {rendering.plain_task_title(task)}", THREAD_NAME)
 
 
 def discussion_text(task: Task) -> str:

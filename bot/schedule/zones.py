@@ -1,9 +1,13 @@
-"""Time-zone names as moderators type them: the one place that decides which zone a text
-means (`resolve_zone`) and what autocomplete suggests (`zone_choices`). Pure: no discord."""
+"""Time-zone names as moderators and hosts type them: the one place that decides which zone a
+text means (`resolve_zone`: /schedule, /config, /reminders and QUIZBOT_TIMEZONE all use it) and
+what autocomplete suggests (`zone_choices`). Pure: no discord."""
 
 from __future__ import annotations
 
 import functools
+from collections import defaultdict
+from dataclasses import dataclass
+from importlib import resources
 from zoneinfo import available_timezones
 
 from bot.quiz.errors import ScheduleInputError
@@ -22,22 +26,93 @@ ZONE_SUGGESTIONS = (
     "Australia/Sydney",
 )
 """Offered before anything is typed."""
+MAX_LISTED = 6
+"""An ambiguous city's reply names at most this many zones."""
 
 
-NOT_PLACES = frozenset({"localtime", "Factory"})
-"""Names tzdata ships that are no place's zone: "localtime" is whatever zone the bot's host is
-set to (it would move with the host), "Factory" a placeholder that shows as "-00"."""
+NOT_PLACES: dict[str, str] = {
+    "localtime": "it is whatever zone the host is set to, and moves with it",
+    "Factory": "it is tzdata's placeholder, which shows as -00",
+    "posixrules": "it is a copy of America/New_York kept for old POSIX TZ strings",
+}
+"""Names tzdata ships that are no place's zone, and why each is refused."""
+
+ADVICE = (
+    "Use an IANA name such as Europe/Berlin or America/New_York, or a city such as Berlin "
+    "(pick one from the list as you type)."
+)
+
+
+class ZoneError(ScheduleInputError):
+    """Typed text that names no zone, or more than one. `problem` is the message without the
+    advice, for places that give their own (a setting's fix)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"{problem}. {ADVICE}")
+        self.problem = problem
+
+
+class UnknownZoneError(ZoneError):
+    pass
+
+
+class NotAPlaceError(UnknownZoneError):
+    """One of NOT_PLACES: tzdata has the file, but it is no zone to keep a schedule in."""
+
+
+class AmbiguousZoneError(ZoneError):
+    def __init__(self, text: str, candidates: list[str]) -> None:
+        shown = ", ".join(candidates[:MAX_LISTED]) + (", …" if len(candidates) > MAX_LISTED else "")
+        super().__init__(f"{text!r} could be any of {shown}: give the full name")
+        self.candidates = candidates
+
+
+@dataclass(frozen=True)
+class _Tables:
+    names: dict[str, str]
+    """casefolded name → IANA name."""
+    tails: dict[str, tuple[str, ...]]
+    """Every trailing part of a name ("berlin", "argentina/buenos_aires") → the zones whose
+    name ends with it: a city alone is what a moderator types first."""
+    links: dict[str, str]
+    """tzdata's backward names → the zone each stands for."""
 
 
 @functools.cache
+def _tables() -> _Tables:
+    names = {
+        name.casefold(): name for name in sorted(available_timezones()) if name not in NOT_PLACES
+    }
+    tails: defaultdict[str, list[str]] = defaultdict(list)
+    for key, name in names.items():
+        parts = key.split("/")
+        for start in range(1, len(parts)):
+            tails["/".join(parts[start:])].append(name)
+    return _Tables(names, {tail: tuple(found) for tail, found in tails.items()}, _link_targets())
+
+
 def known_zones() -> dict[str, str]:
-    """casefolded name → IANA name, for every place's zone tzdata ships.
+    """casefolded name → IANA name, for every place's zone tzdata ships, its backward names
+    (links such as Europe/Kiev → Europe/Kyiv) included: available_timezones() lists them.
 
     Reads the disk the first time: call it once off the event loop before serving requests.
     """
-    return {
-        name.casefold(): name for name in sorted(available_timezones()) if name not in NOT_PLACES
-    }
+    return _tables().names
+
+
+def _link_targets() -> dict[str, str]:
+    """The "L target name" lines of the tzdata package's tzdata.zi. Empty without the
+    package: an ambiguous city is then listed rather than chosen."""
+    try:
+        text = resources.files("tzdata").joinpath("zoneinfo", "tzdata.zi").read_text("utf-8")
+    except (ImportError, OSError, UnicodeDecodeError):
+        return {}
+    links = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "L":
+            links[parts[2]] = parts[1]
+    return links
 
 
 def _key(text: str) -> str:
@@ -45,14 +120,27 @@ def _key(text: str) -> str:
 
 
 def resolve_zone(text: str) -> str:
-    """The IANA name for typed text ("europe/berlin" → "Europe/Berlin"), or a clear error."""
-    name = known_zones().get(_key(text))
-    if name is None:
-        raise ScheduleInputError(
-            f"{text!r} is not a time zone I know. Use an IANA name such as Europe/Berlin or "
-            "America/New_York (pick one from the list as you type)."
-        )
-    return name
+    """The IANA name for typed text ("europe/berlin" → "Europe/Berlin", "new york" →
+    "America/New_York", "kiev" → "Europe/Kiev"), or a ZoneError that says why not."""
+    key = _key(text)
+    tables = _tables()
+    zones = tables.names
+    if key in zones:
+        return zones[key]
+    candidates = tables.tails.get(key, ())
+    if not candidates:
+        for name, why in NOT_PLACES.items():
+            if key == name.casefold():
+                raise NotAPlaceError(f"{text!r} is not a time zone I know: {why}")
+        raise UnknownZoneError(f"{text!r} is not a time zone I know")
+    if len(candidates) == 1:
+        return candidates[0]
+    # Two names for one zone (America/Buenos_Aires is a link to America/Argentina/
+    # Buenos_Aires) are one answer, not a question: the zone itself.
+    targets = {tables.links.get(name, name) for name in candidates}
+    if len(targets) == 1 and (target := next(iter(targets))).casefold() in zones:
+        return zones[target.casefold()]
+    raise AmbiguousZoneError(text.strip(), sorted(candidates))
 
 
 def zone_choices(current: str, preferred: str | None = None) -> list[str]:

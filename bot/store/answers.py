@@ -30,8 +30,11 @@ added: practice cannot be farmed for the leaderboard.
 When a member finishes a post (its score row is written), the same unit of work rates their
 review card for its task (`_rate_cards`): the rules `review.rating_of` and `review.rates_today`
 (once per local day, in the server's zone, unless due), FSRS in `bot.review_scheduler`; one read
-of the batch's cards and one upsert, only when something finished. A click on a private post
-also moves its session's `last_active_at`.
+of the batch's cards and one upsert, only when something finished; what it did to each card is
+returned with the answer (`Answered.card`), so the reply says the stored due time. A private
+post's progress also says whether the member met its task on another post before
+(`Progress.tried_before`): a review is never a first try. A click on a private post also moves
+its session's `last_active_at`.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ from bot.quiz.engine import (
     see_hint,
 )
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
-from bot.quiz.review import rates_today, rating_of
+from bot.quiz.review import CardUpdate, rates_today, rating_of
 from bot.quiz.tasks import MAX_ATTEMPTS
 from bot.store import board_totals, dialect, prepared, review_cards
 from bot.store.learning_tables import PracticeSession
@@ -282,6 +285,8 @@ def _progress_with_task(
         else:
             by_task[_task_key(post, user_id)].append((post_id, user_id))
     state = _progress_of(conn, private) if private else {}
+    if private:
+        _mark_tried_before(conn, state, private, posts)
     if not by_task:
         return state, by_task
     if len(by_task) == 1:
@@ -308,6 +313,45 @@ def _progress_with_task(
                 own = _with_elsewhere(own, others)
             state[(post_id, user_id)] = own
     return state, by_task
+
+
+_EARLIER = union_all(
+    *(
+        select(table.c.post_id, table.c.user_id, _post.c.guild_id, _post.c.task_id)
+        .select_from(table.join(_post, _post.c.id == table.c.post_id))
+        .where(
+            _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
+            _post.c.task_id.in_(bindparam("tasks", expanding=True)),
+            table.c.user_id.in_(bindparam("users", expanding=True)),
+        )
+        for table in (_attempt, _score)
+    )
+)
+"""The posts (public or private) on which members answered or finished tasks: a private
+post's "first try" is only one if the member has none of its task's but that post."""
+
+
+def _mark_tried_before(
+    conn: Connection,
+    state: dict[Pair, Progress],
+    private: Sequence[Pair],
+    posts: Mapping[int, PostInfo],
+) -> None:
+    """Set `Progress.tried_before` on each private pair whose member answered or finished its
+    task on another post of the server: a review (or a practice of a task met before) is
+    never a first try, whatever this post's attempts say."""
+    params = {
+        "guilds": sorted({posts[p].guild_id for p, _ in private}),
+        "tasks": sorted({posts[p].task_id for p, _ in private}),
+        "users": sorted({u for _, u in private}),
+    }
+    met: dict[TaskKey, set[int]] = defaultdict(set)
+    for post_id, user_id, guild, task in prepared.rows(conn, _EARLIER, params):
+        met[(guild, task, user_id)].add(post_id)
+    for pair in private:
+        post_id, user_id = pair
+        if met.get(_task_key(posts[post_id], user_id), set()) - {post_id}:
+            state[pair] = replace(state[pair], tried_before=True)
 
 
 def _with_elsewhere(progress: Progress, others: Sequence[_Facts]) -> Progress:
@@ -390,6 +434,8 @@ class _Writes:
     """(post, user id, progress) of each finish: each rates the member's review card."""
     sessions: set[int] = field(default_factory=set)
     """Private sessions clicked in: their `last_active_at` moves to `now`."""
+    cards: list[CardUpdate] = field(default_factory=list)
+    """What each of `finished` did to its review card, once flushed."""
 
     @property
     def stamp(self) -> datetime:
@@ -461,7 +507,7 @@ class _Writes:
             prepared.write(conn, _INSERT_SCORES, self.scores)
             if self.board_scores:
                 board_totals.add_scores(conn, self.board_scores, self.stamp)
-            _rate_cards(conn, self.finished, self.now, self.zone)
+            self.cards = _rate_cards(conn, self.finished, self.now, self.zone)
         if self.sessions:
             prepared.write(
                 conn,
@@ -475,27 +521,28 @@ def _rate_cards(
     finished: Sequence[tuple[PostInfo, int, Progress]],
     now: datetime,
     zone: ZoneInfo,
-) -> None:
+) -> list[CardUpdate]:
     """Rate each finisher's review card for the finished task, at most once per local day
     unless due (`review.rates_today`): one read of the cards (with each server's zone), one
-    upsert. A batch that finishes the same task twice for a member rates it in order."""
+    upsert. A batch that finishes the same task twice for a member rates it in order.
+    Returns what each finish did to its card, in order (the reply tells the member)."""
     keys = [(post.guild_id, user_id, post.task_id) for post, user_id, _ in finished]
     cards, zones = review_cards.load_cards_with_zones(conn, keys)
     changed: dict[tuple[int, int, str], review_cards.StoredCard] = {}
+    updates: list[CardUpdate] = []
     for (post, user_id, progress), key in zip(finished, keys, strict=True):
         card = cards.get(key)
         local = zones.get(post.guild_id) or zone
         if card is not None and not rates_today(card.last_review, card.due, now, local):
+            updates.append(CardUpdate(None, card.due))
             continue
+        rating = rating_of(progress)
         cards[key] = changed[key] = review_scheduler.review(
-            card,
-            rating_of(progress),
-            now,
-            guild_id=post.guild_id,
-            user_id=user_id,
-            task_id=post.task_id,
+            card, rating, now, guild_id=post.guild_id, user_id=user_id, task_id=post.task_id
         )
+        updates.append(CardUpdate(rating, changed[key].due))
     review_cards.save_cards(conn, list(changed.values()))
+    return updates
 
 
 @dataclass(frozen=True, slots=True)
@@ -672,6 +719,8 @@ def _record(
     )
     writes = _Writes(now, zone)
     results: list[Answered | Exception] = []
+    finishing: dict[int, int] = {}
+    """Index in `results` -> index in `writes.finished` (its card update)."""
     for request in requests:
         try:
             post = _post_of(posts, request.post_id, request.guild_id, request.user_id, now)
@@ -689,11 +738,16 @@ def _record(
             state[pair] = outcome.progress
             writes.attempt(request, progress.attempts_used + 1, outcome)
             if outcome.progress.finished:
+                finishing[len(results)] = len(writes.finished)
                 writes.score(post, request.user_id, outcome.progress)
             if not post.private:
                 _spread_answer(state, by_task, _task_key(post, request.user_id), pair, outcome)
         results.append(Answered(post, outcome))
     writes.flush(conn)
+    for index, finish in finishing.items():
+        answered = results[index]
+        assert isinstance(answered, Answered)
+        results[index] = replace(answered, card=writes.cards[finish])
     return results
 
 
@@ -733,7 +787,7 @@ def reveal_solution(
     if access.forfeited_now:
         writes.score(post, user_id, access.progress)
     writes.flush(conn)
-    return SolutionSeen(post, access)
+    return SolutionSeen(post, access, writes.cards[0] if writes.cards else None)
 
 
 __all__ = [

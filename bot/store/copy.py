@@ -26,8 +26,8 @@ from sqlalchemy.exc import DBAPIError
 from bot.host_errors import HostError
 from bot.store import dialect, faults
 from bot.store.db import make_engine, sqlite_file, writer
-from bot.store.migrate import current_state, target_metadata, upgrade_database
-from bot.store.preflight import check_database, check_readable
+from bot.store.migrate import current_state, problem, read_state, target_metadata, upgrade_database
+from bot.store.preflight import check_database, check_lasting, check_readable
 from bot.store.process_claim import claim_database_file
 from bot.store.tables import MemberTotal, Score, table_of
 
@@ -81,6 +81,7 @@ def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS)
         source = make_engine(src_url, create=False)
         _check_source(source, src_url)
         with _blamed_on(TARGET):
+            check_lasting(dst_url, TARGET)  # a copy into memory is gone when it ends
             check_database(dst_url, TARGET)  # the copy writes it: it must be writable
         target = make_engine(dst_url, create=False)
         if not _target_is_empty(target):
@@ -132,7 +133,11 @@ def _tables() -> list[Table]:
 
 
 def _check_source(source: Engine, url: str) -> None:
-    state = current_state(source)
+    with source.connect() as conn, conn.begin():
+        state = read_state(conn)
+        found = problem(conn, state)  # not quizbot's, or a version it cannot trust
+    if found is not None:
+        raise CopyError(SOURCE, found.problem, found.fix.replace("DATABASE_URL", "SRC_URL"))
     if state.empty:
         raise CopyError(SOURCE, f"the source {_shown(source)} is empty", "check SRC_URL")
     if state.too_new:
@@ -178,12 +183,14 @@ def _check_earlier_copy(source: Engine, target: Engine, say: Say) -> CopyReport:
     its check (it holds as many rows as the source in every table) is checked now. Any other
     target with rows is someone's data: refused untouched, never called incomplete."""
     with source.connect() as src, target.connect() as dst:
-        rows: dict[str, int] = {}
-        for table in _tables():
-            here, there = _count(src, table), _count(dst, table)
-            if here != there:
-                raise _not_empty(target, f"{table.name} has {there:,} rows")
-            rows[table.name] = here
+        counts = {table.name: (_count(src, table), _count(dst, table)) for table in _tables()}
+    if any(here != there for here, there in counts.values()):
+        # Named by what the target holds: a table that differs may be empty there.
+        held = {name: there for name, (_, there) in counts.items() if there}
+        differ = [name for name in held if counts[name][0] != held[name]] or list(held)
+        shown = ", ".join(f"{name} has {_rows(held[name])}" for name in differ[:3])
+        raise _not_empty(target, shown + (", ..." if len(differ) > 3 else ""))
+    rows = {name: here for name, (here, _) in counts.items()}
     say("the target already holds as many rows as the source: an earlier copy; checking it")
     try:
         members = _verify(source, target, rows)
@@ -296,6 +303,10 @@ def _totals(conn: Connection) -> dict[tuple[int, int], tuple[Any, ...]]:
         summed_points, summed_solved, _, _ = totals.get((g, u), (0, 0, None, None))
         totals[(g, u)] = (summed_points, summed_solved, points, solved)
     return totals
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row" if n == 1 else f"{n:,} rows"
 
 
 def _count(conn: Connection, table: Table) -> int:

@@ -13,16 +13,24 @@ longer than the busy timeout, a statement running away) and `application_name=qu
 are pinged before use, so a server that went away and came back is reconnected to by itself.
 Reads take a REPEATABLE READ snapshot (`reader`), as SQLite's deferred transaction gives one.
 Writers there are serialised where they must be by `dialect.lock`, not by one write lock.
+
+An SQLite file can be deleted or renamed over while the bot runs; its open connections go on
+writing into the unlinked file, which a restart loses. `FileWatch` notices (the file's device
+and inode: a stat before each write and two after its commit) so that nothing more is
+acknowledged (`Store.write`).
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+import threading
 import time
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
@@ -30,6 +38,9 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from bot.store import prepared
+from bot.store.faults import FileGoneError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DATABASE_URL = "sqlite:///data/quizbot.db"
 """The one default: an SQLite file under ./data, created on first start."""
@@ -71,6 +82,25 @@ IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000
 """A session left inside a transaction this long is ended by the server (its locks freed)."""
 
 
+PYSQLITE_OPTIONS = frozenset(
+    {"timeout", "isolation_level", "detect_types", "check_same_thread", "cached_statements", "uri"}
+)
+"""URL options SQLAlchemy passes to `sqlite3.connect` itself."""
+SQLITE_URI_OPTIONS: dict[str, tuple[str, ...] | None] = {
+    "mode": ("ro", "rw", "rwc", "memory"),
+    "cache": ("shared", "private"),
+    "immutable": None,
+    "nolock": None,
+    "psow": None,
+    "vfs": None,
+    "modeof": None,
+}
+"""SQLite's own URI options (https://sqlite.org/uri.html) and, where it checks them, their
+values. SQLAlchemy hands them to SQLite only in the URI form (`file:…?mode=ro&uri=true`):
+without `uri=true` it drops them with a warning (`?mode=ro` would open the file writable), and
+with it but no `file:` SQLite takes the whole `b.db?mode=ro` for a file name. `connect_url`
+writes such a URL in the form that honours its options."""
+
 _WAL = "PRAGMA journal_mode = WAL"
 _WAL_RETRY_S = 0.01
 
@@ -86,7 +116,7 @@ def _pragmas(synchronous: str, busy_timeout_ms: int) -> tuple[str, ...]:
     )
 
 
-def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> None:
+def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> bool:
     """Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY
     at once, without the busy handler, to a connection that holds the shared lock while
     another waits for the exclusive one (it would deadlock). Shards started together on a
@@ -94,8 +124,9 @@ def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> None:
     deadline = time.monotonic() + busy_timeout_ms / 1000
     while True:
         try:
-            cursor.execute(_WAL)
-            return
+            mode = cursor.execute(_WAL).fetchone()
+            # Whether the file is in WAL mode now (a read-only one keeps its own mode).
+            return mode is not None and str(mode[0]).lower() == "wal"
         except sqlite3.OperationalError as error:
             if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
                 raise
@@ -131,16 +162,32 @@ def check_url(url: str) -> str:
 
 
 def _check_sqlite_url(parsed: URL) -> None:
-    """What SQLAlchemy would refuse only when the engine is made (a traceback then)."""
+    """What SQLAlchemy would refuse only when the engine is made (a traceback then), and
+    options it or SQLite would ignore without a word."""
     if parsed.host:  # sqlite://data/quizbot.db: `data` is read as a host
         raise ValueError(
             "an SQLite URL has three slashes before a relative path (sqlite:///data/quizbot.db) "
             "and four before an absolute one (sqlite:////srv/quizbot.db)"
         )
+    for name, value in parsed.query.items():
+        if not isinstance(value, str):
+            raise ValueError(f"the URL gives its option {name!r} more than once")
+        if name in PYSQLITE_OPTIONS:
+            continue
+        if name not in SQLITE_URI_OPTIONS:
+            known = ", ".join(sorted(PYSQLITE_OPTIONS | SQLITE_URI_OPTIONS.keys()))
+            raise ValueError(f"the URL's option {name!r} is not an SQLite one ({known})")
+        allowed = SQLITE_URI_OPTIONS[name]
+        if allowed is not None and value not in allowed:
+            raise ValueError(
+                f"the URL's option {name}={value!r} is not one SQLite takes "
+                f"({', '.join(f'{name}={v}' for v in allowed)})"
+            )
     try:
         with warnings.catch_warnings():  # an unknown option: the engine warns of it, once
             warnings.simplefilter("ignore")
-            parsed.get_dialect()().create_connect_args(parsed)
+            connect = connect_url(parsed)
+            connect.get_dialect()().create_connect_args(connect)
     except (ArgumentError, ValueError, TypeError) as exc:  # e.g. ?timeout=abc
         reason = (str(exc).strip().splitlines() or [""])[0]
         raise ValueError(f"the URL's options are not SQLite's ({reason})") from None
@@ -179,13 +226,16 @@ def make_engine(
     else:
         pragmas = _pragmas(synchronous, busy_timeout_ms)
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
-        if is_memory(parsed.database):
+        file = sqlite_file(parsed)
+        if file is None:
             kwargs["poolclass"] = StaticPool
         else:
-            assert parsed.database is not None
-            database_file(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, **kwargs)
-        _install_sqlite_hooks(engine, pragmas, busy_timeout_ms)
+            file.parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(connect_url(parsed), **kwargs)
+        watch = None
+        if file is not None:
+            watch = _WATCHES[engine] = FileWatch(file)
+        _install_sqlite_hooks(engine, pragmas, busy_timeout_ms, watch)
     if create:
         # Imported here: the migrations module builds on this one (`writer`, `is_memory`).
         from bot.store.migrate import upgrade_database
@@ -239,8 +289,35 @@ def _postgres_engine(url: str, lock_timeout_ms: int) -> Engine:
     )
 
 
-def is_memory(database: str | None) -> bool:
-    return not database or database == ":memory:" or "mode=memory" in database
+def is_memory(url: str | URL) -> bool:
+    """An SQLite URL whose database lives in memory (`sqlite://`, `sqlite:///:memory:`,
+    `sqlite:///file:x?mode=memory&uri=true`): gone when the process stops."""
+    parsed = make_url(url)
+    database = parsed.database
+    return (
+        not database
+        or database == ":memory:"
+        or database.startswith("file::memory:")
+        or "mode=memory" in database
+        or parsed.query.get("mode") == "memory"
+    )
+
+
+def connect_url(url: str | URL) -> URL:
+    """The URL to open an SQLite database with: one with SQLite's URI options (`?mode=ro`,
+    see SQLITE_URI_OPTIONS) or `uri=true` is written in the URI form, `file:<path>?…&uri=true`,
+    so that SQLite honours its options and the file is the one the path names. Other URLs
+    are returned as they are."""
+    parsed = make_url(url)
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:"):
+        return parsed
+    options = parsed.query.keys() - PYSQLITE_OPTIONS
+    if not options and "uri" not in parsed.query and not database.startswith("file:"):
+        return parsed
+    if not database.startswith("file:"):
+        database = "file:" + quote(database, safe="/")
+    return parsed.set(database=database).update_query_dict({"uri": "true"})
 
 
 def database_file(database: str) -> Path:
@@ -255,25 +332,118 @@ def database_file(database: str) -> Path:
 def sqlite_file(url: str | URL) -> Path | None:
     """The database file of an SQLite URL; None for other databases and in-memory ones."""
     parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or is_memory(parsed.database):
+    if parsed.get_backend_name() != "sqlite" or is_memory(parsed):
         return None
     assert parsed.database is not None
     return database_file(parsed.database)  # `file:q.db?uri=true` names q.db
 
 
-def _install_sqlite_hooks(engine: Engine, pragmas: tuple[str, ...], busy_timeout_ms: int) -> None:
+_Identity = tuple[int, int]
+
+
+def _identity(path: Path) -> _Identity | None:
+    """The file at `path` (device and inode); None when there is none."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+class FileWatch:
+    """Whether the SQLite file an engine opened is still the one at its path.
+
+    Deleted (with its -wal and -shm) or renamed over, the file the open connections write to
+    is no longer the one a restart opens: what they commit then is lost at the next start.
+    The file opened first is remembered by device and inode; `check` compares the path's
+    with it, one `os.stat`, before and after each write, and raises FileGoneError when they
+    differ, so the write is refused instead of acknowledged. After a commit the -wal must be
+    there too (a WAL file exists while any connection is open): deleted alone, it takes the
+    commits not yet checkpointed with it. New connections are refused too (`refuse_connect`):
+    SQLite would create a new, empty file at the path. The first refusal of an outage is
+    reported (FileGoneError.first, logged by `faults.translated`); a file moved back (the
+    same inode) is written to again.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.wal_path = path.with_name(f"{path.name}-wal")
+        self._opened: _Identity | None = None
+        self._wal = False
+        self._gone = False
+        self._lock = threading.Lock()
+
+    def connected(self, wal: bool) -> None:
+        """A connection opened the file: the first one fixes which file it is."""
+        with self._lock:
+            if self._opened is None:
+                self._opened = _identity(self.path)
+            self._wal = self._wal or wal
+
+    def refuse_connect(self) -> None:
+        """Before a new connection: FileGoneError if the path no longer names the file."""
+        if self._opened is not None and _identity(self.path) != self._opened:
+            raise self._refusal()
+
+    def check(self, *, committed: bool = False) -> None:
+        """FileGoneError if the path no longer names the file opened (and, `committed`, or
+        while it is gone, if its -wal is missing); else nothing. Before a write the -wal is
+        looked at only once it went: refusals then come before the write, not after it."""
+        opened = self._opened
+        if opened is None:
+            return
+        if _identity(self.path) != opened or (
+            (committed or self._gone) and self._wal and _identity(self.wal_path) is None
+        ):
+            raise self._refusal()
+        if self._gone:
+            with self._lock:
+                back, self._gone = self._gone, False
+            if back:
+                log.warning(
+                    "the database file %s is back at its path: writes are accepted again",
+                    self.path,
+                )
+
+    def _refusal(self) -> FileGoneError:
+        with self._lock:
+            first, self._gone = not self._gone, True
+        return FileGoneError(self.path, first)
+
+
+_WATCHES: weakref.WeakKeyDictionary[Engine, FileWatch] = weakref.WeakKeyDictionary()
+
+
+def file_watch(engine: Engine) -> FileWatch | None:
+    """The watch over the SQLite file `make_engine` opened `engine` on; None for PostgreSQL,
+    an in-memory database, or an engine made elsewhere."""
+    return _WATCHES.get(engine)
+
+
+def _install_sqlite_hooks(
+    engine: Engine, pragmas: tuple[str, ...], busy_timeout_ms: int, watch: FileWatch | None
+) -> None:
+    if watch is not None:
+
+        @event.listens_for(engine, "do_connect")
+        def _on_do_connect(*_args: object) -> None:
+            watch.refuse_connect()
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
+        wal = False
         try:
             for pragma in pragmas:
                 if pragma == _WAL:
-                    _switch_to_wal(cursor, busy_timeout_ms)
+                    wal = _switch_to_wal(cursor, busy_timeout_ms)
                 else:
                     cursor.execute(pragma)
         finally:
             cursor.close()
+        if watch is not None:
+            watch.connected(wal)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:

@@ -19,6 +19,9 @@ counts, with one more line saying so. Any other unit, or when the server cannot 
 is reported as refused (nothing is ever acknowledged that the database does not hold), which
 at worst refuses what was in fact stored. Nothing is asked on the path without faults.
 
+An SQLite file deleted or renamed over while the bot runs (`db.FileWatch`) is "unavailable"
+too: every write is refused from then on, reported in one line when it is first noticed.
+
 Anything else (a constraint, an SQL error) is not a fault of the database but a refused row or
 a bug, and passes through unchanged. At start-up, `preflight` reports the same codes as
 HostErrors before the bot goes online.
@@ -32,6 +35,7 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from sqlalchemy.engine import URL
@@ -81,6 +85,22 @@ CANNOT_OPEN: Final = Fault(
     "the database file cannot be opened",
     "check that the file and its folder still exist and the bot's user may read and write them",
 )
+
+GONE: Final = Fault(
+    "the database file was deleted or replaced while the bot ran",
+    "put the file back (with its -wal) or restore it from a backup, then restart the bot",
+)
+
+
+class FileGoneError(Exception):
+    """The SQLite file an engine opened is no longer at its path (`db.FileWatch`). `first`:
+    the first refusal since it went, the one to report."""
+
+    def __init__(self, path: Path, first: bool) -> None:
+        super().__init__(f"{path} is no longer the file the database was opened from")
+        self.path = path
+        self.first = first
+
 
 _BY_CODE: Final[dict[int, Fault]] = {
     sqlite3.SQLITE_BUSY: BUSY,
@@ -211,6 +231,17 @@ def translated(url: URL, action: StoreAction) -> Iterator[None]:
     """Turn a database fault raised inside into its domain error (and log it once)."""
     try:
         yield
+    except FileGoneError as exc:
+        if exc.first:
+            log.error(
+                "database fault: %s (%s) at %s (DATABASE_URL); every write is refused from "
+                "now on, so nothing is acknowledged that the next start would not find — %s",
+                GONE.what,
+                exc.path,
+                url.render_as_string(hide_password=True),
+                GONE.fix,
+            )
+        raise StoreUnavailableError(action, GONE.what) from exc
     except (DBAPIError, sqlite3.Error, PoolTimeoutError) as exc:
         error = store_error(exc, url, action)
         if error is None:

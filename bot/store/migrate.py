@@ -9,6 +9,11 @@ Every database quizbot opens goes through `upgrade_database`:
 - an older revision: upgraded to the head.
 - a revision these scripts do not know: written by a newer quizbot; refused with
   `SchemaTooNewError`, since running old code on it could lose what the new code stored.
+- a version quizbot cannot trust: tables newer than 0.1.0's with no version (the
+  `alembic_version` table dropped or emptied), or more than one version in it. Refused with
+  `VersionTableError`, which says how to mend it: upgrading as if from 0.1.0 would fail half-way
+  on tables that exist, and either of two versions may be the wrong one.
+- tables that are not quizbot's: refused with `UnrecognisedSchemaError`.
 
 An SQLite file is copied to a timestamped backup beside it before anything is written to it.
 A PostgreSQL database is not copied (that is the operator's `pg_dump`, run before upgrading):
@@ -29,6 +34,7 @@ from pathlib import Path
 from typing import Final
 
 from alembic import command
+from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -129,13 +135,69 @@ class SchemaTooNewError(SchemaError):
 
 
 class UnrecognisedSchemaError(SchemaError):
-    def __init__(self, url: str, missing: Collection[str]) -> None:
+    def __init__(self, url: str, missing: Collection[str], revision: str | None = None) -> None:
         self.missing = frozenset(missing)
+        version = (
+            "no schema version"
+            if revision is None
+            else f"a schema version quizbot never had ({revision!r})"
+        )
         super().__init__(
-            f"the database {url} has tables but no schema version, and lacks quizbot's tables "
+            f"the database {url} has tables but {version}, and lacks quizbot's tables "
             f"{', '.join(sorted(missing))}: it is not a quizbot database",
             "point DATABASE_URL at your quizbot database, or at a new file to start afresh",
         )
+
+
+class VersionTableError(SchemaError):
+    """Quizbot's tables, but `alembic_version` does not say which schema revision they are
+    at: missing or empty on a schema newer than 0.1.0, holding several versions, or not
+    readable. Nothing was written."""
+
+    @classmethod
+    def of(cls, conn: Connection, state: SchemaState) -> VersionTableError | None:
+        url = _shown(conn)
+        if state.doubled:
+            problem = (
+                f"the database {url} has {len(state.versions)} schema versions "
+                f"({', '.join(map(repr, state.versions))}) in its alembic_version table, where "
+                "there is one"
+            )
+            mend = f"DELETE FROM alembic_version WHERE version_num <> '{state.head}'"
+        elif state.lost:
+            problem = (
+                f"the database {url} has quizbot's tables but no schema version (its "
+                "alembic_version table was dropped or emptied)"
+            )
+            mend = (
+                "CREATE TABLE IF NOT EXISTS alembic_version (version_num VARCHAR(32) NOT NULL "
+                f"PRIMARY KEY); DELETE FROM alembic_version; INSERT INTO alembic_version "
+                f"VALUES ('{state.head}')"
+            )
+        else:
+            return None
+        restore = "restore the database from a backup"
+        if _is_head_schema(conn):
+            return cls(
+                problem,
+                f"its tables are this quizbot's schema {state.head}: with the bot stopped, "
+                f"record that version with the SQL `{mend}`; or {restore}",
+            )
+        return cls(
+            problem,
+            f"its tables are not this quizbot's schema {state.head}, so which upgrades it had "
+            f"is unknown: {restore}",
+        )
+
+
+def _is_head_schema(conn: Connection) -> bool:
+    """Whether the database's tables, columns and indexes are the models' (the head's)."""
+    with conn.begin_nested():  # PostgreSQL: an error inside would end the whole transaction
+        return not compare_metadata(MigrationContext.configure(conn), target_metadata())
+
+
+def _shown(conn: Connection) -> str:
+    return conn.engine.url.render_as_string(hide_password=True)
 
 
 NOT_PERMITTED: Final = Fault(
@@ -189,13 +251,44 @@ class UpgradeRefusedError(SchemaError):
 @dataclass(frozen=True, slots=True)
 class SchemaState:
     revision: str | None
-    """In `alembic_version`; None when the database has no version (empty, or 0.1.0)."""
+    """In `alembic_version`; None when the database has no version (empty, or 0.1.0) or
+    more than one (`doubled`)."""
     head: str
     tables: frozenset[str]
+    versions: tuple[str, ...] = ()
+    """Every row of `alembic_version`."""
 
     @property
     def empty(self) -> bool:
-        return self.revision is None and not self.tables
+        return self.revision is None and not self.tables and not self.versions
+
+    @property
+    def doubled(self) -> bool:
+        """More than one version recorded: which schema the tables have is unknown."""
+        return len(set(self.versions)) > 1
+
+    @property
+    def missing(self) -> frozenset[str]:
+        """0.1.0's tables a database without a quizbot version lacks, when that makes it
+        someone else's: unversioned and lacking any of them, or at a version quizbot never had
+        (another Alembic application's) and lacking all of them (a newer quizbot may drop a
+        table, never all)."""
+        if self.doubled or self.empty or self.revision in known_revisions():
+            return frozenset()
+        missing = BASELINE_TABLES - self.tables
+        if self.revision is not None and missing != BASELINE_TABLES:
+            return frozenset()
+        return missing
+
+    @property
+    def lost(self) -> bool:
+        """Unversioned, with tables that came after 0.1.0: its version was dropped."""
+        return (
+            self.revision is None
+            and not self.doubled
+            and not self.missing
+            and bool(self.tables & (_model_tables() - BASELINE_TABLES))
+        )
 
     @property
     def is_head(self) -> bool:
@@ -203,12 +296,22 @@ class SchemaState:
 
     @property
     def too_new(self) -> bool:
-        return self.revision is not None and self.revision not in known_revisions()
+        return (
+            self.revision is not None
+            and self.revision not in known_revisions()
+            and not self.missing
+        )
 
     def describe(self) -> str:
-        """One line for `quizbot db current`."""
+        """One line for `quizbot db current` (which refuses first what `problem` finds)."""
         if self.empty:
             return f"empty (no tables yet; quizbot creates it at {self.head})"
+        if self.doubled:
+            return f"several versions ({', '.join(self.versions)}): which is unknown"
+        if self.missing:
+            return "not a quizbot database (it lacks quizbot's tables)"
+        if self.lost:
+            return "quizbot's tables without their schema version (alembic_version dropped)"
         if self.revision is None:
             return f"unversioned (a quizbot 0.1.0 database); head is {self.head}"
         if self.is_head:
@@ -218,15 +321,50 @@ class SchemaState:
         return f"{self.revision} (behind head {self.head}; run `quizbot db upgrade`)"
 
 
+def _model_tables() -> frozenset[str]:
+    return frozenset(target_metadata().tables)
+
+
 def read_state(conn: Connection) -> SchemaState:
     context = MigrationContext.configure(conn)
     tables = frozenset(inspect(conn).get_table_names()) - {context.version_table}
-    return SchemaState(context.get_current_revision(), head_revision(), tables)
+    try:
+        with conn.begin_nested():  # PostgreSQL: an error would end the whole transaction
+            versions = tuple(str(v) for v in context.get_current_heads())
+    except DBAPIError as exc:
+        if faults.classify(exc) is not None:
+            raise  # the database's fault (locked, damaged): reported as such
+        # A table of that name made by hand, without a version_num column.
+        raise VersionTableError(
+            f"the database {_shown(conn)} has an alembic_version table quizbot cannot read "
+            f"({faults.one_line(exc)})",
+            "restore the database from a backup, or drop that table if it is not quizbot's",
+        ) from None
+    revision = versions[0] if len(set(versions)) == 1 else None
+    return SchemaState(revision, head_revision(), tables, versions)
+
+
+def problem(conn: Connection, state: SchemaState) -> SchemaError | None:
+    """Why the database must not be opened or upgraded, if it must not: a version quizbot
+    cannot trust (`VersionTableError`), or tables that are not quizbot's."""
+    if state.missing:
+        return UnrecognisedSchemaError(_shown(conn), state.missing, state.revision)
+    return VersionTableError.of(conn, state)
 
 
 def current_state(engine: Engine) -> SchemaState:
     with engine.connect() as conn, conn.begin():
         return read_state(conn)
+
+
+def checked_state(engine: Engine) -> SchemaState:
+    """`current_state`, raising the SchemaError `problem` finds (`quizbot db current`)."""
+    with engine.connect() as conn, conn.begin():
+        state = read_state(conn)
+        found = problem(conn, state)
+        if found is not None:
+            raise found
+        return state
 
 
 # -- upgrading ------------------------------------------------------------------------------
@@ -286,8 +424,9 @@ def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
             target_metadata().create_all(conn)
             MigrationContext.configure(conn).stamp(_scripts(), "head")
             return UpgradeResult(None, state.head, created=True)
-        if state.revision is None and (missing := BASELINE_TABLES - state.tables):
-            raise UnrecognisedSchemaError(url, missing)
+        found = problem(conn, state)
+        if found is not None:
+            raise found
         dialect.lift_statement_timeout(conn)  # upgrading a large database may take long
         saved = None
         if backup and file is not None:
@@ -349,8 +488,10 @@ __all__ = [
     "UnrecognisedSchemaError",
     "UpgradeRefusedError",
     "UpgradeResult",
+    "VersionTableError",
     "alembic_config",
     "backup_sqlite",
+    "checked_state",
     "current_state",
     "head_revision",
     "upgrade_database",

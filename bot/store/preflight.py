@@ -29,7 +29,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from bot.host_errors import HostError
-from bot.store.db import sqlite_file
+from bot.store.db import connect_url, is_memory, sqlite_file
 
 SETTING: Final = "DATABASE_URL"
 # Another process holding the write lock this long still means the file is writable.
@@ -48,7 +48,29 @@ def check_database(url: str, setting: str = SETTING) -> None:
     if path is None:
         return
     _check_path(path, setting)
+    mode = make_url(url).query.get("mode")
+    if mode in ("ro", "rw") and not database_exists(path, setting):
+        # SQLite's "unable to open database file" would read as a permission problem.
+        raise HostError(
+            setting,
+            f"there is no database at {path}, and the URL's mode={mode} does not let quizbot "
+            "create one",
+            f"check {setting}'s path, or drop mode={mode} from it to start a new database",
+        )
     _raise_problem(path, _probe(url), setting)
+
+
+def check_lasting(url: str, setting: str = SETTING) -> None:
+    """Raise HostError if `url` is an in-memory database (`sqlite://`, `sqlite:///:memory:`):
+    what the bot stores there is gone when it stops, so `run` refuses it, without a word
+    otherwise. Tests and `practice` may use one."""
+    if make_url(url).get_backend_name() == "sqlite" and is_memory(url):
+        raise HostError(
+            setting,
+            f"{url} is an in-memory database: everything stored in it is lost when quizbot "
+            "stops",
+            f"point {setting} at a database file, e.g. sqlite:///data/quizbot.db",
+        )
 
 
 def check_readable(url: str, setting: str = SETTING) -> None:
@@ -213,7 +235,9 @@ def _check_path(path: Path, setting: str) -> None:
 
 def _probe(url: str) -> sqlite3.Error | None:
     """Open the database as the engine would and start a write; roll it back either way."""
-    engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": PROBE_TIMEOUT_S})
+    engine = create_engine(
+        connect_url(url), poolclass=NullPool, connect_args={"timeout": PROBE_TIMEOUT_S}
+    )
     try:
         connection = engine.raw_connection()
         try:

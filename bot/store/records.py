@@ -9,6 +9,7 @@ from datetime import date, datetime
 from bot.clock import as_utc
 from bot.quiz.engine import Outcome, Progress, SolutionAccess, check_owner, post_closed
 from bot.quiz.errors import SessionExpiredError
+from bot.quiz.review import CardUpdate
 from bot.quiz.rules import check_session_live
 from bot.quiz.tasks import Task
 
@@ -112,6 +113,8 @@ class Answered:
 
     post: PostInfo
     outcome: Outcome
+    card: CardUpdate | None = None
+    """What the answer did to the member's review card, when it finished the post."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +130,8 @@ class HintSeen:
 class SolutionSeen:
     post: PostInfo
     access: SolutionAccess
+    card: CardUpdate | None = None
+    """What forfeiting the post did to the member's review card (None unless forfeited now)."""
 
 
 @dataclass(frozen=True, slots=True)

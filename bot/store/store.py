@@ -41,7 +41,7 @@ from bot.store import (
     sessions,
     stats,
 )
-from bot.store.db import reader, writer
+from bot.store.db import file_watch, reader, writer
 from bot.store.periods import Period
 from bot.store.records import (
     Answered,
@@ -54,7 +54,6 @@ from bot.store.records import (
     MemberStats,
     PostCounts,
     PostInfo,
-    SessionSummary,
     SolutionSeen,
 )
 
@@ -101,6 +100,7 @@ class Store:
         rated once per local day); the service sets its own default zone here."""
         self._reader = reader(engine)
         self._writer = writer(engine)
+        self._file = file_watch(engine)
         # An in-memory engine has a single shared connection; interleaving two threads'
         # transactions on it would mix them, so units of work take turns.
         self._serial: contextlib.AbstractContextManager[Any] = (
@@ -128,9 +128,19 @@ class Store:
         A database fault (the write lock not obtained within the busy timeout, a full disk, a
         damaged or read-only file, ...) rolls it back and raises StoreBusyError or
         StoreUnavailableError, whose message says what `action` lost; logged once (`faults`).
+
+        An SQLite file deleted or replaced while the bot runs (`db.FileWatch`) refuses the
+        write as unavailable, looked at before it and again after its commit (the connection
+        still held): a commit into the file a restart no longer finds is never acknowledged.
         """
-        with faults.translated(self.engine.url, action), self._serial, self._writer.begin() as conn:
-            yield conn
+        with faults.translated(self.engine.url, action), self._serial:
+            if self._file is not None:
+                self._file.check()
+            with self._writer.connect() as conn:
+                with conn.begin():
+                    yield conn
+                if self._file is not None:
+                    self._file.check(committed=True)
 
     # -- members and posts --------------------------------------------------------------------
 
@@ -483,10 +493,6 @@ class Store:
 
     # -- review reminders ---------------------------------------------------------------------
 
-    def reminder(self, guild_id: int, user_id: int) -> reminders.ReminderInfo | None:
-        with self.read() as conn:
-            return reminders.get(conn, guild_id, user_id)
-
     def turn_reminder_on(
         self,
         guild_id: int,
@@ -641,10 +647,6 @@ class Store:
         """The task the member's live practice or review session in this server shows now."""
         with self.read() as conn:
             return sessions.live_session_post(conn, guild_id, user_id, now)
-
-    def session_summary(self, session_id: int) -> SessionSummary:
-        with self.read() as conn:
-            return sessions.summary(conn, session_id)
 
 
 def _run_in(conn: Connection, unit: Unit[Any], alone: bool) -> Any:

@@ -147,6 +147,11 @@ class Gateway:
         # Path of every websocket opened: "/" for fresh connects, "/resume" after READY.
         self.connect_paths: list[str] = []
         self.changed: Notifier = world.changed
+        # Test knobs for a gateway in trouble (see `refuse` and `stall`).
+        self.refusing = False
+        self.refused_count = 0
+        self._answering = asyncio.Event()
+        self._answering.set()
 
     # ---- dispatch -------------------------------------------------------------------------
 
@@ -226,6 +231,19 @@ class Gateway:
                 count += 1
         return count
 
+    def refuse(self, refusing: bool = True) -> None:
+        """While `refusing`, answer every new websocket with HTTP 503, as a gateway that is
+        down does: clients fail to connect (and discord.py retries every 5 s)."""
+        self.refusing = refusing
+
+    def stall(self, stalled: bool = True) -> None:
+        """While `stalled`, read nothing from the open connections: no heartbeat ACK, no
+        IDENTIFY answered, no close frame answered, as over a connection that went dead."""
+        if stalled:
+            self._answering.clear()
+        else:
+            self._answering.set()
+
     async def close_all(self) -> None:
         for conn in list(self.connections):
             conn.closed = True
@@ -238,6 +256,10 @@ class Gateway:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         query = request.query
         self.connect_paths.append(request.path)
+        if self.refusing:
+            self.refused_count += 1
+            self.changed.notify()
+            return web.Response(status=503, text="gateway unavailable")
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
         compress = query.get("compress")
@@ -261,6 +283,7 @@ class Gateway:
         conn.send(0, _op(HELLO, hello))
         try:
             async for msg in ws:
+                await self._answering.wait()
                 if msg.type is WSMsgType.TEXT:
                     self._on_frame(conn, msg.data)
                 elif msg.type is WSMsgType.BINARY:

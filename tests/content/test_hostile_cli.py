@@ -8,22 +8,19 @@ rather than taking the machine down. The timeout is only a safety net.
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from bot.content.limits import MAX_PROBLEMS_PER_FILE
-from bot.settings import FIXES
+from tests.cli_run import quizbot_env, run_quizbot_cli
 
 from .test_bounds import alias_bomb, task
 from .test_loader import GOOD_BANK, write
 
-ROOT = Path(__file__).resolve().parents[2]
 MEMORY_CAP = 1 << 30
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.hostile-test-token"
 # Longer than any bounded report (at most 100 problems of a few hundred characters each).
@@ -36,23 +33,13 @@ def _cap_memory() -> None:
 
 def capped_quizbot(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """`python -m bot ARGS` in `cwd`, with only the settings given, under the memory cap."""
-    clean = {k: v for k, v in os.environ.items() if k not in FIXES and k != "CONTENT_CACHE"}
-    clean.update(
-        PYTHONPATH=str(ROOT),
+    clean = quizbot_env(
         CONTENT_CACHE="",
         DATABASE_URL=f"sqlite:///{cwd / 'quizbot.db'}",
         LOG_LEVEL="ERROR",
         **env,
     )
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        cwd=cwd,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_cap_memory,
-    )
+    return run_quizbot_cli(*args, cwd=cwd, env=clean, timeout=120, preexec_fn=_cap_memory)
 
 
 def _fill(code: str, answers: str = "[A]") -> str:

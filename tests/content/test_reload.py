@@ -299,6 +299,7 @@ def test_the_watch_keeps_bank_files_and_folders_only(tmp_path: Path) -> None:
     keep = watch_filter(tmp_path)
     assert keep(Change.modified, str(tmp_path / "topic" / "bank.yaml"))
     assert keep(Change.added, str(tmp_path / "bank.yml"))
+    assert keep(Change.added, str(tmp_path / "bank.YAML"))  # a bank in any case
     assert keep(Change.deleted, str(tmp_path / "topic"))
     assert not keep(Change.modified, str(tmp_path / ".bank.yaml.swp"))
     assert not keep(Change.modified, str(tmp_path / "bank.yaml~"))

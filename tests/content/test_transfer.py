@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
+from bot.content import importers
+from bot.content.importers import gift
+from bot.content.transfer import exported
+from bot.quiz.tasks import Solution, SolutionStep
+from tests.cli_run import run_quizbot_cli
+from tests.factories import choice
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests/content/importers/data"
@@ -18,18 +23,13 @@ SHIPPED = ROOT / "content"
 
 
 def quizbot(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"PATH": "/usr/bin:/bin", "CONTENT_CACHE": "", "LOG_LEVEL": "ERROR"},
-    )
+    env = {"PATH": "/usr/bin:/bin", "CONTENT_CACHE": "", "LOG_LEVEL": "ERROR"}
+    return run_quizbot_cli(*args, cwd=cwd, env=env)
 
 
 def test_importing_a_page_writes_a_bank_that_waits_for_a_person(tmp_path: Path) -> None:
     bank = tmp_path / "banks" / "seed.yaml"
+    bank.parent.mkdir()  # --output makes no folder (tests/test_output_files.py)
     result = quizbot("content", "import", str(SEED_PAGE), "--output", str(bank), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""  # the bank went to the file
@@ -96,7 +96,9 @@ def test_moodle_xml_export_imports_back_as_the_same_tasks(tmp_path: Path) -> Non
         str(exported),
         cwd=tmp_path,
     )
-    assert result.returncode == 0, result.stderr
+    # The two fill tasks with several blanks have no Moodle XML form: named, exit 1.
+    assert result.returncode == 1, result.stderr
+    assert "2 left out (above)" in result.stderr
     back = tmp_path / "back.yaml"
     result = quizbot("content", "import", str(exported), "--output", str(back), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -184,7 +186,7 @@ def test_an_export_replaces_its_output_whole(
     output = tmp_path / "banks.gift"
     output.write_text("last week's export\n")
     code = main(["content", "export", str(SHIPPED), "--format", "gift", "--output", str(output)])
-    assert code == 0, capsys.readouterr().err
+    assert code == 1  # the two tasks with several blanks, named on stderr
     assert "::" in output.read_text() and "last week" not in output.read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["banks.gift"]
 
@@ -223,3 +225,117 @@ def test_moodle_xml_declared_latin_1_imports(
 
     assert code == 0
     assert "question: Où est le café ?" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------
+# Export: every task is in the output, or named with why not (issue 26, class 6)
+# ---------------------------------------------------------------------------------------------
+
+SEED = SHIPPED / "mlops/data-vs-model-parallelism.yaml"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "why"),
+    [
+        ("gift", "a fill task with {n} blanks has no GIFT form"),
+        (
+            "moodle-xml",
+            "a fill task with {n} blanks has no Moodle XML form (a multichoice question has one "
+            "answer)",
+        ),
+    ],
+)
+def test_an_export_names_every_task_it_leaves_out_and_exits_1(
+    fmt: str,
+    why: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Two of the ten seed tasks were left out with not a line on the terminal, and exit 0.
+    in_folder(tmp_path, monkeypatch)
+    output = tmp_path / f"seed.{fmt}"
+
+    code = main(["content", "export", str(SHIPPED), "--format", fmt, "--output", str(output)])
+
+    assert code == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{SEED}:73: task mlops-parallelism-fill-4: not exported: {why.format(n=2)}",
+        f"{SEED}:96: task mlops-parallelism-fill-5: not exported: {why.format(n=3)}",
+        f"quizbot: exported 8 of 10 task(s) as {fmt}; 2 left out (above)",
+    ]
+    _, result = importers.parse(output.read_text(), source=output.name, fmt=fmt)
+    assert len(result.drafts) == 8 and result.report == []
+
+
+def test_a_task_xml_cannot_carry_is_named_and_the_export_still_reads_back() -> None:
+    # U+0001 went into the XML as it was: our own import refused the whole file, and the
+    # export exited 0.
+    tasks = [choice("ctl", prompt="What is \x01?"), choice("ok")]
+
+    text, left = exported(tasks, fmt="moodle-xml", bank="B")
+
+    assert left == {"ctl": "its question holds U+0001, which XML 1.0 cannot carry"}
+    _, result = importers.parse(text, source="b.xml", fmt="moodle-xml")
+    assert [d.id for d in result.drafts] == ["ok"] and result.report == []
+
+
+def test_a_task_that_would_not_read_back_the_same_is_left_out_not_garbled() -> None:
+    # A step whose text holds the layout's own label is split there by the GIFT import: no
+    # escape can tell it apart, so the task is named instead of written garbled.
+    garbled = choice(
+        "split",
+        solution=Solution(steps=(SolutionStep("One", "a\n\n**Final answer:** b"),)),
+    )
+
+    text, left = exported([garbled, choice("ok")], fmt="gift", bank="B")
+
+    assert left == {"split": "its solution would not read back the same from GIFT"}
+    assert "// left out: split: its solution would not read back the same from GIFT" in text
+    assert [d.id for d in gift.parse(text, source="b.gift").drafts] == ["ok"]
+
+
+def test_a_task_that_makes_the_whole_file_unreadable_is_found_and_only_it_is_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Were the exporter's own rules to miss a character XML cannot hold, our import would refuse
+    # the whole file: the read-back finds the one task at fault and keeps the others.
+    from bot.content.importers import moodle_xml
+
+    monkeypatch.setattr(moodle_xml, "cannot_export", lambda task: None)
+    tasks = [choice("before"), choice("ctl", hint="bell \x07"), choice("after")]
+
+    text, left = exported(tasks, fmt="moodle-xml", bank="B")
+
+    assert list(left) == ["ctl"]
+    assert left["ctl"].startswith(
+        "our Moodle XML import would not read it back (refused: not well-formed XML"
+    )
+    _, result = importers.parse(text, source="b.xml", fmt="moodle-xml")
+    assert [d.id for d in result.drafts] == ["before", "after"]
+
+
+def test_a_bank_with_u0001_never_exports_xml_our_import_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The issue's case: exit 0, and an export that `content import` refused whole. Whether the
+    # content check refuses the bank or the export leaves the task out, the exit is 1 and
+    # whatever is written reads back.
+    in_folder(tmp_path, monkeypatch)
+    bank = tmp_path / "ctl.yaml"
+    seed = SEED.read_text(encoding="utf-8")
+    question = (
+        "    question: >-\n      What is the main difference between data parallelism and model"
+        " parallelism in machine\n      learning training?\n"
+    )
+    assert question in seed
+    bank.write_text(seed.replace(question, '    question: "What is \\x01 here?"\n'))
+    output = tmp_path / "ctl.xml"
+
+    code = main(["content", "export", str(bank), "--format", "moodle-xml", "--output", str(output)])
+
+    err = capsys.readouterr().err
+    assert code == 1 and "U+0001" in err, err
+    if output.exists():
+        _, result = importers.parse(output.read_text(), source=output.name, fmt="moodle-xml")
+        assert result.report == [] and "mlops-parallelism-mc-1" not in output.read_text()

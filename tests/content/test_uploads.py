@@ -4,10 +4,15 @@ every problem with its line, as `quizbot content check` would."""
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing
+import resource
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from bot import service
+from bot.content import uploads
 from bot.content.uploads import (
     MAX_UPLOAD_BYTES,
     MAX_UPLOAD_TASKS,
@@ -207,3 +212,69 @@ def test_an_imported_file_of_over_2000_questions_is_refused() -> None:
     assert len(text) < MAX_UPLOAD_BYTES
     (problem,) = refused(check_upload(text.encode(), "many.aiken.txt", topic="T"))
     assert problem.startswith("many.aiken.txt: 2,001 questions; a bank may hold at most 2,000")
+
+
+# --- the worker's memory cap -------------------------------------------------------------------
+
+MEMORY_REFUSAL = (
+    "checking it needs more memory than an upload may take: split it into several banks"
+)
+
+
+def _many_questions(count: int) -> bytes:
+    question = "::q{}:: Which protocol is number {}? {{=TCP ~UDP#not that one ~ICMP#nor that}}"
+    return "\n\n".join(question.format(i, i) for i in range(count)).encode()
+
+
+def test_a_check_out_of_memory_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    def out_of_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(uploads, "check_upload", out_of_memory)
+    result = uploads.check_upload_encoded(GIFT, "net.gift")
+    assert result == RefusedUpload((f"net.gift: {MEMORY_REFUSAL}",))
+
+
+@needs_gift
+def test_the_upload_worker_refuses_a_file_over_its_memory_cap_and_lives_on() -> None:
+    # The real worker, its cap lowered to 4 MB over what it maps at start: checking an 80 kB
+    # file of 1,000 questions needs more (under the real cap it is accepted).
+    hungry = _many_questions(1000)
+    assert isinstance(check_upload(hungry, "big.gift", topic="Networking"), UploadedBank)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        1, mp_context=context, initializer=uploads.limit_worker_memory, initargs=(4 * 2**20,)
+    ) as pool:
+        check = pool.submit(uploads.check_upload_encoded, hungry, "big.gift", topic="Networking")
+        assert check.result(timeout=120) == RefusedUpload((f"big.gift: {MEMORY_REFUSAL}",))
+        after = pool.submit(uploads.check_upload_encoded, GIFT, "net.gift").result(timeout=60)
+    assert isinstance(after, uploads.EncodedBank)
+    assert [t.id for t in after.decode().tasks] == ["net-tcp", "net-port"]
+
+
+def test_the_service_checks_uploads_in_a_worker_whose_memory_is_capped() -> None:
+    pool = service._upload_process()
+    try:
+        soft, _ = pool.submit(resource.getrlimit, resource.RLIMIT_AS).result(timeout=60)
+    finally:
+        pool.shutdown()
+    assert soft != resource.RLIM_INFINITY
+    assert soft < 4 * 2**30  # what it maps at start, plus uploads.WORKER_MEMORY
+
+
+@needs_gift
+def test_a_list_over_its_bound_is_refused_before_the_bank_is_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 1 MB of one question's notes took 25 s to write as YAML and read back (the upload's time
+    # limit is 30 s) only to be refused for their count: the count is checked first.
+    def never(*args: object) -> str:
+        raise AssertionError("the bank was written")
+
+    monkeypatch.setattr(uploads, "bank_yaml", never)
+    notes = "\n".join(f"- note {i}" for i in range(30))
+    gift = f"\n\n::q:: Which one? {{=a ~b#{notes}}}\n\n::ok:: Fine? {{=a ~b}}"
+    result = check_upload(gift.encode(), "many.gift", topic="Networking")
+    assert refused(result) == (
+        "many.gift:3: task q, field mistakes: 30 mistake notes; at most 25 are allowed",
+    )

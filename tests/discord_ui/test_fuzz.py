@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import discord
 import pytest
+from discord import app_commands
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +54,7 @@ from tests.discord_ui.test_schedule_cog import TUTORS, cache_guild
 
 T = TypeVar("T")
 
-STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE = 3, 4, 5, 6, 7, 8
+STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, ATTACHMENT = 3, 4, 5, 6, 7, 8, 11
 BUTTON, STRING_SELECT = 2, 3
 REPLY_WITHIN = 3.0
 """Discord's deadline for the first response to an interaction, in seconds."""
@@ -122,6 +124,7 @@ class Option:
     """Valid values of the command's other (required) options."""
     public: bool = False
     """Whether a right value makes something public (a /quiz post, the leaderboard)."""
+    autocompleted: bool = False
 
     def data(self, value: Any, *, focused: bool = False) -> dict[str, Any]:
         options = [
@@ -137,6 +140,8 @@ class Option:
         data: dict[str, Any] = {"id": "1", "name": group, "type": 1, "options": options}
         if "channel" in self.others:
             data["resolved"] = {"channels": {str(OTHER_CHANNEL_ID): RESOLVED_CHANNEL}}
+        if "file" in self.others:
+            data["resolved"] = {"attachments": {RESOLVED_FILE["id"]: RESOLVED_FILE}}
         return data
 
     def __str__(self) -> str:
@@ -154,15 +159,14 @@ RESOLVED_CHANNEL = {
     "parent_id": None,
     "permissions": "0",
 }
+RESOLVED_FILE = {
+    "id": "800000000000000001",
+    "filename": "bank.gift",
+    "size": 2 * 1024 * 1024,  # refused before it is downloaded
+    "url": "https://cdn.discordapp.com/attachments/1/2/bank.gift",
+    "proxy_url": "https://media.discordapp.net/attachments/1/2/bank.gift",
+}
 ADD = {"channel": (CHANNEL, str(OTHER_CHANNEL_ID)), "time": (STRING, "09:00")}
-
-
-def text_option(command: str, name: str, **kwargs: Any) -> Option:
-    return Option(command, name, STRING, TEXTS + WRONG_JSON, json_values, **kwargs)
-
-
-def number_option(command: str, name: str, **kwargs: Any) -> Option:
-    return Option(command, name, INTEGER, NUMBERS + WRONG_NUMBERS, numbers, **kwargs)
 
 
 def snowflake_option(command: str, name: str, kind: int, **kwargs: Any) -> Option:
@@ -171,46 +175,78 @@ def snowflake_option(command: str, name: str, kind: int, **kwargs: Any) -> Optio
     )
 
 
-def add_option(name: str, make: Callable[..., Option], *args: Any) -> Option:
-    others = {k: v for k, v in ADD.items() if k != name}
-    return make("schedule add", name, *args, member=MOD, others=others)
+# -- every option of every command, from the command tree ---------------------------------------
+
+WRONG_JSON_EXTRA = [0, 2**63, 10**4000, -(10**30), 1e308, -0.0, False, {"value": "a"}, [1, 2]]
+"""More values of the wrong JSON type or range, for every kind of option."""
+VALUES: dict[discord.AppCommandOptionType, tuple[list[Any], st.SearchStrategy[Any]]] = {
+    discord.AppCommandOptionType.string: (TEXTS + WRONG_JSON + WRONG_JSON_EXTRA, json_values),
+    discord.AppCommandOptionType.integer: (NUMBERS + WRONG_NUMBERS + WRONG_JSON_EXTRA, numbers),
+    discord.AppCommandOptionType.number: (NUMBERS + WRONG_NUMBERS + WRONG_JSON_EXTRA, numbers),
+    discord.AppCommandOptionType.boolean: (BOOLS + WRONG_JSON_EXTRA, json_values),
+}
+SNOWFLAKE_VALUES = (SNOWFLAKES + WRONG_JSON_EXTRA, st.one_of(texts, st.integers().map(str)))
+VALID: dict[str, tuple[int, Any]] = {
+    "channel": (CHANNEL, str(OTHER_CHANNEL_ID)),
+    "time": (STRING, "09:00"),
+    "file": (ATTACHMENT, RESOLVED_FILE["id"]),
+}
+"""A right value of each required option, sent beside the option under test."""
+PUBLIC = frozenset({"quiz", "leaderboard", "insights"})
+"""Commands whose right values make something public (a /quiz post, the leaderboard)."""
 
 
-OPTIONS = [
-    text_option("quiz", "topic", public=True),
-    text_option("quiz", "difficulty", public=True),
-    text_option("quiz", "task", public=True),
-    text_option("hint", "task"),
-    text_option("solution", "task"),
-    text_option("leaderboard", "period", public=True),
-    snowflake_option("stats", "member", USER),
-    add_option("channel", snowflake_option, CHANNEL),
-    add_option("time", text_option),
-    add_option("timezone", text_option),
-    add_option("topic", text_option),
-    add_option("difficulty", text_option),
-    add_option("count", number_option),
-    add_option("thread", lambda *a, **k: Option(*a, BOOLEAN, BOOLS, json_values, **k)),
-    number_option("schedule remove", "id", member=MOD),
-    number_option("schedule pause", "id", member=MOD),
-    number_option("schedule resume", "id", member=MOD),
-    text_option("config timezone", "zone", member=MOD),
-    snowflake_option("config modrole", "role", ROLE, member=MOD),
-    text_option("config posting", "policy", member=MOD),
-]
+def _tree_parameters() -> list[tuple[str, list[app_commands.Parameter]]]:
+    """Every slash command of the bot, by qualified name, with its parameters: what a
+    raw payload can name, so that no option (or a new one) goes unfuzzed."""
 
-AUTOCOMPLETES = [
-    text_option("quiz", "topic"),
-    text_option("quiz", "task"),
-    text_option("hint", "task"),
-    text_option("solution", "task"),
-    add_option("timezone", text_option),
-    add_option("topic", text_option),
-    number_option("schedule remove", "id", member=MOD),
-    number_option("schedule pause", "id", member=MOD),
-    number_option("schedule resume", "id", member=MOD),
-    text_option("config timezone", "zone", member=MOD),
-]
+    async def walk() -> list[tuple[str, list[app_commands.Parameter]]]:
+        service = QuizService(Catalog(), Store(make_engine("sqlite://")))
+        bot = QuizBot(bot_settings(Path("unused.db")), service, run_scheduler=False)
+        await bot.setup_hook()
+        try:
+            return [
+                (command.qualified_name, command.parameters)
+                for command in bot.tree.walk_commands()
+                if isinstance(command, app_commands.Command)
+            ]
+        finally:
+            await bot.service.close()
+
+    return asyncio.run(walk())
+
+
+def _tree_options() -> list[Option]:
+    options = []
+    for command, parameters in _tree_parameters():
+        required = [p.display_name for p in parameters if p.required]
+        for parameter in parameters:
+            fixed, strategy = VALUES.get(parameter.type, SNOWFLAKE_VALUES)
+            others = {name: VALID[name] for name in required if name != parameter.display_name}
+            options.append(
+                Option(
+                    command, parameter.display_name, parameter.type.value, fixed, strategy,
+                    member=MOD, others=others, public=command.partition(" ")[0] in PUBLIC,
+                    autocompleted=parameter.autocomplete,
+                )
+            )
+    return options
+
+
+OPTIONS = _tree_options()
+AUTOCOMPLETES = [option for option in OPTIONS if option.autocompleted]
+NOT_AUTOCOMPLETED = [option for option in OPTIONS if not option.autocompleted]
+
+
+def test_the_fuzz_covers_every_option_and_every_autocomplete() -> None:
+    """The lists come from the command tree; these are the ones a member met before."""
+    assert {str(o) for o in AUTOCOMPLETES} >= {
+        "/quiz topic", "/quiz task", "/hint task", "/solution task", "/schedule add timezone",
+        "/schedule add topic", "/schedule remove id", "/config timezone zone",
+        "/reminders on timezone", "/bank download name", "/practice topic",
+    }
+    kinds = {o.kind for o in OPTIONS}
+    assert {STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, ATTACHMENT} <= kinds
 
 
 # -- the harness ---------------------------------------------------------------------------------
@@ -405,6 +441,86 @@ def test_every_autocomplete_answers_hostile_text(
             h.autocomplete(option, value)
 
         more()
+
+
+UNKNOWN = "no such thing 7"
+WRONG_TYPED: dict[int, list[Any]] = {
+    STRING: [12, -1, 0, 1.5, True, False, None, [], {}, ["a"], {"a": 1}, 10**30, 10**4000],
+    INTEGER: [1.5, -0.5, True, None, [], {}, ["1"], {"value": 1}, 2**53 + 1, -(2**63), 10**4000],
+}
+"""Values of another JSON type than the autocompleted option's, or outside Discord's range."""
+
+
+@pytest.mark.parametrize("option", AUTOCOMPLETES, ids=str)
+def test_a_wrong_typed_autocomplete_value_gets_what_an_unknown_one_gets(
+    option: Option, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with harness(tmp_path, fake, catalog, caplog) as h:
+        h.autocomplete(option, UNKNOWN)
+        unknown = h.fake.calls[-1].data
+        for value in WRONG_TYPED[option.kind]:
+            h.autocomplete(option, value)
+            assert h.fake.calls[-1].data == unknown, (option, value)
+
+
+@pytest.mark.parametrize("option", NOT_AUTOCOMPLETED, ids=str)
+def test_an_autocomplete_for_an_option_without_one_gets_no_suggestions(
+    option: Option, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """discord.py logs a traceback for these (CommandSignatureMismatch) and answers nothing."""
+    with harness(tmp_path, fake, catalog, caplog) as h:
+        for value in ["", "a", 1, None]:
+            h.autocomplete(option, value)
+            assert h.fake.calls[-1].data == {"choices": []}
+
+
+AUTOCOMPLETE_SHAPES = [
+    {"id": "1", "name": "nosuch", "type": 1,
+     "options": [{"name": "x", "type": 3, "value": "", "focused": True}]},
+    {"id": "1", "name": "reminders", "type": 1, "options": [{"name": "nosuch", "type": 1,
+     "options": [{"name": "timezone", "type": 3, "value": "", "focused": True}]}]},
+    {"id": "1", "name": "quiz", "type": 1,
+     "options": [{"name": "nosuch", "type": 3, "value": "", "focused": True}]},
+    {"id": "1", "name": "quiz", "type": 1, "options": [{"name": "topic", "type": 3, "value": ""}]},
+    {"id": "1", "name": "quiz", "type": 1, "options": [
+        {"name": "topic", "type": 3, "value": "", "focused": True},
+        {"name": "task", "type": 3, "value": "", "focused": True}]},
+    {"id": "1", "name": "quiz", "type": 1,
+     "options": [{"name": "topic", "type": 4, "value": 1, "focused": True}]},
+    {"id": "1", "name": "quiz", "type": 1, "options": [
+        {"name": "task", "type": 3, "value": "", "focused": True},
+        {"name": "topic", "type": 3, "value": ["MLOps"]}]},
+    {"id": "1", "name": "reminders", "type": 1, "options": [{"name": "on", "type": 1,
+     "options": [{"name": "timezone", "type": 3, "value": 12, "focused": True}]}]},
+]
+
+
+@pytest.mark.parametrize("data", AUTOCOMPLETE_SHAPES, ids=lambda d: str(d)[:60])
+def test_an_autocomplete_the_bot_cannot_match_gets_no_suggestions(
+    data: dict[str, Any], tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An unknown command, subcommand or option, none or two focused, a value of another
+    type than the option's: answered with an empty list, as a text that matches nothing."""
+    with harness(tmp_path, fake, catalog, caplog) as h:
+        payload = interaction_payload(fake, kind=AUTOCOMPLETE, data=data, member=MOD)
+        h.send(payload)
+        assert h.fake.calls[-1].data == {"choices": []}
+
+
+def test_an_attachment_the_payload_does_not_carry_is_refused_naming_it(
+    tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog, caplog: pytest.LogCaptureFixture
+) -> None:
+    """discord.py hands the handler a bare Object for it (no filename): a traceback before."""
+    with harness(tmp_path, fake, catalog, caplog) as h:
+        option = Option("bank upload", "file", ATTACHMENT, [], texts, member=MOD)
+        payload = interaction_payload(
+            fake, kind=COMMAND, data=option.data("800000000000000009"), member=MOD
+        )
+        (reply,) = [c for c in h.send(payload) if c.data]
+        assert reply.text == "I can't use that value for `file`. Pick one from the list, please."
 
 
 FIELDS = [*TEXTS, "2", "3", "4", "5", "6", "Z", "ZZ", "AZ", "ZZZZZ", "-----", "A-C-E-", "a"]

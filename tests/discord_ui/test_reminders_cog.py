@@ -28,6 +28,7 @@ from tests.discord_ui.fakes import (
     user_payload,
 )
 from tests.discord_ui.test_schedule_cog import cache_guild, subcommand_data
+from tests.reminder_reads import reminder_on
 
 NOW = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
 """A Monday, 14:00 in Berlin."""
@@ -116,15 +117,13 @@ async def test_on_replies_privately_with_the_next_reminder(
     tomorrow_7 = int(datetime(2025, 6, 3, 5, 0, tzinfo=UTC).timestamp())
     assert f"Next: <t:{tomorrow_7}:F>" in reply.text
     assert "only on days you have reviews due" in reply.text
-    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and (stored.enabled, stored.hour, stored.timezone) == (
-        True, 7, "Europe/Berlin"
-    )
+    stored = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert stored is not None and (stored.hour, stored.zone) == (7, "Europe/Berlin")
 
     reply = await reminders(driver, fake, "off")
     assert reply.ephemeral and "reminders are **off**" in reply.text
-    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and not stored.enabled
+    stored = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert stored is None  # off
 
 
 async def test_server_takes_a_member_back_to_the_servers_zone(
@@ -134,8 +133,11 @@ async def test_server_takes_a_member_back_to_the_servers_zone(
     await reminders(driver, fake, "on", hour=7, timezone="Europe/Berlin")
     reply = await reminders(driver, fake, "on", timezone="Server")
     assert "07:00 Asia/Tokyo** (the server's time zone)" in reply.text
-    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and (stored.hour, stored.timezone) == (7, None)
+    stored = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert stored is not None and (stored.hour, stored.zone) == (7, "Asia/Tokyo")
+    await clocked.service.update_guild_config(GUILD_ID, timezone="America/Chicago")
+    moved = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert moved is not None and moved.zone == "America/Chicago"  # it follows the server's
     payload = interaction_payload(
         fake,
         kind=AUTOCOMPLETE,
@@ -180,7 +182,7 @@ async def test_a_bad_hour_or_zone_is_refused_privately(
     reply = await reminders(driver, fake, "on", **options)
     assert reply.ephemeral
     assert refusal in reply.text
-    assert clocked.service.store.reminder(GUILD_ID, ALICE.id) is None
+    assert reminder_on(clocked.service.store, GUILD_ID, ALICE.id) is None
     assert not [r for r in caplog.records if r.exc_info]
 
 
@@ -209,8 +211,8 @@ async def test_closed_dms_turn_the_reminder_off(
     with caplog.at_level(logging.INFO):
         await clocked.reminders.tick(NOW)
     assert len(sent_dms(fake)) == 1  # tried once, refused
-    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and not stored.enabled
+    stored = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert stored is None  # off
     assert "their DMs are closed" in caplog.text
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
     notice = await clocked.service.take_reminder_notice(GUILD_ID, ALICE.id)
@@ -229,8 +231,8 @@ async def test_another_refusal_keeps_the_reminder_and_logs_a_warning(
     await clocked.reminders.tick(NOW)
     await clocked.reminders.tick(NOW + timedelta(minutes=5))
     assert len(sent_dms(fake)) == 1  # not retried that day
-    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and stored.enabled
+    stored = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert stored is not None  # still on
     (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert "too fast" in warning.getMessage() and warning.exc_info is None
 
@@ -256,8 +258,8 @@ async def test_a_member_who_left_gets_no_dm_and_their_reminder_goes_off(
     with caplog.at_level(logging.INFO):
         await clocked.reminders.tick(NOW)
     assert sent_dms(fake) == []
-    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and not stored.enabled
+    stored = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert stored is None  # off
     assert "not in it any more" in caplog.text
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
 
@@ -285,8 +287,8 @@ async def test_a_server_that_removed_the_bot_gets_no_dm_and_the_reminder_goes_of
         await bot.reminders.tick(NOW)
     assert [c.path for c in fake.calls if c.path == "/guilds/{guild_id}"] == ["/guilds/{guild_id}"]
     assert sent_dms(fake) == []
-    stored = bot.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and not stored.enabled
+    stored = reminder_on(bot.service.store, GUILD_ID, ALICE.id)
+    assert stored is None  # off
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
 
 
@@ -340,8 +342,8 @@ async def test_a_discord_failure_keeps_the_reminder_logs_one_warning_and_waits_a
     assert len(tries) == 1
     await clocked.reminders.tick(NOW + timedelta(minutes=5))
     assert [c for c in fake.calls if c.path == route] == tries  # not retried that day
-    stored = clocked.service.store.reminder(GUILD_ID, ALICE.id)
-    assert stored is not None and stored.enabled
+    stored = reminder_on(clocked.service.store, GUILD_ID, ALICE.id)
+    assert stored is not None  # still on
     assert await clocked.service.take_reminder_notice(GUILD_ID, ALICE.id) is None
     (warning,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert warning.levelno == logging.WARNING and warning.exc_info is None

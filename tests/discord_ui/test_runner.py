@@ -204,6 +204,93 @@ async def test_run_bot_closes_cleanly_on_sigterm(
     assert (tmp_path / "bot.db").exists()
 
 
+HANGS = 10.0
+"""How long the stand-in close hangs: bounded, so that a runner that waits for it fails the
+test rather than hanging it."""
+
+
+def hanging_close(monkeypatch: pytest.MonkeyPatch, *, signals: int) -> list[float]:
+    """Online, the bot gets `signals` SIGTERMs 0.2 s apart, and its close hangs HANGS seconds
+    unless cancelled (as discord.py's does for 30 s on a gateway that no longer answers), then
+    closes for real. The list gets the loop's time of each SIGTERM."""
+    sent: list[float] = []
+    close = QuizBot.close
+
+    async def connect(self: QuizBot, *, reconnect: bool = True) -> None:
+        loop = asyncio.get_running_loop()
+        for n in range(signals):
+            loop.call_later(
+                0.05 + 0.2 * n,
+                lambda: (sent.append(loop.time()), signal.raise_signal(signal.SIGTERM)),
+            )
+        await asyncio.Event().wait()
+
+    async def hanging(self: QuizBot) -> None:
+        try:
+            await asyncio.sleep(HANGS)
+        finally:
+            await close(self)
+
+    monkeypatch.setattr(QuizBot, "connect", connect)
+    monkeypatch.setattr(QuizBot, "close", hanging)
+    return sent
+
+
+async def test_a_close_that_hangs_is_given_up_after_the_grace(
+    fake: FakeDiscordHTTP,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
+) -> None:
+    monkeypatch.setattr(runner, "CLOSE_GRACE", 0.5, raising=False)
+    sent = hanging_close(monkeypatch, signals=1)
+    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path)), RUN_BOUND)
+    assert asyncio.get_running_loop().time() - sent[0] < 2.0
+    err = capfd.readouterr().err
+    assert "still closing after 0.5 s: stopping without waiting for the close" in err
+    assert "Traceback" not in err and err.rstrip().endswith("closed")
+
+
+async def test_a_second_sigterm_stops_a_close_at_once(
+    fake: FakeDiscordHTTP,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    root_logging: None,
+) -> None:
+    sent = hanging_close(monkeypatch, signals=2)
+    await asyncio.wait_for(runner.run_bot(make_settings(tmp_path)), RUN_BOUND)
+    assert len(sent) == 2 and asyncio.get_running_loop().time() - sent[1] < 1.0
+    err = capfd.readouterr().err
+    assert "SIGTERM received again: stopping without waiting for the close" in err
+    assert "Traceback" not in err and err.rstrip().endswith("closed")
+
+
+def test_a_failed_shard_connect_is_one_line_without_a_traceback(
+    tmp_path: Path, root_logging: None
+) -> None:
+    """discord.py logs each failed attempt (every 5 s) with logger.exception."""
+    stream = io.StringIO()
+    runner.configure_logging(make_settings(tmp_path), stream)
+    shard_log = logging.getLogger("discord.shard")
+    try:
+        raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)")
+    except ConnectionRefusedError:
+        shard_log.exception("Failed to connect for shard_id: %s. Retrying...", 3)
+    try:
+        raise ValueError("a bug elsewhere in discord.py")
+    except ValueError:
+        shard_log.exception("something else")
+    first, *rest = stream.getvalue().splitlines()
+    assert " WARNING discord.shard: Failed to connect for shard_id: 3. Retrying... " in first
+    assert first.endswith(
+        "(ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 9))"
+    )
+    # Anything else discord.py logs keeps its traceback.
+    assert " ERROR   discord.shard: something else" in rest[0] and "Traceback" in rest[1]
+
+
 async def test_a_stopped_bot_leaves_its_whole_database_in_the_sqlite_file(
     fake: FakeDiscordHTTP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root_logging: None
 ) -> None:

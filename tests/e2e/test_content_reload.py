@@ -188,3 +188,28 @@ async def test_a_broken_bank_keeps_the_last_good_one_until_it_is_fixed(
     (content / "mlops" / "broken.yaml").unlink()
     await wait_for_log(quizbot, "reloaded content: 10 tasks in 1 bank (+1, -1, 0 changed)")
     await post_task(quizbot, world.channels["three"], "mc-renamed", world.alice)
+
+
+async def test_a_deleted_and_recreated_content_dir_is_watched_again(
+    driver: Driver, world: World, quizbot: QuizBotRunner, content: Path, tmp_path: Path
+) -> None:
+    """As a deploy that replaces the folder does: the watch follows it, without a SIGHUP."""
+    staged = tmp_path / "staged"
+    shutil.copytree(content, staged)
+    shutil.rmtree(content)
+    gone = (await wait_for_log(quizbot, f"{content} is gone; watching for it to come back"))[0]
+    assert " WARNING " in gone
+
+    text = (staged / BANK).read_text()
+    (staged / BANK).write_text(text.replace(OLD_QUESTION, "RECREATED question"))
+    staged.rename(content)
+    await wait_for_log(quizbot, f"{content} is back; watching it for content changes")
+    await wait_for_log(quizbot, "reloaded content: 10 tasks in 1 bank (+0, -0, 1 changed)")
+    post, _ = await post_task(quizbot, world.channels["one"], MC1, world.alice)
+    assert "RECREATED question" in text_of(post)
+
+    # Still watching the folder that came back.
+    edit_bank(content, "RECREATED question", "EDITED AGAIN question")
+    await wait_for_log(quizbot, "reloaded content: 10 tasks in 1 bank (+0, -0, 1 changed)", 2)
+    again, _ = await post_task(quizbot, world.channels["two"], MC1, world.alice)
+    assert "EDITED AGAIN question" in text_of(again)

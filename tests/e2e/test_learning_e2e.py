@@ -67,9 +67,14 @@ async def test_a_missed_task_comes_back_in_review_and_a_right_answer_reschedules
             "SELECT due FROM review_card WHERE user_id = ? AND task_id = ?", world.bob.id, MC1
         )
     ]
-    assert datetime.fromisoformat(due).replace(tzinfo=UTC) >= datetime.now(UTC) + timedelta(
-        hours=23
-    )
+    due_at = datetime.fromisoformat(due).replace(tzinfo=UTC)
+    assert due_at >= datetime.now(UTC) + timedelta(hours=23)
+    # Issue 26: the reply tells the truth (three misses came first), names the points as
+    # private, and says what the answer did to the card, and when it comes back.
+    said = text_of(outcome)
+    assert "first try" not in said.replace("not a first try", "")
+    assert "practice points (private" in said
+    assert "Review card rated **Good**" in said and f"<t:{int(due_at.timestamp())}:R>" in said
     end = await reply_of(
         click(driver, review, find_custom_id(review, "quiz:next:"), user=world.bob)
     )

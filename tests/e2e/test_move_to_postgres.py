@@ -5,13 +5,13 @@ they had is lost."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 import pytest
 from fakediscord import DiscordEmulator, Driver
 
+from tests.cli_run import run_quizbot_cli
 from tests.e2e.bot_helpers import QuizBotRunner, is_ephemeral, reply_of, text_of
 from tests.e2e.test_bot_e2e import MC1, World, answer, post_quiz, started
 from tests.pg_server import PgServer
@@ -54,12 +54,13 @@ async def test_a_group_moved_to_postgresql_keeps_its_points_and_old_posts(
         await on_sqlite.stop()
 
         copy = await asyncio.to_thread(
-            subprocess.run,
-            [sys.executable, "-m", "bot", "db", "copy", on_sqlite.database_url, target],
-            capture_output=True,
-            text=True,
+            run_quizbot_cli,
+            "db",
+            "copy",
+            on_sqlite.database_url,
+            target,
+            env=os.environ,
             timeout=120,
-            check=False,
         )
         assert copy.returncode == 0, copy.stderr
         assert "attempt: 2 rows" in copy.stdout

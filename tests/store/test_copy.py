@@ -378,3 +378,20 @@ def test_a_source_without_a_lock_file_is_copied_without_writing_beside_it(
     before = sorted(p.name for p in folder.iterdir())
     copy_database(source, target, lambda _line: None)
     assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_a_target_with_some_rows_is_refused_naming_a_table_it_holds_rows_in(
+    source: str, target: str
+) -> None:
+    """Issue 26: the first table whose counts differ may be empty in the target ("guild_config
+    has 0 rows"); the refusal names what the target does hold."""
+    engine = make_engine(target)
+    try:
+        Store(engine).upsert_member(123, 456, "someone")  # a bot ran on it briefly
+    finally:
+        engine.dispose()
+    with pytest.raises(CopyError) as refused:
+        copy_database(source, target, lambda _line: None)
+    assert "not empty (member has 1 row)" in str(refused.value)
+    assert " 0 rows" not in str(refused.value)
+    assert row_counts_of(target)["member"] == 1

@@ -115,6 +115,7 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
             # New since 0.1.0, and set only where an answer, hint or solution is graded.
             assert progress.pop("finished_elsewhere") is False
             assert (progress.pop("wrong_elsewhere"), progress.pop("hint_elsewhere")) == (0, False)
+            assert progress.pop("tried_before") is False  # private posts only: none in 0.1.0
             assert len(tried) <= progress["wrong_tries"]
             assert all(isinstance(picks, tuple) and picks for picks in tried)
     # Leaderboard.zone (the zone its days and weeks counted in, for its footer): new since 0.1.0.

@@ -7,6 +7,7 @@ from datetime import date
 
 from bot.store import Store
 from bot.store.reminders import ReminderCandidate, ReminderHour
+from tests.reminder_reads import reminder_on
 from tests.store.conftest import GUILD, NOW
 
 ALICE, BOB, CAROL = 11, 22, 33
@@ -21,17 +22,15 @@ def on(store: Store, user_id: int, hour: int | None = None, zone: str | None = N
 
 def test_on_defaults_then_keeps_the_hour_and_zone(store: Store) -> None:
     on(store, ALICE)
-    first = store.reminder(GUILD, ALICE)
-    assert first is not None and (first.enabled, first.hour, first.timezone) == (True, 18, None)
+    first = reminder_on(store, GUILD, ALICE)
+    assert first is not None and (first.hour, first.zone) == (18, None)
     on(store, ALICE, 7, "Europe/Berlin")
     assert store.turn_reminder_off(GUILD, ALICE)
     assert not store.turn_reminder_off(GUILD, ALICE)  # already off
     on(store, ALICE)  # again, with nothing given: as before
-    again = store.reminder(GUILD, ALICE)
-    assert again is not None and (again.enabled, again.hour, again.timezone) == (
-        True, 7, "Europe/Berlin"
-    )
-    assert store.reminder(GUILD, BOB) is None
+    again = reminder_on(store, GUILD, ALICE)
+    assert again is not None and (again.hour, again.zone) == (7, "Europe/Berlin")
+    assert reminder_on(store, GUILD, BOB) is None
 
 
 def test_a_day_is_claimed_once_and_only_while_on(store: Store) -> None:
@@ -45,7 +44,7 @@ def test_a_day_is_claimed_once_and_only_while_on(store: Store) -> None:
     assert not store.claim_reminder(GUILD, BOB, DAY)  # no reminder at all
     on(store, ALICE)  # on again: the claimed day stays claimed
     assert not store.claim_reminder(GUILD, ALICE, date(2024, 5, 9))
-    reminder = store.reminder(GUILD, ALICE)
+    reminder = reminder_on(store, GUILD, ALICE)
     assert reminder is not None and reminder.last_sent_on == date(2024, 5, 9)
 
 
@@ -65,7 +64,7 @@ def test_a_new_server_zone_moves_each_claimed_day_once(store: Store) -> None:
 
     store.update_guild_config(GUILD, rezone=back_a_day, timezone="America/New_York")
     assert sorted(calls) == [(day, None, "America/New_York") for day in (date(2024, 5, 7), DAY)]
-    days = {u: r.last_sent_on for u in (ALICE, BOB, CAROL) if (r := store.reminder(GUILD, u))}
+    days = {u: r.last_sent_on for u in (ALICE, BOB, CAROL) if (r := reminder_on(store, GUILD, u))}
     assert days == {ALICE: date(2024, 5, 7), BOB: date(2024, 5, 6), CAROL: DAY}
     store.update_guild_config(GUILD, rezone=back_a_day, post_policy="mods")
     assert len(calls) == 2  # the zone did not change: nothing moves
@@ -75,8 +74,7 @@ def test_closed_dms_turn_it_off_and_leave_one_notice(store: Store) -> None:
     on(store, ALICE, 7)
     assert not store.dm_notice_pending(GUILD, ALICE)
     store.reminder_dms_closed(GUILD, ALICE, NOW)
-    reminder = store.reminder(GUILD, ALICE)
-    assert reminder is not None and not reminder.enabled
+    assert reminder_on(store, GUILD, ALICE) is None  # off
     assert store.dm_notice_pending(GUILD, ALICE)
     assert store.take_dm_notice(GUILD, ALICE)
     assert not store.take_dm_notice(GUILD, ALICE)
@@ -131,6 +129,6 @@ def test_a_day_after_today_is_settled_as_today_and_no_other(store: Store) -> Non
     assert not store.settle_reminder_day(GUILD, BOB, DAY)  # today's own day: left as it is
     assert not store.settle_reminder_day(GUILD, CAROL, DAY)  # no reminder at all
     for user_id in (ALICE, BOB):
-        reminder = store.reminder(GUILD, user_id)
+        reminder = reminder_on(store, GUILD, user_id)
         assert reminder is not None and reminder.last_sent_on == DAY
     assert store.claim_reminder(GUILD, ALICE, date(2024, 5, 9))  # tomorrow is owed again

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Final, cast
 
@@ -74,7 +74,15 @@ def parse(text: str, *, source: str, fmt: str | None = None, topic: str | None =
     return fmt, parser(text, source=source, topic=topic)
 
 
-def export(tasks: Sequence[Task], *, fmt: str, bank: str) -> str:
+def export(
+    tasks: Sequence[Task], *, fmt: str, bank: str, skip: Mapping[str, str] | None = None
+) -> str:
+    """`tasks` in format `fmt`; a task `skip` names (id -> why) is written as a comment."""
     if fmt not in EXPORTS:
         raise UnknownFormatError(f"cannot export to {fmt!r}: choose {' or '.join(EXPORTS)}")
-    return cast(Callable[..., str], _module(fmt).export)(tasks, bank=bank)
+    return cast(Callable[..., str], _module(fmt).export)(tasks, bank=bank, skip=skip)
+
+
+def cannot_export(task: Task, *, fmt: str) -> str | None:
+    """Why format `fmt` cannot carry `task` (see each exporter's `cannot_export`), or None."""
+    return cast(Callable[[Task], str | None], _module(fmt).cannot_export)(task)

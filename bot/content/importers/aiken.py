@@ -35,7 +35,12 @@ from bot.quiz.tasks import OPTION_LABELS
 FORMAT_NAME = "Aiken"
 
 _OPTION = re.compile(r"^(?P<label>[A-Z])[.)][ \t]+(?P<text>\S.*)$")
-_ANSWER = re.compile(r"^ANSWER:[ \t]*(?P<label>\S*)[ \t]*$", re.IGNORECASE)
+_EMPTY_OPTION = re.compile(r"^(?P<label>[A-Z])[.)]$")
+"""An option label with no text: reported as such, not read as the question's text."""
+_ANSWER = re.compile(r"^ANSWER[ \t]*:[ \t]*(?P<label>.*?)[ \t]*$", re.IGNORECASE)
+"""Any ANSWER line, even one naming no option or several: it ends its question either way, so a
+malformed one is reported as what it is and the next question is not read into this one."""
+_SEVERAL = re.compile(r"[\s,;/&]+")
 _NO_FEEDBACK_COMMENT = "Aiken has no feedback: the solution gives only the answer."
 
 
@@ -86,6 +91,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
     blank line between the question and its first option does not split it)."""
     blocks: list[_Block] = []
     block = _Block()
+    following = _following(lines)
 
     def flush() -> None:
         nonlocal block
@@ -96,10 +102,14 @@ def _blocks(lines: list[str]) -> list[_Block]:
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line:
-            if block.lines and (block.options or not _next_is_option(lines, number)):
+            if block.lines and (block.options or not _OPTION.match(following[number - 1])):
                 flush()
             continue
-        if block.lines and _OPTION.match(line):
+        if not block.lines and _ANSWER.match(line) and blocks and _ends_answered(blocks[-1]):
+            # A second ANSWER line belongs to the question before it, which has two.
+            blocks[-1].lines.append((number, line))
+            continue
+        if block.lines and _is_option(line):
             block.options = True
         block.lines.append((number, line))
         if _ANSWER.match(line):
@@ -108,12 +118,23 @@ def _blocks(lines: list[str]) -> list[_Block]:
     return blocks
 
 
-def _next_is_option(lines: list[str], number: int) -> bool:
-    """Whether the next non-blank line after line `number` (1-based) is an option."""
-    for raw in lines[number:]:
-        if raw.strip():
-            return _OPTION.match(raw.strip()) is not None
-    return False
+def _is_option(line: str) -> bool:
+    return bool(_OPTION.match(line) or _EMPTY_OPTION.match(line))
+
+
+def _ends_answered(block: _Block) -> bool:
+    return _ANSWER.match(block.lines[-1][1]) is not None
+
+
+def _following(lines: list[str]) -> list[str]:
+    """The next non-blank line after each line, stripped ("" at the end): found in one pass
+    from the end, not by a search from each blank line (quadratic on many blank lines)."""
+    following = [""] * len(lines)
+    after = ""
+    for i in range(len(lines) - 1, -1, -1):
+        following[i] = after
+        after = lines[i].strip() or after
+    return following
 
 
 def _question(block: _Block) -> Draft | ReportLine:
@@ -125,23 +146,43 @@ def _question(block: _Block) -> Draft | ReportLine:
     question: list[str] = []
     options: list[str] = []
     answer: str | None = None
+    answer_line = 0
+    first = block.lines[0][1]
+    second = block.lines[1][1] if len(block.lines) > 1 else None
+    if _is_option(first) and (second is None or _is_option(second) or _ANSWER.match(second)):
+        return bad(start, f"it starts with the option line {first!r}: no question text")
     for number, line in block.lines:
         option = _OPTION.match(line) if question else None
         found = _ANSWER.match(line) if question else None
+        empty = _EMPTY_OPTION.match(line) if question else None
+        if found and answer is not None:
+            return bad(number, f"two ANSWER lines (the first is line {answer_line})")
         if found:
             if len(options) < 2:
                 return bad(number, "the ANSWER line needs at least two options before it")
             label = found["label"].upper()
             if not label:
                 return bad(number, "the ANSWER line names no option")
+            if len(_SEVERAL.split(label)) > 1:
+                shown = found["label"]
+                return bad(
+                    number, f"the ANSWER line names several options ({shown!r}); one is right"
+                )
             if len(label) != 1 or label not in OPTION_LABELS[: len(options)]:
                 last = OPTION_LABELS[len(options) - 1]
                 return bad(number, f"ANSWER {found['label']!r} is not one of the options A–{last}")
-            answer = label
-        elif option:
+            answer, answer_line = label, number
+        elif option or (empty and (options or empty["label"] == "A")):
+            match = option or empty
+            assert match is not None
+            label = match["label"]
+            if len(options) == len(OPTION_LABELS):
+                return bad(number, f"more than {len(OPTION_LABELS)} options (A–Z)")
             expected = OPTION_LABELS[len(options)]
-            if option["label"] != expected:
-                return bad(number, f"option {option['label']} where {expected} was expected")
+            if label != expected:
+                return bad(number, f"option {label} where {expected} was expected")
+            if not option:
+                return bad(number, f"option {label} has no text")
             options.append(option["text"].strip())
         elif options:
             return bad(number, f"{line!r} is neither an option nor the ANSWER line")

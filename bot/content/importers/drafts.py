@@ -8,13 +8,16 @@ import is never trusted more than a bank a person wrote.
 
 from __future__ import annotations
 
+import heapq
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from bot.quiz.tasks import Kind, Task
 
 KINDS = ("choice", "fill")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -50,6 +53,8 @@ class Draft:
     """A fill task's instruction ("Complete the code to …")."""
     code: str | None = None
     """A fill task's template, blanks written [1] … [n]."""
+    language: str | None = None
+    """A fill task's code language; None: the bank's default (python)."""
     difficulty: str = "medium"
     topic: str | None = None
     """None: the bank's topic."""
@@ -100,6 +105,92 @@ class ImportResult:
     source: str | None = None
 
 
+def task_texts(task: Task) -> Iterator[tuple[str, str]]:
+    """Every text of a task with the name of its field, for an exporter to check that its
+    format can carry each one."""
+    yield "id", task.id
+    yield "topic", task.topic
+    fill = task.kind is Kind.FILL
+    yield ("code" if fill else "question"), task.prompt
+    if fill:
+        yield "instruction", task.instruction or ""
+        yield "language", task.language
+    for option in task.options:
+        yield f"option {option.label}", option.text
+    yield "hint", task.hint
+    for n, step in enumerate(task.solution.steps, start=1):
+        yield f"solution step {n}", f"{step.title}\n{step.text}"
+    for key in ("final_answer", "quick_check", "explanation"):
+        value = getattr(task.solution, key)
+        if value:
+            yield f"solution {key.replace('_', ' ')}", value
+    for note in task.mistakes:
+        yield "mistake note", note.text
+
+
+def note_list(notes: Sequence[str]) -> str:
+    """Notes as one feedback text (`note_items` reads it back): one note as it is; two or
+    more, or one that itself starts with `- `, as a `- ` list, continuation lines indented two
+    spaces."""
+    if len(notes) == 1 and not notes[0].startswith("- "):
+        return notes[0]
+    return "\n".join("- " + note.replace("\n", "\n  ") for note in notes)
+
+
+def note_items(feedback: str) -> list[str]:
+    """A feedback's notes: the items of a `- ` list (continuation lines indented two spaces, or
+    empty), else the whole text."""
+    lines = feedback.split("\n")
+    if not lines[0].startswith("- ") or not all(
+        not line or line.startswith(("- ", "  ")) for line in lines
+    ):
+        return [feedback]
+    items: list[list[str]] = []
+    for line in lines:
+        if line.startswith("- "):
+            items.append([line[2:]])
+        else:
+            items[-1].append(line[2:])
+    return ["\n".join(item).strip() for item in items]
+
+
+def merged_order(sequences: list[list[str]]) -> list[str]:
+    """Every text once, in an order that keeps each sequence's own order (so every option shows
+    its notes in the order they were written), else in order of first appearance.
+
+    A topological sort on the links between neighbours in each sequence (which imply all the
+    rest), always taking the earliest text that is ready: linear, where comparing every text
+    with all before it was quadratic in a feedback of many `- ` items."""
+    first: dict[str, int] = {}
+    follow: dict[str, list[str]] = {}
+    waiting: dict[str, int] = {}
+    links: set[tuple[str, str]] = set()
+    for sequence in sequences:
+        for i, text in enumerate(sequence):
+            if text not in first:
+                first[text] = len(first)
+                follow[text] = []
+                waiting[text] = 0
+            link = (sequence[i - 1], text)
+            if i and link not in links:
+                links.add(link)
+                follow[link[0]].append(text)
+                waiting[text] += 1
+    ready = [(index, text) for text, index in first.items() if not waiting[text]]
+    done: list[str] = []
+    while ready:
+        _, text = heapq.heappop(ready)
+        done.append(text)
+        for later in follow[text]:
+            waiting[later] -= 1
+            if not waiting[later]:
+                heapq.heappush(ready, (first[later], later))
+    if len(done) < len(first):  # contradictory orders: keep the rest as they first came
+        placed = set(done)
+        done += [t for t in first if t not in placed]
+    return done
+
+
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -121,6 +212,7 @@ def unique_ids(drafts: Iterable[Draft]) -> None:
             while candidate in seen:
                 count += 1
                 candidate = f"{base}-{count}"
+            seen[base] = count  # the next repeat starts past the taken ones: linear
             seen[candidate] = 1
             draft.id = candidate
 
@@ -137,6 +229,8 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
     else:
         task["instruction"] = draft.instruction
         task["code"] = draft.code
+        if draft.language and draft.language != "python":
+            task["language"] = draft.language
         task["options"] = list(draft.options)
         task["answers"] = list(draft.answers)
     if not draft.confirmed:

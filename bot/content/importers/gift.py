@@ -34,14 +34,14 @@ Export writes the reverse: a choice task as `::id:: [markdown]question {=right ~
 a missing-word question whose code is a fenced block around the answer block, and any other
 fill task as a `// left out:` comment line. The solution is written in the bot's layout
 ("**Step 1: …**", "**Final answer:** …", "**Quick check:** …", then the explanation) and read
-back into those parts, so import(export(tasks)) gives every field back (see `export`) but a
-fill task's `language`, which drafts have no place for yet.
+back into those parts, so import(export(tasks)) gives every field back (see `export`), a fill
+task's `language` too (the code fence's).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Final
@@ -56,7 +56,11 @@ from bot.content.importers.drafts import (
     ReportLine,
     Step,
     left_out,
+    merged_order,
+    note_items,
+    note_list,
     slug,
+    task_texts,
     unique_ids,
 )
 from bot.content.schema import ID_PATTERN, MAX_ID_LENGTH
@@ -255,8 +259,12 @@ class _LeftOut(Exception):
         self.report = report
 
 
-def _malformed(line: int, what: str) -> _LeftOut:
-    return _LeftOut(ReportLine(line, f"left out: the question has {what}"))
+def _malformed(line: int, what: str, *, at: int | None = None) -> _LeftOut:
+    """The question at `line` is left out for `what`; `at` is the line at fault, when the
+    question spans lines and it is another one."""
+    if at is None or at == line:
+        return _LeftOut(ReportLine(line, f"left out: the question has {what}"))
+    return _LeftOut(ReportLine(at, f"left out: the question at line {line} has {what}"))
 
 
 @dataclass(slots=True)
@@ -293,9 +301,13 @@ class _Parts:
 
 
 def _question(block: _Block, topic: str | None) -> _Question:
+    """The question cut at its one answer block. A brace the author did not escape is never
+    guessed at: a `}` outside the block or a `{` inside it leaves the question out, naming the
+    line, since reading past it would garble the options or the text."""
     text = block.text
     title: str | None = None
     stripped = text.lstrip()
+    base = 0  # where `text` starts in the block, to name the line of what is found in it
     if stripped.startswith("::"):
         offset = len(text) - len(stripped) + 2
         end = _find(_TITLE, text, offset)
@@ -303,17 +315,44 @@ def _question(block: _Block, topic: str | None) -> _Question:
             raise _malformed(block.line, "a title '::…' that is never closed")
         title = unescape(text[offset:end]).strip()
         text = text[end + 2 :]
-    fmt, text = _format_of(text, DEFAULT_FORMAT)
+        base = end + 2
+    fmt, rest = _format_of(text, DEFAULT_FORMAT)
+    base += len(text) - len(rest)
+    text = rest
+
+    def line_at(index: int) -> int:
+        return block.numbers[block.text.count("\n", 0, base + index)]
+
     start = _find(_OPEN, text)
+    stray = _find(_CLOSE, text[:start] if start >= 0 else text)
+    if stray >= 0:
+        raise _malformed(block.line, _STRAY_CLOSE, at=line_at(stray))
     if start < 0:
         raise _LeftOut(left_out(block.line, "description"))
     end = _find(_CLOSE, text, start + 1)
+    nested = _find(_OPEN, text[:end] if end >= 0 else text, start + 1)
+    if nested >= 0:
+        opens = line_at(start)
+        where = "" if opens == line_at(nested) else f" (the block opens at line {opens})"
+        what = f"a '{{' inside its answer block{where}; write \\{{ for a brace in an answer"
+        raise _malformed(block.line, what, at=line_at(nested))
     if end < 0:
-        raise _malformed(block.line, "an answer block '{' that is never closed")
+        raise _malformed(block.line, "an answer block '{' that is never closed", at=line_at(start))
     after = text[end + 1 :]
-    if _find(_OPEN, after) >= 0:
-        raise _malformed(block.line, "more than one answer block '{…}'")
+    second = _find(_OPEN, after)
+    if second >= 0:
+        raise _malformed(
+            block.line,
+            "more than one answer block '{…}' (a blank line ends a question)",
+            at=line_at(end + 1 + second),
+        )
+    stray = _find(_CLOSE, after)
+    if stray >= 0:
+        raise _malformed(block.line, _STRAY_CLOSE, at=line_at(end + 1 + stray))
     return _Question(block.line, title, fmt, text[:start], text[start + 1 : end], after, topic)
+
+
+_STRAY_CLOSE: Final = "a '}' that closes no answer block; write \\} for a brace in the text"
 
 
 def _answers(raw: str, line: int) -> list[_Answer]:
@@ -421,58 +460,18 @@ def _notes(parts: _Parts, general_notes: list[str]) -> list[Note]:
     without notes of its own (as our export writes it), not a tied note."""
     shown: list[tuple[str, list[str]]] = []
     for index, feedback in parts.notes:
-        items = _note_items(feedback)
+        items = note_items(feedback)
         if general_notes and items == general_notes:
             continue
         shown.append((OPTION_LABELS[index], items))
     tied: dict[str, list[str]] = {}
-    for text in _merged_order([items for _, items in shown]):
+    for text in merged_order([items for _, items in shown]):
         tied[text] = []
     for label, items in shown:
         for text in items:
             tied[text].append(label)
     tied_notes = [Note(text, tuple(labels)) for text, labels in tied.items()]
     return tied_notes + [Note(text) for text in general_notes]
-
-
-def _note_items(feedback: str) -> list[str]:
-    """A feedback's notes: the items of a `- ` list (continuation lines indented two spaces, or
-    empty), else the whole text."""
-    lines = feedback.split("\n")
-    if not lines[0].startswith("- ") or not all(
-        not line or line.startswith(("- ", "  ")) for line in lines
-    ):
-        return [feedback]
-    items: list[list[str]] = []
-    for line in lines:
-        if line.startswith("- "):
-            items.append([line[2:]])
-        else:
-            items[-1].append(line[2:])
-    return ["\n".join(item).strip() for item in items]
-
-
-def _merged_order(sequences: list[list[str]]) -> list[str]:
-    """Every text once, in an order that keeps each sequence's own order (so every option shows
-    its notes in the order they were written), else in order of first appearance."""
-    first: list[str] = []
-    before: dict[str, set[str]] = {}
-    for sequence in sequences:
-        for i, text in enumerate(sequence):
-            if text not in before:
-                first.append(text)
-                before[text] = set()
-            before[text].update(sequence[:i])
-    done: list[str] = []
-    placed: set[str] = set()
-    while len(done) < len(first):
-        ready = next((t for t in first if t not in placed and before[t] <= placed), None)
-        if ready is None:  # contradictory orders: keep the rest as they first came
-            done += [t for t in first if t not in placed]
-            break
-        done.append(ready)
-        placed.add(ready)
-    return done
 
 
 def _choice_draft(q: _Question, parts: _Parts, question: str, general_notes: list[str]) -> Draft:
@@ -493,7 +492,7 @@ def _choice_draft(q: _Question, parts: _Parts, question: str, general_notes: lis
 
 
 def _fill_draft(q: _Question, parts: _Parts, general_notes: list[str]) -> Draft:
-    instruction, code = _split_missing_word(q)
+    instruction, code, language = _split_missing_word(q)
     comments = [NEUTRAL_HINT_COMMENT]
     task_id = _id(q.title, instruction or code)
     if not instruction:
@@ -510,6 +509,7 @@ def _fill_draft(q: _Question, parts: _Parts, general_notes: list[str]) -> Draft:
         answers=[OPTION_LABELS[parts.answer]],
         instruction=instruction,
         code=code,
+        language=language,
         topic=q.topic,
         hint=FILL_HINT,
         mistakes=_notes(parts, general_notes),
@@ -525,8 +525,9 @@ def _protect_indexes(code: str) -> str:
     return _LITERAL_INDEX.sub(r"[ \1 ]", code)
 
 
-def _split_missing_word(q: _Question) -> tuple[str, str]:
-    """(instruction, code) of a missing-word question; the instruction may be empty.
+def _split_missing_word(q: _Question) -> tuple[str, str, str | None]:
+    """(instruction, code, language) of a missing-word question; the instruction may be empty,
+    the language is the code fence's (None without one).
 
     The code is the fenced block (```) that holds the answer block, without its fence lines, if
     there is one; else the lines from the answer block's line to the end. The instruction is
@@ -552,14 +553,17 @@ def _split_missing_word(q: _Question) -> tuple[str, str]:
             break
         else:
             opened = None
+    language = None
     if fence:
         code = "\n".join(plain[fence[0] + 1 : fence[1]]).strip("\n").rstrip()
         around = ("\n".join(marked[: fence[0]]), "\n".join(marked[fence[1] + 1 :]))
         instruction = _join(*(part.strip() for part in around))
+        info = plain[fence[0]].strip().removeprefix("```").split()
+        language = info[0] if info else None  # the first word, as in Markdown
     else:
         code = "\n".join(plain[at:]).strip()
         instruction = "\n".join(marked[:at]).strip()
-    return instruction, code.replace(BLANK, "[1]")
+    return instruction, code.replace(BLANK, "[1]"), language
 
 
 def _id(title: str | None, text: str) -> str:
@@ -617,6 +621,7 @@ def _set_solution(draft: Draft, parts: _Parts) -> None:
     final answer is what the bot would show anyway (the right option; `[1] = …` in a fill task)."""
     text = parts.general
     explanation = ""
+    explained: list[str] = []  # joined once: joining at each part was quadratic
     if _MARKER.match(text):
         matches = list(_MARKER.finditer(text))
         for i, match in enumerate(matches):
@@ -629,10 +634,10 @@ def _set_solution(draft: Draft, parts: _Parts) -> None:
             elif head == _CHECK and draft.quick_check is None:
                 draft.quick_check = body
             else:
-                explanation = _join(explanation, body)
+                explained.append(body)
     else:
         explanation = text
-    draft.explanation = _join(parts.right_feedback, explanation) or None
+    draft.explanation = _join(parts.right_feedback, explanation, *explained) or None
     if not (draft.steps or draft.final_answer or draft.quick_check or draft.explanation):
         right = parts.options[parts.answer]
         draft.final_answer = f"[1] = {right}" if draft.kind == "fill" else right
@@ -716,7 +721,26 @@ def looks_like(text: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def export(tasks: Sequence[Task], *, bank: str) -> str:
+def cannot_export(task: Task) -> str | None:
+    """Why `task` has no GIFT form that our import reads back as it is, or None. What the
+    format cannot say is known here; `quizbot content export` also reads every export back
+    and leaves out, with a line, any task that does not come back the same."""
+    if task.kind is Kind.FILL and task.blanks != 1:
+        return f"a fill task with {task.blanks} blanks has no GIFT form"
+    for name, text in task_texts(task):
+        for char, what in _NO_GIFT_FORM.items():
+            if char in text:
+                return f"its {name} holds {what}, which GIFT cannot carry"
+    return None
+
+
+_NO_GIFT_FORM: Final = {
+    "\r": "a carriage return (U+000D; GIFT reads it as a line break)",
+    BLANK: "U+E000 (the GIFT import's own placeholder)",
+}
+
+
+def export(tasks: Sequence[Task], *, bank: str, skip: Mapping[str, str] | None = None) -> str:
     """`tasks` as a GIFT file, every text `[markdown]` (our texts are Discord Markdown).
 
     - Each run of tasks with one topic starts with `$CATEGORY: $course$/top/<topic>`.
@@ -727,15 +751,16 @@ def export(tasks: Sequence[Task], *, bank: str) -> str:
       or more as a `- ` list). Options True and False (in that order) are written as a
       true/false question.
     - A fill task with one blank: a missing-word question, the instruction then the code in a
-      fenced block with the answer block where the blank was. A fill task with more blanks has
-      no GIFT form: it is a `// left out:` comment line.
+      fenced block with the answer block where the blank was.
+    - A task GIFT cannot carry (`cannot_export`), or one `skip` names (id -> why), is a
+      `// left out: <id>: <why>` comment line.
     """
     out = [f"// {_one_line(bank)}", "// Exported by quizbot; `quizbot content import` reads it."]
     topic: str | None = None
     for task in tasks:
-        if task.kind is Kind.FILL and task.blanks != 1:
-            why = f"a fill task with {task.blanks} blanks has no GIFT form"
-            out += ["", f"// left out: {task.id}: {why}"]
+        why = (skip or {}).get(task.id) or cannot_export(task)
+        if why:
+            out += ["", f"// left out: {task.id}: {' '.join(why.splitlines())}"]
             continue
         if task.topic != topic:
             topic = task.topic
@@ -779,7 +804,7 @@ def _export_task(task: Task) -> list[str]:
     if task.kind is Kind.CHOICE:
         return [*lines, protect_lines(f"{head}{escape(task.prompt)} {block}")]
     before, _, after = task.prompt.partition("[1]")
-    code = f"```{task.language}\n{escape(before)}{block}{escape(after)}\n```"
+    code = f"```{escape(task.language)}\n{escape(before)}{block}{escape(after)}\n```"
     return [*lines, protect_lines(f"{head}{escape(task.instruction or '')}\n{code}")]
 
 
@@ -787,7 +812,4 @@ def _feedback(task: Task, label: str) -> str:
     """A wrong option's feedback: what the bot shows whoever picks it (the notes tied to it, or
     else the general notes); two or more, or one that itself starts with `- `, as a `- ` list,
     continuation lines indented two spaces."""
-    notes = task.notes_for(label) or task.general_notes
-    if len(notes) == 1 and not notes[0].startswith("- "):
-        return notes[0]
-    return "\n".join("- " + note.replace("\n", "\n  ") for note in notes)
+    return note_list(task.notes_for(label) or task.general_notes)

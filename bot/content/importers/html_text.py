@@ -4,10 +4,16 @@ Markdown our banks hold, or as plain text for code. Never raw tags.
 Kept small on purpose: paragraphs and `<div>`s become blank-line breaks, `<br>` a line break,
 `<b>`/`<strong>` `**bold**`, `<i>`/`<em>` `*italic*`, `<code>` a code span, `<pre>` a fenced
 code block, `<ul>`/`<ol>` items `- item` / `1. item`, links `text (url)`, headings a bold
-paragraph, images their alt text. Every other tag is dropped and its text kept; `<script>` and
-`<style>` are dropped with their content. Entities are decoded (`html.unescape`, through the
-standard parser). Text outside code is escaped so Discord shows it as written: `2*3*4` stays
-`2*3*4`, not an italic 3.
+paragraph, images `[image: alt]`. Every other tag is dropped and its text kept; `<script>` and
+`<style>` are dropped with their content. Entities are decoded (`html.unescape`). Text outside
+code is escaped so Discord shows it as written: `2*3*4` stays `2*3*4`, not an italic 3.
+
+Every input costs work and output in proportion to its size (a bank upload is 1 MB of anyone's
+HTML): the tags are read by `_tokens`, a single forward scan (Python 3.11's `HTMLParser` rescans
+to the end for each unclosed `<`, quadratic on `<a x<a x…`); lists deeper than
+`MAX_LIST_INDENT` levels are laid out at that depth, and inline marks nested deeper than
+`MAX_MARK_DEPTH` are read as their text, since each level would otherwise indent, or copy,
+everything inside it again.
 
 `to_markdown` and `to_text` lay out the same lines (only inline marks and escapes differ), so a
 caller may find a place in one and take the matching line from the other: the GIFT importer does
@@ -17,8 +23,11 @@ that to split a missing-word question into instruction (Markdown) and code (plai
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
-from typing import Final
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html import unescape
+from typing import Final, Protocol
 
 BLOCKS: Final = frozenset(
     {"p", "div", "ul", "ol", "blockquote", "table", "section", "article", "header", "footer"}
@@ -26,12 +35,17 @@ BLOCKS: Final = frozenset(
 HEADINGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 DROPPED: Final = frozenset({"script", "style", "head", "title"})
 MARKS: Final = {"b": "**", "strong": "**", "i": "*", "em": "*"}
+MAX_LIST_INDENT: Final = 4
+"""List levels shown indented; a list nested deeper is laid out at this level."""
+MAX_MARK_DEPTH: Final = 8
+"""Inline marks (bold, code, links, …) open at once; one inside more is read as its text."""
 
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _ALWAYS = re.compile(r"([\\*`])")
 _PAIRS = re.compile(r"(~~|\|\|)")
 _UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-_LINE_START = re.compile(r"^(\s*)(#{1,3} |-# |>{1,3} )", re.MULTILINE)
+# `[^\S\n]`, not `\s`: a match may not run on over blank lines (quadratic on "#\n\n\n…").
+_LINE_START = re.compile(r"^([^\S\n]*)(#{1,3} |-# |>{1,3} )", re.MULTILINE)
 _PRE = "\ue001"
 """Stands for a `<pre>` block until the layout is cleaned, so its spacing is never touched."""
 
@@ -74,8 +88,8 @@ def _convert(html: str, *, markup: bool, newlines: bool) -> str:
         text = escape_markdown(text) if markup else text
         return _tidy(text, newlines)
     converter = _Converter(markup=markup, newlines=newlines)
-    converter.feed(html)
-    converter.close()
+    for event in _tokens(html):
+        event.send(converter)
     return converter.result()
 
 
@@ -104,9 +118,8 @@ def _fold(line: str) -> str:
     return indent + " ".join(line.split())
 
 
-class _Converter(HTMLParser):
+class _Converter:
     def __init__(self, *, markup: bool, newlines: bool) -> None:
-        super().__init__(convert_charrefs=True)
         self.markup = markup
         self.newlines = newlines
         self.parts: list[str] = []
@@ -114,6 +127,10 @@ class _Converter(HTMLParser):
         """Line breaks owed before the next text (2: a paragraph break)."""
         self.marks: list[tuple[str, int, str]] = []
         """Open inline elements: (tag, index in parts where they start, href for links)."""
+        self.open_marks: Counter[str] = Counter()
+        """How many of `marks` each tag has: a stray end tag is known without a search."""
+        self.unmarked: Counter[str] = Counter()
+        """Marks opened past `MAX_MARK_DEPTH` (read as text), whose end tags are still due."""
         self.lists: list[list[int]] = []
         """Open lists: [0] for a bulleted one, [count] for a numbered one."""
         self.pres: list[str] = []
@@ -122,15 +139,6 @@ class _Converter(HTMLParser):
         self.dropped = 0
         self.cells = 0
         """Cells begun in the current table row: they are joined with " | "."""
-
-    def parse_marked_section(self, i: int, report: bool = True) -> int:
-        """`<![CDATA[…]]>` and Word's `<![if …]>` as Python reads them; any other `<![…>` as a
-        browser does, as a comment (Python 3.11's parser raises AssertionError on it, and
-        `<![` is ordinary text in a question about XML)."""
-        try:
-            return super().parse_marked_section(i, report)
-        except AssertionError:
-            return self.parse_bogus_comment(i, report)
 
     # Layout ---------------------------------------------------------------------------------
 
@@ -172,7 +180,7 @@ class _Converter(HTMLParser):
                 self._open(tag, "")
         elif tag == "li":
             self._break(1)
-            depth = max(len(self.lists), 1)
+            depth = min(max(len(self.lists), 1), MAX_LIST_INDENT)
             counter = self.lists[-1] if self.lists else [0]
             bullet = f"{counter[0]}. " if counter[0] else "- "
             if counter[0]:
@@ -186,13 +194,13 @@ class _Converter(HTMLParser):
                 self._emit(" | ")
             self.cells += 1
         elif tag == "img":
-            alt = dict(attrs).get("alt")
-            if alt:
-                self.handle_data(alt)
+            # Left out, but never silently: the reader sees where an image was, and its alt.
+            alt = " ".join((dict(attrs).get("alt") or "").split())
+            self.handle_data(f"[image: {alt}]" if alt else "[image]")
         elif tag in MARKS or tag in ("code", "a"):
-            if tag == "code":
+            opened = self._open(tag, dict(attrs).get("href") or "" if tag == "a" else "")
+            if tag == "code" and opened:
                 self.code_depth += 1
-            self._open(tag, dict(attrs).get("href") or "" if tag == "a" else "")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in DROPPED:
@@ -221,8 +229,8 @@ class _Converter(HTMLParser):
         elif tag == "li":
             self._break(1)
         elif tag in MARKS or tag in ("code", "a"):
-            self._close(tag)
-            if tag == "code":
+            shown = self._close(tag)
+            if tag == "code" and shown:
                 self.code_depth = max(self.code_depth - 1, 0)
 
     def handle_data(self, data: str) -> None:
@@ -241,22 +249,36 @@ class _Converter(HTMLParser):
 
     # Inline elements ------------------------------------------------------------------------
 
-    def _open(self, tag: str, href: str) -> None:
+    def _open(self, tag: str, href: str) -> bool:
+        """Whether the mark is shown (False: it is one too deep, read as its text)."""
+        if len(self.marks) >= MAX_MARK_DEPTH:
+            # Each level copies all it holds when it closes: past a few, only the text counts.
+            self.unmarked[tag] += 1
+            return False
         if self.pending:
             self._emit("")
         self.marks.append((tag, len(self.parts), href))
+        self.open_marks[tag] += 1
+        return True
 
-    def _close(self, tag: str) -> None:
-        for i in range(len(self.marks) - 1, -1, -1):
-            if self.marks[i][0] == tag:
-                break
-        else:
-            return  # a stray end tag
+    def _close(self, tag: str) -> bool:
+        """False if the end tag was that of a mark too deep to be shown."""
+        if self.unmarked[tag]:
+            self.unmarked[tag] -= 1
+            return False
+        if not self.open_marks[tag]:
+            return True  # a stray end tag
+        i = len(self.marks) - 1
+        while self.marks[i][0] != tag:
+            i -= 1
         _, start, href = self.marks[i]
+        for closed, _, _ in self.marks[i:]:
+            self.open_marks[closed] -= 1
         del self.marks[i:]
         inner = "".join(self.parts[start:])
         del self.parts[start:]
         self.parts.append(self._wrap(tag, inner, href))
+        return True
 
     def _wrap(self, tag: str, inner: str, href: str) -> str:
         body = inner.strip()
@@ -275,3 +297,162 @@ class _Converter(HTMLParser):
         else:
             shown = f"{MARKS[tag]}{body}{MARKS[tag]}"
         return lead + shown + trail
+
+
+# Reading the tags ------------------------------------------------------------------------------
+
+
+class _Handler(Protocol):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None: ...
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None: ...
+    def handle_endtag(self, tag: str) -> None: ...
+    def handle_data(self, data: str) -> None: ...
+
+
+@dataclass(slots=True)
+class _Event:
+    """One thing read: text (entities decoded), a start tag, a self-closing tag or an end tag."""
+
+    kind: str
+    """"data", "start", "startend" or "end"."""
+    tag: str = ""
+    attrs: list[tuple[str, str | None]] = field(default_factory=list)
+    text: str = ""
+
+    def send(self, handler: _Handler) -> None:
+        if self.kind == "data":
+            handler.handle_data(self.text)
+        elif self.kind == "start":
+            handler.handle_starttag(self.tag, self.attrs)
+        elif self.kind == "startend":
+            handler.handle_startendtag(self.tag, self.attrs)
+        else:
+            handler.handle_endtag(self.tag)
+
+
+RAW_TEXT: Final = frozenset({"script", "style"})
+"""Elements whose content is not markup (it runs to their end tag), as in `HTMLParser`."""
+
+_NAME = re.compile(r"[a-zA-Z][^\s/>\x00]*")
+_GAP = re.compile(r"[\s/]*")
+_ATTR_NAME = re.compile(r"[^\s/>][^\s/>=]*")
+_EQUALS = re.compile(r"\s*=\s*")
+_BARE_VALUE = re.compile(r"[^\s>]*")
+_RAW_END = {tag: re.compile(rf"</{tag}(?=[\s/>])", re.IGNORECASE) for tag in RAW_TEXT}
+
+
+class _Finder:
+    """`str.find` on one text that fails in constant time once a search for the same string has
+    failed from an earlier place: a search either finds what is then read past, or fails, so the
+    whole scan stays linear."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.last: dict[str, int] = {}
+
+    def find(self, sub: str, start: int) -> int:
+        last = self.last.get(sub)
+        if last is None:
+            last = self.last[sub] = self.text.rfind(sub)
+        return self.text.find(sub, start) if start <= last else -1
+
+
+def _tokens(html: str) -> Iterator[_Event]:
+    """The text and tags of `html`, read as a browser reads them in the cases that matter here
+    (tags, end tags, quoted attributes, comments, `<script>`), in one forward scan.
+
+    Markup that never ends (no `>` after it, or a tag whose every `>` is inside its quoted
+    values) is text. `<!-- … -->` is a comment (one without its `-->` ends at the next `>`),
+    `<![CDATA[ … ]]>` is left out, and every other `<!…>`, `<?…>` or `</…>` that is not an end
+    tag is a comment too, as in a browser."""
+    finder = _Finder(html)
+    n = len(html)
+    text_from = 0
+    i = 0
+    while True:
+        lt = finder.find("<", i)
+        if lt < 0:
+            break
+        # Nothing can end with no `>` after it: the `<` is text.
+        read = _markup(html, lt, finder) if finder.find(">", lt) >= 0 else None
+        if read is None:
+            if lt > text_from:  # a text `<` starts a new piece, as in `HTMLParser`
+                yield _Event("data", text=unescape(html[text_from:lt]))
+                text_from = lt
+            i = lt + 1
+            continue
+        end, event = read
+        if lt > text_from:
+            yield _Event("data", text=unescape(html[text_from:lt]))
+        i = text_from = end
+        if event is None:
+            continue
+        yield event
+        if event.kind == "start" and event.tag in RAW_TEXT:
+            closing = _RAW_END[event.tag].search(html, end)
+            i = text_from = closing.start() if closing else n  # the content is dropped
+    if text_from < n:
+        yield _Event("data", text=unescape(html[text_from:]))
+
+
+def _markup(html: str, lt: int, finder: _Finder) -> tuple[int, _Event | None] | None:
+    """What starts at `html[lt]` (a `<` with a `>` somewhere after it): where it ends and the
+    tag it is (None: a comment), or None if the `<` is text."""
+    after = html[lt + 1]
+    if after.isascii() and after.isalpha():
+        return _start_tag(html, lt, finder)
+    if after == "/":
+        name = _NAME.match(html, lt + 2)
+        if name:
+            return finder.find(">", name.end()) + 1, _Event("end", name[0].lower())
+        return finder.find(">", lt + 2) + 1, None  # `</>`, `</ x>`: a comment
+    if after == "?":
+        return finder.find(">", lt + 2) + 1, None
+    if after != "!":
+        return None
+    if html.startswith("<!--", lt):
+        if html.startswith((">", "->"), lt + 4):
+            return html.index(">", lt + 4) + 1, None  # `<!-->`, `<!--->`: empty comments
+        close = finder.find("-->", lt + 4)
+        if close >= 0:
+            return close + 3, None
+    elif html.startswith("<![CDATA[", lt):
+        close = finder.find("]]>", lt + 9)
+        if close >= 0:
+            return close + 3, None
+    return finder.find(">", lt + 2) + 1, None
+
+
+def _start_tag(html: str, lt: int, finder: _Finder) -> tuple[int, _Event | None] | None:
+    name = _NAME.match(html, lt + 1)
+    assert name is not None  # a letter follows the `<`
+    attrs: list[tuple[str, str | None]] = []
+    n = len(html)
+    at = name.end()
+    while True:
+        gap = _GAP.match(html, at)
+        assert gap is not None  # matches the empty string
+        at = gap.end()
+        if at >= n:
+            return n, _Event("data", text=unescape(html[lt:]))  # every `>` was quoted
+        if html[at] == ">":
+            closed = gap.end() > gap.start() and html[at - 1] == "/"
+            tag = name[0].lower()
+            return at + 1, _Event("startend" if closed else "start", tag, attrs)
+        attr = _ATTR_NAME.match(html, at)
+        assert attr is not None  # the character at `at` is none of space, `/`, `>`
+        at = attr.end()
+        value: str | None = None
+        equals = _EQUALS.match(html, at)
+        if equals:
+            at = equals.end()
+            quote = html[at : at + 1]
+            close = finder.find(quote, at + 1) if quote in ("'", '"') else -1
+            if close >= 0:
+                value, at = html[at + 1 : close], close + 1
+            else:
+                bare = _BARE_VALUE.match(html, at)
+                assert bare is not None
+                value, at = bare[0], bare.end()
+            value = unescape(value)
+        attrs.append((attr[0].lower(), value))

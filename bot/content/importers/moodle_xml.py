@@ -8,7 +8,8 @@ Import (`parse`), question by question:
 - `multichoice` with one right answer (`<single>true</single>`) and `truefalse` become choice
   tasks. The answer with `fraction="100"` is the right option; each wrong option's `<feedback>`
   becomes the mistake note tied to it (the same text on several options: one note tied to all of
-  them); `<incorrectfeedback>` becomes a general note; `<generalfeedback>` and the right
+  them; a `- ` list, as our export writes several notes, one note per item);
+  `<incorrectfeedback>` becomes the general note(s); `<generalfeedback>` and the right
   option's feedback become the solution; the first `<hint>` becomes the hint; `<name>` becomes
   the id.
 - A `category` question sets the topic of the questions after it (`$course$/top/Sub` -> "Sub").
@@ -24,7 +25,7 @@ exactly what survives); fill tasks with several blanks are left out with an XML 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from xml.etree import ElementTree as ET
@@ -42,7 +43,11 @@ from bot.content.importers.drafts import (
     ReportLine,
     Step,
     left_out,
+    merged_order,
+    note_items,
+    note_list,
     slug,
+    task_texts,
     unique_ids,
 )
 from bot.content.importers.html_text import to_markdown
@@ -110,8 +115,11 @@ def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
         report.append(ReportLine(refused.line, refused.message))
         return ImportResult([], report, bank=bank, topic=topic or name, source=_source(source))
     category: str | None = None
-    for question in root.findall("question"):
+    for question in root:
         line = lines.get(id(question))
+        if question.tag != "question":
+            report.append(ReportLine(line, _not_a_question(question)))
+            continue
         if question.get("type") == "category":
             category = _category_topic(question.findtext("category/text") or "")
             if category:
@@ -130,6 +138,17 @@ def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
             draft.topic = None
     unique_ids(drafts)
     return ImportResult(drafts, report, bank=bank, topic=bank_topic, source=_source(source))
+
+
+def _not_a_question(element: ET.Element) -> str:
+    """The report line of an element under <quiz> that is not a <question>: whatever it holds is
+    not read, and is not dropped unsaid."""
+    inside = sum(1 for e in element.iter("question"))
+    held = f" and the {inside} question(s) in it" if inside else ""
+    return (
+        f"left out: a <{element.tag}> element{held} (Moodle XML puts each <question> directly "
+        "in <quiz>)"
+    )
 
 
 def _source(source: str) -> str:
@@ -154,19 +173,25 @@ class _LeftOut(Exception):
 
 
 class _LineBuilder(ET.TreeBuilder):
-    """The element tree, plus the line each `<question>` starts on (keyed by element id: the
-    tree keeps every element alive, so the ids stay unique)."""
+    """The element tree, plus the line each child of the root (each `<question>`) starts on,
+    keyed by element id: the tree keeps every element alive, so the ids stay unique."""
 
     def __init__(self) -> None:
         super().__init__()
         self.parser: DefusedXMLParser | None = None
         self.lines: dict[int, int] = {}
+        self.depth = 0
 
     def start(self, tag: str, attrs: dict[str, str]) -> ET.Element:
         element = super().start(tag, attrs)
-        if tag == "question" and self.parser is not None:
+        self.depth += 1
+        if self.depth == 2 and self.parser is not None:
             self.lines[id(element)] = self.parser.parser.CurrentLineNumber
         return element
+
+    def end(self, tag: str) -> ET.Element:
+        self.depth -= 1
+        return super().end(tag)
 
 
 def _read(text: str) -> tuple[ET.Element, dict[int, int]]:
@@ -354,13 +379,16 @@ def _difficulty(draft: Draft, tags: list[str]) -> None:
 
 
 _FENCED = re.compile(
-    r"\A(?P<instruction>.+?)\n\n```(?P<language>[\w+#.-]*)\n(?P<code>.*)\n```\Z", re.S
+    r"\A(?P<instruction>.+?)\n\n```(?P<language>[^`\n]*)\n(?P<code>.*)\n```\Z", re.S
 )
 
 
 def _as_fill(draft: Draft, question: _Question) -> None:
     """An exported one-blank fill task: the instruction, then the code in a fence."""
-    match = _FENCED.match(draft.question or "")
+    question_text = draft.question or ""
+    # Without the closing fence at the very end there is no match, and the lazy search for
+    # one would try every "\n\n```" against the rest of the text (quadratic).
+    match = _FENCED.match(question_text) if question_text.endswith("\n```") else None
     if not match or BLANK_PATTERN.findall(match["code"]) != ["1"]:
         question.comments.append(
             f"Tagged {FILL_TAG}, but the question is not an instruction followed by code with "
@@ -371,22 +399,27 @@ def _as_fill(draft: Draft, question: _Question) -> None:
     draft.question = None
     draft.instruction = match["instruction"].strip()
     draft.code = match["code"]
-    language = match["language"]
-    if language and language != "python":
-        question.comments.append(f"The code is {language}: add `language: {language}`.")
+    info = match["language"].split()
+    draft.language = info[0] if info else None  # the first word, as in Markdown
 
 
 def _notes(question: _Question, answers: list[_Answer], right: int) -> list[Note]:
     """Each wrong option's feedback, tied to it (one note for a text several options share),
-    then `<incorrectfeedback>` as a general note."""
-    tied: dict[str, list[str]] = {}
-    for i, answer in enumerate(answers):
-        if i != right and answer.feedback:
-            tied.setdefault(answer.feedback, []).append(OPTION_LABELS[i])
+    then `<incorrectfeedback>` as general notes. A feedback that is a `- ` list (as our export
+    writes two notes or more) is one note per item."""
+    shown = [
+        (OPTION_LABELS[i], note_items(answer.feedback))
+        for i, answer in enumerate(answers)
+        if i != right and answer.feedback
+    ]
+    tied: dict[str, list[str]] = {text: [] for text in merged_order([i for _, i in shown])}
+    for label, items in shown:
+        for text in items:
+            tied[text].append(label)
     notes = [Note(text, tuple(labels)) for text, labels in tied.items()]
     general = question.field("incorrectfeedback")
     if general and general.casefold() not in _DEFAULT_INCORRECT:
-        notes.append(Note(general))
+        notes += [Note(text) for text in note_items(general)]
     return notes
 
 
@@ -403,15 +436,19 @@ def _solution(draft: Draft, question: _Question, right_feedback: str) -> None:
     text = question.field("generalfeedback")
     marks = list(_SOLUTION_MARK.finditer(text))
     explanation = text[: marks[0].start()].strip() if marks else text
+    finals: list[str] = []  # joined once: joining at each mark was quadratic
+    checks: list[str] = []
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         body = text[mark.end() : end].strip()
         if mark["step"]:
             draft.steps.append(Step(mark["step"].strip(), body))
         elif mark["key"].casefold() == "final answer":
-            draft.final_answer = _join(draft.final_answer, body)
+            finals.append(body)
         else:
-            draft.quick_check = _join(draft.quick_check, body)
+            checks.append(body)
+    draft.final_answer = _join(draft.final_answer, *finals)
+    draft.quick_check = _join(draft.quick_check, *checks)
     draft.explanation = _join(right_feedback, explanation)
     if not (draft.steps or draft.final_answer or draft.quick_check or draft.explanation):
         draft.final_answer = draft.options[OPTION_LABELS.index(draft.answers[0])]
@@ -462,19 +499,37 @@ def _html_to_markdown(html: str) -> str:
 # --- export -------------------------------------------------------------------------------------
 
 
-def export(tasks: Sequence[Task], *, bank: str) -> str:
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold, not even as a character reference."""
+
+
+def cannot_export(task: Task) -> str | None:
+    """Why `task` has no Moodle XML form that our import reads back as it is, or None. What
+    the format cannot say is known here; `quizbot content export` also reads every export back
+    and leaves out, with a line, any task that does not come back the same."""
+    if task.kind is Kind.FILL and task.blanks != 1:
+        return (
+            f"a fill task with {task.blanks} blanks has no Moodle XML form (a multichoice "
+            "question has one answer)"
+        )
+    for name, text in task_texts(task):
+        found = _NOT_XML.search(text)
+        if found:
+            return f"its {name} holds U+{ord(found[0]):04X}, which XML 1.0 cannot carry"
+    return None
+
+
+def export(tasks: Sequence[Task], *, bank: str, skip: Mapping[str, str] | None = None) -> str:
     """`tasks` as a Moodle XML file: a category per topic, then one `multichoice` question per
-    choice task and per one-blank fill task; every other task as an XML comment saying why."""
+    choice task and per one-blank fill task; a task Moodle XML cannot carry (`cannot_export`),
+    or one `skip` names (id -> why), is an XML comment saying why."""
     quiz = ET.Element("quiz")
-    quiz.append(ET.Comment(_comment(f"{_BANK_COMMENT}{bank}")))
+    quiz.append(ET.Comment(_comment(_NOT_XML.sub("\ufffd", f"{_BANK_COMMENT}{bank}"))))
     topic: str | None = None
     for task in tasks:
-        if task.kind is Kind.FILL and task.blanks != 1:
-            why = (
-                f"left out: {task.id} is a fill task with {task.blanks} blanks; "
-                "a Moodle multichoice question has one answer"
-            )
-            quiz.append(ET.Comment(_comment(why)))
+        why = (skip or {}).get(task.id) or cannot_export(task)
+        if why:
+            quiz.append(ET.Comment(_comment(f"left out: {task.id}: {why}")))
             continue
         if task.topic != topic:
             topic = task.topic
@@ -484,7 +539,8 @@ def export(tasks: Sequence[Task], *, bank: str) -> str:
             )
         quiz.append(_question(task))
     ET.indent(quiz)
-    body = ET.tostring(quiz, "unicode", short_empty_elements=False)
+    # A raw carriage return would be read back as a line break (XML normalises line ends).
+    body = ET.tostring(quiz, "unicode", short_empty_elements=False).replace("\r", "&#13;")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
 
 
@@ -506,12 +562,13 @@ def _question(task: Task) -> ET.Element:
     ET.SubElement(question, "shuffleanswers").text = "false"
     ET.SubElement(question, "answernumbering").text = "ABCD"
     if task.general_notes:
-        _text(question, "incorrectfeedback", "\n\n".join(task.general_notes))
+        _text(question, "incorrectfeedback", note_list(task.general_notes))
     for option in task.options:
         fraction = "100" if option.label == task.answers[0] else "0"
         answer = ET.SubElement(question, "answer", fraction=fraction, format="markdown")
         ET.SubElement(answer, "text").text = option.text
-        _text(answer, "feedback", "\n\n".join(task.notes_for(option.label)))
+        notes = task.notes_for(option.label)
+        _text(answer, "feedback", note_list(notes) if notes else "")
     _text(question, "hint", task.hint)
     tags = ET.SubElement(question, "tags")
     names = [DIFFICULTY_TAG + task.difficulty.value]

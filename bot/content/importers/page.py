@@ -47,6 +47,7 @@ Every line that is not understood becomes a report line with its line number.
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 from collections import Counter
@@ -68,7 +69,9 @@ from bot.quiz.tasks import BLANK_PATTERN, OPTION_LABELS
 PLACEHOLDER_HINT = "Read the code around each blank, then each option, carefully."
 """The hint written for a fill task whose page shows "💡 Hint" with no text."""
 
-_TITLE_SUFFIX = re.compile(r"\s+[-–—]\s+(?:Interactive\s+)?Practice\s*$", re.I)
+# Matches start only where white space starts (`(?<!\s)`) and never give back what `\s++` took:
+# tried from every space of a long run of them, the search was quadratic.
+_TITLE_SUFFIX = re.compile(r"(?<!\s)\s++[-–—]\s++(?:Interactive\s++)?Practice\s*$", re.I)
 _HEADER = re.compile(r"^Practice(?:\s+[-–—]\s+\d+\s+Tasks?)?$", re.I)
 _FILL_START = re.compile(r"^(\d+)\s*fill in (?:the )?blanks?$", re.I)
 _NUMBERED = re.compile(r"^(\d+)\.\s+(\S.*)$")
@@ -80,6 +83,8 @@ _BULLET = re.compile(r"^\s*[•·*\-]\s+(\S.*)$")
 _ANSWER = re.compile(r"(?:->|→)\s*Option\s+([A-Z])\b")
 _LABEL_REF = re.compile(r"\b[Oo]ptions?\s+\(?([A-Z])\)?(?:\s*(?:,|or|and)\s*\(?([A-Z])\)?)*")
 _LEFT = re.compile(r"^\d+\s+left$", re.I)
+_QUESTION_LINES = 3
+"""More lines of a question, after its numbered first line, before its difficulty."""
 _WORD = re.compile(r"[a-z0-9]+")
 
 # Section markers, matched on unindented lines. The group is the text on the marker's line.
@@ -104,7 +109,8 @@ Lines = list[tuple[int, str]]
 def looks_like(text: str) -> bool:
     """Whether `text` reads as a practice page (for format detection)."""
     head = text[:200_000]
-    if re.search(r"^\s*\d+\s*fill in (?:the )?blanks?\s*$", head, re.M | re.I):
+    # `[^\S\n]*`, not `\s*`: from every line start `\s*` ran on over all the blank lines after it.
+    if re.search(r"^[^\S\n]*\d+\s*fill in (?:the )?blanks?\s*$", head, re.M | re.I):
         return True
     if re.search(r"^Drag options to blanks", head, re.M | re.I):
         return True
@@ -211,9 +217,20 @@ class _Page:
         m = _NUMBERED.match(text)
         if not m or _STEP.match(m[2]) or _FINAL.match(m[2]) or _QUICK.match(m[2]):
             return None
-        following = self.following[n - 1]
-        if following.casefold() in DIFFICULTIES or re.match(r"^A\.\s+\S", following):
-            return "choice"
+        # The question may run on over a few lines before its difficulty or first option; read
+        # as text of the task before, it would garble that task and lose this one.
+        seen = 0
+        for line in itertools.islice(self.lines, n, None):  # no copy: a page has many numbers
+            following = line.strip()
+            if not following:
+                continue
+            if following.casefold() in DIFFICULTIES or re.match(r"^A\.\s+\S", following):
+                return "choice"
+            seen += 1
+            if seen > _QUESTION_LINES or _marker(line) or _NUMBERED.match(following):
+                return None
+            if _FILL_START.match(following) or _CHOICE_OPTION.match(following):
+                return None
         return None
 
     def _split(self, kind: str, start: int, lines: Lines) -> _Block:
@@ -222,6 +239,7 @@ class _Page:
         assert m is not None
         block = _Block(kind, start, m[2] if kind == "choice" else "")
         current: Lines = block.head
+        labelled = 0  # lines in block.options that read "X. text", counted as they come
         for n, text in lines:
             marker = _marker(text)
             if marker is not None and (kind == "fill" or marker[0] != "fill-options"):
@@ -232,11 +250,14 @@ class _Page:
                 else:
                     block.sections[name] = _Section(n, inline)
                 current = block.sections[name].body
-            elif kind == "choice" and _is_next_option(text, block.options):
+            elif kind == "choice" and _is_next_option(text, labelled):
                 block.options.append((n, text))
+                labelled += 1
                 current = block.options
             else:
                 current.append((n, text))
+                if current is block.options and _CHOICE_OPTION.match(text):
+                    labelled += 1
         return block
 
     # ---- fill tasks -------------------------------------------------------------------------
@@ -387,6 +408,9 @@ class _Page:
                 self.not_understood(n, text)
         if len(options) < 2:
             self.note(block.start, "left out: the question has fewer than 2 options 'A. …'")
+            return None
+        if len(options) > len(OPTION_LABELS):  # and each mistake note is matched to every one
+            self.note(block.start, f"left out: the question has {len(options)} options (A–Z)")
             return None
         steps, final, quick = self._solution(block)
         answer = self._choice_answer(block, options, final)
@@ -543,10 +567,10 @@ def _marker(text: str) -> tuple[str, str] | None:
     return None
 
 
-def _is_next_option(text: str, seen: Lines) -> bool:
-    """An unindented "X. text" line where X is the next label of a choice task's options."""
+def _is_next_option(text: str, expected: int) -> bool:
+    """An unindented "X. text" line where X is the next label of a choice task's options,
+    `expected` option lines having come before it."""
     m = _CHOICE_OPTION.match(text)
-    expected = sum(1 for _, t in seen if _CHOICE_OPTION.match(t))
     return m is not None and expected < len(OPTION_LABELS) and m[1] == OPTION_LABELS[expected]
 
 
@@ -601,18 +625,40 @@ def _topic_tag(head: Lines) -> tuple[int, str] | None:
     return n, tag
 
 
-def _mentions(text: str, option: str) -> list[int]:
-    """Where `text` names `option` as a whole token: not inside a longer word or symbol run."""
-    found = []
+_QUICK_TRIES = 8
+"""Mentions of an option tried one by one before a search that cannot take quadratic time."""
+
+
+def _first_mention(text: str, option: str) -> int | None:
+    """Where `text` first names `option` as a whole token: not inside a longer word or symbol
+    run (the text's ends count as spaces)."""
+    if not option:
+        return None
     start = text.find(option)
-    while start != -1 and option:
+    for _ in range(_QUICK_TRIES):
+        if start < 0:
+            return None
         end = start + len(option)
         before = text[start - 1] if start else " "
         after = text[end] if end < len(text) else " "
         if _free(before, option[0]) and _free(after, option[-1]):
-            found.append(start)
+            return start
         start = text.find(option, start + 1)
-    return found
+    if start < 0:
+        return None
+    # Many overlapping mentions ("aaaa…" naming "aaa"): `find` again from each would cost the
+    # option's length each time. One regular expression whose search starts with the option as
+    # a literal (scanned once) and checks both neighbours in constant time does not.
+    head, tail = re.escape(option[0]), re.escape(option[-1])
+    whole = re.compile(rf"{re.escape(option)}(?![\w{tail}])(?<![\w{head}](?s:.){{{len(option)}}})")
+    while found := whole.search(text, start):
+        start = found.start()
+        if not (start == 0 and option[0] == " ") and not (
+            found.end() == len(text) and option[-1] == " "
+        ):
+            return start
+        start += 1  # the ends count as spaces: not free next to an option's own space
+    return None
 
 
 def _free(neighbour: str, edge: str) -> bool:
@@ -623,9 +669,9 @@ def _named(text: str, options: Sequence[str]) -> list[int]:
     """Indexes of the options `text` names, by text or label ("option B"), first mention first."""
     first: dict[int, int] = {}
     for i, option in enumerate(options):
-        spots = _mentions(text, option)
-        if spots:
-            first[i] = spots[0]
+        spot = _first_mention(text, option)
+        if spot is not None:
+            first[i] = spot
     for m in _LABEL_REF.finditer(text):
         for label in re.findall(r"\b([A-Z])\b", m[0]):
             i = OPTION_LABELS.index(label)
@@ -665,5 +711,9 @@ def _id_prefix(title: str, topic: str) -> str:
     ]
     if not words:
         return slug(topic, limit=40)
-    key = max(words, key=lambda w: (words.count(w), -words.index(w)))
+    counts = Counter(words)
+    at: dict[str, int] = {}
+    for i, word in enumerate(words):
+        at.setdefault(word, i)
+    key = max(words, key=lambda w: (counts[w], -at[w]))  # counted once: a long title is linear
     return slug(f"{topic} {key}", limit=40)

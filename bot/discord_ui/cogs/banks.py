@@ -17,6 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import rendering
+from bot.content.safety import topic_problem
 from bot.content.uploads import MAX_UPLOAD_TASKS, UploadedBank, size_problem
 from bot.discord_ui.checks import moderator_group, moderator_only
 from bot.discord_ui.errors import NO_CONNECTION, context, guild_id_of
@@ -116,6 +117,9 @@ class BankCog(commands.Cog):
             too_big = size_problem(file.filename, file.size)
             if too_big:
                 raise BankRefusedError(file.filename, [too_big])
+            bad_topic = topic and topic_problem(topic)
+            if bad_topic:  # before the download, as the size: no file can make it right
+                raise BankRefusedError(file.filename, [bad_topic])
             await interaction.response.defer(ephemeral=True, thinking=True)
             data = await _download(file, interaction)
             done = await self.bot.service.upload_bank(

@@ -45,13 +45,13 @@ TASK_DEFAULT = "A task posted in this server; default: your practice task, else 
 
 def task_choice_name(task: Task) -> str:
     return rendering.truncate(
-        f"{task.id} · {task.difficulty.value} · {rendering.task_title(task)}", CHOICE_NAME
+        f"{task.id} · {task.difficulty.value} · {rendering.plain_task_title(task)}", CHOICE_NAME
     )
 
 
 def posted_choice_name(posted: PostedTask) -> str:
     return rendering.truncate(
-        f"#{posted.post.id} · {posted.task.id} · {rendering.task_title(posted.task)}",
+        f"#{posted.post.id} · {posted.task.id} · {rendering.plain_task_title(posted.task)}",
         CHOICE_NAME,
     )
 
@@ -108,7 +108,7 @@ class QuizCog(commands.Cog):
             self.bot.cooldowns.release(channel_id)
             raise
         await interaction.followup.send(
-            f"Posted **{rendering.task_title(chosen)}** ({chosen.difficulty.value}): "
+            f"Posted {rendering.bold(rendering.task_title(chosen))} ({chosen.difficulty.value}): "
             f"{message.jump_url}",
             ephemeral=True,
         )

@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from bot.clock import discord_timestamp
 from bot.discord_ui.errors import guild_id_of
-from bot.discord_ui.params import Text, WholeNumber, zone_autocomplete
+from bot.discord_ui.params import Text, WholeNumber, typed, zone_autocomplete
 from bot.discord_ui.replies import Responder
 from bot.schedule.reminders import DEFAULT_HOUR, ReminderPlan
 from bot.schedule.zones import MAX_CHOICES, known_zones, resolve_zone
@@ -35,7 +35,7 @@ async def reminder_zone_autocomplete(
 ) -> list[app_commands.Choice[str]]:
     """The zones, with "server" (back to the server's zone) first while it matches."""
     zones = await zone_autocomplete(interaction, current)
-    if not SERVER_ZONE.startswith(current.strip().casefold()):
+    if not SERVER_ZONE.startswith(typed(current).strip().casefold()):
         return zones
     back = app_commands.Choice(name="server (this server's time zone)", value=SERVER_ZONE)
     return [back, *zones][:MAX_CHOICES]

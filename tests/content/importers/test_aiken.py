@@ -92,6 +92,81 @@ def test_each_kind_of_malformed_question_says_what_is_wrong(text: str, line: str
     assert report(result) == [line]
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            # Was "option B where A was expected": the empty A) was read as question text.
+            "Question?\nA)\nB) two\nANSWER: B\n",
+            "q.txt:2: left out: the question at line 1 is not valid Aiken: option A has no text",
+        ),
+        (
+            "Question?\nA) one\nB.\nC) three\nANSWER: A\n",
+            "q.txt:3: left out: the question at line 1 is not valid Aiken: option B has no text",
+        ),
+        (
+            # Was "it has no options … and no ANSWER line", and the question was imported with
+            # the first answer: which one is right is for a person to say.
+            "Question?\nA) one\nB) two\nANSWER: A\n\nANSWER: B\n",
+            "q.txt:6: left out: the question at line 1 is not valid Aiken: two ANSWER lines (the "
+            "first is line 4)",
+        ),
+        (
+            "Question?\nA) one\nB) two\nANSWER: A, B\n",
+            "q.txt:4: left out: the question at line 1 is not valid Aiken: the ANSWER line names "
+            "several options ('A, B'); one is right",
+        ),
+        (
+            # Was an IndexError: a 27th option.
+            "Question?\n"
+            + "".join(f"{label}) {label.lower()}\n" for label in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            + "A) again\nANSWER: A\n",
+            "q.txt:28: left out: the question at line 1 is not valid Aiken: more than 26 options "
+            "(A–Z)",
+        ),
+    ],
+)
+def test_a_malformed_question_is_reported_as_what_is_wrong_with_it(text: str, line: str) -> None:
+    result = aiken.parse(text, source="q.txt")
+
+    assert result.drafts == []
+    assert report(result) == [line]
+
+
+def test_a_malformed_answer_line_never_swallows_the_next_question() -> None:
+    # "ANSWER: A B" did not end its question, so the next one was read into it: dropped
+    # without a line of its own.
+    text = "One?\nA) a\nB) b\nANSWER: A B\nTwo?\nA) c\nB) d\nANSWER: B\n"
+
+    result = aiken.parse(text, source="q.txt")
+
+    assert [(d.question, d.answers, d.source_line) for d in result.drafts] == [("Two?", ["B"], 5)]
+    assert report(result) == [
+        "q.txt:4: left out: the question at line 1 is not valid Aiken: the ANSWER line names "
+        "several options ('A B'); one is right"
+    ]
+
+
+def test_options_with_no_question_before_them_are_reported_as_such() -> None:
+    # Was "the ANSWER line needs at least two options before it": 'C) three' was read as the
+    # text of a question.
+    text = "Question?\nA) one\nB) two\nANSWER: A\nC) three\nANSWER: C\n"
+
+    result = aiken.parse(text, source="q.txt")
+
+    assert [d.question for d in result.drafts] == ["Question?"]
+    assert report(result) == [
+        "q.txt:5: left out: the question at line 5 is not valid Aiken: it starts with the "
+        "option line 'C) three': no question text"
+    ]
+    # Was "it has no options (A) text or A. text) and no ANSWER line".
+    stray = aiken.parse("Question?\nA) one\nB) two\nANSWER: A\nC) three\n", source="q.txt")
+    assert report(stray) == [
+        "q.txt:5: left out: the question at line 5 is not valid Aiken: it starts with the "
+        "option line 'C) three': no question text"
+    ]
+
+
 def test_a_blank_line_between_question_and_options_does_not_split_them() -> None:
     result = aiken.parse("Which?\n\nA) one\nB) two\nANSWER: B\n", source="q.txt")
 

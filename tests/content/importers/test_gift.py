@@ -98,9 +98,65 @@ def test_every_other_kind_is_left_out_with_a_report_line_naming_its_line() -> No
         "kinds.gift:43: left out: multiple-answer questions are not supported (yet)",
         "kinds.gift:45: left out: the question has no right answer ('=')",
         "kinds.gift:47: left out: the question has an answer block '{' that is never closed",
-        "kinds.gift:49: left out: the question has more than one answer block '{…}'",
+        "kinds.gift:49: left out: the question has more than one answer block '{…}' (a blank "
+        "line ends a question)",
     ]
     assert len(result.drafts) == 7  # nothing else dropped: 7 imported + 10 reported
+
+
+BRACE_IN_ANSWER = "a '{' inside its answer block; write \\{ for a brace in an answer"
+STRAY_CLOSE = "a '}' that closes no answer block; write \\} for a brace in the text"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # Was a fill task with the options "a {" and "b" and the code "Nested [1] ~c}".
+        ("::n:: Nested {=a {~b} ~c}", f"q.gift:1: left out: the question has {BRACE_IN_ANSWER}"),
+        # Was "description questions are not supported".
+        ("A stray } in a question", f"q.gift:1: left out: the question has {STRAY_CLOSE}"),
+        ("::s:: Pick {=a ~b}}", f"q.gift:1: left out: the question has {STRAY_CLOSE}"),
+        ("Pick {=a ~b} then } more", f"q.gift:1: left out: the question has {STRAY_CLOSE}"),
+        ("Before } {=a ~b}", f"q.gift:1: left out: the question has {STRAY_CLOSE}"),
+        # The line at fault, in a question over several lines.
+        (
+            "// comment\n::m:: Pick {\n=a\n~b {\n~c\n}",
+            "q.gift:4: left out: the question at line 2 has a '{' inside its answer block (the "
+            "block opens at line 2); write \\{ for a brace in an answer",
+        ),
+        (
+            "::m:: Pick\nline two {=a\n~b}\nthen }",
+            f"q.gift:4: left out: the question at line 1 has {STRAY_CLOSE}",
+        ),
+        (
+            # Two questions with no blank line between them: the second one's line is named.
+            "::a:: One {=a ~b}\n::b:: Two {=c ~d}",
+            "q.gift:2: left out: the question at line 1 has more than one answer block '{…}' (a "
+            "blank line ends a question)",
+        ),
+        (
+            "::m:: Pick\nline two {=a\n~b",
+            "q.gift:2: left out: the question at line 1 has an answer block '{' that is never "
+            "closed",
+        ),
+    ],
+)
+def test_an_unescaped_brace_is_reported_naming_its_line_never_read_into_a_task(
+    text: str, line: str
+) -> None:
+    result = gift.parse(text, source="q.gift")
+
+    assert result.drafts == []
+    assert [r.render("q.gift") for r in result.report] == [line]
+
+
+def test_escaped_braces_around_and_inside_the_answer_block_are_text() -> None:
+    result = gift.parse("::e:: Set \\{1\\} {=\\{a\\} ~b\\}} ok \\}", source="q.gift")
+
+    assert result.report[:-1] == []  # the last line: no $CATEGORY
+    assert [(d.kind, d.code, d.options) for d in result.drafts] == [
+        ("fill", "Set {1} [1] ok }", ["{a}", "b}"])
+    ]
 
 
 def test_category_sets_the_topic_of_the_questions_after_it() -> None:
@@ -421,6 +477,29 @@ def test_export_writes_true_false_and_missing_word_forms() -> None:
     assert "}\\: 1\\}\n```\n" in text
 
 
+def test_a_fill_tasks_language_comes_back_from_its_code_fence(tmp_path: Path) -> None:
+    # It came back `python`: drafts had no place for it.
+    task = replace(
+        fill("rs", prompt="let x = a [1] b;", texts=("/", "%"), answers=("B",)), language="c++"
+    )
+
+    back = reimported([task], tmp_path).get_or_raise("rs")
+
+    assert back.language == "c++"
+    assert_same(back, task)
+
+
+def test_a_task_gift_cannot_carry_is_a_left_out_comment_line() -> None:
+    # A carriage return comes back a line break; U+E000 is the import's own placeholder.
+    tasks = [choice("cr", prompt="a\rb"), choice("pua", hint="x\ue000y"), choice("ok")]
+
+    text = gift.export(tasks, bank="b")
+
+    assert "// left out: cr: its question holds a carriage return" in text
+    assert "// left out: pua: its hint holds U+E000" in text
+    assert [d.id for d in gift.parse(text, source="b.gift").drafts] == ["ok"]
+
+
 def test_a_fill_task_with_several_blanks_is_a_left_out_comment_line() -> None:
     task = fill("two", prompt="[1] + [2]", texts=("a", "b"), answers=("A", "B"))
     text = gift.export([task], bank="b")
@@ -498,3 +577,49 @@ def test_no_input_crashes_the_import() -> None:
         lines = text.count("\n") + 1
         assert all(1 <= (d.source_line or 0) <= lines for d in result.drafts)
         assert all(1 <= r.line <= lines for r in result.report if r.line is not None)
+
+
+def test_a_title_id_is_kept_up_to_the_longest_id_a_bank_allows() -> None:
+    """A `::title::` that is a valid id of exactly MAX_ID_LENGTH characters is the task's id, so
+    a bank exported and imported again keeps its ids; one character more is slugged (an id the
+    content check would refuse), as any other title is."""
+    from bot.content.schema import MAX_ID_LENGTH
+
+    longest = "a" * (MAX_ID_LENGTH - 2) + "-b"
+    too_long = "a" + longest
+    result = gift.parse(f"::{longest}:: One?{{T}}\n\n::{too_long}:: Two?{{F}}", source="t.gift")
+    kept, slugged = (d.id for d in result.drafts)
+    assert kept == longest
+    assert slugged != too_long and len(slugged) <= MAX_ID_LENGTH
+
+
+def test_the_last_hint_and_difficulty_comment_of_a_question_win() -> None:
+    """An author who edits an exported file by adding a line below the old one gets the new
+    value: of repeated `// hint:` and `// difficulty:` comments, the last one counts."""
+    text = (
+        "// difficulty: easy\n"
+        "// hint: Old hint.\n"
+        "// difficulty: hard\n"
+        "// hint: New hint.\n"
+        "::q:: Is range lazy?{T}"
+    )
+    draft = gift.parse(text, source="t.gift").drafts[0]
+    assert (draft.difficulty, draft.hint) == ("hard", "New hint.")
+
+
+def test_a_wrong_answer_weighted_zero_or_less_stays_a_one_answer_choice() -> None:
+    """`~%0%` and `~%-50%` are wrong answers that earn nothing (Moodle writes `%0%` in its own
+    exports): the question is still multiple choice with one right answer, the weights are not
+    part of the option texts. Only a wrong answer with a positive weight makes it a
+    multiple-answer question, which is left out."""
+    text = "::w:: Pick one {=right ~%0%wrong#Not this ~%-50%other}"
+    result = gift.parse(text, source="t.gift", topic="Python")
+    assert result.report == []
+    draft = result.drafts[0]
+    assert (draft.kind, draft.answers) == ("choice", ["A"])
+    assert draft.options == ["right", "wrong", "other"]
+    assert draft.mistakes == [Note("Not this", ("B",))]
+
+    partial = gift.parse("::p:: Pick {=right ~%50%half ~wrong}", source="t.gift")
+    assert partial.drafts == []
+    assert "multiple-answer" in partial.report[0].render("t.gift")

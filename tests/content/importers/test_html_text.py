@@ -34,7 +34,11 @@ from bot.content.importers.html_text import escape_markdown, to_markdown, to_tex
             "the site (https://x.org/a_b) https://y.org",
         ),
         ("<h2>Title</h2>body", "**Title**\n\nbody", "Title\n\nbody"),
-        ('<img src="g.png" alt="a graph"> below', "a graph below", "a graph below"),
+        (
+            '<img src="g.png" alt="a graph"> below',
+            "[image: a graph] below",
+            "[image: a graph] below",
+        ),
         ("<script>alert(1)</script><style>p{}</style>kept", "kept", "kept"),
         ("<div><span>a</span>\n\n   <span>b</span></div>", "a b", "a b"),
         ("<b></b>empty <i> </i>", "empty", "empty"),
@@ -104,3 +108,23 @@ def test_nested_lists_keep_their_indentation_and_tables_their_columns() -> None:
     assert to_markdown(nested) == "- one\n- two\n  - inner\n\n1. a"
     table = "<table><tr><th>x</th><th>y</th></tr><tr><td>1</td><td>2</td></tr></table>"
     assert to_markdown(table) == "x | y\n1 | 2"
+
+
+def test_lists_nested_past_four_levels_stay_at_the_fourth() -> None:
+    # Each level indented everything again: 90 kB of nested lists became a 25 MB bank.
+    nested = "<ul><li>a<ul><li>b<ul><li>c<ul><li>d<ul><li>e<ul><li>f" + "</ul>" * 6
+    assert to_markdown(nested) == "- a\n  - b\n    - c\n      - d\n      - e\n      - f"
+    deep = to_text("<ul><li>x" * 5000)
+    assert len(deep) < 5000 * 12
+
+
+def test_marks_nested_past_eight_levels_are_read_as_their_text() -> None:
+    assert to_markdown("<i>" * 9 + "a*b" + "</i>" * 9) == "*" * 8 + "a\\*b" + "*" * 8
+    assert to_markdown("<b>" * 8 + "<code>a*b</code>" + "</b>" * 8) == "**" * 8 + "a\\*b" + "**" * 8
+
+
+def test_markup_that_never_ends_is_text_and_a_comment_ends_at_the_next_angle() -> None:
+    assert to_text("if a <b and c </d then") == "if a <b and c </d then"
+    assert to_text('x <a title="1 > 0" href=u>link</a>') == "x link (u)"
+    assert to_text("a <!-- never closed > b <i>c</i>") == "a b c"
+    assert to_text("a <script>alert(1) b") == "a"

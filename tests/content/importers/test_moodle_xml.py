@@ -136,6 +136,24 @@ def test_every_question_left_out_or_changed_has_a_report_line() -> None:
     ]
 
 
+def test_an_element_that_is_not_a_question_is_reported_with_what_it_holds() -> None:
+    # A <question> wrapped in another element was dropped without a line.
+    xml = quiz(
+        "<questions>", multichoice("Wrapped?", name="w"), "</questions>",
+        "<note>hello</note>",
+        multichoice("Kept?", name="k"),
+    )  # fmt: skip
+
+    result = moodle_xml.parse(xml, source="x.xml")
+
+    assert [d.id for d in result.drafts] == ["k"]
+    assert report(result) == [
+        "x.xml:3: left out: a <questions> element and the 1 question(s) in it (Moodle XML puts "
+        "each <question> directly in <quiz>)",
+        "x.xml:6: left out: a <note> element (Moodle XML puts each <question> directly in <quiz>)",
+    ]
+
+
 def test_a_question_without_feedback_gets_the_answer_as_its_solution() -> None:
     join = read("mixed.xml").drafts[2]
 
@@ -434,8 +452,8 @@ def test_a_fill_task_with_several_blanks_is_left_out_with_an_xml_comment() -> No
     xml = moodle_xml.export([fill_task(), choice()], bank="B")
 
     assert (
-        "<!-- left out: t-fill is a fill task with 3 blanks; a Moodle multichoice question "
-        "has one answer -->" in xml
+        "<!-- left out: t-fill: a fill task with 3 blanks has no Moodle XML form (a multichoice "
+        "question has one answer) -->" in xml
     )
     assert [d.id for d in moodle_xml.parse(xml, source="x.xml").drafts] == ["t-choice"]
 
@@ -452,23 +470,49 @@ def test_a_one_blank_fill_task_is_a_multichoice_showing_the_code() -> None:
     ]
 
 
-def test_several_notes_on_one_option_come_back_as_one_note() -> None:
-    task = choice(mistakes=(note("First.", "B"), note("Second.", "B")))
+def test_several_notes_on_one_option_come_back_as_they_were() -> None:
+    # They came back as one note "First.\n\nSecond.": the export garbled the task.
+    task = choice(mistakes=(note("First.", "B"), note("Second.", "B", "C"), note("G1"), note("G2")))
 
     draft = one(moodle_xml.export([task], bank="B"))
 
-    assert draft.mistakes == [Note("First.\n\nSecond.", ("B",))]
+    assert draft.mistakes == [
+        Note("First.", ("B",)),
+        Note("Second.", ("B", "C")),
+        Note("G1"),
+        Note("G2"),
+    ]
 
 
-def test_a_fill_task_whose_code_is_not_python_says_so_in_a_comment() -> None:
+def test_a_fill_task_whose_code_is_not_python_keeps_its_language() -> None:
     task = dataclasses.replace(
         fill(prompt="let x = a [1] b;", texts=("/", "%"), answers=("B",)), language="rust"
     )
 
     draft = one(moodle_xml.export([task], bank="B"))
 
-    assert (draft.kind, draft.code) == ("fill", "let x = a [1] b;")
-    assert draft.comment == "The code is rust: add `language: rust`."
+    assert (draft.kind, draft.code, draft.language) == ("fill", "let x = a [1] b;", "rust")
+    assert draft.comment is None
+    assert "language: rust" in bank_yaml(ImportResult([draft], [], "B", "Testing"))
+
+
+def test_a_task_xml_cannot_carry_is_an_xml_comment_and_the_file_still_reads_back() -> None:
+    # U+0001 went into the file as it was: our own import refused the whole file.
+    tasks = [choice("ctl", prompt="What is \x01?"), choice("nc", hint="\ufffe"), choice("ok")]
+
+    xml = moodle_xml.export(tasks, bank="B")
+
+    assert "<!-- left out: ctl: its question holds U+0001, which XML 1.0 cannot carry -->" in xml
+    assert "<!-- left out: nc: its hint holds U+FFFE, which XML 1.0 cannot carry -->" in xml
+    result = moodle_xml.parse(xml, source="x.xml")
+    assert [d.id for d in result.drafts] == ["ok"] and result.report == []
+
+
+def test_a_carriage_return_is_written_as_a_reference_so_it_comes_back() -> None:
+    # A raw one came back as a line break: XML normalises line ends.
+    draft = one(moodle_xml.export([choice(prompt="a\rb", texts=("r\r\n", "w"))], bank="B"))
+
+    assert (draft.question, draft.options) == ("a\rb", ["r", "w"])
 
 
 def test_a_question_tagged_fill_without_code_stays_a_choice_task() -> None:

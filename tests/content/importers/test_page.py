@@ -503,3 +503,21 @@ def test_every_task_type_survives_the_yaml(reordered: ImportResult) -> None:
         assert task["id"] == draft.id
         assert task["options"] == draft.options
         assert task.get("answers", [task.get("answer")]) == draft.answers
+
+
+def test_a_question_over_two_lines_is_its_own_task_not_read_into_the_one_before(
+    seed: ImportResult,
+) -> None:
+    # Its lines were "not understood", and its solution, hint and notes were read into the
+    # question before it ("a second 'solution' section … read as one"): two questions garbled.
+    lines = SEED_PAGE.read_text(encoding="utf-8").split("\n")
+    at = next(n for n, line in enumerate(lines) if line.startswith("2. Which of the following"))
+    lines.insert(at + 1, "Pick the one that fits best.")
+
+    result = page.parse("\n".join(lines), source=SEED_PAGE.name)
+
+    assert [d.id for d in result.drafts] == [d.id for d in seed.drafts]
+    question = result.drafts[6].question or ""
+    assert question.startswith("Which of the following") and question.endswith("fits best.")
+    assert [d.steps for d in result.drafts] == [d.steps for d in seed.drafts]
+    assert [m for _, m in report(result)] == [m for _, m in report(seed)]
