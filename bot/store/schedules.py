@@ -369,10 +369,6 @@ class ScheduleStore:
 
     # -- what the rotation and the summary read -----------------------------------------------
 
-    def task_history(self, guild_id: int, now: datetime) -> dict[str, TaskPosts]:
-        with self.store.read() as conn:
-            return self._history(conn, guild_id, now)
-
     @staticmethod
     def _history(conn: Connection, guild_id: int, now: datetime) -> dict[str, TaskPosts]:
         """The posts members have seen, or will: those that went out, and those still to go

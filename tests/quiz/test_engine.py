@@ -1,10 +1,18 @@
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from bot.quiz import engine
 from bot.quiz.engine import Progress, Status, check_free_look, score
-from bot.quiz.errors import AnswerableElsewhereError, InvalidAnswerError
+from bot.quiz.errors import (
+    AnswerableElsewhereError,
+    InvalidAnswerError,
+    NotModeratorError,
+    PostClosedError,
+)
+from bot.quiz.rules import PostPolicy, check_may_post
 from bot.quiz.tasks import Difficulty
-from tests.factories import choice, choice_task, fill_task, note
+from tests.factories import choice, choice_task, fill, fill_task, note
 
 FOUR_OPTIONS = choice(
     texts=("right", "wrong", "also wrong", "far off"),
@@ -32,7 +40,7 @@ def test_right_on_the_nth_try_scores_by_wrong_tries(wrong_first: int, points: in
     last = outcomes[-1]
     assert last.status is Status.CORRECT and last.correct
     assert last.points == points == last.progress.points
-    assert last.solution_revealed
+    assert last.progress.finished  # the answer and solution may be shown
     assert last.progress.first_try == (wrong_first == 0)
     assert [o.status for o in outcomes[:-1]] == [Status.WRONG] * wrong_first
 
@@ -68,7 +76,7 @@ def test_wrong_answer_gives_the_tied_note_and_attempts_left_but_never_the_answer
     assert outcome.status is Status.WRONG
     assert outcome.notes == ("Model parallelism splits the model, not the data.",)
     assert outcome.attempts_left == 2
-    assert not outcome.solution_revealed
+    assert not outcome.progress.finished  # no answer shown yet
     assert outcome.wrong_blanks == (1,)
     assert outcome.points == 0
 
@@ -82,7 +90,7 @@ def test_three_misses_fail_and_reveal_the_solution_with_zero_points() -> None:
     outcomes = play(FOUR_OPTIONS, ("B",), ("C",), ("D",))
     assert [o.status for o in outcomes] == [Status.WRONG, Status.WRONG, Status.FAILED]
     assert [o.attempts_left for o in outcomes] == [2, 1, 0]
-    assert [o.solution_revealed for o in outcomes] == [False, False, True]
+    assert [o.progress.finished for o in outcomes] == [False, False, True]
     assert outcomes[-1].progress.finished and outcomes[-1].points == 0
 
 
@@ -104,7 +112,7 @@ def test_the_same_wrong_answer_again_is_not_graded_and_uses_no_attempt() -> None
     assert first.status is Status.WRONG and first.recorded
     assert again.status is Status.REPEATED and not again.recorded and not again.correct
     assert again.progress == first.progress  # nothing changes
-    assert again.attempts_left == 2 and not again.solution_revealed
+    assert again.attempts_left == 2 and not again.progress.finished
     assert again.notes == first.notes == ("Model parallelism splits the model, not the data.",)
     assert (again.wrong_blanks, again.points) == ((1,), 0)
 
@@ -237,3 +245,86 @@ def test_a_closed_posts_free_look_waits_only_for_a_member_who_can_still_answer_e
     check_free_look(True, Progress(finished_elsewhere=True), elsewhere)  # no points left to win
     check_free_look(True, Progress(wrong_elsewhere=3), elsewhere)  # nor here: tries used up
     check_free_look(False, unfinished, elsewhere)
+
+
+def test_a_post_closes_at_its_closing_moment_not_after_it() -> None:
+    """A daily post whose closing time is 09:00 refuses an answer clicked at 09:00 sharp; at
+    08:59:59.999999 it still takes it. An explicit close wins whatever the time."""
+    closes = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    assert engine.post_closed(None, closes, closes)
+    assert not engine.post_closed(None, closes, closes - timedelta(microseconds=1))
+    assert engine.post_closed(None, closes, closes + timedelta(seconds=1))
+    assert not engine.post_closed(None, None, closes)
+    assert engine.post_closed(closes - timedelta(days=1), None, closes - timedelta(days=2))
+
+
+def test_a_solution_opened_after_finishing_is_free_and_counted_in_the_results() -> None:
+    """The results export's `solution` column counts every view on an open post, the free
+    one after finishing included; a closed post's solution is everyone's and is not counted;
+    before finishing it takes a confirmation and forfeits."""
+    solved = Progress(solved=True, points=10)
+    after = engine.open_solution(solved, closed=False, confirmed=False)
+    assert (after.shown, after.recorded, after.forfeited_now) == (True, True, False)
+    assert after.progress == solved  # free: the points stay
+
+    closed = engine.open_solution(Progress(), closed=True, confirmed=False)
+    assert (closed.shown, closed.recorded, closed.progress) == (True, False, Progress())
+
+    asked = engine.open_solution(Progress(), closed=False, confirmed=False)
+    assert (asked.shown, asked.recorded, asked.progress) == (False, False, Progress())
+
+    given_up = engine.open_solution(Progress(wrong_tries=1), closed=False, confirmed=True)
+    assert (given_up.shown, given_up.recorded, given_up.forfeited_now) == (True, True, True)
+    assert given_up.progress.finished and given_up.progress.points == 0
+
+
+def test_a_closed_post_refuses_an_answer_but_not_a_finished_member() -> None:
+    with pytest.raises(PostClosedError):
+        engine.check_open(True, Progress(wrong_tries=1))
+    engine.check_open(True, Progress(solved=True, points=10))  # told ALREADY_FINISHED instead
+    engine.check_open(False, Progress())
+
+
+def test_a_hint_costs_half_only_while_it_can_still_score() -> None:
+    assert engine.see_hint(Progress()).hint_seen
+    assert engine.see_hint(Progress(), closed=True) == Progress()  # closed: free
+    solved = Progress(solved=True, points=10)
+    assert engine.see_hint(solved) == solved  # finished: free
+
+
+def test_a_one_blank_fill_answer_is_described_like_a_choice() -> None:
+    task = fill("one", prompt="x = [1]", texts=("len", "size"), answers=("A",))
+    assert engine.describe_answer(task, ("B",)) == "B · size"
+
+
+def test_a_right_answer_keeps_the_picks_the_store_records() -> None:
+    """The attempt stored for a right answer holds its picks (the results export and
+    `Progress.tried` read them), in the engine's one form."""
+    outcome = engine.grade(fill_task(), Progress(), ["A", "C", "C"])
+    assert outcome.correct and outcome.picks == ("A", "C", "C")
+    (wrong,) = play(choice_task(), ["B"])
+    assert wrong.picks == ("B",)
+
+
+def test_only_moderators_post_where_the_server_says_so() -> None:
+    with pytest.raises(NotModeratorError):
+        check_may_post(PostPolicy.MODS, is_moderator=False)
+    with pytest.raises(NotModeratorError):
+        check_may_post("mods", is_moderator=False)  # as stored in the server's settings
+    check_may_post(PostPolicy.MODS, is_moderator=True)
+    check_may_post(PostPolicy.ANYONE, is_moderator=False)
+
+
+@pytest.mark.parametrize(
+    "progress",
+    [Progress(finished_elsewhere=True), Progress(wrong_elsewhere=3)],
+    ids=["finished-elsewhere", "tries-used-elsewhere"],
+)
+def test_a_task_finished_or_out_of_tries_elsewhere_solves_here_for_no_points(
+    progress: Progress,
+) -> None:
+    """A task's points are earned once in a server: solving it again on another post counts
+    as solved (for stats and the review card) but scores 0."""
+    (outcome,) = play(choice_task(), ("A",), progress=progress)
+    assert outcome.correct and outcome.progress.solved
+    assert outcome.points == outcome.progress.points == 0

@@ -131,3 +131,22 @@ def test_any_text_is_an_in_range_id_or_search_text(text: str) -> None:
     else:
         assert ref is None or ref == refs.search_text(text)
         assert ref is None or all(c.isprintable() for c in ref)
+
+
+def test_the_first_post_and_one_digit_ids_are_ids() -> None:
+    """Post 1 is the first post a server ever gets: its buttons and `/hint 1` must find it."""
+    assert refs.post_id("1") == 1
+    assert refs.post_id("7") == 7
+    assert refs.post_ref("1") == 1
+    assert refs.post_ref("#9") == 9
+
+
+def test_whole_numbers_within_the_range_pass_ends_included() -> None:
+    assert [refs.whole_number(n, "count", 1, 5) for n in (1, 3, 5)] == [1, 3, 5]
+
+
+def test_a_flag_refusal_says_what_the_option_takes() -> None:
+    assert refs.flag(False, "thread") is False
+    with pytest.raises(InvalidInputError) as refused:
+        refs.flag("yes", "thread")
+    assert str(refused.value) == "The `thread` option takes True or False."

@@ -11,7 +11,7 @@ import pytest
 
 from bot.quiz.engine import Progress, check_owner
 from bot.quiz.errors import PrivatePostError, SessionExpiredError
-from bot.quiz.practice import due_reviews, held_reviews, next_task
+from bot.quiz.practice import due_reviews, held_reviews, next_due, next_task
 from bot.quiz.review import ReviewRating, rates_today, rating_for, rating_of
 from bot.quiz.rules import SESSION_IDLE, check_session_live, session_expired
 
@@ -121,3 +121,27 @@ def test_a_private_task_is_its_owners() -> None:
     check_owner(5, 5)
     with pytest.raises(PrivatePostError):
         check_owner(5, 6)
+
+
+def test_held_back_reviews_are_the_due_tasks_both_kept_and_withheld() -> None:
+    queue = ["gone", "held", "also-held", "free"]
+    kept = {"held", "also-held", "free"}
+    assert held_reviews(queue, kept, {"gone", "held", "also-held"}) == 2
+    assert held_reviews(queue, kept, set()) == 0
+
+
+def test_the_next_due_card_is_the_first_the_server_still_has() -> None:
+    upcoming = [("gone", NOW), ("kept", NOW + timedelta(hours=1)), ("also", NOW + timedelta(2))]
+    assert next_due(upcoming, {"kept", "also"}) == NOW + timedelta(hours=1)
+    assert next_due(upcoming, set()) is None
+    assert next_due([], {"kept"}) is None
+
+
+def test_the_last_review_day_is_the_zones_too() -> None:
+    """Reviewed at 23:00 on the 9th in New York (03:00 UTC on the 10th): a finish at 11:00 on
+    the 10th there is a new local day, so it rates the card again."""
+    york = ZoneInfo("America/New_York")
+    last = datetime(2026, 3, 10, 3, 0, tzinfo=UTC)
+    now = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)
+    assert rates_today(last, now + timedelta(days=2), now, york)
+    assert not rates_today(last, now + timedelta(days=2), now, ZoneInfo("UTC"))

@@ -146,3 +146,21 @@ def test_any_edit_is_a_new_version(edit: object) -> None:
 def test_what_is_not_a_version_is_refused(content: str, message: str) -> None:
     with pytest.raises(TaskCodecError, match=message):
         decode_task(content)
+
+
+def test_a_refused_version_names_what_is_wrong_with_it() -> None:
+    """The host's log line for a stored version that cannot be read names the format, the
+    keys or the field at fault."""
+    base = task_to_dict(choice_task())
+    cases = [
+        (base | {"format": 99}, "unknown task version format 99"),
+        (base | {"zeta": 1, "alpha": 2}, "unknown keys in a task version: alpha, zeta"),
+        (base | {"kind": "essay"}, "not a task version: ValueError: 'essay' is not a valid Kind"),
+    ]
+    for data, message in cases:
+        with pytest.raises(TaskCodecError) as refused:
+            decode_task(json.dumps(data))
+        assert str(refused.value) == message
+    with pytest.raises(TaskCodecError) as not_object:
+        decode_task("[1, 2]")
+    assert str(not_object.value) == "a task version is not a JSON object"
