@@ -1,52 +1,117 @@
-"""Clicks on our components: routed by custom_id, without rebuilding the clicked message's view.
+"""Clicks on our components: each custom_id parsed once (`Control`), and routed to its item.
 
-For a registered DynamicItem, discord.py rebuilds the WHOLE clicked message as a View for every
-click (`View.from_message`: an item for each of its buttons and selects, a Future and a weights
-table, all in reference cycles) only to find the one clicked item and swap ours in: about a
-sixth of the Python calls of an answer click and a quarter of the cyclic garbage it leaves for
-the collector (BENCHMARKS.md, 2026-12-01, "/review clicks at 300/s"). Every control we send is
-a DynamicItem whose custom_id carries all it needs (bot/discord_ui/components.py), so the bot
-routes component clicks itself (`QuizBot.on_interaction` calls `dispatch`) and does not
-register the items with discord.py, which would then run each click a second time:
+Every control we send is a `Control`, a DynamicItem whose custom_id carries all it needs (the
+grammar is in bot/discord_ui/components.py). `Router` routes them from `on_interaction`, as
+`Client.add_dynamic_items` would but for the clicked component alone; the classes are not
+registered with discord.py, which would run each click a second time. discord.py's routing
+rebuilds the clicked message's whole view first: on an answer click (in-process, the tests'
+fakes, 2026-12-07) 1,660 Python calls on the event loop and 58 objects of cyclic garbage,
+against 1,340 and 9 here; and it refreshes the select from the payload outside any guard, so a
+forged `values` logs a traceback and gets no reply (tests/discord_ui/test_picker.py).
 
-1. the custom_id picks the item class, by the class's own template as discord.py matches it
-   (each custom_id is claimed by exactly one class; tests/discord_ui/test_components.py);
+1. the custom_id picks the class, by its template, matched as discord.py matches it;
 2. the clicked component is found in the message the click came with (a click on a message
-   that does not hold that component is ignored, as discord.py ignores it);
-3. the class's `from_custom_id` builds the item from that one component, and its callback runs
-   (`Guarded`: every failure a private reply).
+   that does not hold it is ignored, as discord.py ignores it);
+3. the class's `from_custom_id` wraps that component, and its callback runs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import discord
 
-from bot.discord_ui.components import DYNAMIC_ITEMS
+from bot.discord_ui.errors import AnyClientInteraction, Guarded
+from bot.quiz.errors import QuizError
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
 
-log = logging.getLogger(__name__)
-
-ROUTES: tuple[tuple[re.Pattern[str], type[discord.ui.DynamicItem[Any]]], ...] = tuple(
-    (cls.__discord_ui_compiled_template__, cls) for cls in DYNAMIC_ITEMS
-)
-"""Each item class with its compiled template (the one discord.py would match)."""
+Fields = Mapping[str, Callable[[str], object]]
+"""A Control's custom_id fields: each template group's name, and the parser of its text."""
 
 
-def route(custom_id: str) -> tuple[type[discord.ui.DynamicItem[Any]], re.Match[str]] | None:
-    """The item class claiming `custom_id`, and the match; None for a custom_id not ours."""
-    for pattern, cls in ROUTES:
-        match = pattern.fullmatch(custom_id)
-        if match is not None:
-            return cls, match
-    return None
+class Control(Guarded):
+    """Base of our DynamicItems (list it first): the one parse-or-refuse of a custom_id.
+
+    A custom_id can be forged, so a template takes any text in its fields and `FIELDS` decides:
+    each named group's parser (`bot.quiz.refs`) sets the attribute of that name. A field that
+    does not parse makes an item `refusing` the click with a private reply: an exception raised
+    in `from_custom_id` would only be logged, and the click left unanswered.
+    """
+
+    FIELDS: ClassVar[Fields]
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+    """Fields left None when the custom_id has none (not when it has an empty one)."""
+    pattern: ClassVar[re.Pattern[str]]
+    """The template, compiled: what the router matches a custom_id against."""
+
+    def __init_subclass__(cls, *, template: str | None = None, **kwargs: Any) -> None:
+        if template is None:  # a shared base (components.PostButton), not an item of its own
+            super().__init_subclass__(**kwargs)
+            return
+        # DynamicItem's, next in an item's MRO (mypy sees only this class's bases).
+        super().__init_subclass__(template=template, **kwargs)  # type: ignore[call-arg]
+        cls.pattern = re.compile(template)
+        if unnamed := set(cls.FIELDS) - set(cls.pattern.groupindex):
+            raise TypeError(f"{cls.__name__}'s template has no group for {sorted(unnamed)}")
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: AnyClientInteraction,
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        # The clicked component is wrapped as it came (`__init__` builds one to send).
+        control = cls.__new__(cls)
+        discord.ui.DynamicItem.__init__(control, item)  # type: ignore[arg-type]
+        try:
+            for name, parse in cls.FIELDS.items():
+                text = match[name]
+                absent = text is None and name in cls.OPTIONAL
+                setattr(control, name, None if absent else parse(text or ""))
+        except QuizError as exc:
+            control.refusing(exc)
+        return control
+
+
+class Router:
+    """`add_dynamic_items` and its dispatch, for the one clicked component."""
+
+    def __init__(self, *controls: type[Control]) -> None:
+        self.controls = controls
+
+    def route(self, custom_id: str) -> tuple[type[Control], re.Match[str]] | None:
+        """The class claiming `custom_id`, and the match; None for a custom_id not ours."""
+        for cls in self.controls:
+            match = cls.pattern.fullmatch(custom_id)
+            if match is not None:
+                return cls, match
+        return None
+
+    async def dispatch(self, interaction: discord.Interaction[QuizBot]) -> None:
+        """Run a component click on the item it is for; anything not ours is left alone."""
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id")
+        if not isinstance(custom_id, str):
+            return
+        routed = self.route(custom_id)
+        if routed is None:
+            return
+        cls, match = routed
+        base = clicked_item(interaction.message, custom_id)
+        if base is None:
+            return
+        item = await cls.from_custom_id(interaction, base, match)
+        try:
+            await item.callback(interaction)
+        finally:
+            release(interaction)
 
 
 def _find(components: Iterable[Any], custom_id: str) -> discord.Component | None:
@@ -76,42 +141,15 @@ def clicked_item(message: discord.Message | None, custom_id: str) -> discord.ui.
     return None
 
 
-async def dispatch(interaction: discord.Interaction[QuizBot]) -> None:
-    """Run a component click on the item it is for; anything not ours is left alone."""
-    data: Any = interaction.data or {}
-    custom_id = data.get("custom_id")
-    if not isinstance(custom_id, str):
-        return
-    routed = route(custom_id)
-    if routed is None:
-        return
-    cls, match = routed
-    base = clicked_item(interaction.message, custom_id)
-    if base is None:
-        return
-    try:
-        item = await cls.from_custom_id(interaction, base, match)
-    except Exception:  # our bug, as discord.py would report it; from_custom_id only parses
-        log.exception("could not build %s for custom_id %r", cls.__name__, custom_id)
-        return
-    try:
-        await item.callback(interaction)
-    finally:
-        release(interaction)
-
-
 def release(interaction: discord.Interaction[Any]) -> None:
-    """Break the interaction's reference cycle once its click has been answered.
+    """Break the interaction's reference cycle once it has been answered.
 
-    discord.py caches `interaction.response` on the interaction, and the response points back
-    at it: a cycle, so the interaction, the clicked message it carries (rows, buttons, embeds)
-    and the member are freed by the cyclic collector, not when the click is done. That is most
-    of the garbage a click leaves (about 40 objects of 50), and what the collector's gen-2 passes
-    (15-60 ms pauses at 300 clicks/s) are made of: the clicks in flight when a young collection
-    runs survive it, and die in the old generation. Dropping the cached response (nothing uses
-    it after the callback; a later use would only build a fresh one) lets reference counting
-    free it all at once. A discord.py that stops caching it leaves nothing to drop
-    (tests/discord_ui/test_clicks.py notices the garbage coming back).
+    The one private attribute we touch, for a measured need: discord.py caches
+    `interaction.response`, which points back at the interaction, so the interaction, its
+    message and member wait for the cyclic collector (42 objects per answer click, against 9
+    with the cache dropped: the collector's gen-2 pauses under load). Nothing uses the response
+    after the callback. tests/discord_ui/test_clicks.py fails if discord.py renames or stops
+    the cache.
     """
     with contextlib.suppress(AttributeError):
         del interaction._cs_response  # type: ignore[attr-defined]

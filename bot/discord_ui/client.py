@@ -24,6 +24,7 @@ from discord.ext import commands
 
 from bot.content.reload import ContentReloader
 from bot.discord_ui import clicks, loop_lag
+from bot.discord_ui.components import DYNAMIC_ITEMS
 from bot.discord_ui.dm import DiscordDirectMessages
 from bot.discord_ui.errors import QuizTree
 from bot.discord_ui.live_counts import DEFAULT_INTERVAL, LiveCounts
@@ -88,6 +89,8 @@ class QuizBot(commands.AutoShardedBot):
         self.ack_after = ack_after
         self.live_counts = LiveCounts(self, interval=live_count_interval)
         self.cooldowns = ChannelCooldowns()
+        self.clicks = clicks.Router(*DYNAMIC_ITEMS)
+        """Our components' clicks: routed in `on_interaction`, not by discord.py (clicks.py)."""
         self.run_scheduler = run_scheduler
         self._when_ready: asyncio.Task[None] | None = None
         self.content = ContentReloader(settings.content_dir, service)
@@ -154,9 +157,8 @@ class QuizBot(commands.AutoShardedBot):
         await self.content.stop()
 
     async def on_interaction(self, interaction: discord.Interaction[QuizBot]) -> None:
-        # Our components are routed here, not registered with discord.py (bot/discord_ui/clicks.py).
         if interaction.type is discord.InteractionType.component:
-            await clicks.dispatch(interaction)
+            await self.clicks.dispatch(interaction)
 
     async def on_app_command_completion(
         self, interaction: discord.Interaction[QuizBot], command: object

@@ -4,9 +4,10 @@ our controls runs its item once, wherever the control sits, and nothing else is 
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
+import pytest
 
 from bot.discord_ui import clicks
 from bot.discord_ui.client import QuizBot
@@ -52,14 +53,19 @@ async def test_discord_py_keeps_no_view_and_no_item_class_of_ours(
     assert store._synced_message_views == {}  # type: ignore[attr-defined]
 
 
-def test_each_custom_id_of_ours_routes_to_its_one_class_and_others_to_none() -> None:
-    routed = clicks.route("quiz:ans:42:B")
-    assert routed is not None and routed[0] is AnswerButton and routed[1]["post"] == "42"
-    routed = clicks.route("quiz:hint:7")
+def test_each_custom_id_of_ours_routes_to_its_one_class_and_others_to_none(
+    bot: QuizBot,
+) -> None:
+    routed = bot.clicks.route("quiz:ans:42:B")
+    assert routed is not None and routed[0] is AnswerButton and routed[1]["post_id"] == "42"
+    routed = bot.clicks.route("quiz:hint:7")
     assert routed is not None and routed[0] is HintButton
-    assert [cls for _, cls in clicks.ROUTES] == list(DYNAMIC_ITEMS)
+    assert bot.clicks.controls == DYNAMIC_ITEMS
     for other in ("go", "quiz", "quizz:ans:1:A", "poll:1", ""):
-        assert clicks.route(other) is None, other
+        assert bot.clicks.route(other) is None, other
+    # Matched as discord.py would match it (`DynamicItem.template`).
+    for cls in DYNAMIC_ITEMS:
+        assert cls.pattern.pattern == cls.__discord_ui_compiled_template__.pattern
 
 
 async def test_a_click_not_ours_or_on_a_message_without_that_control_is_left_alone(
@@ -120,6 +126,29 @@ def message_payload(components: list[dict[str, Any]]) -> Any:
         "components": components,
     }
 
+
+def test_a_control_whose_fields_its_template_does_not_name_is_refused_at_import() -> None:
+    with pytest.raises(TypeError, match="no group for \\['option'\\]"):
+
+        class Typo(
+            clicks.Control,
+            discord.ui.DynamicItem[discord.ui.Button[Any]],
+            template=r"quiz:typo(?::(?P<post_id>[^:]*))?(?::(?P<opt>[\s\S]*))?",
+        ):
+            FIELDS: ClassVar[clicks.Fields] = {"post_id": int, "option": str}
+
+
+def test_release_drops_the_response_discord_py_caches(bot: QuizBot, fake: FakeDiscordHTTP) -> None:
+    """`release` deletes a private attribute of discord.py's: this fails when discord.py renames
+    the cache (then `release` would silently do nothing) or stops caching (then it can go)."""
+    data = {"custom_id": "quiz:hint:1", "component_type": BUTTON}
+    payload = interaction_payload(fake, kind=COMPONENT, data=data)
+    interaction = discord.Interaction(data=payload, state=bot._connection)  # type: ignore[arg-type]
+    response = interaction.response
+    assert interaction.response is response, "discord.py no longer caches the response"
+    clicks.release(interaction)
+    assert interaction.response is not response, "release no longer drops the cached response"
+    clicks.release(discord.Interaction(data=payload, state=bot._connection))  # nothing cached
 
 
 async def test_an_answered_click_leaves_little_for_the_cyclic_collector(
