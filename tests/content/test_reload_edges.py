@@ -78,13 +78,21 @@ async def armed(caplog: pytest.LogCaptureFixture, count: int = 1) -> None:
     )
 
 
+async def armed_watch(
+    made: list[ContentReloader], path: Path, caplog: pytest.LogCaptureFixture
+) -> tuple[Holder, ContentReloader]:
+    """The banks at `path` loaded, and a watch over them that is armed."""
+    caplog.set_level(logging.INFO, LOGGER)
+    holder = Holder(load_banks(path))
+    reloader = watch(made, path, holder)
+    await armed(caplog)
+    return holder, reloader
+
+
 async def test_a_deleted_and_recreated_folder_is_watched_again(
     content: Path, reloaders: list[ContentReloader], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, LOGGER)
-    holder = Holder(load_banks(content))
-    reloader = watch(reloaders, content, holder)
-    await armed(caplog)
+    holder, reloader = await armed_watch(reloaders, content, caplog)
 
     shutil.rmtree(content)
     gone = f"{content} is gone; watching for it to come back (the last good content stays)"
@@ -111,10 +119,7 @@ async def test_a_folder_replaced_by_another_is_watched(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """`rm -r content && mv new content`, faster than the watch looks: another inode."""
-    caplog.set_level(logging.INFO, LOGGER)
-    holder = Holder(load_banks(content))
-    watch(reloaders, content, holder)
-    await armed(caplog)
+    holder, _ = await armed_watch(reloaders, content, caplog)
 
     staged = tmp_path / "staged"
     staged.mkdir()
@@ -171,10 +176,7 @@ async def test_a_change_after_a_cached_start_up_is_picked_up(
 async def test_an_unchanged_folder_is_not_reloaded_when_the_watch_starts(
     content: Path, reloaders: list[ContentReloader], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, LOGGER)
-    holder = Holder(load_banks(content))
-    watch(reloaders, content, holder)
-    await armed(caplog)
+    holder, _ = await armed_watch(reloaders, content, caplog)
     (content / "b.yaml").write_text(bank("c-2"))  # a first change after arming: one reload
     await until(lambda: "c-2" in holder.catalog, "the change")
     assert len(holder.swaps) == 1
@@ -201,10 +203,7 @@ async def test_a_folder_of_banks_with_a_dot_in_its_name_moved_away_is_picked_up(
 async def test_a_bank_with_an_upper_case_extension_is_reloaded(
     content: Path, reloaders: list[ContentReloader], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, LOGGER)
-    holder = Holder(load_banks(content))
-    watch(reloaders, content, holder)
-    await armed(caplog)
+    holder, _ = await armed_watch(reloaders, content, caplog)
     (content / "b.YAML").write_text(bank("c-2"))
     await until(lambda: "c-2" in holder.catalog, "b.YAML")
 
@@ -212,10 +211,7 @@ async def test_a_bank_with_an_upper_case_extension_is_reloaded(
 async def test_a_broken_link_is_reported_by_the_reload(
     content: Path, reloaders: list[ContentReloader], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, LOGGER)
-    holder = Holder(load_banks(content))
-    watch(reloaders, content, holder)
-    await armed(caplog)
+    holder, _ = await armed_watch(reloaders, content, caplog)
     (content / "b.yaml").symlink_to(content / "nowhere.yaml")
     line = (
         f"content problem: {content / 'b.yaml'}: a broken symbolic link: its target "
