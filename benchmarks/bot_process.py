@@ -1,13 +1,16 @@
-"""The process a benchmark runs a bot in: `python benchmarks/bot_process.py bot|floor|prepare-db`.
+"""The process a benchmark runs a bot in: `python benchmarks/bot_process.py WHICH ...`.
 
 Run as a script, not with `-m`: `python -m` would put the working directory first on sys.path,
 and `bot` must come from PYTHONPATH, which may name another source tree (`--bot-src`, an older
-checkout) than the one holding this file. So this module imports nothing from `benchmarks`;
-of quizbot it uses only `bot.cli.main` and `bot.store`, which every version has.
+checkout) than the one holding this file. So this module imports nothing from `benchmarks`
+(except for the durable floor, which always runs from this checkout); of quizbot it uses only
+`bot.cli.main` and `bot.store`, which every version has.
 
 - `bot`: `quizbot run`, as an operator starts it. The loop-lag probe is the product's own
   (QUIZBOT_LOOP_LAG_PROBE), and so is gc.freeze() after setup.
 - `floor`: fakediscord's floor bot (it starts the same probe under the same variable).
+- `durable-floor --db FILE`: the floor bot that commits each answer to FILE before its reply
+  (benchmarks/durable_floor.py).
 - `prepare-db --guild ID`: a fresh database whose guild posts without a cooldown, as a
   moderator would set it; done by the bot version under test, whose schema it is. With
   `--review-cards FILE` (benchmarks/review_load.py writes it) every listed member also gets a
@@ -97,6 +100,16 @@ def run_floor_bot() -> int:
     return 0
 
 
+def run_durable_floor_bot(db_path: Path) -> int:
+    import discord
+
+    from benchmarks import durable_floor
+
+    discord.utils.setup_logging(level=logging.INFO)
+    asyncio.run(durable_floor.main(db_path))
+    return 0
+
+
 def prepare_db(guild_id: int, review_cards: Path | None = None) -> int:
     from bot.store import Store, make_engine
 
@@ -140,9 +153,10 @@ def seed_review_cards(store: Any, guild_id: int, seeds: dict[str, Any]) -> None:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="bot_process.py", description=__doc__)
     sub = parser.add_subparsers(dest="which", required=True)
-    for name in ("bot", "floor"):
+    for name in ("bot", "floor", "durable-floor"):
         child = sub.add_parser(name)
         child.add_argument("--gc-log", choices=["pauses", "types"])
+    sub.choices["durable-floor"].add_argument("--db", type=Path, required=True)
     sub.choices["bot"].add_argument("--profile", type=Path, help="cProfile into this file")
     prepare = sub.add_parser("prepare-db")
     prepare.add_argument("--guild", type=int, required=True)
@@ -158,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         log_gc_pauses(types=args.gc_log == "types")
     if args.which == "floor":
         return run_floor_bot()
+    if args.which == "durable-floor":
+        return run_durable_floor_bot(args.db)
     return run_quiz_bot(args.profile)
 
 

@@ -104,6 +104,15 @@ def floor_process(
     return launched(emulator, BotSource.current(), ["floor", *diagnostics], env, log_path)
 
 
+def durable_floor_process(
+    emulator: DiscordEmulator, log_path: Path, db_path: Path, *, diagnostics: Sequence[str] = ()
+) -> BotProcess:
+    """The floor that commits each answer to `db_path` before replying (durable_floor.py)."""
+    env = {"QUIZBOT_LOOP_LAG_PROBE": "1"}
+    args = ["durable-floor", "--db", str(db_path), *diagnostics]
+    return launched(emulator, BotSource.current(), args, env, log_path)
+
+
 async def run_to_end(proc: BotProcess, timeout: float, what: str) -> None:  # noqa: ASYNC109
     """Run a short-lived process to its end, awaited: the emulator it talks to lives in this
     event loop. Fails with the process's output on a non-zero exit."""

@@ -1,8 +1,9 @@
-"""Load benchmark: the real bot answering button clicks, against the floor bot, same emulator.
+"""Load benchmark: the real bot answering button clicks, against the floor bots, same emulator.
 
     python -m benchmarks.load                       # 200 members, 10 s closed + 10 s open loop
     python -m benchmarks.load --members 200 --closed-seconds 10 --rate 300 --open-seconds 10
     python -m benchmarks.load --rounds 2 --markdown out.md   # alternate the bots twice, pooled
+    python -m benchmarks.load --no-durable-floor    # the plain floor only (no database)
     python -m benchmarks.load --bot-src /tmp/quizbot-0.1.0   # before vs after, in one run
     python -m benchmarks.load --scenario review     # /review sittings (benchmarks/review_load.py)
     python -m benchmarks.load --database sqlite --database postgresql   # both engines
@@ -20,12 +21,15 @@ One run:
 4. Stops the bot (SIGTERM). With `--bot-src DIR` (repeatable), does 2 and 3 for the bot of
    that source tree as well (e.g. a git worktree of an older commit), on its own database and
    posts. Then does 3 with fakediscord's floor bot (bare discord.py, a constant ephemeral
-   reply) on the first bot's posts.
+   reply) on the first bot's posts, and again with the durable floor
+   (benchmarks/durable_floor.py: the floor bot that commits each answer to SQLite, WAL and
+   `synchronous=FULL`, before replying; `--no-durable-floor` leaves it out).
 
 Reported per bot and phase: answers/s; latency p50/p95/p99; the bot process's CPU per answer
 (a figure that survives a noisy machine) and the harness's; the maximum event-loop lag inside
 the bot (bot.discord_ui.loop_lag's lines; the floor runs the same probe); the bot's peak RSS
-(psutil, every 50 ms). Then throughput and p99 as ratios to the floor's, and with `--bot-src`
+(psutil, every 50 ms). Then throughput and p99 as ratios to the floor's and to the durable
+floor's (the least a bot that acknowledges answers durably must do), and with `--bot-src`
 this checkout's bot against the other's. The harness's garbage collector is off while a phase
 is measured.
 
@@ -83,7 +87,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespa
     add("--posts", type=int, default=0, help="quizzes to post per bot (default: enough)")
     add("--seed", type=int, default=1, help="open-loop arrival seed")
     add("--rounds", type=int, default=1, help="repeat every bot this often, alternating; pooled")
-    add("--skip-floor", action="store_true", help="only the quiz bot(s)")
+    add("--skip-floor", action="store_true", help="only the quiz bot(s): neither floor")
+    add(
+        "--no-durable-floor",
+        dest="durable_floor",
+        action="store_false",
+        help="leave out the durable floor (the floor bot committing each answer to SQLite "
+        "before it replies, benchmarks/durable_floor.py)",
+    )
     add(
         "--bot-src",
         type=Path,
@@ -135,6 +146,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, argparse.Namespa
         seed=args.seed,
         rounds=args.rounds,
         skip_floor=args.skip_floor,
+        durable_floor=args.durable_floor,
         bot_src=[p.resolve() for p in args.bot_src],
         gc_log=args.gc_log,
         profile=args.profile.resolve() if args.profile else None,

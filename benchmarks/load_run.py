@@ -1,7 +1,8 @@
 """One load benchmark run: the bots in turn under one emulator, each measured the same way.
 
-Every quiz bot source, then the floor, `rounds` times in alternation; a variant's rounds are
-pooled. Every phase is bounded in time; every subprocess is stopped (SIGTERM, then SIGKILL).
+Every quiz bot source, then the floor, then the durable floor, `rounds` times in alternation;
+a variant's rounds are pooled. Every phase is bounded in time; every subprocess is stopped
+(SIGTERM, then SIGKILL).
 """
 
 from __future__ import annotations
@@ -21,18 +22,23 @@ from typing import Any
 
 from fakediscord import BotProcess, DiscordEmulator, Driver
 
-from benchmarks.bots import BotSource, floor_process, quiz_bot_process
+from benchmarks.bots import BotSource, durable_floor_process, floor_process, quiz_bot_process
 from benchmarks.lag_log import LagLine, parse_lag_lines, parse_writer_lines
 from benchmarks.load_phases import ClickLoad, PhaseResult
 from benchmarks.load_setup import ANSWERS, REVIEWS, SourceSetup, posts_needed
 from benchmarks.machine import Pids, RssSampler, WithServer, loadavg
+
+FLOOR = "floor"
+DURABLE_FLOOR = "durable floor"
+"""The floor bot that commits each answer to SQLite before it replies (durable_floor.py)."""
+FLOORS = (FLOOR, DURABLE_FLOOR)
 
 
 @dataclass
 class Variant:
     name: str
     source: BotSource | None
-    """The quiz bot's source tree; None for the floor."""
+    """The quiz bot's source tree; None for a floor (FLOOR or DURABLE_FLOOR, by name)."""
 
 
 @dataclass
@@ -48,6 +54,9 @@ class Options:
     seed: int = 1
     rounds: int = 1
     skip_floor: bool = False
+    """No floor at all, plain or durable."""
+    durable_floor: bool = True
+    """The durable floor too (unless skip_floor)."""
     bot_src: list[Path] = field(default_factory=list)
     gc_log: str = ""
     """"pauses" or "types": the bots' collector pauses (see bot_process.py)."""
@@ -88,17 +97,21 @@ class Options:
 
     def variants(self) -> list[Variant]:
         found = [Variant(source.name, source) for source in self.sources()]
-        # The floor's constant reply has no task buttons to go on with: answers only.
-        if not self.skip_floor and self.scenario == ANSWERS:
-            found.append(Variant("floor", None))
+        found += [Variant(name, None) for name in self.floors()]
         return found
+
+    def floors(self) -> list[str]:
+        # The floors' constant reply has no task buttons to go on with: answers only.
+        if self.skip_floor or self.scenario != ANSWERS:
+            return []
+        return list(FLOORS) if self.durable_floor else [FLOOR]
 
     def posts_for(self, source_index: int) -> int:
         if self.scenario == REVIEWS:
             return 0
         if self.posts:
             return self.posts
-        shares = 1 + (source_index == 0 and not self.skip_floor)  # the floor clicks these too
+        shares = 1 + (len(self.floors()) if source_index == 0 else 0)  # floors click these too
         return posts_needed(
             runs=self.rounds * shares,
             members=self.members,
@@ -326,9 +339,13 @@ async def run_benchmark(opts: Options) -> tuple[list[BotRun], dict[str, Any]]:
                     proc = quiz_bot_process(
                         emulator, variant.source, setup.env, log, diagnostics=extra
                     )
-                else:
-                    setup = setups[0]  # the floor answers any click: the first source's posts
+                elif variant.name == FLOOR:
+                    setup = setups[0]  # a floor answers any click: the first source's posts
                     proc = floor_process(emulator, log, diagnostics=extra)
+                else:
+                    setup = setups[0]
+                    db = opts.workdir / f"durable-floor-{round_no}.db"
+                    proc = durable_floor_process(emulator, log, db, diagnostics=extra)
 
                 async def load_ready(setup: SourceSetup = setup) -> ClickLoad:
                     return await setup.ensure_load(emulator, guild, poster, members)
