@@ -20,8 +20,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bot.clock import week_start
-from bot.discord_ui.stats_picture import render
 from bot.progress import MemberProgress, TopicProgress
+from bot.stats_picture import render
 
 BUDGET_MS = 50.0
 

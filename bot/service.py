@@ -63,7 +63,7 @@ from bot.content import uploads
 from bot.content.uploads import RefusedUpload, UploadedBank
 from bot.practice_sessions import PracticeSessions
 from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, MemberProgress, topic_progress
-from bot.quiz import engine
+from bot.quiz import engine, reminders
 from bot.quiz.engine import Outcome, Progress
 from bot.quiz.errors import (
     BankRefusedError,
@@ -74,8 +74,8 @@ from bot.quiz.errors import (
     UnknownTaskError,
 )
 from bot.quiz.tasks import Catalog, Difficulty, Task
-from bot.schedule import insights, reminders
-from bot.schedule.insights import Insights, InsightsPeriod
+from bot.reports import insights
+from bot.reports.insights import Insights, InsightsPeriod
 from bot.service_values import (
     AnswerReply,
     HintReply,

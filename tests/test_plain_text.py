@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import string
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot import rendering
@@ -18,7 +18,7 @@ from bot.content.importers.html_text import to_markdown
 from bot.discord_ui.cogs.quiz import posted_choice_name, task_choice_name
 from bot.discord_ui.posting import post_message
 from bot.quiz.tasks import Kind, Option, Task
-from bot.schedule import summary
+from bot.reports import summary
 from tests.factories import choice, fill
 from tests.test_render_limits import BUTTON, posted_of, walk, wire
 
@@ -84,7 +84,9 @@ def size(text: str) -> int:
 
 
 def cut(text: str, limit: int) -> str:
-    return rendering.truncate(text, limit)
+    """`text` as a one-line place shows it: its spaces single (a label has no line breaks),
+    cut to `limit`."""
+    return rendering.truncate(" ".join(text.split()), limit)
 
 
 def choice_with(topic: str, texts: tuple[str, ...]) -> Task:
@@ -98,6 +100,7 @@ def button_labels(task: Task) -> list[str]:
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(markdown_texts(), min_size=3, max_size=3))
+@example([("t", "t"), ("`c>  >c`", "c>  >c"), ("b", "b")])  # spaces in code, in a label
 def test_every_plain_place_shows_the_text_a_reader_sees(
     generated: list[tuple[str, str]],
 ) -> None:
@@ -113,7 +116,7 @@ def test_every_plain_place_shows_the_text_a_reader_sees(
         assert size(label) <= LABELS["button"]
 
     # Autocomplete choice names: the topic as read, within Discord's 100.
-    title = f"Multiple choice · {topic_plain}"
+    title = f"Multiple choice · {' '.join(topic_plain.split())}"
     for name in (
         task_choice_name(task),
         posted_choice_name(posted_of(task)),

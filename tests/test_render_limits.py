@@ -37,7 +37,7 @@ from bot.quiz import engine
 from bot.quiz.engine import Progress, SolutionAccess, Status
 from bot.quiz.review import CardUpdate, ReviewRating
 from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Task
-from bot.schedule import summary
+from bot.reports import summary
 from bot.service import HintReply, PostedTask, SolutionReply
 from bot.store import PostCounts, PostInfo
 from tests.factories import fill

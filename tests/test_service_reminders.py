@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.quiz.reminders import DMS_CLOSED_NOTICE
 from bot.quiz.tasks import Catalog
-from bot.schedule.reminders import DMS_CLOSED_NOTICE
 from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.review_cards import StoredCard, save_cards

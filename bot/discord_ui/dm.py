@@ -1,10 +1,11 @@
 """The reminder pass's `DirectMessages` over discord.py: open the DM channel and send.
 
-When and to whom is bot/schedule/reminders.py's; this module only talks to Discord and sorts
-its refusals: the member is no longer in the server, or the bot is not (`MemberGoneError`, which
-turns the reminder off quietly), closed DMs (`DmsClosedError`, which turns it off and tells the
-member on their next /review), any other failure (`DmFailedError`, logged; not retried that
-day), a lost connection included.
+When and to whom is the reminder pass's (bot/schedule/reminders.py, on the rule of
+bot/quiz/reminders.py); this module only talks to Discord and sorts its refusals: the member is
+no longer in the server, or the bot is not (`MemberGoneError`, which turns the reminder off
+quietly), closed DMs (`DmsClosedError`, which turns it off and tells the member on their next
+/review), any other failure (`DmFailedError`, logged; not retried that day), a lost connection
+included.
 
 The member is looked up first, by REST: with default intents the bot is never told that a
 member left, and Discord still delivers DMs to a user who shares any other server with it. The
@@ -20,12 +21,8 @@ import discord
 
 from bot.discord_ui.errors import NO_CONNECTION
 from bot.discord_ui.replies import outgoing
-from bot.schedule.reminders import (
-    DmFailedError,
-    DmsClosedError,
-    MemberGoneError,
-    reminder_text,
-)
+from bot.quiz.reminders import reminder_text
+from bot.schedule.reminders import DmFailedError, DmsClosedError, MemberGoneError
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot

@@ -1,5 +1,5 @@
 """Domain errors, in one place: each names what went wrong, and the Discord layer turns each
-into a private, friendly reply (bot/discord_ui/errors.py). None of them is a bug.
+into a private, friendly reply (bot/discord_ui/error_texts.py). None of them is a bug.
 
 A message that quotes what a member or moderator typed quotes it with `!r` (`f"{text!r} is
 not ..."`): the Discord layer finds those quotes and shows them cut and escaped, so typed

@@ -21,7 +21,7 @@ MAX_TASKS_PER_RUN = 5
 MISCONCEPTION_SHARE = Fraction(1, 5)
 """A wrong option is a misconception of the group when at least this share of those who
 answered picked it: the close summary of a daily post and /insights both apply it
-(bot/schedule/summary.py `misconceptions_among`)."""
+(bot/reports/summary.py `misconceptions_among`)."""
 
 
 class PostPolicy(StrEnum):

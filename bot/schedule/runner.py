@@ -49,10 +49,12 @@ from datetime import date, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from bot.clock import Clock, as_utc
+from bot.quiz import timing
 from bot.quiz.errors import QuizError, StoreError
 from bot.quiz.tasks import Difficulty, Task
-from bot.schedule import rotation, summary, timing
-from bot.schedule.timing import Due, Slot
+from bot.quiz.timing import Due, Slot
+from bot.reports import summary
+from bot.schedule import rotation
 from bot.service import PostedTask, QuizService
 from bot.sharding import ShardPlan
 from bot.store.schedules import PauseChange, RunInfo, ScheduleInfo, TaskPosts

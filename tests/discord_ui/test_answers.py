@@ -11,7 +11,7 @@ import pytest
 
 from bot import rendering
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.errors import CLOSED
+from bot.discord_ui.error_texts import CLOSED
 from bot.quiz.tasks import Catalog, Solution, Task
 from tests.discord_ui.conftest import (
     Driver,

@@ -10,7 +10,7 @@ import discord
 import pytest
 from PIL import Image
 
-from bot.discord_ui import stats_picture
+from bot import stats_picture
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.replies import FORFEIT_LABEL
 from bot.quiz.errors import StoreAction, StoreUnavailableError
@@ -497,7 +497,7 @@ def _role(role_id: int, name: str) -> dict[str, object]:
 
 
 def test_threads_need_send_messages_in_threads() -> None:
-    from bot.discord_ui.errors import missing_post_permissions
+    from bot.discord_ui.error_texts import missing_post_permissions
 
     perms = discord.Permissions(POST_PERMISSIONS.value)
     assert missing_post_permissions(perms) == []

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.errors import SOMETHING_WENT_WRONG
+from bot.discord_ui.error_texts import SOMETHING_WENT_WRONG
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService

@@ -16,13 +16,8 @@ from discord import app_commands
 from sqlalchemy import text
 
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.errors import (
-    OUT_OF_DATE,
-    UNREADABLE,
-    readable_payload,
-    send_private,
-    shown,
-)
+from bot.discord_ui.error_texts import OUT_OF_DATE, UNREADABLE, shown
+from bot.discord_ui.errors import readable_payload, send_private
 from bot.discord_ui.params import Checked
 from bot.quiz.engine import Progress
 from bot.quiz.errors import ScheduleInputError

@@ -14,9 +14,9 @@ from bot import rendering
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.cogs.insights import insights_embed
 from bot.quiz.engine import Outcome, Progress, grade
-from bot.schedule import insights
-from bot.schedule.insights import HardTask, Insights, InsightsPeriod, TaskMisconceptions
-from bot.schedule.summary import Misconception
+from bot.reports import insights
+from bot.reports.insights import HardTask, Insights, InsightsPeriod, TaskMisconceptions
+from bot.reports.summary import Misconception
 from bot.store import AnswerRequest, PostInfo
 from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
 from tests.discord_ui.conftest import COMMAND, Driver, choice_task

@@ -1,5 +1,5 @@
 """What a member or moderator reads when the rules refuse them: the errors whose own message is
-the reply (bot/discord_ui/errors.py passes `str(error)` on for these), word for word, and what
+the reply (bot/discord_ui/error_texts.py passes `str(error)` on for these), word for word, and what
 they carry for the reply's links."""
 
 from __future__ import annotations

@@ -12,28 +12,22 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.quiz.reminders import DMS_CLOSED_NOTICE
 from bot.quiz.tasks import Catalog
-from bot.schedule.reminders import (
-    DMS_CLOSED_NOTICE,
-    DmFailedError,
-    DmsClosedError,
-    Reminders,
-    next_reminder,
-    open_slot,
-    reminder_text,
-)
+from bot.schedule.reminders import DmFailedError, DmsClosedError, Reminders
 from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.store import Store, make_engine
 from bot.store.review_cards import StoredCard, save_cards
 from bot.store.server_banks import BankStore
 from tests.factories import Clock, bank_yaml, choice
+from tests.reminder_reads import reminder_on
 from tests.schedule.test_runner import RecordingPoster
 
 GUILD = 1
@@ -152,58 +146,6 @@ async def alice_reminded(
     await remind_at(process, ALICE, hour, "Europe/Berlin")
     due_cards(process.store, ALICE, due_since)
     return process
-
-
-# -- timing, pure ------------------------------------------------------------------------------
-
-
-def test_the_next_reminder_is_the_next_local_hour() -> None:
-    now = utc(2025, 6, 2, 12, 0)  # 14:00 in Berlin (CEST)
-    upcoming = next_reminder(7, BERLIN, now, None)
-    assert (upcoming.at, upcoming.current) == (utc(2025, 6, 3, 5, 0), False)
-    assert upcoming.until == utc(2025, 6, 3, 6, 0)
-    # Inside the hour, with the day's DM still owed: it can come at once.
-    inside = next_reminder(14, BERLIN, now, date(2025, 6, 1))
-    assert (inside.at, inside.until, inside.current) == (
-        utc(2025, 6, 2, 12, 0), utc(2025, 6, 2, 13, 0), True
-    )
-    # The day's DM went out already: tomorrow.
-    assert next_reminder(14, BERLIN, now, date(2025, 6, 2)).at == utc(2025, 6, 3, 12, 0)
-    # ... also when the member moves the hour to later that day: the day had its DM.
-    assert next_reminder(20, BERLIN, now, date(2025, 6, 2)).at == utc(2025, 6, 3, 18, 0)
-
-
-def test_a_spring_forward_gap_hour_starts_at_the_end_of_the_gap() -> None:
-    # 30 Mar 2025, Berlin: 02:00 CET jumps to 03:00 CEST (01:00 UTC); 02:xx never happens.
-    before = utc(2025, 3, 29, 23, 0)
-    assert next_reminder(2, BERLIN, before, None).at == utc(2025, 3, 30, 1, 0)
-    slot = open_slot(2, BERLIN, utc(2025, 3, 30, 1, 30))
-    assert slot is not None and slot.local_date == date(2025, 3, 30)
-    assert open_slot(2, BERLIN, utc(2025, 3, 30, 2, 0)) is None  # 04:00 CEST: the hour is over
-
-
-def test_a_fall_back_hour_counts_from_its_first_occurrence_only() -> None:
-    # 26 Oct 2025, Berlin: 02:00-03:00 happens twice, first CEST (00:00 UTC), then CET.
-    first = open_slot(2, BERLIN, utc(2025, 10, 26, 0, 30))
-    assert first is not None and first.at == utc(2025, 10, 26, 0, 0)
-    assert open_slot(2, BERLIN, utc(2025, 10, 26, 1, 30)) is None  # the repeated 02:30
-    assert next_reminder(2, BERLIN, utc(2025, 10, 26, 1, 30), None).at == utc(2025, 10, 27, 1, 0)
-
-
-def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
-    assert "You have 3 reviews due in Study group. Use /review in Study group" in reminder_text(
-        3, "Study group"
-    )
-    assert "1 review due" in reminder_text(1, "S")
-
-
-def test_a_last_day_later_than_the_zones_today_counts_as_today() -> None:
-    # Only a clock that ran ahead (the host's, set right since) stamps a day after today. It
-    # counts as today: no second DM today, the next tomorrow, not when the real date catches up.
-    now = utc(2025, 6, 2, 12, 0)  # 14:00 on 2 June in Berlin
-    assert next_reminder(7, BERLIN, now, date(2026, 6, 4)).at == utc(2025, 6, 3, 5, 0)
-    later_today = next_reminder(20, BERLIN, now, date(2025, 6, 3))
-    assert (later_today.at, later_today.current) == (utc(2025, 6, 3, 18, 0), False)
 
 
 # -- the pass on the scheduler's loop ------------------------------------------------------------
@@ -377,8 +319,7 @@ async def test_closed_dms_turn_the_reminder_off_and_review_says_so_once(
     with caplog.at_level(logging.INFO, logger="bot.schedule.reminders"):
         await process.run_until(utc(2025, 6, 4, 12, 0))
     assert dms.attempts == 1  # turned off: not tried again the next days
-    reminder = await process.service.run_read(process.store.reminder, GUILD, ALICE)
-    assert reminder is not None and not reminder.enabled
+    assert reminder_on(process.store, GUILD, ALICE) is None  # turned off
     (record,) = [r for r in caplog.records if r.name == "bot.schedule.reminders"]
     assert record.levelno == logging.INFO and record.exc_info is None
     assert "DMs are closed" in record.getMessage()

@@ -1,7 +1,7 @@
 """/insights: the group's hardest tasks, misconceptions and participation (moderators).
 
 Thin: the service reads the period (bot/service.py `insights`), the figures are decided in
-bot/schedule/insights.py, and the embed fits them into Discord's limits. Private unless the
+bot/reports/insights.py, and the embed fits them into Discord's limits. Private unless the
 moderator asks to post it: it names tasks and how the group did on them, not members.
 """
 
@@ -19,7 +19,7 @@ from bot.discord_ui.checks import moderator_only
 from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import Flag, ValueChoices
 from bot.discord_ui.replies import Reply, Responder
-from bot.schedule.insights import Insights, InsightsPeriod
+from bot.reports.insights import Insights, InsightsPeriod
 from bot.wording import plural
 
 if TYPE_CHECKING:

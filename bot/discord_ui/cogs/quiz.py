@@ -12,13 +12,12 @@ from bot import rendering
 from bot.discord_ui import replies
 from bot.discord_ui.checks import is_moderator
 from bot.discord_ui.components import offer_solution
-from bot.discord_ui.errors import (
+from bot.discord_ui.error_texts import (
     MissingChannelPermissions,
     PostCooldownError,
-    guild_id_of,
-    member_name,
     missing_post_permissions,
 )
+from bot.discord_ui.errors import guild_id_of, member_name
 from bot.discord_ui.params import (
     DifficultyParam,
     TaskParam,

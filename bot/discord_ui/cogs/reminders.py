@@ -1,8 +1,9 @@
 """/reminders on|off: a member's opt-in daily DM when reviews are due.
 
 Thin: which zone a text means is decided in bot/schedule/zones.py, when a reminder goes out in
-bot/schedule/reminders.py (the pass on the bot's scheduler), the setting is stored through the
-service. Two subcommands rather than an on/off choice: `off` takes no hour or zone.
+bot/quiz/reminders.py (sent by the pass on the bot's scheduler, bot/schedule/reminders.py), the
+setting is stored through the service. Two subcommands rather than an on/off choice: `off` takes
+no hour or zone.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from bot.clock import discord_timestamp
 from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import Text, WholeNumber, typed, zone_autocomplete
 from bot.discord_ui.replies import Responder
-from bot.schedule.reminders import DEFAULT_HOUR, ReminderPlan
+from bot.quiz.reminders import DEFAULT_HOUR, ReminderPlan
 from bot.schedule.zones import MAX_CHOICES, known_zones, resolve_zone
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from discord.ext import commands
 
 from bot.clock import discord_timestamp
 from bot.discord_ui.checks import is_moderator, moderator_group, moderator_only
-from bot.discord_ui.errors import guild_id_of, missing_post_permissions
+from bot.discord_ui.error_texts import missing_post_permissions
+from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import (
     CountParam,
     DifficultyParam,
@@ -31,10 +32,10 @@ from bot.discord_ui.params import (
 )
 from bot.discord_ui.replies import Responder
 from bot.discord_ui.schedule_list import choice_name, list_embed, schedule_lines, what
+from bot.quiz import timing
 from bot.quiz.errors import ScheduleInputError
 from bot.quiz.rules import MAX_TASKS_PER_RUN
-from bot.schedule import timing
-from bot.schedule.timing import InvalidTimeError
+from bot.quiz.timing import InvalidTimeError
 from bot.schedule.zones import MAX_CHOICES, known_zones, resolve_zone
 
 if TYPE_CHECKING:

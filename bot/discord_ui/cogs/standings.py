@@ -11,8 +11,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import stats_picture
 from bot.clock import Period
-from bot.discord_ui import stats_picture
 from bot.discord_ui.embeds import leaderboard_embed, stats_embed, topics_embed
 from bot.discord_ui.errors import context, guild_id_of
 from bot.discord_ui.params import PeriodParam

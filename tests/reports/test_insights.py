@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.schedule import insights
-from bot.schedule.insights import MIN_ANSWERERS, InsightsPeriod, sparkline
+from bot.reports import insights
+from bot.reports.insights import MIN_ANSWERERS, InsightsPeriod, sparkline
 from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
 from bot.store.records import PostInfo
 from tests.factories import choice, choice_task, fill_task, note

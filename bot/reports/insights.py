@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from bot import rendering
 from bot.quiz.tasks import Task
-from bot.schedule.summary import Misconception, Pickers, misconceptions_among, wrong_pickers
+from bot.reports.summary import Misconception, Pickers, misconceptions_among, wrong_pickers
 from bot.wording import plural
 
 if TYPE_CHECKING:

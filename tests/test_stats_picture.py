@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from PIL import Image
 
-from bot.discord_ui import stats_picture as sp
+from bot import stats_picture as sp
 from bot.progress import MemberProgress, TopicProgress, topic_progress
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Task

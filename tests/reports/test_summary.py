@@ -12,7 +12,7 @@ import pytest
 from bot.content import load_banks
 from bot.quiz.engine import grade
 from bot.quiz.tasks import Task
-from bot.schedule import summary
+from bot.reports import summary
 from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import AttemptInfo, ScheduleStore
 from tests.factories import choice_task, fill_task

@@ -4,8 +4,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.schedule import timing
-from bot.schedule.timing import Due, InvalidTimeError, Slot
+from bot.quiz import timing
+from bot.quiz.timing import Due, InvalidTimeError, Slot
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
