@@ -1,7 +1,7 @@
 """Persistence: the only package that touches SQL. Sync; the service calls it from a thread."""
 
 from bot.store.db import DEFAULT_DATABASE_URL, make_engine, writer
-from bot.store.periods import Period, day_bounds, local_date, to_utc_naive, week_bounds
+from bot.store.periods import Period, day_bounds, local_date, week_bounds
 from bot.store.records import (
     Answered,
     AnswerRequest,
@@ -47,7 +47,6 @@ __all__ = [
     "day_bounds",
     "local_date",
     "make_engine",
-    "to_utc_naive",
     "week_bounds",
     "writer",
 ]

@@ -42,10 +42,9 @@ from sqlalchemy import (
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
-from bot.clock import load_zone
+from bot.clock import day_start, load_zone, local_date, week_start
 from bot.store import dialect, prepared
 from bot.store.dialect import upsert
-from bot.store.periods import day_start, local_date, to_utc_naive, week_start
 from bot.store.posts import public_scores
 from bot.store.tables import (
     PERIOD_KINDS,
@@ -214,7 +213,7 @@ def build_board(
             day += timedelta(days=1)
         conn.execute(_BUILD_PERIOD, buckets)
     record = upsert(conn, _board, ["guild_id"])
-    wall = to_utc_naive(datetime.now(UTC))
+    wall = datetime.now(UTC)
     conn.execute(record, {**guild, "timezone": zone, "periods_from": since, "built_at": wall})
 
 

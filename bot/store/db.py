@@ -3,7 +3,8 @@
 Python's sqlite3 module (before 3.12's `autocommit`) opens transactions lazily and only for
 DML, which breaks SAVEPOINT and repeatable reads. So the driver's own transaction handling is
 switched off (`isolation_level = None`) and BEGIN is emitted from SQLAlchemy's `begin` event,
-as the SQLAlchemy SQLite docs recommend. Writers need `BEGIN IMMEDIATE`: it takes the write
+as the SQLAlchemy SQLite docs recommend (the statements: `dialect.set_up_sqlite_connection`,
+`dialect.begin_sqlite`). Writers need `BEGIN IMMEDIATE`: it takes the write
 lock up front (waiting up to `busy_timeout`), whereas a deferred transaction that reads and
 then writes fails at once with SQLITE_BUSY when another writer got in between.
 
@@ -25,7 +26,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import time
 import warnings
 import weakref
 from pathlib import Path
@@ -37,7 +37,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
-from bot.store import prepared
+from bot.store import dialect
 from bot.store.faults import FileGoneError
 
 log = logging.getLogger(__name__)
@@ -101,36 +101,10 @@ without `uri=true` it drops them with a warning (`?mode=ro` would open the file 
 with it but no `file:` SQLite takes the whole `b.db?mode=ro` for a file name. `connect_url`
 writes such a URL in the form that honours its options."""
 
-_WAL = "PRAGMA journal_mode = WAL"
-_WAL_RETRY_S = 0.01
 
-
-def _pragmas(synchronous: str, busy_timeout_ms: int) -> tuple[str, ...]:
+def _check_synchronous(synchronous: str) -> None:
     if synchronous not in SYNCHRONOUS_MODES:
         raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}")
-    return (
-        f"PRAGMA busy_timeout = {int(busy_timeout_ms)}",
-        _WAL,
-        f"PRAGMA synchronous = {synchronous}",
-        "PRAGMA foreign_keys = ON",
-    )
-
-
-def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> bool:
-    """Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY
-    at once, without the busy handler, to a connection that holds the shared lock while
-    another waits for the exclusive one (it would deadlock). Shards started together on a
-    new database all do that, so the switch is retried for as long as the busy timeout."""
-    deadline = time.monotonic() + busy_timeout_ms / 1000
-    while True:
-        try:
-            mode = cursor.execute(_WAL).fetchone()
-            # Whether the file is in WAL mode now (a read-only one keeps its own mode).
-            return mode is not None and str(mode[0]).lower() == "wal"
-        except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
-                raise
-        time.sleep(_WAL_RETRY_S)
 
 
 def check_url(url: str) -> str:
@@ -224,7 +198,7 @@ def make_engine(
     elif parsed.get_backend_name() != "sqlite":
         engine = create_engine(url)
     else:
-        pragmas = _pragmas(synchronous, busy_timeout_ms)
+        _check_synchronous(synchronous)
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
         file = sqlite_file(parsed)
         if file is None:
@@ -235,7 +209,7 @@ def make_engine(
         watch = None
         if file is not None:
             watch = _WATCHES[engine] = FileWatch(file)
-        _install_sqlite_hooks(engine, pragmas, busy_timeout_ms, watch)
+        _install_sqlite_hooks(engine, synchronous, busy_timeout_ms, watch)
     if create:
         # Imported here: the migrations module builds on this one (`writer`, `is_memory`).
         from bot.store.migrate import upgrade_database
@@ -258,9 +232,7 @@ def reader(engine: Engine) -> Engine:
     """The same engine (same pool) for read units of work: one consistent snapshot for the
     whole transaction (SQLite's deferred BEGIN gives one; PostgreSQL needs REPEATABLE READ,
     which never fails a transaction that only reads)."""
-    if engine.dialect.name == "postgresql":
-        return engine.execution_options(isolation_level="REPEATABLE READ")
-    return engine
+    return dialect.snapshot_reads(engine)
 
 
 def is_postgres(url: str | URL) -> bool:
@@ -268,12 +240,10 @@ def is_postgres(url: str | URL) -> bool:
 
 
 def _postgres_engine(url: str, lock_timeout_ms: int) -> Engine:
-    options = " ".join(
-        (
-            f"-c lock_timeout={int(lock_timeout_ms)}",
-            f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
-            f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_TIMEOUT_MS}",
-        )
+    options = dialect.postgres_session_settings(
+        lock_timeout_ms=lock_timeout_ms,
+        statement_timeout_ms=STATEMENT_TIMEOUT_MS,
+        idle_in_transaction_timeout_ms=IDLE_IN_TRANSACTION_TIMEOUT_MS,
     )
     return create_engine(
         url,
@@ -421,7 +391,7 @@ def file_watch(engine: Engine) -> FileWatch | None:
 
 
 def _install_sqlite_hooks(
-    engine: Engine, pragmas: tuple[str, ...], busy_timeout_ms: int, watch: FileWatch | None
+    engine: Engine, synchronous: str, busy_timeout_ms: int, watch: FileWatch | None
 ) -> None:
     if watch is not None:
 
@@ -431,23 +401,13 @@ def _install_sqlite_hooks(
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        wal = False
-        try:
-            for pragma in pragmas:
-                if pragma == _WAL:
-                    wal = _switch_to_wal(cursor, busy_timeout_ms)
-                else:
-                    cursor.execute(pragma)
-        finally:
-            cursor.close()
+        wal = dialect.set_up_sqlite_connection(
+            dbapi_connection, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms
+        )
         if watch is not None:
             watch.connected(wal)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_OPTION)
-        # On the driver itself: once per unit of work, SQLAlchemy's statement machinery
-        # around a BEGIN costs more than the BEGIN (`prepared`).
-        prepared.driver_sql(connection, "BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
+        dialect.begin_sqlite(connection, immediate=mode == "IMMEDIATE")

@@ -21,7 +21,7 @@ import logging
 import threading
 from datetime import date
 
-from sqlalchemy import BigInteger, Connection, bindparam, text
+from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from bot.quiz.errors import StoreAction
@@ -29,9 +29,6 @@ from bot.store import dialect, faults
 from bot.store.store import Store
 
 log = logging.getLogger(__name__)
-
-_TRY = text("SELECT pg_try_advisory_lock(:key)").bindparams(bindparam("key", type_=BigInteger))
-_UNLOCK = text("SELECT pg_advisory_unlock(:key)").bindparams(bindparam("key", type_=BigInteger))
 
 Day = tuple[int, date]
 """(schedule id, local date): one day of one daily quiz."""
@@ -49,7 +46,7 @@ class Deliveries:
 
     @property
     def _shared(self) -> bool:
-        return self.store.engine.dialect.name == "postgresql"
+        return dialect.has_session_locks(self.store.engine)
 
     def take(self, schedule_id: int, local_date: date) -> bool:
         """Hold the day; False if this or another process holds it (it is being sent)."""
@@ -60,7 +57,7 @@ class Deliveries:
             if self._shared:
                 with faults.translated(self.store.engine.url, StoreAction.READ):
                     try:
-                        taken = self._connection().execute(_TRY, {"key": _key(day)}).scalar_one()
+                        taken = dialect.try_session_lock(self._connection(), _key(day))
                     except DBAPIError:
                         self._drop()
                         raise
@@ -81,7 +78,7 @@ class Deliveries:
             if self._conn is None:
                 return
             try:
-                self._conn.execute(_UNLOCK, {"key": _key(day)})
+                dialect.session_unlock(self._conn, _key(day))
             except DBAPIError as exc:
                 log.warning("letting go of daily quiz %s, %s: %s", schedule_id, local_date, exc)
                 self._drop()

@@ -4,7 +4,9 @@ The rest of the store speaks SQLAlchemy Core on the SQLModel tables. What Core c
 same way on every engine lives here: upserts (`INSERT … ON CONFLICT`, spelled the same by
 SQLite and PostgreSQL but built by each dialect's own `insert`), and the greater of two values
 (SQLite's two-argument `max`, PostgreSQL's `greatest`). A second engine is a change to this
-module, not to the statements that use it.
+module, not to the statements that use it. So is what each engine needs around the statements:
+an SQLite connection's PRAGMAs and BEGIN, a PostgreSQL session's settings and the advisory
+locks that hold something for as long as a process runs (`try_session_lock`, `try_pair_lock`).
 
 And how writers that read before they write are kept apart (`lock`): SQLite has one writer at
 a time (`BEGIN IMMEDIATE` takes the database's write lock), so there is nothing to do; on
@@ -18,6 +20,8 @@ two of their own clicks meet, and keep a totals rebuild from missing a score bei
 from __future__ import annotations
 
 import hashlib
+import sqlite3
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
@@ -37,6 +41,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
+
+from bot.store import prepared
 
 T = TypeVar("T")
 
@@ -130,6 +136,58 @@ def lock(conn: Connection, scope: str, keys: Iterable[object], *, shared: bool =
         conn.execute(_LOCK_SHARED_MANY if shared else _LOCK_MANY, {"keys": numbers})
 
 
+# -- PostgreSQL: locks held for as long as a process runs ------------------------------------
+
+_TRY_SESSION_LOCK = text("SELECT pg_try_advisory_lock(:key)").bindparams(
+    bindparam("key", type_=BigInteger)
+)
+_SESSION_UNLOCK = text("SELECT pg_advisory_unlock(:key)").bindparams(
+    bindparam("key", type_=BigInteger)
+)
+_TRY_PAIR = text("SELECT pg_try_advisory_lock(CAST(:ns AS integer), CAST(:id AS integer))")
+_TRY_PAIR_SHARED = text(
+    "SELECT pg_try_advisory_lock_shared(CAST(:ns AS integer), CAST(:id AS integer))"
+)
+# Who else holds locks of a namespace in this database: pg_locks shows every session's.
+_PAIRS_HELD_BY_OTHERS = text(
+    "SELECT DISTINCT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND classid::bigint = :ns AND objsubid = 2 AND pid <> pg_backend_pid()"
+)
+
+
+def has_session_locks(engine: Engine) -> bool:
+    """Whether processes sharing the database hold things through it (PostgreSQL's session
+    advisory locks, on a `session_lock_connection`). SQLite runs one process per database
+    file (bot/store/process_claim.py): holding something within the process is enough."""
+    return engine.dialect.name == "postgresql"
+
+
+def try_session_lock(conn: Connection, key: int) -> bool:
+    """Take the session lock `key` (a `lock_key`) on a `session_lock_connection`, without
+    waiting; False if another session holds it. Held until `session_unlock` or the
+    connection ends."""
+    return bool(conn.execute(_TRY_SESSION_LOCK, {"key": key}).scalar_one())
+
+
+def session_unlock(conn: Connection, key: int) -> None:
+    """Let go of the session lock `key` taken by `try_session_lock` on `conn`."""
+    conn.execute(_SESSION_UNLOCK, {"key": key})
+
+
+def try_pair_lock(conn: Connection, namespace: int, key: int, *, shared: bool = False) -> bool:
+    """Take the session lock (`namespace`, `key`), two 32-bit integers: a key space apart from
+    `lock_key`'s 64-bit one, whose holders `pair_locks_held_by_others` can list. Without
+    waiting; False if another session holds it (exclusively, for a `shared` one)."""
+    statement = _TRY_PAIR_SHARED if shared else _TRY_PAIR
+    return bool(conn.execute(statement, {"ns": namespace, "id": key}).scalar_one())
+
+
+def pair_locks_held_by_others(conn: Connection, namespace: int) -> set[int]:
+    """The keys of `namespace` that other sessions on this database hold (`try_pair_lock`)."""
+    return set(conn.execute(_PAIRS_HELD_BY_OTHERS, {"ns": namespace}).scalars())
+
+
 _UNLOCK_ALL = "SELECT pg_advisory_unlock_all()"
 _KEEPALIVES = (
     "SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; "
@@ -175,6 +233,28 @@ def drop_connection(conn: Connection) -> None:
         pass
 
 
+def postgres_session_settings(
+    *, lock_timeout_ms: int, statement_timeout_ms: int, idle_in_transaction_timeout_ms: int
+) -> str:
+    """The `options` a PostgreSQL connection is opened with: its session's timeouts."""
+    return " ".join(
+        (
+            f"-c lock_timeout={int(lock_timeout_ms)}",
+            f"-c statement_timeout={int(statement_timeout_ms)}",
+            f"-c idle_in_transaction_session_timeout={int(idle_in_transaction_timeout_ms)}",
+        )
+    )
+
+
+def snapshot_reads(engine: Engine) -> Engine:
+    """`engine` for read units of work that see one consistent snapshot for the whole
+    transaction: SQLite's deferred BEGIN gives one; PostgreSQL needs REPEATABLE READ, which
+    never fails a transaction that only reads."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(isolation_level="REPEATABLE READ")
+    return engine
+
+
 def commit_reply_can_be_lost(engine: Engine) -> bool:
     """PostgreSQL: a COMMIT the server carried out can lose its reply (the server crashed, the
     network broke). SQLite commits in this process: a failed commit did not commit."""
@@ -206,6 +286,81 @@ def advance_id_sequence(conn: Connection, table: Table) -> None:
             )
         ).select_from(table)
     )
+
+
+# -- SQLite: a connection's settings, its BEGIN, files read and copied outside the engine ---
+
+_WAL = "PRAGMA journal_mode = WAL"
+_WAL_RETRY_S = 0.01
+
+
+def set_up_sqlite_connection(
+    connection: sqlite3.Connection, *, synchronous: str, busy_timeout_ms: int
+) -> bool:
+    """Make a new driver connection the store's: its transactions begun by SQLAlchemy's
+    `begin` event (`begin_sqlite`), not by the driver, which opens them lazily and only for
+    DML (that breaks SAVEPOINT and repeatable reads); waiting `busy_timeout_ms` for a lock;
+    WAL mode; `synchronous` (one of `db.SYNCHRONOUS_MODES`, checked when the engine is
+    made); foreign keys enforced. Whether the file is in WAL mode now (a read-only one keeps
+    its own mode)."""
+    connection.isolation_level = None
+    cursor = connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        wal = _switch_to_wal(cursor, busy_timeout_ms)
+        cursor.execute(f"PRAGMA synchronous = {synchronous}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+    return wal
+
+
+def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> bool:
+    """Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY
+    at once, without the busy handler, to a connection that holds the shared lock while
+    another waits for the exclusive one (it would deadlock). Shards started together on a
+    new database all do that, so the switch is retried for as long as the busy timeout."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            mode = cursor.execute(_WAL).fetchone()
+            return mode is not None and str(mode[0]).lower() == "wal"
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+        time.sleep(_WAL_RETRY_S)
+
+
+def begin_sqlite(conn: Connection, *, immediate: bool) -> None:
+    """Begin `conn`'s transaction: `immediate` takes the write lock up front (waiting up to
+    the busy timeout), whereas a deferred transaction that reads and then writes fails at
+    once with SQLITE_BUSY when another writer got in between. On the driver itself: once
+    per unit of work, SQLAlchemy's statement machinery around a BEGIN costs more than the
+    BEGIN (`prepared`)."""
+    prepared.driver_sql(conn, "BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def leave_wal_mode(connection: sqlite3.Connection) -> None:
+    """Make an SQLite file one self-contained file again (a copy inherits WAL mode): reading
+    it with any tool then leaves no -wal/-shm files beside it."""
+    connection.execute("PRAGMA journal_mode = DELETE")
+
+
+def read_sqlite_schema(connection: sqlite3.Connection) -> None:
+    """Read the file's schema: where a file that is no database shows (sqlite3.Error)."""
+    connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+
+def probe_sqlite_write(connection: sqlite3.Connection, table: str) -> None:
+    """Write to the file and roll it back (sqlite3.Error if it cannot be written). Only a
+    real write (creating `table`) reaches the journal, or the WAL's folder, and the file."""
+    connection.isolation_level = None
+    read_sqlite_schema(connection)
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        connection.execute(f"CREATE TABLE {table} (x)")
+    finally:
+        connection.execute("ROLLBACK")
 
 
 _BUILT: dict[tuple[str, str], Any] = {}

@@ -4,8 +4,8 @@ results`). Read-only units of work, Core on the tables like the rest of the stor
 Decides which activity falls in a window (attempts made within it, its days local to the
 server's zone) and what one member did on one task (their posts of it, summed). What the
 figures mean (the hardest tasks, the misconceptions) is decided above the store, in
-bot/schedule/insights.py; the wrong picks are handed over as stored, because which pick is
-wrong is the task's business (bot/schedule/summary.py `wrong_pickers`).
+bot/reports/insights.py; the wrong picks are handed over as stored, because which pick is
+wrong is the task's business (bot/reports/summary.py `wrong_pickers`).
 
 Both are group figures: they count public posts only. A member's private practice and review
 tasks are theirs (their own /stats counts them), never the group's.
@@ -21,8 +21,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Engine, and_, case, distinct, false, func, select, union
 
-from bot.clock import local_date
-from bot.store.periods import day_start
+from bot.clock import day_start, local_date
 from bot.store.posts import post_infos, public_scores, select_posts
 from bot.store.records import PostInfo
 from bot.store.store import Store

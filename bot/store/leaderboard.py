@@ -43,7 +43,7 @@ from sqlalchemy import (
 
 from bot.quiz.errors import StoreError
 from bot.store.board_totals import board_state, build_board, counted_solves, lock_boards
-from bot.store.periods import Period, period_bounds, period_key, to_utc_naive
+from bot.store.periods import Period, period_bounds, period_key
 from bot.store.posts import public_scores
 from bot.store.records import Leaderboard, Rank
 from bot.store.tables import Member, MemberPeriod, MemberTotal, Score, table_of
@@ -181,7 +181,7 @@ def leaderboard(
                 return _ranked(_board_rows(conn, guild_id, key, user_id, limit), user_id, tz)
             zone = None
             if attempt == 0:
-                zone = state.rebuild_in(tz.key, to_utc_naive(datetime.now(UTC)))
+                zone = state.rebuild_in(tz.key, datetime.now(UTC))
             if zone is None:
                 return _ranked(
                     _exact_rows(conn, guild_id, period, tz, now, user_id, limit), user_id, tz

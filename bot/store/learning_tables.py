@@ -2,8 +2,8 @@
 and members' review reminders.
 
 They live on the shared `SQLModel.metadata` (importing this module registers them; revision
-0004_learning creates them). Timestamps are naive UTC here like everywhere in the store; the
-store hands cards out with aware datetimes, which FSRS requires.
+0004_learning creates them). Timestamps are stored naive UTC and read aware
+(`tables.UtcDateTime`), as FSRS requires.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import date, datetime
 from sqlalchemy import BigInteger, CheckConstraint, Index
 from sqlmodel import Field, SQLModel
 
-from bot.store.tables import NAIVE_UTC, one_of
+from bot.store.tables import UTC_TIMESTAMP, one_of
 
 SESSION_KINDS = ("practice", "review")
 """`practice`: tasks the member chose by topic and difficulty; `review`: the due cards."""
@@ -39,10 +39,10 @@ class PracticeSession(SQLModel, table=True):
     kind: str
     topic: str | None = None
     difficulty: str | None = None
-    started_at: datetime = Field(sa_type=NAIVE_UTC)
-    last_active_at: datetime = Field(sa_type=NAIVE_UTC)
+    started_at: datetime = Field(sa_type=UTC_TIMESTAMP)
+    last_active_at: datetime = Field(sa_type=UTC_TIMESTAMP)
     """Every click moves it; a session idle for 30 minutes has ended."""
-    ended_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    ended_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
 
 
 class ReviewCard(SQLModel, table=True):
@@ -63,8 +63,8 @@ class ReviewCard(SQLModel, table=True):
     step: int | None = None
     stability: float | None = None
     difficulty: float | None = None
-    due: datetime = Field(sa_type=NAIVE_UTC)
-    last_review: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    due: datetime = Field(sa_type=UTC_TIMESTAMP)
+    last_review: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
 
 
 class MemberReminder(SQLModel, table=True):
@@ -85,6 +85,6 @@ class MemberReminder(SQLModel, table=True):
     last_sent_on: date | None = None
     """The member's local date of the last DM: claimed before sending, so one a day at most,
     across restarts and processes."""
-    dms_closed_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    dms_closed_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     """Set (and `enabled` cleared) when Discord refused the DM; /review tells the member once,
     then clears it."""

@@ -474,9 +474,7 @@ def backup_sqlite(path: Path, now: datetime | None = None) -> Path:
         contextlib.closing(sqlite3.connect(target)) as copy,
     ):
         source.backup(copy)
-        # One self-contained file (the copy inherits WAL mode): reading it with any tool
-        # leaves no -wal/-shm files beside it, and restoring it is a plain copy.
-        copy.execute("PRAGMA journal_mode = DELETE")
+        dialect.leave_wal_mode(copy)  # one file: restoring it is a plain copy
     return target
 
 

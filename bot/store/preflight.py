@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlencode
 
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
@@ -29,7 +30,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from bot.host_errors import HostError
-from bot.store.db import connect_url, is_memory, sqlite_file
+from bot.store import dialect
+from bot.store.db import PYSQLITE_OPTIONS, connect_url, is_memory, sqlite_file
 
 SETTING: Final = "DATABASE_URL"
 # Another process holding the write lock this long still means the file is writable.
@@ -86,7 +88,14 @@ def check_readable(url: str, setting: str = SETTING) -> None:
         if setting == SETTING:
             fix += "; quizbot db upgrade (or quizbot run) creates a new one"
         raise HostError(setting, f"there is no database at {path}", fix)
-    _raise_problem(path, _read_probe(path), setting)
+    if not path.is_file():
+        # A FIFO would block the read-only open for ever; /dev/null reads as an empty database.
+        raise HostError(
+            setting,
+            f"{path} is not a database file (it is a device, a pipe or a socket)",
+            f"point {setting} at the bot's database file",
+        )
+    _raise_problem(path, _read_probe(path, url), setting)
 
 
 def _sqlite_path(url: str, setting: str) -> Path | None:
@@ -243,14 +252,7 @@ def _probe(url: str) -> sqlite3.Error | None:
         try:
             sqlite = connection.driver_connection
             assert isinstance(sqlite, sqlite3.Connection)
-            sqlite.isolation_level = None
-            sqlite.execute("SELECT count(*) FROM sqlite_master")  # a file that is no database
-            sqlite.execute("BEGIN IMMEDIATE")
-            try:
-                # Only a real write reaches the journal (or the WAL's folder) and the file.
-                sqlite.execute(f"CREATE TABLE {_PROBE_TABLE} (x)")
-            finally:
-                sqlite.execute("ROLLBACK")
+            dialect.probe_sqlite_write(sqlite, _PROBE_TABLE)
         finally:
             connection.close()
     except DBAPIError as exc:  # raised while connecting, wrapping the driver's error
@@ -264,17 +266,23 @@ def _probe(url: str) -> sqlite3.Error | None:
     return None
 
 
-def _read_probe(path: Path) -> sqlite3.Error | None:
+def _read_probe(path: Path, url: str) -> sqlite3.Error | None:
     """Open the existing file read-only (so nothing is created or written) and read its
-    schema, which is where a file that is no database shows."""
+    schema, which is where a file that is no database shows. With the URL's own SQLite
+    options (vfs=, nolock=, modeof=...): one SQLite refuses is a line here, not the engine's
+    traceback later."""
+    options = {
+        name: value
+        for name, value in make_url(url).query.items()
+        if name not in PYSQLITE_OPTIONS and isinstance(value, str)
+    }
+    uri = f"{path.absolute().as_uri()}?{urlencode(options | {'mode': 'ro'})}"
     try:
-        sqlite = sqlite3.connect(
-            f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=PROBE_TIMEOUT_S
-        )
+        sqlite = sqlite3.connect(uri, uri=True, timeout=PROBE_TIMEOUT_S)
     except sqlite3.Error as exc:
         return exc
     try:
-        sqlite.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        dialect.read_sqlite_schema(sqlite)
     except sqlite3.Error as exc:
         return exc
     finally:

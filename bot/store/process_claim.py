@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from sqlalchemy import Connection, Engine, TextClause, text
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DBAPIError
 
 from bot.host_errors import HostError
@@ -51,8 +51,8 @@ log = logging.getLogger(__name__)
 
 SCALING_OUT: Final = "README.md, section 'Scaling out'"
 
-# Two-integer advisory keys (classid, objid): a namespace of their own, apart from the
-# 64-bit keys of `dialect.lock_key`. "qui" and a role.
+# Namespaces of `dialect.try_pair_lock`, apart from the 64-bit keys of `dialect.lock_key`:
+# "qui" and a role.
 EVERY: Final = 0x71756901
 COUNT: Final = 0x71756902
 SHARD: Final = 0x71756903
@@ -60,17 +60,6 @@ SHARD: Final = 0x71756903
 MAX_SHARD_LOCKS: Final = 1024
 """Each advisory lock takes a slot of the server's shared lock table (64 per connection by
 default); a process running more shards than this is not checked shard by shard."""
-
-_TRY = text("SELECT pg_try_advisory_lock(CAST(:ns AS integer), CAST(:id AS integer))")
-_TRY_SHARED = text(
-    "SELECT pg_try_advisory_lock_shared(CAST(:ns AS integer), CAST(:id AS integer))"
-)
-# Who else holds locks of a namespace in this database: pg_locks shows every session's.
-_HELD_BY_OTHERS = text(
-    "SELECT DISTINCT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted"
-    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-    " AND classid::bigint = :ns AND objsubid = 2 AND pid <> pg_backend_pid()"
-)
 
 
 class ProcessClaim:
@@ -162,7 +151,7 @@ def claim_database_file(url: str, *, reader: bool = False) -> ProcessClaim:
 def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:
     """Hold this process's shards on a PostgreSQL database, or raise HostError naming the
     setting to change. A no-op on SQLite, where the file is held (`claim_database_file`)."""
-    if engine.dialect.name != "postgresql":
+    if not dialect.has_session_locks(engine):
         return ProcessClaim()
     return _ShardClaim(engine, shards, _claimed_connection(engine, shards))
 
@@ -238,17 +227,17 @@ def _read_pid(fd: int) -> int | None:
 
 def _claim(conn: Connection, shards: ShardPlan) -> None:
     if shards.count is None or shards.ids is None or len(shards.ids) == shards.count:
-        if not _take(conn, _TRY, EVERY, 0):
+        if not dialect.try_pair_lock(conn, EVERY, 0):
             raise _taken_error(conn, shards)
         return
-    if not _take(conn, _TRY_SHARED, EVERY, 0):
+    if not dialect.try_pair_lock(conn, EVERY, 0, shared=True):
         raise HostError(
             "SHARD_IDS",
             "a quizbot process serving every shard is already running on this database",
             f"stop it, or give it SHARD_IDS of its own too ({SCALING_OUT})",
         )
-    _take(conn, _TRY_SHARED, COUNT, shards.count)  # shared: never refused
-    others = sorted(_held_by_others(conn, COUNT) - {shards.count})
+    dialect.try_pair_lock(conn, COUNT, shards.count, shared=True)  # shared: never refused
+    others = sorted(dialect.pair_locks_held_by_others(conn, COUNT) - {shards.count})
     if others:
         theirs = " and ".join(str(count) for count in others)
         raise HostError(
@@ -262,7 +251,7 @@ def _claim(conn: Connection, shards: ShardPlan) -> None:
         log.info("running %d shards: not checked shard by shard", len(shards.ids))
         return
     for shard in shards.ids:
-        if not _take(conn, _TRY, SHARD, shard):
+        if not dialect.try_pair_lock(conn, SHARD, shard):
             raise HostError(
                 "SHARD_IDS",
                 f"shard {shard} is already running in another quizbot process on this "
@@ -272,17 +261,9 @@ def _claim(conn: Connection, shards: ShardPlan) -> None:
             )
 
 
-def _take(conn: Connection, statement: TextClause, namespace: int, key: int) -> bool:
-    return bool(conn.execute(statement, {"ns": namespace, "id": key}).scalar_one())
-
-
-def _held_by_others(conn: Connection, namespace: int) -> set[int]:
-    return set(conn.execute(_HELD_BY_OTHERS, {"ns": namespace}).scalars())
-
-
 def _taken_error(conn: Connection, shards: ShardPlan) -> HostError:
     """Why a process serving every shard cannot start: someone else runs here."""
-    counts = sorted(_held_by_others(conn, COUNT))
+    counts = sorted(dialect.pair_locks_held_by_others(conn, COUNT))
     setting = "SHARD_IDS" if shards.sharded else "SHARD_COUNT"
     if counts:
         theirs = " and ".join(str(count) for count in counts)

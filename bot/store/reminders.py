@@ -4,7 +4,7 @@ What the store decides here, once: the claim of a member's local day (`claim`: a
 WHERE only a day not yet claimed passes, so at most one DM per member per local day, across
 restarts and processes), and the one-time notice that the reminders were turned off because
 the member's DMs are closed (`take_dm_notice`). When a member's hour has come is decided above
-the store (bot/schedule/reminders.py); the store only narrows the rows to read by hour.
+the store (bot/quiz/reminders.py); the store only narrows the rows to read by hour.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from sqlalchemy import Connection, case, func, or_, select, update
 
 from bot.store import dialect
 from bot.store.learning_tables import MemberReminder
-from bot.store.periods import to_utc_naive
 from bot.store.tables import GuildConfig, table_of
 
 _reminder = table_of(MemberReminder)
@@ -28,7 +27,7 @@ _config = table_of(GuildConfig)
 Rezone = Callable[[date, str | None, str | None], date]
 """A member's last reminder day (a local date) moved from one zone to another: (day, old zone,
 new zone), each zone the member's, else the server's (None: neither is set). The rule is
-`bot.schedule.reminders.sent_day_in`."""
+`bot.quiz.reminders.sent_day_in`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +241,7 @@ def dms_closed(conn: Connection, guild_id: int, user_id: int, now: datetime) -> 
     conn.execute(
         update(_reminder)
         .where(*_mine(guild_id, user_id))
-        .values(enabled=False, dms_closed_at=to_utc_naive(now))
+        .values(enabled=False, dms_closed_at=now)
     )
 
 

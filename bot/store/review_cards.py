@@ -1,8 +1,8 @@
 """FSRS review cards as rows: read the queue, read and save cards.
 
 What a rating does to a card is decided above the store (FSRS itself); this module only moves
-cards in and out of `review_card`, with aware UTC datetimes outside (FSRS requires them) and the
-naive storage form inside. Both queue reads are range reads of `ix_review_card_due`.
+cards in and out of `review_card`, with aware UTC datetimes (FSRS requires them; the column type
+stores them naive). Both queue reads are range reads of `ix_review_card_due`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from sqlalchemy import Connection, bindparam, select
 from bot.clock import zone_or
 from bot.store import dialect, prepared
 from bot.store.learning_tables import ReviewCard
-from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.tables import GuildConfig, table_of
 
 _card = table_of(ReviewCard)
@@ -64,8 +63,8 @@ def _card_of(row: Any) -> StoredCard:
         step=row.step,
         stability=row.stability,
         difficulty=row.difficulty,
-        due=from_utc_naive(row.due),
-        last_review=aware(row.last_review),
+        due=row.due,
+        last_review=row.last_review,
     )
 
 
@@ -92,7 +91,7 @@ def due_queue(
     """The task ids of the member's due cards, the most overdue first (ties by task id, so
     the order is stable). Ids only: every Next of a review session reads this, and what it
     chooses needs no more (the card itself is read when an answer rates it)."""
-    params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now), "limit": limit}
+    params = {"g": guild_id, "u": user_id, "at": now, "limit": limit}
     return [task_id for (task_id,) in prepared.rows(conn, _DUE_QUEUE, params)]
 
 
@@ -100,10 +99,8 @@ def upcoming(
     conn: Connection, guild_id: int, user_id: int, now: datetime, limit: int
 ) -> list[tuple[str, datetime]]:
     """(task id, due) of the member's cards not due yet, the soonest first, up to `limit`."""
-    params = {"g": guild_id, "u": user_id, "at": to_utc_naive(now), "limit": limit}
-    return [
-        (task_id, from_utc_naive(due)) for task_id, due in prepared.rows(conn, _UPCOMING, params)
-    ]
+    params = {"g": guild_id, "u": user_id, "at": now, "limit": limit}
+    return [(task_id, due) for task_id, due in prepared.rows(conn, _UPCOMING, params)]
 
 
 def load_cards(
@@ -137,8 +134,8 @@ def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
             "step": card.step,
             "stability": card.stability,
             "difficulty": card.difficulty,
-            "due": to_utc_naive(card.due),
-            "last_review": None if card.last_review is None else to_utc_naive(card.last_review),
+            "due": card.due,
+            "last_review": card.last_review,
         }
         for card in cards
     ]

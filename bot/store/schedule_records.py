@@ -1,6 +1,5 @@
 """Values the schedules store hands out: frozen, ORM-free, so they can cross threads.
-Timestamps in them are aware UTC; the row converters here are where stored naive UTC becomes
-aware."""
+Timestamps in them are aware UTC, as the timestamp columns read (`tables.UtcDateTime`)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Row
 
 from bot.quiz.tasks import Task
-from bot.store.periods import aware, from_utc_naive
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,18 +94,10 @@ Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[Task]]
 """Picks the day's tasks given the server's posting history (keyed by task id)."""
 
 
-_SCHEDULE_TIMES = frozenset(
-    {"created_at", "active_since", "removed_at", "last_error_at", "retry_at"}
-)
-
-
 def schedule_info(row: Row[Any]) -> ScheduleInfo:
-    values = {f.name: getattr(row, f.name) for f in fields(ScheduleInfo)}
     # Any: each field has its own type, which one dict's value type cannot say.
-    converted: dict[str, Any] = {
-        k: aware(v) if k in _SCHEDULE_TIMES else v for k, v in values.items()
-    }
-    return ScheduleInfo(**converted)
+    values: dict[str, Any] = {f.name: getattr(row, f.name) for f in fields(ScheduleInfo)}
+    return ScheduleInfo(**values)
 
 
 def run_info(row: Row[Any]) -> RunInfo:
@@ -116,11 +106,11 @@ def run_info(row: Row[Any]) -> RunInfo:
         schedule_id=row.schedule_id,
         local_date=row.local_date,
         status=row.status,
-        scheduled_for=from_utc_naive(row.scheduled_for),
-        closes_at=aware(row.closes_at),
+        scheduled_for=row.scheduled_for,
+        closes_at=row.closes_at,
         post_ids=tuple(int(p) for p in row.post_ids.split(",") if p),
-        claimed_at=from_utc_naive(row.claimed_at),
-        posted_at=aware(row.posted_at),
-        closed_at=aware(row.closed_at),
+        claimed_at=row.claimed_at,
+        posted_at=row.posted_at,
+        closed_at=row.closed_at,
         error=row.error,
     )

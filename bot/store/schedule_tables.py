@@ -1,7 +1,8 @@
 """Tables of the daily quizzes: the schedules and one row per (schedule, local day) run.
 
 They live on the shared `SQLModel.metadata` (importing this module registers them); the
-baseline migration and `make_engine` create them with the rest. Timestamps are naive UTC.
+baseline migration and `make_engine` create them with the rest. Timestamps are stored naive
+UTC and read aware (`tables.UtcDateTime`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from sqlmodel import Field, SQLModel
 
 from bot.quiz.rules import MAX_TASKS_PER_RUN
 from bot.quiz.tasks import Difficulty
-from bot.store.tables import NAIVE_UTC, one_of
+from bot.store.tables import UTC_TIMESTAMP, one_of
 
 RUN_STATUSES = ("claimed", "posted", "skipped", "failed")
 """A run's life: `claimed` until every post is out (bot/schedule/runner.py), then one of the
@@ -52,17 +53,17 @@ class Schedule(SQLModel, table=True):
     paused: bool = False
     open_thread: bool = False
     created_by: int = Field(sa_type=BigInteger)
-    created_at: datetime = Field(sa_type=NAIVE_UTC)
-    active_since: datetime = Field(sa_type=NAIVE_UTC)
+    created_at: datetime = Field(sa_type=UTC_TIMESTAMP)
+    active_since: datetime = Field(sa_type=UTC_TIMESTAMP)
     """Runs due before this (creation, or the last resume) are not owed."""
-    removed_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    removed_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     last_run_local_date: date | None = None
     last_result: str | None = None
     last_error: str | None = None
-    last_error_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    last_error_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     failures: int = 0
     """Consecutive failed attempts; drives the retry backoff."""
-    retry_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    retry_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     """No attempt before this instant (backoff after a failure)."""
 
 
@@ -83,14 +84,14 @@ class ScheduleRun(SQLModel, table=True):
     schedule_id: int = Field(foreign_key="schedule.id")
     local_date: date
     status: str = "claimed"
-    scheduled_for: datetime = Field(sa_type=NAIVE_UTC)
+    scheduled_for: datetime = Field(sa_type=UTC_TIMESTAMP)
     """The run's due instant."""
-    closes_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    closes_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     """The next day's due instant: when this day's posts close."""
     post_ids: str = ""
     """The posts of the daily set, "12,13": created with the claim, before any send."""
-    claimed_at: datetime = Field(sa_type=NAIVE_UTC)
-    posted_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
-    closed_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    claimed_at: datetime = Field(sa_type=UTC_TIMESTAMP)
+    posted_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
+    closed_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     """When the posts were closed and their messages edited with the result."""
     error: str | None = None

@@ -1,8 +1,8 @@
 """Units of work for the daily quizzes. Sync, like `Store`: the scheduler calls them from a
 worker thread (through the service's `run_read`/`run_write`).
 
-Timestamps cross this boundary as aware UTC datetimes, both ways: they become the naive UTC
-storage form here, and aware again in the values of bot/store/schedule_records.py.
+Timestamps cross this boundary as aware UTC datetimes, both ways (the columns' type,
+`tables.UtcDateTime`, stores them naive).
 The schedule limit is decided here, inside the insert (`add`), so no two adds can both pass it.
 """
 
@@ -19,7 +19,6 @@ from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES, MAX_TASKS_PER_RUN
 from bot.store import dialect, posts
 from bot.store.deliveries import Deliveries
-from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.schedule_records import (
     AttemptInfo,
     Chooser,
@@ -78,7 +77,6 @@ class ScheduleStore:
         """
         if not 1 <= count <= MAX_TASKS_PER_RUN:
             raise ValueError(f"count must be between 1 and {MAX_TASKS_PER_RUN}")
-        stamp = to_utc_naive(now)
         values = {
             "guild_id": guild_id,
             "channel_id": channel_id,
@@ -90,8 +88,8 @@ class ScheduleStore:
             "paused": False,
             "open_thread": open_thread,
             "created_by": created_by,
-            "created_at": stamp,
-            "active_since": stamp,
+            "created_at": now,
+            "active_since": now,
             "failures": 0,
         }
         existing = (
@@ -157,7 +155,7 @@ class ScheduleStore:
     def remove(self, guild_id: int, schedule_id: int, now: datetime) -> ScheduleInfo | None:
         """Soft delete; None when the server has no such schedule (ids are global, so the
         guild check keeps one server from removing another's)."""
-        return self._change(guild_id, schedule_id, removed_at=to_utc_naive(now))
+        return self._change(guild_id, schedule_id, removed_at=now)
 
     def set_paused(
         self, guild_id: int, schedule_id: int, paused: bool, now: datetime
@@ -168,7 +166,7 @@ class ScheduleStore:
         if not paused:
             # Days missed while paused are not owed: resuming at 10:00 must not post the
             # 09:00 quiz, and the backoff of an old failure no longer applies.
-            changes |= {"active_since": to_utc_naive(now), "retry_at": None, "failures": 0}
+            changes |= {"active_since": now, "retry_at": None, "failures": 0}
         mine = _mine(guild_id, schedule_id)
         with self.store.write() as conn:
             flipped = update(_schedule).where(*mine, _schedule.c.paused.is_(not paused))
@@ -188,16 +186,15 @@ class ScheduleStore:
         self, schedule_id: int, error: str, now: datetime, retry_at: datetime | None
     ) -> None:
         """A failed attempt: shown by /schedule list; no attempt before `retry_at`."""
-        stamp = to_utc_naive(now)
         with self.store.write() as conn:
             conn.execute(
                 update(_schedule)
                 .where(_schedule.c.id == schedule_id)
                 .values(
                     last_error=_clip(error),
-                    last_error_at=stamp,
+                    last_error_at=now,
                     failures=_schedule.c.failures + 1,
-                    retry_at=None if retry_at is None else to_utc_naive(retry_at),
+                    retry_at=retry_at,
                 )
             )
 
@@ -244,15 +241,14 @@ class ScheduleStore:
         Each records the version of its task (`posts.insert_posts`), so the day's quiz keeps
         the tasks it was posted with, and closes with their result.
         """
-        stamp = to_utc_naive(now)
         claim = {
             "schedule_id": schedule.id,
             "local_date": local_date,
             "status": "claimed",
-            "scheduled_for": to_utc_naive(scheduled_for),
-            "closes_at": None if closes_at is None else to_utc_naive(closes_at),
+            "scheduled_for": scheduled_for,
+            "closes_at": closes_at,
             "post_ids": "",
-            "claimed_at": stamp,
+            "claimed_at": now,
         }
         with self.store.write() as conn:
             run_id = conn.execute(_claim_statement(conn).values(claim)).scalar()
@@ -290,15 +286,14 @@ class ScheduleStore:
         now: datetime,
     ) -> RunInfo | None:
         """Record a day that will not be posted (missed by more than the grace window)."""
-        stamp = to_utc_naive(now)
         skipped = {
             "schedule_id": schedule_id,
             "local_date": local_date,
             "status": "skipped",
-            "scheduled_for": to_utc_naive(scheduled_for),
+            "scheduled_for": scheduled_for,
             "post_ids": "",
-            "claimed_at": stamp,
-            "closed_at": stamp,
+            "claimed_at": now,
+            "closed_at": now,
             "error": _clip(reason),
         }
         with self.store.write() as conn:
@@ -314,14 +309,13 @@ class ScheduleStore:
     ) -> RunInfo:
         """End a claimed run: posted (every message is out and recorded), or given up
         (skipped/failed). A posted run clears the schedule's error and backoff."""
-        stamp = to_utc_naive(now)
         with self.store.write() as conn:
             values: dict[str, Any] = {
                 "status": status,
                 "error": None if error is None else _clip(error),
             }
             if status == "posted":
-                values["posted_at"] = stamp
+                values["posted_at"] = now
             conn.execute(update(_run).where(_run.c.id == run_id).values(**values))
             row = conn.execute(select(_run).where(_run.c.id == run_id)).one()
             self._set_result(conn, row.schedule_id, row.local_date, result, ok=status == "posted")
@@ -342,7 +336,7 @@ class ScheduleStore:
             select(_run)
             .where(
                 _run.c.closed_at.is_(None),
-                _run.c.closes_at <= to_utc_naive(now),
+                _run.c.closes_at <= now,
                 _run.c.status != "claimed",
             )
             .order_by(_run.c.closes_at, _run.c.id)
@@ -356,15 +350,15 @@ class ScheduleStore:
         stmt = select(func.min(_run.c.closes_at)).where(
             _run.c.closed_at.is_(None),
             _run.c.status != "claimed",
-            _run.c.closes_at > to_utc_naive(after),
+            _run.c.closes_at > after,
         )
         with self.store.read() as conn:
-            return aware(conn.execute(stmt).scalar())
+            return conn.execute(stmt).scalar()
 
     def mark_closed(self, run_id: int, now: datetime) -> None:
         with self.store.write() as conn:
             conn.execute(
-                update(_run).where(_run.c.id == run_id).values(closed_at=to_utc_naive(now))
+                update(_run).where(_run.c.id == run_id).values(closed_at=now)
             )
 
     # -- what the rotation and the summary read -----------------------------------------------
@@ -382,17 +376,17 @@ class ScheduleStore:
             .group_by(_post.c.task_id)
         )
         history = {
-            task_id: TaskPosts(times, from_utc_naive(last))
+            task_id: TaskPosts(times, last)
             for task_id, times, last in conn.execute(sent)
         }
         unsent = select(_post.c.task_id, _post.c.posted_at, _post.c.closes_at).where(
             *public, _post.c.message_id.is_(None), _post.c.closed_at.is_(None)
         )
         for task_id, posted_at, closes_at in conn.execute(unsent):
-            if post_closed(None, aware(closes_at), now):
+            if post_closed(None, closes_at, now):
                 continue
             seen = history.get(task_id)
-            last = from_utc_naive(posted_at)
+            last = posted_at
             history[task_id] = (
                 TaskPosts(1, last)
                 if seen is None
@@ -419,7 +413,7 @@ class ScheduleStore:
                     attempt_no=r.attempt_no,
                     picks=tuple(r.picks.split(",")),
                     correct=bool(r.correct),
-                    created_at=from_utc_naive(r.created_at),
+                    created_at=r.created_at,
                 )
                 for r in conn.execute(stmt)
             ]

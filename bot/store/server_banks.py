@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, select
 
 from bot.store import dialect
-from bot.store.periods import from_utc_naive, to_utc_naive
 from bot.store.store import Store
 from bot.store.tables import ServerBank, table_of
 
@@ -57,7 +56,7 @@ class StoredBank:
 
 def _summary(row: Any) -> BankSummary:
     return BankSummary(
-        row.guild_id, row.name, row.task_count, row.uploaded_by, from_utc_naive(row.uploaded_at)
+        row.guild_id, row.name, row.task_count, row.uploaded_by, row.uploaded_at
     )
 
 
@@ -84,7 +83,7 @@ class BankStore:
             "yaml": yaml,
             "task_count": task_count,
             "uploaded_by": uploaded_by,
-            "uploaded_at": to_utc_naive(now),
+            "uploaded_at": now,
         }
         with self.store.write() as conn:
             replaced = conn.execute(

@@ -19,11 +19,11 @@ from typing import Any
 from sqlalchemy import Connection, Integer, bindparam, func, select, true, update
 from sqlalchemy import cast as sql_cast
 
+from bot.clock import as_utc
 from bot.quiz.errors import SessionExpiredError, SessionMovedOnError
 from bot.quiz.tasks import Task
 from bot.store import dialect, posts, prepared, review_cards
 from bot.store.learning_tables import PracticeSession
-from bot.store.periods import aware, from_utc_naive, to_utc_naive
 from bot.store.records import PostInfo, SessionInfo, SessionSummary
 from bot.store.tables import Post, Score, table_of
 
@@ -145,9 +145,9 @@ def _session_of(row: Any) -> SessionInfo:
         kind=row.kind,
         topic=row.topic,
         difficulty=row.difficulty,
-        started_at=from_utc_naive(row.started_at),
-        last_active_at=from_utc_naive(row.last_active_at),
-        ended_at=aware(row.ended_at),
+        started_at=row.started_at,
+        last_active_at=row.last_active_at,
+        ended_at=row.ended_at,
     )
 
 
@@ -162,16 +162,15 @@ def start_session(
     now: datetime,
 ) -> SessionInfo:
     """A new open session of the member's, ending their previous open one in this server."""
-    at = to_utc_naive(now)
-    prepared.write(conn, _END_OPEN, {"g": guild_id, "u": user_id, "at": at})
+    prepared.write(conn, _END_OPEN, {"g": guild_id, "u": user_id, "at": now})
     values = {
         "guild_id": guild_id,
         "user_id": user_id,
         "kind": kind,
         "topic": topic,
         "difficulty": difficulty,
-        "started_at": at,
-        "last_active_at": at,
+        "started_at": now,
+        "last_active_at": now,
         "ended_at": None,
     }
     session_id = prepared.insert_one(conn, _INSERT, values)
@@ -260,16 +259,16 @@ def add_post(
         schedule_id=None,
         closes_at=None,
         now=now,
-        session=replace(session, last_active_at=from_utc_naive(to_utc_naive(now))),
+        session=replace(session, last_active_at=as_utc(now)),
     )
 
 
 def touch(conn: Connection, session_id: int, now: datetime) -> None:
-    prepared.write(conn, _TOUCH, {"sid": session_id, "at": to_utc_naive(now)})
+    prepared.write(conn, _TOUCH, {"sid": session_id, "at": now})
 
 
 def end_session(conn: Connection, session_id: int, now: datetime) -> None:
-    prepared.write(conn, _END, {"sid": session_id, "at": to_utc_naive(now)})
+    prepared.write(conn, _END, {"sid": session_id, "at": now})
 
 
 def summary(conn: Connection, session_id: int) -> SessionSummary:

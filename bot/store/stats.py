@@ -8,12 +8,12 @@ per local day, and the posts tried, each with its task version and first-try fac
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import BindParameter, Connection, and_, bindparam, func, select, true, union
 
-from bot.store.periods import aware, day_start, local_date
+from bot.clock import day_start, local_date
 from bot.store.posts import post_infos, select_posts
 from bot.store.records import MemberActivity, MemberStats, TriedPost
 from bot.store.tables import Attempt, Post, Score, table_of
@@ -30,7 +30,7 @@ _LAST_ANSWER_BEFORE = select(func.max(_attempt.c.created_at)).where(
     _attempt.c.created_at < bindparam("before"),
 )
 
-_FAR_FUTURE = datetime(9999, 1, 1)
+_FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 
 # A member's counts, each from the member's own index range (attempts and scores by member).
 _mine_a = and_(_attempt.c.guild_id == bindparam("guild_id"), _attempt.c.user_id == _p_user)
@@ -82,7 +82,7 @@ def member_stats(
         first_try_rate=first_try / tried if tried else 0.0,
         points=int(points),
         streak_days=streak,
-        last_active=aware(last),
+        last_active=last,
     )
 
 

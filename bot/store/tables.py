@@ -1,4 +1,5 @@
-"""The SQLModel tables. Timestamps are naive UTC; Discord snowflakes are BigInteger.
+"""The SQLModel tables. Timestamps are stored naive UTC and read aware (`UtcDateTime`);
+Discord snowflakes are BigInteger.
 
 Every table lives on the one shared `SQLModel.metadata` (`migrate.target_metadata` imports
 every module that adds tables). A change here needs its Alembic revision in
@@ -8,16 +9,18 @@ every module that adds tables). A change here needs its Alembic revision in
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from sqlalchemy import (
     BigInteger,
     CheckConstraint,
     DateTime,
+    Dialect,
     ForeignKey,
     Index,
     Table,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
 from sqlmodel import Field, SQLModel
@@ -49,9 +52,30 @@ def table_of(model: type[SQLModel]) -> Table:
     return table
 
 
-NAIVE_UTC = DateTime(timezone=False)
-"""Every timestamp column. Spelled out because recent SQLModel maps `datetime` to an aware
-type that rejects naive values, while older versions store naive: this is the same on all."""
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timestamp stored as naive UTC (DATETIME, TIMESTAMP WITHOUT TIME ZONE: the schema
+    0.1.0 made) and handed in and out as an aware UTC datetime, the form everything above the
+    store uses. The one place the two forms meet: an aware value of any zone is stored as its
+    UTC reading, a naive one is taken to be UTC already, and a stored one comes back aware.
+
+    A value reaches it only where SQLAlchemy knows the column's type: a column's values, and
+    parameters compared with, or assigned to, a column. Not in `text()` or a bare `func`."""
+
+    impl = DateTime(timezone=False)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is None:
+            return value
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+UTC_TIMESTAMP = UtcDateTime()
+"""Every timestamp column's type. Spelled out also because recent SQLModel maps `datetime` to
+an aware type that rejects naive values, while older versions store naive."""
 
 
 class Member(SQLModel, table=True):
@@ -62,7 +86,7 @@ class Member(SQLModel, table=True):
     guild_id: int = Field(sa_type=BigInteger, primary_key=True)
     user_id: int = Field(sa_type=BigInteger, primary_key=True)
     name: str
-    first_seen: datetime = Field(sa_type=NAIVE_UTC)
+    first_seen: datetime = Field(sa_type=UTC_TIMESTAMP)
 
 
 class GuildConfig(SQLModel, table=True):
@@ -93,7 +117,7 @@ class TaskVersion(SQLModel, table=True):
     hash: str
     """sha256 of `content`, in hex: the version's name (`task_codec.task_hash`)."""
     content: str = Field(sa_type=Text)
-    created_at: datetime = Field(sa_type=NAIVE_UTC)
+    created_at: datetime = Field(sa_type=UTC_TIMESTAMP)
 
 
 class Post(SQLModel, table=True):
@@ -117,11 +141,11 @@ class Post(SQLModel, table=True):
     task_id: str
     posted_by: int | None = Field(default=None, sa_type=BigInteger)
     """None when a schedule posted it."""
-    posted_at: datetime = Field(sa_type=NAIVE_UTC)
+    posted_at: datetime = Field(sa_type=UTC_TIMESTAMP)
     # The foreign key to the schedule table is added by the schedules work.
     schedule_id: int | None = Field(default=None, index=True)
-    closes_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
-    closed_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    closes_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
+    closed_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     task_version_id: int | None = Field(
         default=None,
         sa_column_args=[ForeignKey("task_version.id", name="fk_post_task_version")],
@@ -153,7 +177,7 @@ class Attempt(SQLModel, table=True):
     picks: str
     """Option labels joined by ","."""
     correct: bool
-    created_at: datetime = Field(sa_type=NAIVE_UTC)
+    created_at: datetime = Field(sa_type=UTC_TIMESTAMP)
 
 
 class Reveal(SQLModel, table=True):
@@ -164,7 +188,7 @@ class Reveal(SQLModel, table=True):
     user_id: int = Field(sa_type=BigInteger, primary_key=True)
     kind: str = Field(primary_key=True)
     guild_id: int = Field(sa_type=BigInteger)
-    created_at: datetime = Field(sa_type=NAIVE_UTC)
+    created_at: datetime = Field(sa_type=UTC_TIMESTAMP)
 
 
 class Score(SQLModel, table=True):
@@ -205,7 +229,7 @@ class Score(SQLModel, table=True):
     wrong_tries: int
     hint_seen: bool
     forfeited: bool
-    finished_at: datetime = Field(sa_type=NAIVE_UTC)
+    finished_at: datetime = Field(sa_type=UTC_TIMESTAMP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,7 +255,7 @@ class BoardState(SQLModel, table=True):
     """`member_period` is complete for days and weeks starting on or after this local date
     (a Monday); None: for all of them. Re-zoning rebuilds only recent weeks (the ones
     leaderboards show), so it holds the write lock briefly however long the history."""
-    built_at: datetime = Field(sa_type=NAIVE_UTC)
+    built_at: datetime = Field(sa_type=UTC_TIMESTAMP)
     """Wall-clock time of the last rebuild; bounds how often a reader may re-zone."""
 
 
@@ -246,7 +270,7 @@ class MemberTotal(SQLModel, table=True):
     user_id: int = Field(sa_type=BigInteger, primary_key=True)
     points: int
     solved: int
-    reached_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    reached_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
     """The latest finish that earned points; None while `points` is 0."""
 
 
@@ -266,7 +290,7 @@ class MemberPeriod(SQLModel, table=True):
     user_id: int = Field(sa_type=BigInteger, primary_key=True)
     points: int
     solved: int
-    reached_at: datetime | None = Field(default=None, sa_type=NAIVE_UTC)
+    reached_at: datetime | None = Field(default=None, sa_type=UTC_TIMESTAMP)
 
 
 # The leaderboard order (points desc, solved desc, reached_at, user_id) as an index, so the
@@ -310,4 +334,4 @@ class ServerBank(SQLModel, table=True):
     yaml: str = Field(sa_type=Text)
     task_count: int
     uploaded_by: int = Field(sa_type=BigInteger)
-    uploaded_at: datetime = Field(sa_type=NAIVE_UTC)
+    uploaded_at: datetime = Field(sa_type=UTC_TIMESTAMP)

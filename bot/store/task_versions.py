@@ -24,7 +24,6 @@ from sqlalchemy import Connection, bindparam, select
 from bot.quiz.task_codec import decode_task, encode_task
 from bot.quiz.tasks import Task
 from bot.store import dialect, prepared
-from bot.store.periods import to_utc_naive
 from bot.store.tables import TaskVersion, table_of
 
 _version = table_of(TaskVersion)
@@ -94,7 +93,7 @@ def ensure_versions(conn: Connection, tasks: Sequence[Task], now: datetime) -> l
             "task_id": task.id,
             "hash": key,
             "content": content,
-            "created_at": to_utc_naive(now),
+            "created_at": now,
         }
         # Exactly the task the version decodes to (the codec round-trips): no decoding later.
         CACHE.put(key, task)

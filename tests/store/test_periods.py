@@ -1,4 +1,4 @@
-"""Day and week boundaries in local time, converted to naive UTC."""
+"""Day and week boundaries in local time, as aware UTC moments."""
 
 from __future__ import annotations
 
@@ -7,23 +7,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.store.periods import (
-    Period,
-    day_bounds,
-    day_start,
-    local_date,
-    period_bounds,
-    to_utc_naive,
-    week_bounds,
-)
+from bot.clock import Period, day_start, local_date
+from bot.store.periods import day_bounds, period_bounds, week_bounds
 
 BERLIN = ZoneInfo("Europe/Berlin")
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")
-
-
-def test_storage_form_is_naive_utc() -> None:
-    assert to_utc_naive(datetime(2024, 5, 8, 12, tzinfo=BERLIN)) == datetime(2024, 5, 8, 10)
-    assert to_utc_naive(datetime(2024, 5, 8, 12)) == datetime(2024, 5, 8, 12)
 
 
 def test_local_date_of_a_late_evening() -> None:
@@ -34,7 +22,11 @@ def test_local_date_of_a_late_evening() -> None:
 
 def test_day_bounds_in_berlin() -> None:
     start, end = day_bounds(datetime(2024, 5, 7, 22, 30, tzinfo=UTC), BERLIN)  # 00:30 local
-    assert (start, end) == (datetime(2024, 5, 7, 22), datetime(2024, 5, 8, 22))
+    assert (start, end) == (
+        datetime(2024, 5, 7, 22, tzinfo=UTC),
+        datetime(2024, 5, 8, 22, tzinfo=UTC),
+    )
+    assert start.utcoffset() == timedelta(0)
 
 
 @pytest.mark.parametrize(
@@ -50,10 +42,10 @@ def test_dst_days_have_their_real_length(day: date, hours: int) -> None:
 def test_week_starts_on_monday_in_los_angeles() -> None:
     sunday_night = datetime(2024, 5, 13, 6, 30, tzinfo=UTC)  # Sunday 23:30 in LA
     assert week_bounds(sunday_night, LOS_ANGELES) == (
-        datetime(2024, 5, 6, 7),
-        datetime(2024, 5, 13, 7),
+        datetime(2024, 5, 6, 7, tzinfo=UTC),
+        datetime(2024, 5, 13, 7, tzinfo=UTC),
     )
-    assert week_bounds(sunday_night, BERLIN)[0] == datetime(2024, 5, 12, 22)
+    assert week_bounds(sunday_night, BERLIN)[0] == datetime(2024, 5, 12, 22, tzinfo=UTC)
 
 
 def test_period_bounds() -> None:

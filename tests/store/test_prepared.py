@@ -5,16 +5,18 @@ runs, through SQLAlchemy."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from bot.store import Store, prepared
-from bot.store.answers import _INSERT_ATTEMPTS, _POST, _POSTS, _PROGRESS_MANY, _PROGRESS_ONE
-from bot.store.posts import _UNFINISHED_PUBLIC
+from bot.store.answers import _INSERT_ATTEMPTS, _POST, _POSTS
+from bot.store.member_progress import PROGRESS_MANY, PROGRESS_ONE
+from bot.store.posts import _OPEN_PUBLIC_POSTS
 from bot.store.review_cards import _DUE_QUEUE, _UPCOMING
 from bot.store.sessions import _SESSION, _SUMMARY
 from bot.store.tables import Post, table_of
@@ -30,6 +32,7 @@ from tests.store.conftest import (
 )
 
 ALICE = 7
+TOKYO = ZoneInfo("Asia/Tokyo")
 _post = table_of(Post)
 
 
@@ -57,15 +60,17 @@ def test_rows_are_the_rows_sqlalchemy_gives_with_their_types(played: Store) -> N
     with played.read() as conn:
         latest = conn.execute(select(_post.c.id).order_by(_post.c.id.desc())).scalar()
         session = conn.execute(select(_post.c.session_id).where(_post.c.id == latest)).scalar()
-        earlier = (NOW - timedelta(hours=1)).replace(tzinfo=None)  # ALICE's cards fall due later
+        # ALICE's cards fall due later. In another zone: the column type's bind processor makes
+        # it the stored UTC reading on both paths (a raw aware value would compare as text).
+        earlier = (NOW - timedelta(hours=1)).astimezone(TOKYO)
         cases: list[tuple[Any, dict[str, Any]]] = [
             (_POST, {"id": latest}),  # timestamps, the session's columns (labels), NULLs
             (_POST, {"id": 1}),
-            (_PROGRESS_ONE, {"post": 2, "user": ALICE}),  # a UNION, literals, booleans
+            (PROGRESS_ONE, {"post": 2, "user": ALICE}),  # a UNION, literals, booleans
             (_SESSION, {"sid": session}),
             (_SUMMARY, {"sid": session}),  # unnamed scalar subqueries
-            (_UNFINISHED_PUBLIC, {"g": GUILD, "u": ALICE + 1}),  # a member who has not played
-            (_DUE_QUEUE, {"g": GUILD, "u": ALICE, "at": NOW.replace(tzinfo=None), "limit": 5}),
+            (_OPEN_PUBLIC_POSTS, {"g": GUILD}),  # NULLs, timestamps, ordered
+            (_DUE_QUEUE, {"g": GUILD, "u": ALICE, "at": NOW, "limit": 5}),
             (_UPCOMING, {"g": GUILD, "u": ALICE, "at": earlier, "limit": 5}),
         ]
         for statement, params in cases:
@@ -84,7 +89,9 @@ def test_rows_are_the_rows_sqlalchemy_gives_with_their_types(played: Store) -> N
             same.s_kind,
             same.task_hash,
         )
-        assert post.s_kind == "review" and post.posted_at == NOW.replace(tzinfo=None)
+        # The column type's result processor runs on this path too: aware UTC.
+        assert post.s_kind == "review" and post.posted_at == NOW
+        assert post.posted_at.tzinfo is UTC
 
 
 def test_an_expanding_in_runs_compiled_for_each_length_of_its_list(played: Store) -> None:
@@ -94,8 +101,8 @@ def test_an_expanding_in_runs_compiled_for_each_length_of_its_list(played: Store
             assert [tuple(r) for r in rows] == as_sqlalchemy_gives(conn, _POSTS, params)
             assert [r.id for r in rows] == sorted(i for i in params["ids"] if i <= 3)
         pairs = {"posts": [1, 2], "users": [ALICE, ALICE + 1, 99]}
-        rows = prepared.rows(conn, _PROGRESS_MANY, pairs)
-        assert rows and [tuple(r) for r in rows] == as_sqlalchemy_gives(conn, _PROGRESS_MANY, pairs)
+        rows = prepared.rows(conn, PROGRESS_MANY, pairs)
+        assert rows and [tuple(r) for r in rows] == as_sqlalchemy_gives(conn, PROGRESS_MANY, pairs)
         long = {"ids": list(range(1, prepared.MAX_EXPANDED + 2))}  # through SQLAlchemy
         assert [r.id for r in prepared.rows(conn, _POSTS, long)] == [1, 2, 3]
 
@@ -110,7 +117,7 @@ def test_a_refused_row_is_sqlalchemys_integrity_error_and_the_unit_stores_nothin
         "attempt_no": 1,  # ALICE's first attempt on post 1 is stored already
         "picks": "A",
         "correct": True,
-        "created_at": NOW.replace(tzinfo=None),
+        "created_at": NOW,
     }
     fresh = {**attempt, "user_id": ALICE + 1}
     with pytest.raises(IntegrityError), played.write() as conn:
@@ -140,7 +147,7 @@ def _post_values() -> dict[str, Any]:
         "task_id": "t-easy",
         "task_version_id": None,
         "posted_by": 99,
-        "posted_at": NOW.replace(tzinfo=None),
+        "posted_at": NOW,
         "schedule_id": None,
         "closes_at": None,
         "closed_at": None,
