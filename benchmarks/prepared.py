@@ -27,7 +27,8 @@ from sqlalchemy import Connection
 from benchmarks.machine import machine_info
 from bot.quiz.engine import grade
 from bot.store import AnswerRequest, Store, make_engine, prepared
-from bot.store.answers import _INSERT_ATTEMPTS, _POST, _PROGRESS_ONE, _TOUCH_SESSIONS
+from bot.store.answers import _INSERT_ATTEMPTS, _POST, _TOUCH_SESSIONS
+from bot.store.member_progress import PROGRESS_ONE
 from bot.store.review_cards import _DUE_QUEUE
 from bot.store.sessions import _SESSION
 from tests.factories import choice
@@ -129,8 +130,8 @@ def main() -> None:
         cases: list[tuple[str, Any, dict[str, Any], bool]] = [
             ("a post with its session and version (`answers._POST`)", _POST, {"id": post_id}, True),
             (
-                "a member's progress on a post, a UNION (`answers._PROGRESS_ONE`)",
-                _PROGRESS_ONE,
+                "a member's progress on a post, a UNION (`member_progress.PROGRESS_ONE`)",
+                PROGRESS_ONE,
                 {"post": post_id, "user": USER},
                 True,
             ),

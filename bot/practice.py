@@ -121,16 +121,27 @@ class PracticeSession:
                     )
                     self.say(f"Hint: {task.hint}")
                 case Command.SOLUTION:
-                    if not self.confirm_forfeit():
-                        self.say("Not shown: the task goes on.")
-                        continue
-                    self.store.reveal_solution(
-                        post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
-                    )
-                    self.say("Solution shown: this task scores 0.")
-                    self.show_solution(task)
+                    self.solution(task, post.id)
                 case unknown:
                     self.say(f"{unknown!r} is not a command. {HELP}.")
+
+    def solution(self, task: Task, post_id: int) -> None:
+        """Show the solution as `engine.open_solution` decides, on the progress the store
+        reads when asked: free when it costs nothing, else only once the member confirms the
+        forfeit."""
+        seen = self.store.reveal_solution(
+            post_id, PRACTICE_GUILD, self.user_id, self.name, utcnow(), confirmed=False
+        )
+        if not seen.access.shown:
+            if not self.confirm_forfeit():
+                self.say("Not shown: the task goes on.")
+                return
+            seen = self.store.reveal_solution(
+                post_id, PRACTICE_GUILD, self.user_id, self.name, utcnow(), confirmed=True
+            )
+        if seen.access.forfeited_now:
+            self.say("Solution shown: this task scores 0.")
+        self.show_solution(task)
 
     def confirm_forfeit(self) -> bool:
         """The solution ends the task with no points: asked once more, so a slip costs none."""

@@ -1,8 +1,10 @@
 """FSRS, in one place: what a rating does to a member's review card.
 
 The rating itself is a rule (`bot.quiz.review`); this module turns it into the card's next
-state with the `fsrs` package, and converts between the store's `StoredCard` and `fsrs.Card`.
-The store's write unit calls `review` when a member finishes a post (bot/store/answers.py).
+state with the `fsrs` package, and converts between the rules' `StoredCard` and `fsrs.Card`. A
+pure function of the card, the rating and the time, below the store: the store's write unit
+calls `review` when a member finishes a post and stores its result in the same transaction
+(bot/store/answers.py), without the rating reaching back up into anything above the store.
 
 The scheduler has no learning or relearning steps and no fuzzing: a study group meets daily,
 so minute-level steps make no sense, and without steps a Good answer moves a card days ahead
@@ -26,8 +28,7 @@ from datetime import datetime
 from fsrs import Card, Rating, Scheduler, State
 
 from bot.clock import as_utc
-from bot.quiz.review import ReviewRating
-from bot.store.review_cards import StoredCard
+from bot.quiz.review import ReviewRating, StoredCard
 
 SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
 

@@ -1,10 +1,16 @@
 """`quizbot practice`, played through over stdin in a real subprocess."""
 
+import io
 from pathlib import Path
 
 import sqlalchemy as sa
 
+from bot.clock import utcnow
+from bot.practice import PRACTICE_CHANNEL, PRACTICE_GUILD, PracticeSession
+from bot.quiz import engine
+from bot.store import AnswerRequest, Store, make_engine
 from tests.cli_run import run_quizbot_cli
+from tests.factories import choice
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "content" / "mlops" / "data-vs-model-parallelism.yaml"
@@ -64,3 +70,29 @@ def test_the_correct_answer_is_not_shown_while_attempts_remain(tmp_path: Path) -
     stdout, _ = practice(tmp_path, "A\nq\n")
     assert "split method divides" not in stdout  # task 1's explanation names the answer
     assert "Answer:" not in stdout
+
+
+def test_the_solution_after_finishing_elsewhere_is_a_free_look_not_a_forfeit() -> None:
+    """The terminal does not decide a forfeit from the progress it read before the command:
+    the member finished the task meanwhile (another terminal, the same member), so the
+    solution is free, is shown without asking, and nothing says the task scores 0."""
+    store = Store(make_engine("sqlite://"))
+    task = choice("t-cli")
+    out = io.StringIO()
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str | None:
+        prompts.append(prompt)
+        if len(prompts) == 1:
+            post = store.latest_post(PRACTICE_GUILD, PRACTICE_CHANNEL)
+            assert post is not None
+            other = AnswerRequest(post.id, PRACTICE_GUILD, 5, "me", ("A",))
+            store.answer(other, lambda p, r, g: engine.grade(task, g, r.picks), utcnow())
+            return ":solution"
+        return "y" if "[y/N]" in prompt else None
+
+    PracticeSession(store, [task], read, out, user_id=5, name="me").run()
+    text = out.getvalue()
+    assert "scores 0" not in text and "ends this task" not in text
+    assert len(prompts) == 1  # shown at once; the finished task then ends
+    assert f"  Answer: {task.final_answer()}" in text

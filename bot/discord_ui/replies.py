@@ -58,10 +58,10 @@ class Reply:
 
 def attempts_left(progress: Progress) -> str:
     """The post's attempts left, and how many of them can still score when misses on the
-    task's other posts count here (`Progress.task_wrong_tries`)."""
+    task's other posts count here (`Progress.scoring_attempts_left`)."""
     n = progress.attempts_left
     text = f"**{n}** attempt{'' if n == 1 else 's'} left"
-    scoring = MAX_ATTEMPTS - progress.task_wrong_tries
+    scoring = progress.scoring_attempts_left
     if progress.scores_none and n:
         text += " on this post, for practice: no answer here can score now"
     elif 0 < scoring < n:

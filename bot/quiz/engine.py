@@ -10,9 +10,13 @@ rules once, inside its transaction). Each fact is decided here and nowhere else:
   `check_owner`;
 - are the picks valid: `normalise_picks` (whole answers) and `check_partial_picks` (the
   picker's picks so far);
-- is the member finished: `Progress.finished`; can an answer here still score: not when the
-  task earned them points already on another post, nor when their misses on its other posts
-  used up its tries (`Progress.scores_none`); what those misses and a hint seen there cost
+- is the member finished: `Progress.finished` (from the stored rows: `Progress.of_record`,
+  which decides when a solution seen was a forfeit); attempts left: `Progress.attempts_left`,
+  and of them those that can still score: `Progress.scoring_attempts_left`; can an answer here
+  still score: `Progress.can_score`, not when the task earned them points already on another
+  post, nor when their misses on its other posts used up its tries (`Progress.scores_none`);
+  what those posts count here: `Progress.with_other_posts` (and, for an answer just recorded
+  there, `Progress.after_answer_elsewhere`); what those misses and a hint seen there cost
   here: `Progress.task_wrong_tries`, `Progress.task_hint_seen`, in `grade`;
 - was an outcome recorded (an attempt stored): `Outcome.recorded`; an answer the member
   already got wrong on this post is not graded again (`Status.REPEATED`, in `grade`);
@@ -104,10 +108,74 @@ class Progress:
         return self.finished_elsewhere or self.task_wrong_tries >= MAX_ATTEMPTS
 
     @property
+    def scoring_attempts_left(self) -> int:
+        """Of `attempts_left`, those that can still earn points: fewer when misses on the
+        task's other posts count here, none once it `scores_none`."""
+        if self.finished or self.scores_none:
+            return 0
+        return MAX_ATTEMPTS - self.task_wrong_tries
+
+    @property
+    def can_score(self) -> bool:
+        """An answer here can still earn points: what holds a task back from practice and
+        review, and what refuses a closed post's free look (`check_free_look`)."""
+        return not (self.finished or self.scores_none)
+
+    @property
     def first_try(self) -> bool:
         """Solved with no miss on the task anywhere in the server (on a private post: and
         never tried it before, `tried_before`)."""
         return self.solved and self.task_wrong_tries == 0 and not self.tried_before
+
+    @classmethod
+    def of_record(
+        cls,
+        *,
+        wrong_tries: int = 0,
+        solved: bool = False,
+        hint_seen: bool = False,
+        solution_seen: bool = False,
+        points: int = 0,
+        tried: frozenset[tuple[str, ...]] = frozenset(),
+    ) -> Progress:
+        """The progress that a post's stored rows say: its misses (with their picks), a
+        correct attempt, the hint and solution seen, the score's points. A solution seen is
+        a forfeit only when nothing else had finished the post: seen after, it was a free
+        look. (A closed post's free solution is not stored.)"""
+        progress = cls(
+            wrong_tries=wrong_tries, solved=solved, hint_seen=hint_seen, points=points, tried=tried
+        )
+        if solution_seen and not progress.finished:
+            return replace(progress, forfeited=True)
+        return progress
+
+    def with_other_posts(self, others: Sequence[Progress]) -> Progress:
+        """This public post's progress with the member's progress on the task's other public
+        posts in the server: a task's points count once, and so do its misses and hint. A
+        finish on another sets `finished_elsewhere`; else their misses, wrong picks and hint
+        count here. Unchanged once this post is finished."""
+        if self.finished or not others:
+            return self
+        if any(other.finished for other in others):
+            return replace(self, finished_elsewhere=True)
+        return replace(
+            self,
+            wrong_elsewhere=self.wrong_elsewhere + sum(other.wrong_tries for other in others),
+            hint_elsewhere=self.hint_elsewhere or any(other.hint_seen for other in others),
+            tried=self.tried.union(*(other.tried for other in others)),
+        )
+
+    def after_answer_elsewhere(self, outcome: Outcome) -> Progress:
+        """This public post's progress after the member's recorded answer `outcome` on another
+        public post of its task: what `with_other_posts` gives when that answer is read back
+        (the store's batch applies it to the member's other posts it holds)."""
+        if self.finished or self.finished_elsewhere:
+            return self
+        if outcome.progress.finished:
+            return replace(self, finished_elsewhere=True)
+        return replace(
+            self, wrong_elsewhere=self.wrong_elsewhere + 1, tried=self.tried | {outcome.picks}
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +300,7 @@ def check_free_look(closed: bool, progress: Progress, elsewhere: PostLink | None
     who has finished neither this post nor the task anywhere, and has tries left for points
     (`Progress.scores_none`). A free look here would give away the answer they would score
     with there."""
-    if closed and not (progress.finished or progress.scores_none) and elsewhere:
+    if closed and progress.can_score and elsewhere:
         raise AnswerableElsewhereError(elsewhere)
 
 

@@ -1,7 +1,8 @@
 """Spaced review, the pure part: what a finished task rates, and whether it rates today.
 
-FSRS itself (what a rating does to a card) is `bot/review_scheduler.py`; the store's write
-unit applies both when a member finishes a post (`bot/store/answers.py`). Decided here:
+FSRS itself (what a rating does to a card, `StoredCard`) is `bot/review_scheduler.py`, a pure
+function below the store; the store's write unit applies both when a member finishes a post
+and stores the result in the same transaction (`bot/store/answers.py`). Decided here:
 
 - the rating of an outcome: `rating_for` (the table in the README);
 - whether a finish rates the card: `rates_today` (at most once per task per local day, unless
@@ -25,6 +26,23 @@ class ReviewRating(Enum):
     GOOD = "good"
     HARD = "hard"
     AGAIN = "again"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCard:
+    """One member's card for one task: fsrs.Card's fields, datetimes aware UTC. A plain
+    value, so FSRS (`bot.review_scheduler`) works on it below the store that keeps it
+    (`bot.store.review_cards`)."""
+
+    guild_id: int
+    user_id: int
+    task_id: str
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,11 +5,13 @@ One write unit of work reads each post's state once, lets the rules decide once,
 - the post exists in this server: `_posts_in_guild` (else UnknownPostError), and the member
   may use it: a private practice or review task is its owner's, while its session lasts
   (`PostInfo.check_member`, in `_post_of`);
-- the member's progress: derived from attempts (with the picks of each wrong one: the engine
+- the member's progress: read from attempts (with the picks of each wrong one: the engine
   grades the same wrong answer again as a repeat, which stores nothing), reveals and the
-  score (never stored twice); on a public post, with what the member did on the task's other
-  public posts in the server (`_progress_with_task`: a task's points count once, and so do
-  its misses and hint);
+  score (never stored twice), and what the rows mean decided by the engine
+  (`bot.store.member_progress`); on a public post, with what the member did on the task's
+  other public posts in the server (`Progress.with_other_posts`: a task's points count once,
+  and so do its misses and hint), and within a batch, with the answers it records there
+  (`Progress.after_answer_elsewhere`);
 - whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
   `bot.quiz.engine` (`check_open`, the service's grader, `see_hint`, `open_solution`); the
   grader gets the post as read, with the task version it was posted with (`PostInfo.task`);
@@ -39,27 +41,16 @@ its session's `last_active_at`.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
-    ColumnElement,
-    CompoundSelect,
     Connection,
-    Select,
-    String,
-    Table,
     bindparam,
-    case,
-    literal,
-    null,
     select,
-    true,
-    union_all,
     update,
 )
 from sqlalchemy.exc import IntegrityError
@@ -77,10 +68,9 @@ from bot.quiz.engine import (
 )
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.review import CardUpdate, rates_today, rating_of
-from bot.quiz.tasks import MAX_ATTEMPTS
 from bot.store import board_totals, dialect, prepared, review_cards
 from bot.store.learning_tables import PracticeSession
-from bot.store.periods import to_utc_naive
+from bot.store.member_progress import Pair, TaskKey, progress_of, progress_with_task, task_key
 from bot.store.posts import (
     post_infos,
     select_posts,
@@ -109,88 +99,6 @@ _total = table_of(MemberTotal)
 _period = table_of(MemberPeriod)
 _session = table_of(PracticeSession)
 
-Pair = tuple[int, int]
-"""(post id, user id): one member on one post."""
-
-_ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
-
-
-def _progress_statement(
-    match: Callable[[Table], tuple[ColumnElement[bool], ...]], *, of_task: bool = False
-) -> CompoundSelect:
-    """Every matched pair's attempts (one row each, with its picks: at most MAX_ATTEMPTS),
-    reveals and score, in one statement. `of_task`: `match` may also test the post (a member's
-    rows on a task's posts), and each row ends with its post's server and task."""
-    no_picks = null().cast(String)
-    task_columns = (_post.c.guild_id, _post.c.task_id) if of_task else ()
-
-    def part(table: Table, *columns: ColumnElement[Any]) -> Select[Any]:
-        stmt = select(table.c.post_id, table.c.user_id, *columns, *task_columns)
-        if of_task:
-            stmt = stmt.select_from(table.join(_post, _post.c.id == table.c.post_id))
-        return stmt.where(*match(table))
-
-    return union_all(
-        part(
-            _attempt,
-            literal(_ATTEMPT).label("part"),
-            case((_attempt.c.correct == true(), 1), else_=0).label("a"),
-            literal(0).label("b"),
-            _attempt.c.picks,
-        ),
-        part(
-            _reveal,
-            literal(_REVEAL),
-            case((_reveal.c.kind == "hint", 1), else_=0),
-            case((_reveal.c.kind == "solution", 1), else_=0),
-            no_picks,
-        ),
-        part(_score, literal(_SCORE), _score.c.points, literal(0), no_picks),
-    )
-
-
-def _one_pair(table: Table) -> tuple[ColumnElement[bool], ...]:
-    return (table.c.post_id == bindparam("post"), table.c.user_id == bindparam("user"))
-
-
-def _many_pairs(table: Table) -> tuple[ColumnElement[bool], ...]:
-    # Two plain INs seek the (post_id, user_id, …) key on every engine; a row-value IN would
-    # scan SQLite's whole index. They also match cross pairs (another asked member on another
-    # asked post), which `_progress_of` drops.
-    return (
-        table.c.post_id.in_(bindparam("posts", expanding=True)),
-        table.c.user_id.in_(bindparam("users", expanding=True)),
-    )
-
-
-def _one_task(table: Table) -> tuple[ColumnElement[bool], ...]:
-    # `ix_post_guild_task` finds the task's posts, then each table's (post_id, user_id) key.
-    return (
-        _post.c.guild_id == bindparam("guild"),
-        _post.c.task_id == bindparam("task"),
-        _post.c.session_id.is_(None),
-        table.c.user_id == bindparam("user"),
-    )
-
-
-def _many_tasks(table: Table) -> tuple[ColumnElement[bool], ...]:
-    # Cross triples (an asked member on another asked task) are dropped by
-    # `_progress_with_task`.
-    return (
-        _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
-        _post.c.task_id.in_(bindparam("tasks", expanding=True)),
-        _post.c.session_id.is_(None),
-        table.c.user_id.in_(bindparam("users", expanding=True)),
-    )
-
-
-# Built once: building a Core statement costs far more than running it (milliseconds for the
-# union), and a prebuilt one reuses its compiled form. A lone answer (most batches outside
-# bursts) takes the plain `=` forms: expanding an IN list is the costliest part of a run.
-_PROGRESS_ONE = _progress_statement(_one_pair)
-_PROGRESS_MANY = _progress_statement(_many_pairs)
-_TASK_PROGRESS_ONE = _progress_statement(_one_task, of_task=True)
-_TASK_PROGRESS_MANY = _progress_statement(_many_tasks, of_task=True)
 _POST = select_posts().where(_post.c.id == bindparam("id"))
 _POSTS = select_posts().where(_post.c.id.in_(bindparam("ids", expanding=True)))
 _INSERT_ATTEMPTS = _attempt.insert()
@@ -200,169 +108,6 @@ _TOUCH_SESSIONS = (
     .where(_session.c.id == bindparam("sid"), _session.c.last_active_at < bindparam("at"))
     .values(last_active_at=bindparam("at"))
 )
-
-
-def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
-    if len(pairs) == 1:
-        ((post_id, user_id),) = pairs
-        return prepared.rows(conn, _PROGRESS_ONE, {"post": post_id, "user": user_id})
-    params = {"posts": sorted({p for p, _ in pairs}), "users": sorted({u for _, u in pairs})}
-    return prepared.rows(conn, _PROGRESS_MANY, params)
-
-
-@dataclass(slots=True)
-class _Facts:
-    wrong: int = 0
-    solved: bool = False
-    hint: bool = False
-    solution: bool = False
-    points: int = 0
-    scored: bool = False
-    """The member's score row: they finished the post."""
-    tried: set[tuple[str, ...]] = field(default_factory=set)
-
-    def add(self, part: int, a: Any, b: Any, picks: str | None) -> None:
-        """One row of `_progress_statement`."""
-        if part == _ATTEMPT:
-            if a:
-                self.solved = True
-            else:
-                self.wrong += 1
-                self.tried.add(tuple((picks or "").split(",")))
-        elif part == _REVEAL:
-            self.hint |= bool(a)
-            self.solution |= bool(b)
-        else:
-            self.scored = True
-            self.points = int(a or 0)
-
-    def progress(self) -> Progress:
-        return Progress(
-            wrong_tries=self.wrong,
-            solved=self.solved,
-            hint_seen=self.hint,
-            # A solution seen after finishing is a free look, not a forfeit.
-            forfeited=self.solution and not self.solved and self.wrong < MAX_ATTEMPTS,
-            points=self.points,
-            tried=frozenset(self.tried),
-        )
-
-
-def _progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress]:
-    """Each member's progress on each post; a pair with no rows has fresh progress."""
-    facts: dict[Pair, _Facts] = defaultdict(_Facts)
-    wanted = set(pairs)
-    for post_id, user_id, part, a, b, picks in _progress_rows(conn, pairs):
-        if (post_id, user_id) in wanted:
-            facts[(post_id, user_id)].add(part, a, b, picks)
-    return {pair: (facts[pair].progress() if pair in facts else Progress()) for pair in pairs}
-
-
-TaskKey = tuple[int, str, int]
-"""(server, task id, user id): one member's credit for one task in one server."""
-
-
-def _task_key(post: PostInfo, user_id: int) -> TaskKey:
-    return (post.guild_id, post.task_id, user_id)
-
-
-def _progress_with_task(
-    conn: Connection, pairs: Sequence[Pair], posts: Mapping[int, PostInfo]
-) -> tuple[dict[Pair, Progress], dict[TaskKey, list[Pair]]]:
-    """Each member's progress on each (known) post. A private post's comes from its own rows
-    (`_progress_of`). A public post's comes from the member's rows on all its task's public
-    posts in the server, in one read: a task's points count once, and so do its misses and
-    hint. So unless they finished this post, a finish on another sets
-    `Progress.finished_elsewhere`, and else their misses, wrong picks and hint there count here
-    (`wrong_elsewhere`, `tried`, `hint_elsewhere`). Also returns the public pairs by task
-    (`_spread_answer`'s)."""
-    by_task: dict[TaskKey, list[Pair]] = defaultdict(list)
-    private: list[Pair] = []
-    for post_id, user_id in pairs:
-        post = posts[post_id]
-        if post.private:
-            private.append((post_id, user_id))
-        else:
-            by_task[_task_key(post, user_id)].append((post_id, user_id))
-    state = _progress_of(conn, private) if private else {}
-    if private:
-        _mark_tried_before(conn, state, private, posts)
-    if not by_task:
-        return state, by_task
-    if len(by_task) == 1:
-        ((guild, task, user),) = by_task
-        params: dict[str, Any] = {"guild": guild, "task": task, "user": user}
-        rows: Iterable[Any] = prepared.rows(conn, _TASK_PROGRESS_ONE, params)
-    else:
-        params = {
-            "guilds": sorted({g for g, _, _ in by_task}),
-            "tasks": sorted({t for _, t, _ in by_task}),
-            "users": sorted({u for _, _, u in by_task}),
-        }
-        rows = prepared.rows(conn, _TASK_PROGRESS_MANY, params)
-    facts: dict[TaskKey, dict[int, _Facts]] = defaultdict(lambda: defaultdict(_Facts))
-    for post_id, user_id, part, a, b, picks, guild, task in rows:
-        if (guild, task, user_id) in by_task:
-            facts[(guild, task, user_id)][post_id].add(part, a, b, picks)
-    for key, task_pairs in by_task.items():
-        on_task = facts.get(key, {})
-        for post_id, user_id in task_pairs:
-            own = on_task[post_id].progress() if post_id in on_task else Progress()
-            others = [fact for other, fact in on_task.items() if other != post_id]
-            if not own.finished and others:
-                own = _with_elsewhere(own, others)
-            state[(post_id, user_id)] = own
-    return state, by_task
-
-
-_EARLIER = union_all(
-    *(
-        select(table.c.post_id, table.c.user_id, _post.c.guild_id, _post.c.task_id)
-        .select_from(table.join(_post, _post.c.id == table.c.post_id))
-        .where(
-            _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
-            _post.c.task_id.in_(bindparam("tasks", expanding=True)),
-            table.c.user_id.in_(bindparam("users", expanding=True)),
-        )
-        for table in (_attempt, _score)
-    )
-)
-"""The posts (public or private) on which members answered or finished tasks: a private
-post's "first try" is only one if the member has none of its task's but that post."""
-
-
-def _mark_tried_before(
-    conn: Connection,
-    state: dict[Pair, Progress],
-    private: Sequence[Pair],
-    posts: Mapping[int, PostInfo],
-) -> None:
-    """Set `Progress.tried_before` on each private pair whose member answered or finished its
-    task on another post of the server: a review (or a practice of a task met before) is
-    never a first try, whatever this post's attempts say."""
-    params = {
-        "guilds": sorted({posts[p].guild_id for p, _ in private}),
-        "tasks": sorted({posts[p].task_id for p, _ in private}),
-        "users": sorted({u for _, u in private}),
-    }
-    met: dict[TaskKey, set[int]] = defaultdict(set)
-    for post_id, user_id, guild, task in prepared.rows(conn, _EARLIER, params):
-        met[(guild, task, user_id)].add(post_id)
-    for pair in private:
-        post_id, user_id = pair
-        if met.get(_task_key(posts[post_id], user_id), set()) - {post_id}:
-            state[pair] = replace(state[pair], tried_before=True)
-
-
-def _with_elsewhere(progress: Progress, others: Sequence[_Facts]) -> Progress:
-    if any(other.scored for other in others):
-        return replace(progress, finished_elsewhere=True)
-    return replace(
-        progress,
-        wrong_elsewhere=sum(other.wrong for other in others),
-        hint_elsewhere=any(other.hint for other in others),
-        tried=progress.tried.union(*(other.tried for other in others)),
-    )
 
 
 def _spread_answer(
@@ -376,17 +121,8 @@ def _spread_answer(
     posts of its task in this batch (`by_task[key]`), as a later batch would read it: a finish
     there, else one more miss."""
     for pair in by_task.get(key, ()):
-        progress = state[pair]
-        if pair == done or progress.finished or progress.finished_elsewhere:
-            continue
-        if outcome.progress.finished:
-            state[pair] = replace(progress, finished_elsewhere=True)
-        else:
-            state[pair] = replace(
-                progress,
-                wrong_elsewhere=progress.wrong_elsewhere + 1,
-                tried=progress.tried | {outcome.picks},
-            )
+        if pair != done:
+            state[pair] = state[pair].after_answer_elsewhere(outcome)
 
 
 def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
@@ -437,10 +173,6 @@ class _Writes:
     cards: list[CardUpdate] = field(default_factory=list)
     """What each of `finished` did to its review card, once flushed."""
 
-    @property
-    def stamp(self) -> datetime:
-        return to_utc_naive(self.now)
-
     def member(self, guild_id: int, user_id: int, name: str) -> None:
         self.members[(guild_id, user_id)] = name
 
@@ -451,7 +183,7 @@ class _Writes:
 
     def attempt(self, request: AnswerRequest, attempt_no: int, outcome: Outcome) -> None:
         """The attempt with the picks as the engine graded them (`Outcome.picks`, the form
-        of `normalise_picks`), so a repeat of it is recognised when read back (`_progress_of`).
+        of `normalise_picks`), so a repeat of it is recognised when read back (`progress_of`).
         """
         self.attempts.append(
             {
@@ -461,7 +193,7 @@ class _Writes:
                 "attempt_no": attempt_no,
                 "picks": ",".join(outcome.picks),
                 "correct": outcome.correct,
-                "created_at": self.stamp,
+                "created_at": self.now,
             }
         )
 
@@ -472,7 +204,7 @@ class _Writes:
                 "user_id": user_id,
                 "kind": kind,
                 "guild_id": post.guild_id,
-                "created_at": self.stamp,
+                "created_at": self.now,
             }
         )
 
@@ -489,7 +221,7 @@ class _Writes:
                 "wrong_tries": progress.wrong_tries,
                 "hint_seen": progress.hint_seen,
                 "forfeited": progress.forfeited,
-                "finished_at": self.stamp,
+                "finished_at": self.now,
             }
         self.scores.append(row)
         if not post.private:
@@ -498,7 +230,7 @@ class _Writes:
 
     def flush(self, conn: Connection) -> None:
         if self.members:
-            _upsert_members(conn, self.members, self.stamp)
+            _upsert_members(conn, self.members, self.now)
         if self.attempts:
             prepared.write(conn, _INSERT_ATTEMPTS, self.attempts)
         if self.reveals:
@@ -506,13 +238,13 @@ class _Writes:
         if self.scores:
             prepared.write(conn, _INSERT_SCORES, self.scores)
             if self.board_scores:
-                board_totals.add_scores(conn, self.board_scores, self.stamp)
+                board_totals.add_scores(conn, self.board_scores, self.now)
             self.cards = _rate_cards(conn, self.finished, self.now, self.zone)
         if self.sessions:
             prepared.write(
                 conn,
                 _TOUCH_SESSIONS,
-                [{"sid": sid, "at": self.stamp} for sid in sorted(self.sessions)],
+                [{"sid": sid, "at": self.now} for sid in sorted(self.sessions)],
             )
 
 
@@ -584,7 +316,7 @@ def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: 
 
 
 def read_progress(conn: Connection, post_id: int, user_id: int) -> Progress:
-    return _progress_of(conn, [(post_id, user_id)])[(post_id, user_id)]
+    return progress_of(conn, [(post_id, user_id)])[(post_id, user_id)]
 
 
 def member_state(
@@ -604,8 +336,8 @@ def _member_post(
 
 def _progress_on(conn: Connection, post: PostInfo, user_id: int) -> Progress:
     """The member's progress on the post, with what they did on its task's other public
-    posts (`_progress_with_task`)."""
-    state, _ = _progress_with_task(conn, [(post.id, user_id)], {post.id: post})
+    posts (`progress_with_task`)."""
+    state, _ = progress_with_task(conn, [(post.id, user_id)], {post.id: post})
     return state[(post.id, user_id)]
 
 
@@ -644,14 +376,14 @@ def batch_committed(
             stmt = select(_attempt.c.id).where(
                 _attempt.c.post_id == request.post_id,
                 _attempt.c.user_id == request.user_id,
-                _attempt.c.created_at == to_utc_naive(now),
+                _attempt.c.created_at == now,
             )
             return conn.execute(stmt.limit(1)).first() is not None
     return False
 
 
 def upsert_member(conn: Connection, guild_id: int, user_id: int, name: str, now: datetime) -> None:
-    _upsert_members(conn, {(guild_id, user_id): name}, to_utc_naive(now))
+    _upsert_members(conn, {(guild_id, user_id): name}, now)
 
 
 _UTC = ZoneInfo("UTC")
@@ -700,7 +432,7 @@ def _lock_members(
     task too, each seeing the other's finish (a task's points count once). A post's task never
     changes, so its row is read before the lock. A no-op on SQLite, whose write lock already
     does this. Pairs of unknown posts lock nothing: they are refused."""
-    keys = (_task_key(posts[p], u) for p, u in pairs if p in posts)
+    keys = (task_key(posts[p], u) for p, u in pairs if p in posts)
     dialect.lock(conn, "answer", keys)
 
 
@@ -714,7 +446,7 @@ def _record(
     posts = _posts_in_guild(conn, (r.post_id for r in requests))
     _lock_members(conn, posts, ((r.post_id, r.user_id) for r in requests))
     known = [r for r in requests if r.post_id in posts]
-    state, by_task = _progress_with_task(
+    state, by_task = progress_with_task(
         conn, sorted({(r.post_id, r.user_id) for r in known}), posts
     )
     writes = _Writes(now, zone)
@@ -741,7 +473,7 @@ def _record(
                 finishing[len(results)] = len(writes.finished)
                 writes.score(post, request.user_id, outcome.progress)
             if not post.private:
-                _spread_answer(state, by_task, _task_key(post, request.user_id), pair, outcome)
+                _spread_answer(state, by_task, task_key(post, request.user_id), pair, outcome)
         results.append(Answered(post, outcome))
     writes.flush(conn)
     for index, finish in finishing.items():

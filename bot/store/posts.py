@@ -28,7 +28,6 @@ from sqlalchemy import (
     delete,
     distinct,
     exists,
-    false,
     func,
     or_,
     select,
@@ -36,12 +35,13 @@ from sqlalchemy import (
     update,
 )
 
+from bot.clock import as_utc
 from bot.quiz import refs
 from bot.quiz.engine import post_closed
-from bot.quiz.tasks import MAX_ATTEMPTS, Task
+from bot.quiz.tasks import Task
 from bot.store import prepared
 from bot.store.learning_tables import PracticeSession
-from bot.store.periods import aware, from_utc_naive, to_utc_naive
+from bot.store.member_progress import public_progress
 from bot.store.records import PostCounts, PostInfo, SessionInfo
 from bot.store.tables import Attempt, Post, Reveal, Score, TaskVersion, table_of
 from bot.store.task_versions import ensure_versions, tasks_by_hash
@@ -125,42 +125,18 @@ _OPEN_PUBLIC = (
     .distinct()
 )
 
-_of_task = _post.alias("of_task")
-_SAME_TASK_PUBLIC = (
-    _of_task.c.guild_id == _post.c.guild_id,
-    _of_task.c.task_id == _post.c.task_id,
-    _of_task.c.session_id.is_(None),
-)
-_SCORES_NONE = or_(
-    # `Progress.scores_none` for the member `u` on the outer post, for every post at once: the
-    # task finished on a public post of it here (a task's points count once), or missed three
-    # times across them (so do its misses). The answer path reads the same rows per member
-    # (`answers._progress_with_task`), found by `ix_post_guild_task` as these are.
-    exists().where(
-        *_SAME_TASK_PUBLIC, _score.c.post_id == _of_task.c.id, _score.c.user_id == bindparam("u")
-    ),
-    select(func.count())
-    .where(
-        *_SAME_TASK_PUBLIC,
-        _attempt.c.post_id == _of_task.c.id,
-        _attempt.c.user_id == bindparam("u"),
-        _attempt.c.correct == false(),
-    )
-    .scalar_subquery()
-    >= MAX_ATTEMPTS,
-)
-_UNFINISHED_PUBLIC = (
-    select(_post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
+_OPEN_PUBLIC_POSTS = (
+    select(_post.c.id, _post.c.task_id, _post.c.closes_at, _post.c.channel_id, _post.c.message_id)
     .where(
         _post.c.guild_id == bindparam("g"),
         _post.c.session_id.is_(None),
         # Closed explicitly is closed for good; the closing time is `engine.post_closed`'s.
         _post.c.closed_at.is_(None),
-        # The member can still score with its task here.
-        ~_SCORES_NONE,
     )
     .order_by(_post.c.id.desc())
 )
+"""A server's public posts not closed explicitly, the latest first: `ix_post_guild_task`'s
+range. Whether the member can still score on one is the engine's (`Progress.can_score`)."""
 
 _POST_COUNTS = select(
     select(func.count(distinct(_attempt.c.user_id)))
@@ -199,17 +175,17 @@ def _session_info(row: Row[Any]) -> SessionInfo | None:
         kind=row.s_kind,
         topic=row.s_topic,
         difficulty=row.s_difficulty,
-        started_at=from_utc_naive(row.s_started_at),
-        last_active_at=from_utc_naive(row.s_last_active_at),
-        ended_at=aware(row.s_ended_at),
+        started_at=row.s_started_at,
+        last_active_at=row.s_last_active_at,
+        ended_at=row.s_ended_at,
     )
 
 
 def _post_info(
     columns: RowMapping | Mapping[str, Any], task: Task | None, session: SessionInfo | None
 ) -> PostInfo:
-    """A post's PostInfo from its columns as stored (a row read, or the values just
-    inserted): the one place a post's timestamps become aware."""
+    """A post's PostInfo from its columns (a row read, or the values just inserted, whose
+    timestamps are aware UTC as a read gives them)."""
     return PostInfo(
         id=columns["id"],
         guild_id=columns["guild_id"],
@@ -217,10 +193,10 @@ def _post_info(
         message_id=columns["message_id"],
         task_id=columns["task_id"],
         posted_by=columns["posted_by"],
-        posted_at=from_utc_naive(columns["posted_at"]),
+        posted_at=columns["posted_at"],
         schedule_id=columns["schedule_id"],
-        closes_at=aware(columns["closes_at"]),
-        closed_at=aware(columns["closed_at"]),
+        closes_at=columns["closes_at"],
+        closed_at=columns["closed_at"],
         task_version_id=columns["task_version_id"],
         task=task,
         session_id=columns["session_id"],
@@ -253,9 +229,9 @@ def insert_posts(
             "task_id": task.id,
             "task_version_id": version_id,
             "posted_by": posted_by,
-            "posted_at": to_utc_naive(now),
+            "posted_at": as_utc(now),
             "schedule_id": schedule_id,
-            "closes_at": None if closes_at is None else to_utc_naive(closes_at),
+            "closes_at": None if closes_at is None else as_utc(closes_at),
             "closed_at": None,
             "session_id": None if session is None else session.id,
         }
@@ -329,7 +305,7 @@ def search_posts(conn: Connection, guild_id: int, text: str, limit: int) -> list
 
 
 def close_post(conn: Connection, post_id: int, now: datetime) -> bool:
-    result = conn.execute(_CLOSE, {"post_id": post_id, "closed_at": to_utc_naive(now)})
+    result = conn.execute(_CLOSE, {"post_id": post_id, "closed_at": now})
     return result.rowcount == 1
 
 
@@ -339,7 +315,7 @@ def open_public_tasks(conn: Connection, guild_id: int, now: datetime) -> frozens
     tell its answer or its wrong options."""
     rows = conn.execute(_OPEN_PUBLIC, {"guild_id": guild_id})
     return frozenset(
-        task_id for task_id, closes_at in rows if not post_closed(None, aware(closes_at), now)
+        task_id for task_id, closes_at in rows if not post_closed(None, closes_at, now)
     )
 
 
@@ -356,14 +332,21 @@ class OpenPost:
 def unfinished_public_posts(
     conn: Connection, guild_id: int, user_id: int, now: datetime
 ) -> list[OpenPost]:
-    """This server's open public posts of tasks the member has finished on no public post
-    here, nor missed three times across them, the latest first: they can still score on
-    them."""
-    rows = prepared.rows(conn, _UNFINISHED_PUBLIC, {"g": guild_id, "u": user_id})
+    """This server's open public posts on which the member can still score
+    (`Progress.can_score`, with their progress as the answer path reads it), the latest first.
+    Two reads: the open posts, then the member's rows on their tasks' public posts."""
+    rows = [
+        row
+        for row in prepared.rows(conn, _OPEN_PUBLIC_POSTS, {"g": guild_id})
+        if not post_closed(None, row.closes_at, now)
+    ]
+    if not rows:
+        return []
+    progress = public_progress(conn, guild_id, user_id, {row.id: row.task_id for row in rows})
     return [
-        OpenPost(task_id, channel_id, message_id)
-        for task_id, closes_at, channel_id, message_id in rows
-        if not post_closed(None, aware(closes_at), now)
+        OpenPost(row.task_id, row.channel_id, row.message_id)
+        for row in rows
+        if progress[row.id].can_score
     ]
 
 

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, bindparam, select
 
 from bot.clock import zone_or
+from bot.quiz.review import StoredCard as StoredCard  # the rules' value, kept here as rows
 from bot.store import dialect, prepared
 from bot.store.learning_tables import ReviewCard
 from bot.store.tables import GuildConfig, table_of
@@ -25,21 +26,6 @@ _config = table_of(GuildConfig)
 
 CardKey = tuple[int, int, str]
 """(guild id, user id, task id): one member's card for one task."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredCard:
-    """One member's card for one task: fsrs.Card's fields, datetimes aware UTC."""
-
-    guild_id: int
-    user_id: int
-    task_id: str
-    state: int
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,8 +128,8 @@ class Post(SQLModel, table=True):
         Index("ix_post_channel_time", "guild_id", "channel_id", "posted_at"),
         Index("ix_post_guild_time", "guild_id", "posted_at"),
         # A task's public posts in a server: a member's points and misses count once per task
-        # (`answers._progress_with_task`, `posts._SCORES_NONE`); `session_id` last, so a seek
-        # skips practice posts.
+        # (`member_progress.progress_with_task`, `posts.unfinished_public_posts`); `session_id`
+        # last, so a seek skips practice posts.
         Index("ix_post_guild_task", "guild_id", "task_id", "session_id"),
     )
 
