@@ -76,22 +76,18 @@ from bot.quiz.errors import (
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.reports import insights
 from bot.reports.insights import Insights, InsightsPeriod
-from bot.service_values import (
-    AnswerReply,
-    HintReply,
-    MemberView,
-    PostedTask,
-    SolutionReply,
-)
+from bot.service_values import MemberView, PostedTask
 from bot.store import (
     Answered,
     AnswerRequest,
     GuildConfigInfo,
+    HintSeen,
     Leaderboard,
     MemberStats,
     PostCounts,
     PostInfo,
     ScheduleStore,
+    SolutionSeen,
     Store,
     Unit,
 )
@@ -302,7 +298,9 @@ class QuizService:
             return catalog.get_or_raise(task_id)
         return self.rng.choice(catalog.matching(topic, difficulty))
 
-    def _posted(self, post: PostInfo) -> PostedTask:
+    def posted_of(self, post: PostInfo) -> PostedTask:
+        """A post with its task (`task_of`), and whether it has closed by now: what a reply
+        to an answer, a hint or a solution shows."""
         return PostedTask(post, self.task_of(post), post.is_closed(self.clock()))
 
     async def create_post(
@@ -344,18 +342,18 @@ class QuizService:
             raise UnknownPostError(f"no posted task {post_id} in this server")
         if user_id is not None:
             post.check_member(user_id, self.clock())
-        return self._posted(post)
+        return self.posted_of(post)
 
     async def member_view(self, post_id: int, guild_id: int, user_id: int) -> MemberView:
         """A post and the member's progress, in one read (the picker opens with this)."""
         post, progress = await self.run_read(
             self.store.member_state, post_id, guild_id, user_id, self.clock()
         )
-        return MemberView(self._posted(post), progress)
+        return MemberView(self.posted_of(post), progress)
 
     async def latest_posted(self, guild_id: int, channel_id: int) -> PostedTask | None:
         post = await self.run_read(self.store.latest_post, guild_id, channel_id)
-        return None if post is None else self._posted(post)
+        return None if post is None else self.posted_of(post)
 
     async def search_posts(self, guild_id: int, text: str, limit: int = 25) -> list[PostedTask]:
         posts = await self.run_read(self.store.search_posts, guild_id, text, limit)
@@ -363,7 +361,7 @@ class QuizService:
         for post in posts:
             # Left out: only an unpinned 0.1.0 post whose task is not loaded (`task_of`).
             with contextlib.suppress(UnknownTaskError):
-                found.append(self._posted(post))
+                found.append(self.posted_of(post))
         return found
 
     async def counts(self, post_id: int) -> PostCounts:
@@ -376,14 +374,13 @@ class QuizService:
 
     async def answer(
         self, post_id: int, guild_id: int, user_id: int, name: str, picks: tuple[str, ...]
-    ) -> AnswerReply:
+    ) -> Answered:
         """Grade and record one answer; returns after its transaction has committed."""
         queue = await self._write_queue()
         future: asyncio.Future[Answered] = asyncio.get_running_loop().create_future()
         request = AnswerRequest(post_id, guild_id, user_id, name, tuple(picks))
         queue.put_nowait(_PendingAnswer(request, future, self.writer_load.clock()))
-        answered = await future
-        return AnswerReply(self._posted(answered.post), answered.outcome, answered.card)
+        return await future
 
     def _grade(self, post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
         """The store's grader: runs inside the write transaction, in the writer thread, on
@@ -451,18 +448,17 @@ class QuizService:
 
     # -- hints and solutions -------------------------------------------------------------------
 
-    async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> HintReply:
-        seen = await self.run_write(
+    async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> HintSeen:
+        return await self.run_write(
             self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock()
         )
-        return HintReply(self._posted(seen.post), seen.progress, seen.free)
 
     async def solution(
         self, post_id: int, guild_id: int, user_id: int, name: str, *, confirmed: bool
-    ) -> SolutionReply:
-        """The worked solution, or (`shown` False) the need to confirm the forfeit first.
-        The rule is `engine.open_solution`, applied inside one write transaction."""
-        seen = await self.run_write(
+    ) -> SolutionSeen:
+        """The worked solution, or (`access.shown` False) the need to confirm the forfeit
+        first. The rule is `engine.open_solution`, applied inside one write transaction."""
+        return await self.run_write(
             self.store.reveal_solution,
             post_id,
             guild_id,
@@ -471,7 +467,6 @@ class QuizService:
             self.clock(),
             confirmed=confirmed,
         )
-        return SolutionReply(self._posted(seen.post), seen.access, seen.card)
 
     # -- standings -----------------------------------------------------------------------------
 
@@ -781,12 +776,9 @@ class QuizService:
 
 
 __all__ = [
-    "AnswerReply",
     "BankUploaded",
-    "HintReply",
     "MemberView",
     "PostedTask",
     "QuizError",
     "QuizService",
-    "SolutionReply",
 ]

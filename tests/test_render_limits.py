@@ -38,8 +38,8 @@ from bot.quiz.engine import Progress, SolutionAccess, Status
 from bot.quiz.review import CardUpdate, ReviewRating
 from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Task
 from bot.reports import summary
-from bot.service import HintReply, PostedTask, SolutionReply
-from bot.store import PostCounts, PostInfo
+from bot.service import PostedTask
+from bot.store import HintSeen, PostCounts, PostInfo, SolutionSeen
 from tests.factories import fill
 
 # -- Discord's limits, checked on the wire payload ---------------------------------------------
@@ -308,14 +308,14 @@ def render_everything(task: Task) -> Messages:
 
     for post in (posted, closed):
         for free in (False, True):
-            hint = HintReply(post, Progress(hint_seen=not free), free)
-            add(f"hint {post.closed} {free}", replies.outgoing(replies.hint_reply(hint)))
+            hint = HintSeen(post.post, Progress(hint_seen=not free), free)
+            add(f"hint {post.closed} {free}", replies.outgoing(replies.hint_reply(post, hint)))
         for access in (
             SolutionAccess(shown=True, progress=Progress(forfeited=True), forfeited_now=True),
             SolutionAccess(shown=True, progress=Progress()),
             SolutionAccess(shown=True, progress=Progress(solved=True)),
         ):
-            reply = replies.solution_reply(SolutionReply(post, access))
+            reply = replies.solution_reply(post, SolutionSeen(post.post, access))
             add(f"solution {post.closed} {access}", replies.outgoing(reply))
     prompt = replies.Reply(replies.solution_prompt(posted))
     add("solution prompt", replies.outgoing(prompt, view=confirm_view(posted.post.id)))

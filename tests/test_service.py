@@ -322,10 +322,10 @@ async def test_a_closed_posts_hint_and_solution_are_free(
     post_id = await post(service, closes_at=START + timedelta(hours=1))
     clock.now = START + timedelta(hours=2)
     hint = await service.hint(post_id, GUILD, 1, "ada")
-    assert hint.free and hint.posted.closed
+    assert hint.free and service.posted_of(hint.post).closed
     assert hint.progress == Progress()
     solution = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
-    assert solution.shown and not solution.forfeited_now
+    assert solution.access.shown and not solution.access.forfeited_now
     assert await service.progress(post_id, 1) == Progress()
 
 
@@ -342,12 +342,12 @@ async def test_a_hint_on_an_open_post_halves_the_points_in_one_round_trip(
 async def test_the_solution_asks_before_it_forfeits(service: QuizService) -> None:
     post_id = await post(service)
     ask = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
-    assert not ask.shown
+    assert not ask.access.shown
     assert await service.progress(post_id, 1) == Progress()
     done = await service.solution(post_id, GUILD, 1, "ada", confirmed=True)
-    assert done.shown and done.forfeited_now and done.progress.finished
+    assert done.access.shown and done.access.forfeited_now and done.access.progress.finished
     again = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
-    assert again.shown and not again.forfeited_now
+    assert again.access.shown and not again.access.forfeited_now
 
 
 # -- a task's points count once per member and server ------------------------------------------

@@ -75,13 +75,14 @@ async def test_an_open_post_shows_and_explains_its_own_version(service: QuizServ
 
     reply = await service.answer(posted.post.id, GUILD, 1, "ada", ("B",))
     assert reply.outcome.notes == ("Model parallelism splits the model, not the data.",)
-    assert reply.posted.task == TASK
+    assert service.posted_of(reply.post).task == TASK
     assert (await service.posted(posted.post.id)).task.options == TASK.options
     view = await service.member_view(posted.post.id, GUILD, 1)
     assert view.posted.task == TASK
     latest = await service.latest_posted(GUILD, CHANNEL)
     assert latest is not None and latest.task == TASK
-    assert (await service.hint(posted.post.id, GUILD, 2, "bob")).posted.task.hint == TASK.hint
+    hint = await service.hint(posted.post.id, GUILD, 2, "bob")
+    assert service.posted_of(hint.post).task.hint == TASK.hint
     [found] = await service.search_posts(GUILD, TASK.id)
     assert found.task == TASK
 
@@ -97,7 +98,7 @@ async def test_a_removed_task_leaves_its_open_posts_working(service: QuizService
     assert await answer(service, posted.post.id, 1, "A") is Status.CORRECT
     assert (await service.posted(posted.post.id)).task == TASK
     solution = await service.solution(posted.post.id, GUILD, 2, "bob", confirmed=True)
-    assert solution.shown and solution.posted.task == TASK
+    assert solution.access.shown and service.posted_of(solution.post).task == TASK
     [found] = await service.search_posts(GUILD, TASK.id)
     assert found.post.id == posted.post.id
 

@@ -122,11 +122,12 @@ class AnswerButton(
                 member_name(interaction),
                 picks,
             )
-            if result.outcome.recorded and not result.posted.post.private:
+            if result.outcome.recorded and not result.post.private:
                 bot.live_counts.bump(self.post_id)
-            task = result.posted.task
+            posted = bot.service.posted_of(result.post)
+            task = posted.task
             chosen = rendering.picked_text(task, picks)
-            session = replies.session_of(result.posted)
+            session = replies.session_of(posted)
             reply = replies.answer_reply(
                 task, result.outcome, chosen, session=session, card=result.card
             )
@@ -151,7 +152,7 @@ class HintButton(
                 interaction.user.id,
                 member_name(interaction),
             )
-            await responder.send(replies.hint_reply(hint))
+            await responder.send(replies.hint_reply(service.posted_of(hint.post), hint))
 
 
 class OpenPickerButton(
@@ -173,17 +174,19 @@ async def offer_solution(
 ) -> None:
     """/solution and a private task's Solution button: the worked solution, or first the
     confirmation that it forfeits the remaining attempts (`engine.open_solution` decides)."""
-    result = await interaction.client.service.solution(
+    service = interaction.client.service
+    result = await service.solution(
         post_id,
         guild_id_of(interaction),
         interaction.user.id,
         member_name(interaction),
         confirmed=False,
     )
-    if result.shown:
-        await responder.send(replies.solution_reply(result))
+    posted = service.posted_of(result.post)
+    if result.access.shown:
+        await responder.send(replies.solution_reply(posted, result))
     else:
-        prompt = replies.Reply(replies.solution_prompt(result.posted))
+        prompt = replies.Reply(replies.solution_prompt(posted))
         await responder.send(prompt, view=confirm_view(post_id))
 
 
@@ -225,7 +228,7 @@ class ConfirmSolutionButton(
                 member_name(interaction),
                 confirmed=True,
             )
-            reply = replies.solution_reply(result)
+            reply = replies.solution_reply(service.posted_of(result.post), result)
             await responder.edit(content=reply.content, embeds=list(reply.embeds), view=None)
 
 

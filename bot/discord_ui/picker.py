@@ -152,7 +152,7 @@ def blank_list(blanks: Sequence[int]) -> str:
 def outcome_screen(
     posted: PostedTask, picks: Picks, outcome: Outcome, card: CardUpdate | None = None
 ) -> Screen:
-    """`card`: what the answer did to the member's review card (`AnswerReply.card`)."""
+    """`card`: what the answer did to the member's review card (`Answered.card`)."""
     task = posted.task
     session = replies.session_of(posted)
     card = card if session else None  # said in a practice or review only, as answer_reply does
@@ -348,7 +348,7 @@ class SubmitButton(
                 result = await bot.service.answer(
                     self.post_id, guild_id, interaction.user.id, member_name(interaction), ordered
                 )
-                posted = result.posted
+                posted = bot.service.posted_of(result.post)
                 if result.outcome.recorded and not posted.post.private:
                     bot.live_counts.bump(self.post_id)
                 screen = outcome_screen(posted, picks, result.outcome, result.card)

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
     from bot.discord_ui.client import QuizBot
     from bot.practice_sessions import SessionStep
-    from bot.service import HintReply, PostedTask, SolutionReply
+    from bot.service import PostedTask
+    from bot.store import HintSeen, SolutionSeen
     from bot.store.review_cards import DueSummary
 
 log = logging.getLogger(__name__)
@@ -237,7 +238,7 @@ def answer_reply(
     `rendering.picked_text` gives it: one line, shortened, so the outcome line (right or
     wrong, attempts left) always shows in full, and escaped, so it cannot break the bold.
     `session`: a private task's kind (`session_of`); `card`: what the answer did to the
-    member's review card (`AnswerReply.card`), said after the outcome of a private task (the
+    member's review card (`Answered.card`), said after the outcome of a private task (the
     learning loop's own reply; a public post's stays about the post)."""
     card = card if session else None
     match outcome.status:
@@ -297,9 +298,10 @@ def recorded_text(outcome: Outcome, picks: Sequence[str], session: str | None = 
     return f"{recorded}: {result}. I couldn't show the details."
 
 
-def hint_reply(hint: HintReply) -> Reply:
-    task = hint.posted.task
-    if hint.posted.closed:
+def hint_reply(posted: PostedTask, hint: HintSeen) -> Reply:
+    """`posted`: the hint's post with its task (`QuizService.posted_of`)."""
+    task = posted.task
+    if posted.closed:
         cost = "This quiz has closed, so the hint is free."
     elif hint.free:
         cost = "You've finished this one, so the hint is free."
@@ -314,19 +316,20 @@ def hint_reply(hint: HintReply) -> Reply:
     return Reply(cost, (embed,))
 
 
-def solution_reply(reply: SolutionReply) -> Reply:
-    if reply.forfeited_now:
+def solution_reply(posted: PostedTask, seen: SolutionSeen) -> Reply:
+    """`posted`: the solution's post with its task (`QuizService.posted_of`)."""
+    if seen.access.forfeited_now:
         text = (
             "Here's the worked solution. This one ends with no points, but understanding it "
             "counts more."
         )
-        if session_of(reply.posted):  # the learning loop says what it did to the card
-            text = with_card(text, reply.card)
-    elif reply.posted.closed and not reply.progress.finished:
+        if session_of(posted):  # the learning loop says what it did to the card
+            text = with_card(text, seen.card)
+    elif posted.closed and not seen.access.progress.finished:
         text = "This quiz has closed, so here's the worked solution."
     else:
         text = "Here's the worked solution."
-    return Reply(text, (solution_embed(reply.posted.task),))
+    return Reply(text, (solution_embed(posted.task),))
 
 
 def solution_prompt(posted: PostedTask) -> str:

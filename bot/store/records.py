@@ -109,7 +109,8 @@ given the member's progress; pure (the engine's `grade` on `QuizService.task_of(
 
 @dataclass(frozen=True, slots=True)
 class Answered:
-    """A graded answer and the post it was given on, as the write unit read it."""
+    """A graded answer and the post it was given on, as the write unit read it; the service
+    answers with it as is (`QuizService.posted_of` adds the post's task for the reply)."""
 
     post: PostInfo
     outcome: Outcome
@@ -119,6 +120,8 @@ class Answered:
 
 @dataclass(frozen=True, slots=True)
 class HintSeen:
+    """A hint seen, as the write unit recorded it (the service answers with it as is)."""
+
     post: PostInfo
     progress: Progress
     """The member's progress after seeing the hint."""
@@ -128,6 +131,9 @@ class HintSeen:
 
 @dataclass(frozen=True, slots=True)
 class SolutionSeen:
+    """The solution asked for: shown, or first the forfeit to confirm (`access.shown`); the
+    service answers with it as is."""
+
     post: PostInfo
     access: SolutionAccess
     card: CardUpdate | None = None

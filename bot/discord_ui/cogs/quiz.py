@@ -175,7 +175,7 @@ class QuizCog(commands.Cog):
                 interaction.user.id,
                 member_name(interaction),
             )
-            await responder.send(replies.hint_reply(hint))
+            await responder.send(replies.hint_reply(service.posted_of(hint.post), hint))
 
     @app_commands.command(name="solution", description="The worked solution, privately.")
     @app_commands.guild_only()
