@@ -59,7 +59,13 @@ def write_output(path: Path, encoding: str, write: Write, *, reads: Iterable[Pat
         found: os.stat_result | None = path.stat()  # the kernel's own following of links
     except FileNotFoundError:
         found = None
-    if found is not None and any(_same(found, read) for read in reads):
+    # By name too: an SQLite -wal or -shm is there only while the database is open, and a file
+    # written at its name now is taken for (or deleted as) the journal at the next open.
+    real = os.path.realpath(path)
+    if any(
+        (found is not None and _same(found, read)) or real == os.path.realpath(read)
+        for read in reads
+    ):
         raise RefusedOutput(path, "it is a file this command reads", "give --output another file")
     if found is None or stat.S_ISREG(found.st_mode):
         _replace(path, found, encoding, write)
@@ -185,8 +191,10 @@ def write_stdout(out: IO[str], write: Write, err: IO[str]) -> bool:
     """Write to `out` (standard output, when there is no `--output`) and flush it, so that a
     redirection to a full disk is one line here; False after printing it on `err`."""
     try:
-        write(out)
         out.flush()
+        buffered = _buffered(out)
+        write(buffered)
+        buffered.flush()
     except BrokenPipeError:
         raise  # the reader left (`| head`): not an error of ours, and cli.main ends quietly
     except OSError as exc:
@@ -194,6 +202,20 @@ def write_stdout(out: IO[str], write: Write, err: IO[str]) -> bool:
         print(cannot_write("standard output", exc), file=err)
         return False
     return True
+
+
+def _buffered(out: IO[str]) -> IO[str]:
+    """`out` through a buffered writer of its own. Under PYTHONUNBUFFERED (the Dockerfile sets
+    it) sys.stdout writes straight to its file descriptor and ignores a short write: a disk
+    that fills up mid-write kept the first 8 KiB without an error. A buffered writer writes
+    the rest, and raises ENOSPC when it cannot."""
+    try:
+        fd = out.fileno()
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing is lost there
+        return out
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    errors = getattr(out, "errors", None) or "strict"
+    return open(fd, "w", encoding=encoding, errors=errors, closefd=False)
 
 
 def _drop_unwritten(out: IO[str]) -> None:

@@ -24,7 +24,7 @@ from bot.files import cannot_write, write_output, write_stdout
 from bot.store import Store, make_engine
 from bot.store.db import sqlite_file
 from bot.store.insights import InsightsStore, ResultRow
-from bot.store.migrate import current_state
+from bot.store.migrate import checked_state
 from bot.store.preflight import check_readable
 from bot.wording import plural
 
@@ -81,11 +81,13 @@ def write_json(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) 
 
 
 def _database_files(url: str) -> list[Path]:
-    """The SQLite file the rows came from, with its journals: not to be written over."""
+    """The SQLite file the rows came from, with its journals and the running bot's lock file
+    (`process_claim`): not to be written over."""
     file = sqlite_file(url)
     if file is None:
         return []
-    return [file, *(file.with_name(file.name + end) for end in ("-wal", "-shm", "-journal"))]
+    ends = ("-wal", "-shm", "-journal", ".lock")
+    return [file, *(file.with_name(file.name + end) for end in ends)]
 
 
 def export_results(
@@ -111,7 +113,7 @@ def export_results(
     check_readable(url)  # creates nothing: a missing database is said so, not made
     engine = make_engine(url, create=False)
     try:
-        state = current_state(engine)
+        state = checked_state(engine)  # one that must not be opened is one line, as in `run`
         if not state.is_head:
             print(f"quizbot: the database is {state.describe()}; run quizbot db upgrade", file=err)
             return 1

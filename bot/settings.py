@@ -66,6 +66,14 @@ FIXES: Final[dict[str, str]] = {
 }
 
 
+def _is_other_than_a_file(path: Path) -> bool:
+    """Whether something other than a regular file is at `path` (through its links)."""
+    try:
+        return not path.is_file() and path.exists()
+    except OSError:  # out of the bot's reach: the cache warns when it cannot be written
+        return False
+
+
 class MissingTokenError(HostError):
     def __init__(self) -> None:
         super().__init__("DISCORD_TOKEN", "the bot token is not set", FIXES["DISCORD_TOKEN"])
@@ -160,6 +168,10 @@ class Settings(BaseSettings):
             folder = False
         if folder:
             raise ValueError(f"{value} is a folder")
+        if value is not None and _is_other_than_a_file(value):
+            # /dev/null (a natural guess for "off"), a FIFO (whose read waits for ever): the
+            # cache is written by renaming a new file over it.
+            raise ValueError(f"{value} is not a regular file (a device, a pipe or a socket)")
         return value
 
     @field_validator("timezone")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import os
 import pickle
+import stat
 from pathlib import Path
 
 from bot.content.loader import (
@@ -67,12 +69,19 @@ def _read(cache_file: Path, key: Key) -> Catalog | None:
 
 
 def _write(cache_file: Path, key: Key, catalog: Catalog) -> None:
-    partial = cache_file.with_name(cache_file.name + ".tmp")
+    # Through its links (a link stays a link), and only over a regular file: renamed over a
+    # device, CONTENT_CACHE=/dev/null would make root's /dev/null a file of pickles.
+    target = Path(os.path.realpath(cache_file))
+    partial = target.with_name(target.name + ".tmp")
     try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISREG(target.stat().st_mode):
+                log.warning("not writing the content cache %s: not a regular file", cache_file)
+                return
+        target.parent.mkdir(parents=True, exist_ok=True)
         with partial.open("wb") as fh:
             pickle.dump((key, catalog), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        partial.replace(cache_file)  # readers see the old file or the new one, never half
+        partial.replace(target)  # readers see the old file or the new one, never half
     except OSError as exc:
         log.warning("cannot write the content cache %s: %s", cache_file, exc)
         with contextlib.suppress(OSError):

@@ -19,6 +19,7 @@ from yaml.nodes import Node
 from bot import rendering
 from bot.content.limits import MAX_FILE_BYTES, MAX_TASKS_PER_BANK
 from bot.content.problems import ContentError, Problem, Unconfirmed, file_report
+from bot.content.safety import look_alike
 from bot.content.schema import BankChecker, ParsedBank, ParsedTask
 from bot.quiz.tasks import Catalog
 
@@ -46,7 +47,25 @@ def find_bank_files(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         return []
-    return sorted(_banks_below(path))
+    return _once(sorted(_banks_below(path)))
+
+
+def _once(files: list[Path]) -> list[Path]:
+    """Each file once, at its first path: a link to a bank beside it (Kubernetes mounts a
+    ConfigMap so: `a.yaml -> ..data/a.yaml`) or a hard link would read it twice, and every
+    task of it would clash with itself."""
+    seen: set[tuple[int, int]] = set()
+    unique = []
+    for file in files:
+        try:
+            st = file.stat()
+        except OSError:  # a broken link, or gone: listed, so that reading it says why
+            unique.append(file)
+            continue
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            unique.append(file)
+    return unique
 
 
 def _banks_below(root: Path) -> Iterator[Path]:
@@ -201,13 +220,29 @@ def _check_rendering(bank: ParsedBank) -> None:
 
 
 def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], dict[Path, list[Problem]]]:
-    """Tasks with ids not seen before; a problem naming both places for each repeat, by file."""
+    """Tasks with ids not seen before; a problem naming both places for each repeat, by file.
+    And a topic that reads the same as another (`MLOps`, `mlops`, or with a zero-width space)
+    but is not written the same: members would see two topics of one name, each with part of
+    the tasks."""
     first: dict[str, tuple[Path, int]] = {}
+    topics: dict[str, tuple[str, str]] = {}
+    """Each topic's look-alike form -> the topic as first written, and where."""
+    reported: set[str] = set()
     kept: list[ParsedTask] = []
     problems: dict[Path, list[Problem]] = defaultdict(list)
     for bank in banks:
         for parsed in bank.tasks:
             task_id = parsed.task.id
+            topic, at = parsed.task.topic, parsed.lines.get("topic", parsed.line)
+            written = topics.setdefault(look_alike(topic), (topic, f"{bank.file}:{at}"))
+            if written[0] != topic and f"{bank.file}:{at}" not in reported:
+                reported.add(f"{bank.file}:{at}")  # a bank's topic: once, not once per task
+                message = (
+                    # repr: the difference may be an invisible character, which it spells out.
+                    f"topic {topic!r} reads the same as the topic {written[0]!r} at "
+                    f"{written[1]}: write it the same way in every bank"
+                )
+                problems[bank.file].append(Problem(bank.file, at, task_id, "topic", message))
             line = parsed.lines.get("id", parsed.line)
             if task_id in first:
                 where = "{}:{}".format(*first[task_id])

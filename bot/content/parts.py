@@ -28,6 +28,7 @@ from bot.content.limits import (
 from bot.content.nodes import NodeChecker, describe, join, shown
 from bot.content.safety import Shape, look_alike
 from bot.quiz.tasks import OPTION_LABELS, Kind, MistakeNote, Option, Solution, SolutionStep
+from bot.rendering import plain_text
 
 MIN_OPTIONS: Final = 2
 STEP_PREFIX: Final = re.compile(r"step\s*\d+\s*[:.)-]", re.IGNORECASE)
@@ -57,7 +58,7 @@ def _repeat(text: str, label: str, first: Option) -> str:
         return f"option {label} repeats option {first.label}"
     return (
         f"option {label} reads the same as option {first.label}: they differ only in case, "
-        "invisible characters or how the same letters are encoded (NFC/NFD)"
+        "Markdown marks, invisible characters or how the same letters are encoded (NFC/NFD)"
     )
 
 
@@ -104,7 +105,9 @@ class TaskParts(NodeChecker):
             text = self.text(item, f"{path}[{i}]", shape=Shape.OPTION)
             if text is None:
                 continue
-            key = look_alike(text, case=case)
+            # A choice option is Markdown, shown as plain text on its button: `**ab**` and
+            # `ab` are two buttons "ab".
+            key = look_alike(text if case else plain_text(text), case=case)
             if key in seen:
                 self.report(item, f"{path}[{i}]", _repeat(text, label, seen[key]))
                 continue

@@ -86,12 +86,19 @@ def _control_problem(text: str, lines: bool) -> str | None:
 
 
 def _invisible_problem(text: str) -> str | None:
-    if any(not (_invisible(char) or char.isspace()) for char in text):
+    if any(not (_invisible(char) or char.isspace() or _mark(char)) for char in text):
         return None
     shown = ", ".join(sorted({_code_point(c) for c in text if not c.isspace()})[:3])
     if not shown:
         return "shows nothing: it is blank"
+    if any(_mark(c) for c in text):
+        # Accents with no letter under them: a stray smudge on the label, not a text.
+        return f"shows nothing: it holds only combining marks with no letter to go on ({shown})"
     return f"shows nothing: it holds only invisible characters ({shown})"
+
+
+def _mark(char: str) -> bool:
+    return unicodedata.category(char)[0] == "M"
 
 
 def fence_problem(text: str) -> str | None:

@@ -109,11 +109,21 @@ def schedule_id(value: object) -> int:
 
 def text(value: object, option: str, limit: int = TEXT_LIMIT) -> str:
     """A free-text option: text of at most `limit` characters."""
-    if not isinstance(value, str):
+    # A lone surrogate ("\ud800" in a raw payload's JSON) is no text: the database's UTF-8
+    # encoder would raise on it.
+    if not isinstance(value, str) or (not value.isascii() and _surrogate(value)):
         raise InvalidInputError(option, "takes text")
     if len(value) > limit:
         raise InvalidInputError(option, f"takes at most {limit} characters")
     return value
+
+
+def _surrogate(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def whole_number(value: object, option: str, low: int, high: int) -> int:

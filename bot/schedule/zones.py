@@ -5,6 +5,7 @@ what autocomplete suggests (`zone_choices`). Pure: no discord."""
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from importlib import resources
@@ -116,7 +117,10 @@ def _link_targets() -> dict[str, str]:
 
 
 def _key(text: str) -> str:
-    return text.strip().casefold().replace(" ", "_")
+    # IANA names are ASCII: "São Paulo" and "Zürich", as people write them, are typed for
+    # America/Sao_Paulo and Europe/Zurich.
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return bare.strip().casefold().replace(" ", "_")
 
 
 def resolve_zone(text: str) -> str:

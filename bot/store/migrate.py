@@ -149,6 +149,20 @@ class UnrecognisedSchemaError(SchemaError):
         )
 
 
+class MissingTablesError(SchemaError):
+    """`alembic_version` says this quizbot's head, but tables of it are gone (dropped by hand,
+    or a file holding only the version table): Alembic trusts the version, so nothing would
+    create them, and every query on them would fail."""
+
+    def __init__(self, url: str, revision: str, missing: Collection[str]) -> None:
+        self.missing = frozenset(missing)
+        super().__init__(
+            f"the database {url} is at quizbot's schema revision {revision!r} but lacks its "
+            f"tables {', '.join(sorted(missing))}",
+            "restore it from a backup, or point DATABASE_URL at a new file to start afresh",
+        )
+
+
 class VersionTableError(SchemaError):
     """Quizbot's tables, but `alembic_version` does not say which schema revision they are
     at: missing or empty on a schema newer than 0.1.0, holding several versions, or not
@@ -281,6 +295,11 @@ class SchemaState:
         return missing
 
     @property
+    def gutted(self) -> frozenset[str]:
+        """The tables a database at the head lacks (`MissingTablesError`)."""
+        return _model_tables() - self.tables if self.is_head else frozenset()
+
+    @property
     def lost(self) -> bool:
         """Unversioned, with tables that came after 0.1.0: its version was dropped."""
         return (
@@ -314,6 +333,8 @@ class SchemaState:
             return "quizbot's tables without their schema version (alembic_version dropped)"
         if self.revision is None:
             return f"unversioned (a quizbot 0.1.0 database); head is {self.head}"
+        if self.gutted:
+            return f"{self.revision} (head) but without its tables {', '.join(sorted(self.gutted))}"
         if self.is_head:
             return f"{self.revision} (head)"
         if self.too_new:
@@ -349,6 +370,9 @@ def problem(conn: Connection, state: SchemaState) -> SchemaError | None:
     cannot trust (`VersionTableError`), or tables that are not quizbot's."""
     if state.missing:
         return UnrecognisedSchemaError(_shown(conn), state.missing, state.revision)
+    if state.gutted:
+        assert state.revision is not None
+        return MissingTablesError(_shown(conn), state.revision, state.gutted)
     return VersionTableError.of(conn, state)
 
 
@@ -404,7 +428,7 @@ def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
     # A read first: a database already at the head (every start but the first after an
     # upgrade) takes no write lock, and a read-only database still opens.
     state = current_state(engine)
-    if not state.too_new and state.is_head:
+    if not state.too_new and state.is_head and not state.gutted:
         return UpgradeResult(state.revision, state.head, created=False)
     url = engine.url.render_as_string(hide_password=True)
     # The write lock (BEGIN IMMEDIATE on SQLite) is held from the re-check to the commit, so
@@ -418,7 +442,7 @@ def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
         if state.too_new:
             assert state.revision is not None
             raise SchemaTooNewError(url, state.revision, state.head, file)
-        if state.is_head:
+        if state.is_head and not state.gutted:
             return UpgradeResult(state.revision, state.head, created=False)
         if state.empty:
             target_metadata().create_all(conn)

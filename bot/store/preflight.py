@@ -88,13 +88,6 @@ def check_readable(url: str, setting: str = SETTING) -> None:
         if setting == SETTING:
             fix += "; quizbot db upgrade (or quizbot run) creates a new one"
         raise HostError(setting, f"there is no database at {path}", fix)
-    if not path.is_file():
-        # A FIFO would block the read-only open for ever; /dev/null reads as an empty database.
-        raise HostError(
-            setting,
-            f"{path} is not a database file (it is a device, a pipe or a socket)",
-            f"point {setting} at the bot's database file",
-        )
     _raise_problem(path, _read_probe(path, url), setting)
 
 
@@ -209,6 +202,14 @@ def _check_not_a_folder(path: Path, setting: str) -> None:
             setting,
             f"{path} is a folder, not a database file",
             f"point {setting} at a file in it, e.g. sqlite:///{path / 'quizbot.db'}",
+        )
+    if database_exists(path, setting) and not path.is_file():
+        # A FIFO would block the read-only open for ever, /dev/null reads as an empty database
+        # and fails the switch to WAL: what SQLite says of them is no help.
+        raise HostError(
+            setting,
+            f"{path} is not a database file (it is a device, a pipe or a socket)",
+            f"point {setting} at the bot's database file",
         )
 
 

@@ -578,7 +578,7 @@ async def test_closing_shows_the_result_and_stops_answers(
     with pytest.raises(PostClosedError):
         await bot.service.answer(first.post_id, GUILD, 6, "m6", ("A",))
     reply = await bot.service.solution(first.post_id, GUILD, 6, "m6", confirmed=False)
-    assert reply.shown and not reply.forfeited_now  # free after closing
+    assert reply.access.shown and not reply.access.forfeited_now  # free after closing
 
 
 async def test_a_closing_summary_withholds_the_answer_while_the_task_is_open_on_another_post(

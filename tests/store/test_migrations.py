@@ -228,7 +228,7 @@ async def test_the_service_pins_old_posts_so_a_later_edit_does_not_change_them(
         await service.use_catalog(Catalog.of([*others, edited]))
         reply = await service.answer(open_post, guild, carol, "carol", task.answers)
         assert reply.outcome.status is Status.CORRECT  # graded as it was pinned
-        assert reply.posted.task == task
+        assert service.posted_of(reply.post).task == task
     finally:
         await service.close()
     with store.read() as conn:

@@ -36,6 +36,8 @@ FORMAT_NAME = "Aiken"
 
 _OPTION = re.compile(r"^(?P<label>[A-Z])[.)][ \t]+(?P<text>\S.*)$")
 _EMPTY_OPTION = re.compile(r"^(?P<label>[A-Z])[.)]$")
+_TIGHT_OPTION = re.compile(r"^[A-Z][.)]\S")
+"""`A)x`: an option line but for the space Aiken needs after the label."""
 """An option label with no text: reported as such, not read as the question's text."""
 _ANSWER = re.compile(r"^ANSWER[ \t]*:[ \t]*(?P<label>.*?)[ \t]*$", re.IGNORECASE)
 """Any ANSWER line, even one naming no option or several: it ends its question either way, so a
@@ -159,6 +161,10 @@ def _question(block: _Block) -> Draft | ReportLine:
             return bad(number, f"two ANSWER lines (the first is line {answer_line})")
         if found:
             if len(options) < 2:
+                tight = [(n, text) for n, text in block.lines[1:] if _TIGHT_OPTION.match(text)]
+                if tight and not options:
+                    at, text = tight[0]
+                    return bad(at, f"option line {text!r} needs a space after {text[:2]!r}")
                 return bad(number, "the ANSWER line needs at least two options before it")
             label = found["label"].upper()
             if not label:
