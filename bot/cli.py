@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Sequence
 from datetime import date, timedelta
@@ -13,6 +14,14 @@ from bot.files import OUTPUT_HELP
 from bot.host_errors import HostError
 from bot.quiz.errors import StoreError
 from bot.settings import Settings, load_settings
+
+
+def output_path(text: str) -> Path:
+    """An --output path as typed: pathlib drops a trailing slash, which would turn "a folder
+    that does not exist yet" into a file of that name."""
+    if text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} names a folder: give a file's path")
+    return Path(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,11 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=["gift", "moodle-xml", "aiken", "page"], help="default: detected"
     )
     importing.add_argument("--topic", help="the bank's topic (default: from the source)")
-    importing.add_argument("--output", type=Path, help=f"the bank file to write {OUTPUT_HELP}")
+    importing.add_argument(
+        "--output", type=output_path, help=f"the bank file to write {OUTPUT_HELP}"
+    )
     exporting = content_sub.add_parser("export", help="write banks as GIFT or Moodle XML")
     exporting.add_argument("path", nargs="?", type=Path, help="a bank file or folder")
     exporting.add_argument("--format", choices=["gift", "moodle-xml"], required=True)
-    exporting.add_argument("--output", type=Path, help=f"the file to write {OUTPUT_HELP}")
+    exporting.add_argument("--output", type=output_path, help=f"the file to write {OUTPUT_HELP}")
 
     practice = sub.add_parser("practice", help="play the banks in the terminal, no Discord needed")
     practice.add_argument("--topic", help="only tasks of this topic")
@@ -76,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument(
         "--names", action="store_true", help="add members' display names (default: ids only)"
     )
-    results.add_argument("--output", type=Path, help=f"the file to write {OUTPUT_HELP}")
+    results.add_argument("--output", type=output_path, help=f"the file to write {OUTPUT_HELP}")
 
     db = sub.add_parser("db", help="the database schema (DATABASE_URL)")
     db_sub = db.add_subparsers(dest="db_command", required=True)

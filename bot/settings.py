@@ -263,8 +263,14 @@ def load_settings(**overrides: Any) -> Settings:
 def _check_env_file(path: Path) -> None:
     """pydantic-settings reads the .env file with a bare open(): one it cannot read or decode
     would end the start with a traceback, so it is read once here first."""
-    if not path.is_file():
+    if not path.exists():
         return  # none is fine: the environment alone then
+    if not path.is_file():  # a FIFO would hold every command at its open, a folder fail it
+        raise HostError(
+            ".env",
+            f"{path} is not a regular file",
+            "make .env a plain text file of NAME=value lines, or remove it",
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

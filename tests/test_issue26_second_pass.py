@@ -463,3 +463,26 @@ def test_a_file_holding_only_the_version_table_is_one_line(tmp_path: Path) -> No
     env = quizbot_env(DATABASE_URL=f"sqlite:///{database}")
     result = run_quizbot_cli("db", "upgrade", env=env, cwd=tmp_path)
     one_line(result, "but lacks its tables", "attempt", "member")
+
+
+def test_a_dotenv_that_is_a_fifo_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    """pydantic-settings opens .env with a bare open(): a FIFO there held every command."""
+    os.mkfifo(tmp_path / ".env")
+    env = quizbot_env(DATABASE_URL=f"sqlite:///{tmp_path / 'q.db'}")
+    one_line(
+        run_quizbot_cli("db", "current", env=env, cwd=tmp_path, timeout=30),
+        ".env",
+        "is not a regular file",
+    )
+
+
+def test_an_output_with_a_trailing_slash_is_refused_not_written_as_a_file(tmp_path: Path) -> None:
+    """pathlib drops the slash: `--output new.yaml/` wrote a file named new.yaml."""
+    typed = f"{tmp_path / 'new.gift'}/"
+    result = run_quizbot_cli(
+        "content", "export", str(ROOT / "content"), "--format", "gift", "--output", typed,
+        env=quizbot_env(), cwd=tmp_path, timeout=60,
+    )
+    assert result.returncode == 2
+    assert "names a folder" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "new.gift").exists()

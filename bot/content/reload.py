@@ -352,13 +352,25 @@ class ContentReloader:
         self, identity: Identity, stop: asyncio.Event, until: asyncio.Event
     ) -> None:
         """Set `until` once the watch is stopped or the folder is no longer the watched one:
-        a watch on a deleted folder would wait for its changes for ever."""
+        a watch on a deleted folder would wait for its changes for ever. Meanwhile, compare
+        the banks with their last check on each tick: a bank linked to a file outside the
+        folder (a shared bank, a mounted secret) changes with no event in the folder."""
         while _identity(self._folder) == identity:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.poll_s)
-            if stop.is_set():
+            if stop.is_set() or _identity(self._folder) != identity:
                 break
+            if not self._lock.locked() and await self._changed_under_links():
+                self.request()
         until.set()
+
+    async def _changed_under_links(self) -> bool:
+        """Whether the banks are known to differ from their last check (unknown is not)."""
+        before = last_checked(self.path)
+        if before is None:
+            return False
+        now = await asyncio.to_thread(fingerprint_of, self.path)
+        return now is not None and now != before
 
     async def _changed_since_checked(self) -> bool:
         """Whether the banks differ from what the last check saw (unknown counts as changed)."""

@@ -296,3 +296,20 @@ async def test_a_content_link_pointed_at_a_new_release_is_followed(
     )
     (v2 / "b.yaml").write_text(bank("c-3"))
     await until(lambda: "c-3" in holder.catalog, "a change in the new release")
+
+
+async def test_a_bank_linked_from_outside_the_folder_is_reloaded_when_its_target_changes(
+    tmp_path: Path,
+    content: Path,
+    reloaders: list[ContentReloader],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """No event comes from the content folder when a linked bank's target changes elsewhere."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "s.yaml").write_text(bank("c-2"))
+    (content / "s.yaml").symlink_to(shared / "s.yaml")
+    holder, _ = await armed_watch(reloaders, content, caplog)
+    assert "c-3" not in holder.catalog
+    (shared / "s.yaml").write_text(bank("c-2", "c-3"))
+    await until(lambda: "c-3" in holder.catalog, "the linked bank's change")
