@@ -66,14 +66,15 @@ def import_command(
         return 1
     if output is None and not write_stdout(out, lambda file_out: file_out.write(bank), err):
         return 1
-    unconfirmed = _check(result, bank, output, err)
+    unconfirmed, failing = _check(result, bank, output, source, err)
     print(
         f"{source}: imported {len(result.drafts)} task(s) as {fmt}"
         + (f", {unconfirmed} to confirm" if unconfirmed else "")
-        + f"; {len(result.report)} report line(s)",
+        + f"; {len(result.report)} report line(s)"
+        + (f"; {failing} task(s) fail the check (above): fix them in the bank" if failing else ""),
         file=err,
     )
-    return 0
+    return 1 if failing else 0
 
 
 def export_command(path: Path, *, fmt: str, output: Path | None, out: TextIO, err: TextIO) -> int:
@@ -263,9 +264,13 @@ def _read(source: Path, err: TextIO) -> str | None:
         return None
 
 
-def _check(result: ImportResult, bank: str, output: Path | None, err: TextIO) -> int:
-    """Check the written bank like any other; report its problems; count the tasks a person
-    must confirm (those are expected, and not repeated here: the report named them).
+def _check(
+    result: ImportResult, bank: str, output: Path | None, source: Path, err: TextIO
+) -> tuple[int, int]:
+    """Check the written bank like any other; report its problems, each also at the source
+    line of its question (the one a person fixes); count the tasks a person must confirm
+    (those are expected, and not repeated here: the report named them) and the tasks that
+    fail the check (a question that imported but is no valid task: a non-zero exit).
 
     The check walks the bank's node tree as the writer built it, which is what parsing the
     text back would give (composing 10,000 tasks' YAML is most of an import's time). Only when
@@ -279,7 +284,12 @@ def _check(result: ImportResult, bank: str, output: Path | None, err: TextIO) ->
             _, problems = check_banks(file)
         problems = [replace(p, file=shown) for p in problems]
     unconfirmed = sum(isinstance(p, Unconfirmed) for p in problems)
+    lines = {draft.id: draft.source_line for draft in result.drafts}
+    failing: set[str | None] = set()
     for problem in problems:
         if not isinstance(problem, Unconfirmed):
-            print(problem, file=err)
-    return unconfirmed
+            line = lines.get(problem.task) if problem.task else None
+            at = f"{source}:{line}: imported as " if line is not None else ""
+            print(f"{at}{problem}", file=err)
+            failing.add(problem.task)
+    return unconfirmed, len(failing)

@@ -339,3 +339,18 @@ def test_a_bank_with_u0001_never_exports_xml_our_import_refuses(
     if output.exists():
         _, result = importers.parse(output.read_text(), source=output.name, fmt="moodle-xml")
         assert result.report == [] and "mlops-parallelism-mc-1" not in output.read_text()
+
+
+def test_an_imported_question_that_is_no_valid_task_exits_1_naming_its_source_line(
+    tmp_path: Path,
+) -> None:
+    """`{=a ~a}` imports as a task whose two options are one: the check refuses it, and the
+    import said 'imported' and exited 0, naming only the written bank's line."""
+    source = tmp_path / "q.gift"
+    source.write_text("$CATEGORY: t\n\n::fine:: Fine? {=yes ~no}\n\n::twice:: What? {=a ~a}\n")
+    result = quizbot("content", "import", str(source), cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"{source}:5: imported as <stdout>:" in result.stderr
+    assert "task twice" in result.stderr and "repeats option A" in result.stderr
+    assert "1 task(s) fail the check" in result.stderr
+    assert "Traceback" not in result.stderr
