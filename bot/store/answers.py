@@ -36,11 +36,14 @@ of the batch's cards and one upsert, only when something finished; what it did t
 returned with the answer (`Answered.card`), so the reply says the stored due time. A private
 post's progress also says whether the member met its task on another post before
 (`Progress.tried_before`): a review is never a first try. A click on a private post also moves
-its session's `last_active_at`.
+its session's `last_active_at`. The member's name is upserted only when this process has not
+committed that name for them already (`KnownMembers`): most clicks write no member row.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -68,7 +71,7 @@ from bot.quiz.engine import (
 )
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
 from bot.quiz.review import CardUpdate, rates_today, rating_of
-from bot.store import board_totals, dialect, prepared, review_cards
+from bot.store import board_totals, dialect, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.member_progress import Pair, TaskKey, progress_of, progress_with_task, task_key
 from bot.store.posts import (
@@ -129,9 +132,9 @@ def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, Post
     """The posts, each with the task version it was posted with (`PostInfo.task`)."""
     ids = sorted(set(post_ids))
     rows = (
-        prepared.rows(conn, _POST, {"id": ids[0]})
+        conn.execute(_POST, {"id": ids[0]}).all()
         if len(ids) == 1
-        else prepared.rows(conn, _POSTS, {"ids": ids})
+        else conn.execute(_POSTS, {"ids": ids}).all()
     )
     return {post.id: post for post in post_infos(conn, rows)}
 
@@ -232,17 +235,16 @@ class _Writes:
         if self.members:
             _upsert_members(conn, self.members, self.now)
         if self.attempts:
-            prepared.write(conn, _INSERT_ATTEMPTS, self.attempts)
+            conn.execute(_INSERT_ATTEMPTS, self.attempts)
         if self.reveals:
-            prepared.write(conn, _statements(conn).insert_reveals, self.reveals)
+            conn.execute(_statements(conn).insert_reveals, self.reveals)
         if self.scores:
-            prepared.write(conn, _INSERT_SCORES, self.scores)
+            conn.execute(_INSERT_SCORES, self.scores)
             if self.board_scores:
                 board_totals.add_scores(conn, self.board_scores, self.now)
             self.cards = _rate_cards(conn, self.finished, self.now, self.zone)
         if self.sessions:
-            prepared.write(
-                conn,
+            conn.execute(
                 _TOUCH_SESSIONS,
                 [{"sid": sid, "at": self.now} for sid in sorted(self.sessions)],
             )
@@ -303,13 +305,68 @@ def _build_statements(conn: Connection) -> _DialectStatements:
     )
 
 
-def _upsert_members(conn: Connection, members: dict[tuple[int, int], str], now: datetime) -> None:
+MemberKey = tuple[int, int]
+"""(guild id, user id)."""
+
+KNOWN_MEMBERS = "quizbot_known_members"
+"""The execution option of a store's writer that carries its `KnownMembers`."""
+_PENDING = "quizbot_members_written"
+"""`Connection.info` key: the members written by the connection's open transaction."""
+
+
+class KnownMembers:
+    """Each member's name as this process last committed it, so that the answer path skips
+    the member upsert (a statement per click) when the name is the same.
+
+    Sound because only committed writes are remembered: a write is pending in its
+    transaction (`Connection.info`) until `committed`, forgotten when that or one of its
+    savepoints rolls back (`discard`). A member never seen, or forgotten (a restart, the
+    oldest past `limit`), is written as before. No code deletes a member row, and a server's
+    clicks are served by one process (its shard), so the last name this process wrote is
+    the stored one."""
+
+    def __init__(self, limit: int = 65_536) -> None:
+        self._names: OrderedDict[MemberKey, str] = OrderedDict()
+        self._limit = limit
+        self._lock = threading.Lock()  # a store's writers are threads (several on PostgreSQL)
+
+    def to_write(self, conn: Connection, members: Mapping[MemberKey, str]) -> dict[MemberKey, str]:
+        """The members whose name this process has not committed, now pending in `conn`'s
+        transaction."""
+        with self._lock:
+            fresh = {key: name for key, name in members.items() if self._names.get(key) != name}
+        if fresh:
+            conn.info.setdefault(_PENDING, {}).update(fresh)
+        return fresh
+
+    def committed(self, conn: Connection) -> None:
+        """`conn`'s transaction committed: its member writes are in the database."""
+        written: dict[MemberKey, str] = conn.info.pop(_PENDING, {})
+        with self._lock:
+            for key, name in written.items():
+                self._names[key] = name
+                self._names.move_to_end(key)
+            while len(self._names) > self._limit:
+                self._names.popitem(last=False)
+
+    @staticmethod
+    def discard(conn: Connection) -> None:
+        """Forget what `conn`'s transaction wrote (it, or a savepoint of it, rolled back)."""
+        conn.info.pop(_PENDING, None)
+
+
+def _upsert_members(conn: Connection, members: dict[MemberKey, str], now: datetime) -> None:
+    known = conn.get_execution_options().get(KNOWN_MEMBERS)
+    if isinstance(known, KnownMembers):
+        members = known.to_write(conn, members)
+        if not members:
+            return
     rows = [
         {"guild_id": g, "user_id": u, "name": name, "first_seen": now}
         # In key order: two writers upserting the same members lock their rows in one order.
         for (g, u), name in sorted(members.items())
     ]
-    prepared.write(conn, _statements(conn).upsert_member, rows)
+    conn.execute(_statements(conn).upsert_member, rows)
 
 
 # -- the units of work -------------------------------------------------------------------------
@@ -523,6 +580,8 @@ def reveal_solution(
 
 
 __all__ = [
+    "KNOWN_MEMBERS",
+    "KnownMembers",
     "member_state",
     "read_progress",
     "record_batch",

@@ -43,7 +43,7 @@ from sqlalchemy import cast as sql_cast
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
 from bot.clock import day_start, load_zone, local_date, week_start
-from bot.store import dialect, prepared
+from bot.store import dialect
 from bot.store.dialect import upsert
 from bot.store.posts import public_scores
 from bot.store.tables import (
@@ -263,7 +263,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
     lock_boards(conn, guilds, shared=True)
     boards = {
         row.guild_id: (row.timezone, row.periods_from)
-        for row in prepared.rows(conn, _BOARDS_OF, {"guilds": guilds})
+        for row in conn.execute(_BOARDS_OF, {"guilds": guilds}).all()
     }
     totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])
@@ -294,7 +294,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
             # In key order: concurrent writers (PostgreSQL) lock the rows in one order.
             for (g, u), (p, n) in sorted(totals.items())
         ]
-        prepared.write(conn, _adders(conn)[0], rows)
+        conn.execute(_adders(conn)[0], rows)
     if periods:
         rows = [
             {
@@ -308,7 +308,7 @@ def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) ->
             }
             for (g, kind, start, u), (p, n) in sorted(periods.items())
         ]
-        prepared.write(conn, _adders(conn)[1], rows)
+        conn.execute(_adders(conn)[1], rows)
 
 
 def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:

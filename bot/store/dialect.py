@@ -42,8 +42,6 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
-from bot.store import prepared
-
 T = TypeVar("T")
 
 _INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
@@ -334,10 +332,8 @@ def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> bool:
 def begin_sqlite(conn: Connection, *, immediate: bool) -> None:
     """Begin `conn`'s transaction: `immediate` takes the write lock up front (waiting up to
     the busy timeout), whereas a deferred transaction that reads and then writes fails at
-    once with SQLITE_BUSY when another writer got in between. On the driver itself: once
-    per unit of work, SQLAlchemy's statement machinery around a BEGIN costs more than the
-    BEGIN (`prepared`)."""
-    prepared.driver_sql(conn, "BEGIN IMMEDIATE" if immediate else "BEGIN")
+    once with SQLITE_BUSY when another writer got in between."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def leave_wal_mode(connection: sqlite3.Connection) -> None:

@@ -32,7 +32,6 @@ from sqlalchemy import (
 )
 
 from bot.quiz.engine import Progress
-from bot.store import prepared
 from bot.store.tables import Attempt, Post, Reveal, Score, table_of
 
 _post = table_of(Post)
@@ -141,9 +140,9 @@ TASK_PROGRESS_MANY = _progress_statement(_many_tasks, of_task=True)
 def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
     if len(pairs) == 1:
         ((post_id, user_id),) = pairs
-        return prepared.rows(conn, PROGRESS_ONE, {"post": post_id, "user": user_id})
+        return conn.execute(PROGRESS_ONE, {"post": post_id, "user": user_id}).all()
     params = {"posts": sorted({p for p, _ in pairs}), "users": sorted({u for _, u in pairs})}
-    return prepared.rows(conn, PROGRESS_MANY, params)
+    return conn.execute(PROGRESS_MANY, params).all()
 
 
 @dataclass(slots=True)
@@ -223,14 +222,14 @@ def progress_with_task(
     if len(by_task) == 1:
         ((guild, task, user),) = by_task
         params: dict[str, Any] = {"guild": guild, "task": task, "user": user}
-        rows: Iterable[Any] = prepared.rows(conn, TASK_PROGRESS_ONE, params)
+        rows: Iterable[Any] = conn.execute(TASK_PROGRESS_ONE, params).all()
     else:
         params = {
             "guilds": sorted({g for g, _, _ in by_task}),
             "tasks": sorted({t for _, t, _ in by_task}),
             "users": sorted({u for _, _, u in by_task}),
         }
-        rows = prepared.rows(conn, TASK_PROGRESS_MANY, params)
+        rows = conn.execute(TASK_PROGRESS_MANY, params).all()
     facts: dict[TaskKey, dict[int, _Facts]] = defaultdict(lambda: defaultdict(_Facts))
     for post_id, user_id, part, a, b, picks, guild, task in rows:
         if (guild, task, user_id) in by_task:
@@ -275,7 +274,7 @@ def _mark_tried_before(
         "users": sorted({u for _, u in private}),
     }
     met: dict[TaskKey, set[int]] = defaultdict(set)
-    for post_id, user_id, guild, task in prepared.rows(conn, _EARLIER, params):
+    for post_id, user_id, guild, task in conn.execute(_EARLIER, params).all():
         met[(guild, task, user_id)].add(post_id)
     for pair in private:
         post_id, user_id = pair

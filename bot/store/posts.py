@@ -39,7 +39,6 @@ from bot.clock import as_utc
 from bot.quiz import refs
 from bot.quiz.engine import post_closed
 from bot.quiz.tasks import Task
-from bot.store import prepared
 from bot.store.learning_tables import PracticeSession
 from bot.store.member_progress import public_progress
 from bot.store.records import PostCounts, PostInfo, SessionInfo
@@ -235,7 +234,9 @@ def insert_posts(
             "closed_at": None,
             "session_id": None if session is None else session.id,
         }
-        post_id = prepared.insert_one(conn, _INSERT_POST, values)
+        inserted = conn.execute(_INSERT_POST, values).inserted_primary_key
+        assert inserted is not None
+        post_id = int(inserted[0])
         # `task` is what its version decodes to (`ensure_versions` caches it as such).
         infos.append(_post_info({**values, "id": post_id}, task, session))
     return infos
@@ -337,7 +338,7 @@ def unfinished_public_posts(
     Two reads: the open posts, then the member's rows on their tasks' public posts."""
     rows = [
         row
-        for row in prepared.rows(conn, _OPEN_PUBLIC_POSTS, {"g": guild_id})
+        for row in conn.execute(_OPEN_PUBLIC_POSTS, {"g": guild_id}).all()
         if not post_closed(None, row.closes_at, now)
     ]
     if not rows:

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, bindparam, select
 
 from bot.clock import zone_or
 from bot.quiz.review import StoredCard as StoredCard  # the rules' value, kept here as rows
-from bot.store import dialect, prepared
+from bot.store import dialect
 from bot.store.learning_tables import ReviewCard
 from bot.store.tables import GuildConfig, table_of
 
@@ -78,7 +78,7 @@ def due_queue(
     the order is stable). Ids only: every Next of a review session reads this, and what it
     chooses needs no more (the card itself is read when an answer rates it)."""
     params = {"g": guild_id, "u": user_id, "at": now, "limit": limit}
-    return [task_id for (task_id,) in prepared.rows(conn, _DUE_QUEUE, params)]
+    return [task_id for (task_id,) in conn.execute(_DUE_QUEUE, params).all()]
 
 
 def upcoming(
@@ -86,7 +86,7 @@ def upcoming(
 ) -> list[tuple[str, datetime]]:
     """(task id, due) of the member's cards not due yet, the soonest first, up to `limit`."""
     params = {"g": guild_id, "u": user_id, "at": now, "limit": limit}
-    return [(task_id, due) for task_id, due in prepared.rows(conn, _UPCOMING, params)]
+    return [(task_id, due) for task_id, due in conn.execute(_UPCOMING, params).all()]
 
 
 def load_cards(
@@ -125,7 +125,7 @@ def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
         }
         for card in cards
     ]
-    prepared.write(conn, _upsert(conn), rows)
+    conn.execute(_upsert(conn), rows)
 
 
 def _upsert(conn: Connection) -> Any:
@@ -163,7 +163,7 @@ def load_cards_with_zones(
     }
     cards: dict[CardKey, StoredCard] = {}
     zones: dict[int, ZoneInfo] = {}
-    for row in prepared.rows(conn, _CARDS_WITH_ZONES, params):
+    for row in conn.execute(_CARDS_WITH_ZONES, params).all():
         key = (row.guild_id, row.user_id, row.task_id)
         if key not in wanted:
             continue

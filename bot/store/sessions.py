@@ -22,7 +22,7 @@ from sqlalchemy import cast as sql_cast
 from bot.clock import as_utc
 from bot.quiz.errors import SessionExpiredError, SessionMovedOnError
 from bot.quiz.tasks import Task
-from bot.store import dialect, posts, prepared, review_cards
+from bot.store import dialect, posts, review_cards
 from bot.store.learning_tables import PracticeSession
 from bot.store.records import PostInfo, SessionInfo, SessionSummary
 from bot.store.tables import Post, Score, table_of
@@ -162,7 +162,7 @@ def start_session(
     now: datetime,
 ) -> SessionInfo:
     """A new open session of the member's, ending their previous open one in this server."""
-    prepared.write(conn, _END_OPEN, {"g": guild_id, "u": user_id, "at": now})
+    conn.execute(_END_OPEN, {"g": guild_id, "u": user_id, "at": now})
     values = {
         "guild_id": guild_id,
         "user_id": user_id,
@@ -173,14 +173,16 @@ def start_session(
         "last_active_at": now,
         "ended_at": None,
     }
-    session_id = prepared.insert_one(conn, _INSERT, values)
+    inserted = conn.execute(_INSERT, values).inserted_primary_key
+    assert inserted is not None
+    session_id = int(inserted[0])
     session = get_session(conn, session_id)
     assert session is not None
     return session
 
 
 def get_session(conn: Connection, session_id: int) -> SessionInfo | None:
-    row = prepared.first(conn, _SESSION, {"sid": session_id})
+    row = conn.execute(_SESSION, {"sid": session_id}).first()
     return None if row is None else _session_of(row)
 
 
@@ -235,7 +237,7 @@ def review_queue(
 
 def served_posts(conn: Connection, session_id: int) -> list[tuple[int, str]]:
     """(post id, task id) of each task the session served, in order."""
-    served = prepared.rows(conn, _SERVED, {"sid": session_id})
+    served = conn.execute(_SERVED, {"sid": session_id}).all()
     return [(post_id, task_id) for post_id, task_id in served]
 
 
@@ -264,15 +266,15 @@ def add_post(
 
 
 def touch(conn: Connection, session_id: int, now: datetime) -> None:
-    prepared.write(conn, _TOUCH, {"sid": session_id, "at": now})
+    conn.execute(_TOUCH, {"sid": session_id, "at": now})
 
 
 def end_session(conn: Connection, session_id: int, now: datetime) -> None:
-    prepared.write(conn, _END, {"sid": session_id, "at": now})
+    conn.execute(_END, {"sid": session_id, "at": now})
 
 
 def summary(conn: Connection, session_id: int) -> SessionSummary:
-    ((served, finished, solved, first_try),) = prepared.rows(conn, _SUMMARY, {"sid": session_id})
+    served, finished, solved, first_try = conn.execute(_SUMMARY, {"sid": session_id}).one()
     return SessionSummary(int(served), int(finished), int(solved), int(first_try))
 
 

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.pool import StaticPool
@@ -99,7 +99,11 @@ class Store:
         """The zone of a "local day" for a server without a configured zone (a review card is
         rated once per local day); the service sets its own default zone here."""
         self._reader = reader(engine)
-        self._writer = writer(engine)
+        self._members = answers.KnownMembers()
+        """Member names this store committed: an answer under the same name writes no member."""
+        self._writer = writer(engine).execution_options(**{answers.KNOWN_MEMBERS: self._members})
+        if not event.contains(engine, "rollback_savepoint", _forget_members):
+            event.listen(engine, "rollback_savepoint", _forget_members)
         self._file = file_watch(engine)
         # An in-memory engine has a single shared connection; interleaving two threads'
         # transactions on it would mix them, so units of work take turns.
@@ -137,10 +141,14 @@ class Store:
             if self._file is not None:
                 self._file.check()
             with self._writer.connect() as conn:
-                with conn.begin():
-                    yield conn
-                if self._file is not None:
-                    self._file.check(committed=True)
+                try:
+                    with conn.begin():
+                        yield conn
+                    if self._file is not None:
+                        self._file.check(committed=True)
+                    self._members.committed(conn)
+                finally:
+                    answers.KnownMembers.discard(conn)
 
     # -- members and posts --------------------------------------------------------------------
 
@@ -647,6 +655,11 @@ class Store:
         """The task the member's live practice or review session in this server shows now."""
         with self.read() as conn:
             return sessions.live_session_post(conn, guild_id, user_id, now)
+
+
+def _forget_members(conn: Connection, _name: str, _context: object) -> None:
+    """A savepoint rolled back: what its transaction wrote is not all there."""
+    answers.KnownMembers.discard(conn)
 
 
 def _run_in(conn: Connection, unit: Unit[Any], alone: bool) -> Any:

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, bindparam, select
 
 from bot.quiz.task_codec import decode_task, encode_task
 from bot.quiz.tasks import Task
-from bot.store import dialect, prepared
+from bot.store import dialect
 from bot.store.tables import TaskVersion, table_of
 
 _version = table_of(TaskVersion)
@@ -100,7 +100,7 @@ def ensure_versions(conn: Connection, tasks: Sequence[Task], now: datetime) -> l
     if len(rows) == 1:
         # The usual case, one task posted again: its version is found, nothing is written.
         (key,) = rows
-        version_id = prepared.scalar(conn, _ID_BY_HASH, {"hash": key})
+        version_id = conn.execute(_ID_BY_HASH, {"hash": key}).scalar()
         if version_id is None:
             conn.execute(dialect.insert_ignoring_conflicts(conn, _version), list(rows.values()))
             version_id = conn.execute(_ID_BY_HASH, {"hash": key}).scalar_one()

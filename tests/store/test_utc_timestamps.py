@@ -1,6 +1,5 @@
 """Timestamp columns (`tables.UtcDateTime`): stored as naive UTC, the schema and the rows 0.1.0
-wrote, and handed out aware UTC, whatever zone a value came in, on every engine and on every
-path a statement runs (SQLAlchemy's, and `prepared`'s own)."""
+wrote, and handed out aware UTC, whatever zone a value came in, on every engine."""
 
 from __future__ import annotations
 
