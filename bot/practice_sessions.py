@@ -19,20 +19,40 @@ as it now stands).
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
+from bot.clock import Clock
 from bot.quiz import practice
 from bot.quiz.errors import NoMatchingTaskError, TasksWithheldError
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.service_values import PostedTask
-from bot.store import PostInfo, SessionSummary, Store
+from bot.store import PostInfo, SessionSummary, Store, Unit
 from bot.store.review_cards import DueSummary
 from bot.store.sessions import SessionState
 
-if TYPE_CHECKING:
-    from bot.service import QuizService
+T = TypeVar("T")
+
+
+class SessionsHost(Protocol):
+    """What the sessions need of the service (QuizService is one): the store, the clock, the
+    catalog, the reader pool and the group commit. Named here, so that this module sits below
+    the service that builds it, not above it."""
+
+    store: Store
+    clock: Clock
+    rng: random.Random
+
+    def task_of(self, post: PostInfo) -> Task: ...
+
+    def catalog_for(self, guild_id: int | None) -> Catalog: ...
+
+    async def run_read(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T: ...
+
+    async def run_grouped(self, unit: Unit[T]) -> T: ...
 
 PRACTICE = "practice"
 REVIEW = "review"
@@ -89,7 +109,7 @@ def _due_left(state: SessionState, catalog: Catalog) -> list[str]:
 
 
 class PracticeSessions:
-    def __init__(self, service: QuizService) -> None:
+    def __init__(self, service: SessionsHost) -> None:
         self.service = service
 
     @property
