@@ -112,23 +112,21 @@ def test_an_sqlite_option_sqlite_refuses_is_one_line(
 # -- class 2: the database's own files as --output ----------------------------------------------
 
 
+def export_results(database: Path, target: Path) -> subprocess.CompletedProcess[str]:
+    env = quizbot_env(DATABASE_URL=f"sqlite:///{database}")
+    return run_quizbot_cli(
+        "export", "results", "--guild", str(GUILD), "--output", str(target),
+        env=env, cwd=database.parent,
+    )
+
+
 @pytest.mark.parametrize("end", ["-wal", "-shm", ".lock"])
 def test_export_refuses_the_database_companion_files_while_no_bot_runs(
     end: str, database: Path
 ) -> None:
     target = database.with_name(database.name + end)
     target.unlink(missing_ok=True)
-    env = quizbot_env(DATABASE_URL=f"sqlite:///{database}")
-    result = run_quizbot_cli(
-        "export",
-        "results",
-        "--guild",
-        str(GUILD),
-        "--output",
-        str(target),
-        env=env,
-        cwd=database.parent,
-    )
+    result = export_results(database, target)
     assert result.returncode == 1
     assert "it is a file this command reads" in result.stderr
     assert not target.exists()
@@ -136,17 +134,7 @@ def test_export_refuses_the_database_companion_files_while_no_bot_runs(
 
 def test_export_still_writes_a_file_beside_the_database(database: Path) -> None:
     target = database.with_name("grades.csv")
-    env = quizbot_env(DATABASE_URL=f"sqlite:///{database}")
-    result = run_quizbot_cli(
-        "export",
-        "results",
-        "--guild",
-        str(GUILD),
-        "--output",
-        str(target),
-        env=env,
-        cwd=database.parent,
-    )
+    result = export_results(database, target)
     assert result.returncode == 0, result.stderr
     assert target.read_text(encoding="utf-8-sig").startswith("member_id,")
 
