@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from datetime import date, timedelta
@@ -145,6 +146,11 @@ def _export_since(text: str) -> date:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "run" and hasattr(signal, "SIGHUP"):  # not on Windows
+        # SIGHUP means "reload the banks" once the bot serves; before that they are being
+        # loaded, and a change made meanwhile is found when the watch starts. Its default
+        # action would end the process.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
         return _dispatch(args, load_settings(**_setting_overrides(args)))
     except HostError as exc:

@@ -130,18 +130,38 @@ async def bots(runner: QuizBotRunner) -> AsyncIterator[Callable[..., Bot]]:
 # -- start-up ---------------------------------------------------------------------------------
 
 
-async def test_sigterm_while_the_banks_load(bots: Callable[..., Bot], tmp_path: Path) -> None:
-    # Hundreds of banks and no cache: loading takes seconds, and it is what the bot does first.
+def many_banks(tmp_path: Path) -> Path:
+    """Hundreds of banks: with no cache, loading them takes seconds, and it is what the bot
+    does first."""
     banks = tmp_path / "banks"
     banks.mkdir()
     seed = (CONTENT_DIR / "mlops" / "data-vs-model-parallelism.yaml").read_text()
     for i in range(400):
         text = seed.replace("id: mlops-", f"id: c{i}-mlops-").replace("bank: ", f"bank: {i} ")
         (banks / f"bank-{i}.yaml").write_text(text)
+    return banks
+
+
+async def test_sigterm_while_the_banks_load(bots: Callable[..., Bot], tmp_path: Path) -> None:
+    banks = many_banks(tmp_path)
     bot = bots(CONTENT_DIR=str(banks), CONTENT_CACHE="")
     await bot.wait_for_line("using the Discord API at")
     log = await bot.stops_cleanly()
     assert "loaded " not in log  # stopped while loading, not after
+
+
+async def test_sighup_while_the_banks_load_is_not_the_end(
+    bots: Callable[..., Bot], tmp_path: Path
+) -> None:
+    """SIGHUP (reload the banks) before the bot serves: its default action ended the process."""
+    banks = many_banks(tmp_path)
+    bot = bots(CONTENT_DIR=str(banks), CONTENT_CACHE="")
+    await bot.wait_for_line("using the Discord API at")
+    assert bot.proc.pid is not None
+    os.kill(bot.proc.pid, signal.SIGHUP)
+    await asyncio.sleep(0.5)
+    assert bot.proc.returncode is None, bot.log()
+    await bot.stops_cleanly()
 
 
 # -- migrating --------------------------------------------------------------------------------
