@@ -107,6 +107,10 @@ async def test_practice_never_changes_the_leaderboard_but_counts_in_stats(
     assert await board(service) == before
     stats = await service.stats(GUILD, ALICE)
     assert (stats.tried, stats.solved) == (stats_before.tried + 2, stats_before.solved + 2)
+    # /stats names practice points apart: "Points" are the leaderboard's, and practice adds none.
+    assert stats.points == stats_before.points
+    practiced = sum(task.difficulty.points for task in TASKS if task.id in served)
+    assert stats.practice_points == stats_before.practice_points + practiced
 
 
 async def test_practice_offers_unsolved_tasks_first(service: QuizService) -> None:

@@ -120,6 +120,8 @@ def stats_embed(name: str, stats: MemberStats, picture: str | None = None) -> di
         embed.description = "No quizzes tried yet."
         return embed
     embed.add_field(name="Points", value=str(stats.points))
+    if stats.practice_points:
+        embed.add_field(name="Practice points (private)", value=str(stats.practice_points))
     embed.add_field(name="Solved", value=f"{stats.solved} of {stats.tried} tried")
     embed.add_field(
         name="First try", value=f"{stats.first_try} ({stats.first_try_rate:.0%} of tried)"

@@ -176,6 +176,9 @@ class MemberStats:
     first_try_rate: float
     """Posts solved on the first try / posts tried; 0.0 when none tried."""
     points: int
+    """On public posts: the leaderboard's points."""
+    practice_points: int
+    """On private posts (/practice, /review): the member's own, never on the leaderboard."""
     streak_days: int
     """Consecutive local days, ending today or yesterday, with at least one answer."""
     last_active: datetime | None

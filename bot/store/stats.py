@@ -35,6 +35,14 @@ _FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 # A member's counts, each from the member's own index range (attempts and scores by member).
 _mine_a = and_(_attempt.c.guild_id == bindparam("guild_id"), _attempt.c.user_id == _p_user)
 _mine_s = and_(_score.c.guild_id == bindparam("guild_id"), _score.c.user_id == _p_user)
+# Points are the leaderboard's (public posts) and practice's (private posts) apart: a member
+# must never read practice points as points on the board.
+_public_posts = select(_post.c.id).where(
+    _post.c.guild_id == bindparam("guild_id"), _post.c.session_id.is_(None)
+)
+_private_posts = select(_post.c.id).where(
+    _post.c.guild_id == bindparam("guild_id"), _post.c.session_id.is_not(None)
+)
 _tried = union(
     select(_attempt.c.post_id).where(_mine_a), select(_score.c.post_id).where(_mine_s)
 ).subquery()
@@ -42,7 +50,12 @@ _STATS_SUMMARY = select(
     select(func.count()).select_from(_tried).scalar_subquery(),
     select(func.count()).where(_mine_s, _score.c.solved == true()).scalar_subquery(),
     select(func.count()).where(_mine_s, _score.c.first_try == true()).scalar_subquery(),
-    select(func.coalesce(func.sum(_score.c.points), 0)).where(_mine_s).scalar_subquery(),
+    select(func.coalesce(func.sum(_score.c.points), 0))
+    .where(_mine_s, _score.c.post_id.in_(_public_posts))
+    .scalar_subquery(),
+    select(func.coalesce(func.sum(_score.c.points), 0))
+    .where(_mine_s, _score.c.post_id.in_(_private_posts))
+    .scalar_subquery(),
     select(func.max(_score.c.finished_at)).where(_mine_s).scalar_subquery(),
 )
 
@@ -72,7 +85,8 @@ def member_stats(
     conn: Connection, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime
 ) -> MemberStats:
     params = {"guild_id": guild_id, "user_id": user_id}
-    tried, solved, first_try, points, last_finish = conn.execute(_STATS_SUMMARY, params).one()
+    row = conn.execute(_STATS_SUMMARY, params).one()
+    tried, solved, first_try, points, practice_points, last_finish = row
     last_answer, streak = _streak(conn, guild_id, user_id, tz, now)
     last = max((t for t in (last_answer, last_finish) if t is not None), default=None)
     return MemberStats(
@@ -81,6 +95,7 @@ def member_stats(
         first_try=first_try,
         first_try_rate=first_try / tried if tried else 0.0,
         points=int(points),
+        practice_points=int(practice_points),
         streak_days=streak,
         last_active=last,
     )

@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 
 from bot.discord_ui import picker
 from bot.discord_ui.client import QuizBot
+from bot.discord_ui.embeds import stats_embed
 from bot.quiz import engine
 from bot.quiz.engine import Progress
 from bot.quiz.review import CardUpdate, ReviewRating
+from bot.store.records import MemberStats
 from tests.discord_ui.conftest import Driver, fill_two_task
 from tests.discord_ui.fakes import ALICE, EPHEMERAL, GUILD_ID, FakeDiscordHTTP
 from tests.test_render_limits import posted_of
@@ -119,3 +121,16 @@ async def test_opening_a_practice_solution_first_says_the_card_comes_back_at_onc
     assert card is not None
     assert "Review card rated **Again**" in content and "due again right away" in content
     assert stamp(content, "f") == int(card.due.timestamp())
+
+
+def test_stats_names_practice_points_apart_from_the_boards() -> None:
+    """/stats said "Points" for public and practice points together: a member read practice
+    points as points on the leaderboard."""
+    stats = MemberStats(
+        3, 3, 2, 2 / 3, points=10, practice_points=20, streak_days=1, last_active=None
+    )
+    fields = {f.name: f.value for f in stats_embed("ada", stats).fields}
+    assert fields["Points"] == "10"
+    assert fields["Practice points (private)"] == "20"
+    quiet = MemberStats(1, 1, 1, 1.0, points=10, practice_points=0, streak_days=1, last_active=None)
+    assert "Practice points (private)" not in {f.name for f in stats_embed("ada", quiet).fields}

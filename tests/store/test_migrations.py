@@ -118,6 +118,11 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
             assert progress.pop("tried_before") is False  # private posts only: none in 0.1.0
             assert len(tried) <= progress["wrong_tries"]
             assert all(isinstance(picks, tuple) and picks for picks in tried)
+    # MemberStats.practice_points (points on private posts, apart from the board's): new since
+    # 0.1.0, and 0 there (no private post).
+    for members in now_facts["member_stats"].values():
+        for stats in members.values():
+            assert stats.pop("practice_points") == 0
     # Leaderboard.zone (the zone its days and weeks counted in, for its footer): new since 0.1.0.
     for guild, boards in now_facts["leaderboards"].items():
         for board in boards.values():

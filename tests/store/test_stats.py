@@ -29,7 +29,7 @@ def answer_wrong_at(store: Store, user_id: int, at: datetime) -> None:
 
 def test_no_activity(store: Store) -> None:
     now = datetime(2024, 5, 8, tzinfo=UTC)
-    assert store.member_stats(GUILD, 1, BERLIN, now) == MemberStats(0, 0, 0, 0.0, 0, 0, None)
+    assert store.member_stats(GUILD, 1, BERLIN, now) == MemberStats(0, 0, 0, 0.0, 0, 0, 0, None)
 
 
 def test_first_try_rate_counts_every_post_tried(store: Store) -> None:
