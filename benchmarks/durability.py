@@ -38,7 +38,7 @@ from benchmarks.machine import loadavg, machine_info, pct
 from bot.content import load_banks
 from bot.quiz.tasks import Catalog, Kind, Task
 from bot.service import QuizService
-from bot.store import Answered, AnswerRequest, Grader, Store, make_engine
+from bot.store import Answered, AnswerRequest, Store, make_engine
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUILD, CHANNEL = 1, 10
@@ -53,11 +53,11 @@ class TimedStore(Store):
         self.batches: list[int] = []
 
     def answer_batch(
-        self, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+        self, requests: Sequence[AnswerRequest], now: datetime
     ) -> list[Answered | Exception]:
         start = time.perf_counter()
         try:
-            return super().answer_batch(requests, grade, now)
+            return super().answer_batch(requests, now)
         finally:
             self.transactions.append(time.perf_counter() - start)
             self.batches.append(len(requests))

@@ -15,11 +15,10 @@ from enum import StrEnum
 from typing import TextIO
 
 from bot.clock import utcnow
-from bot.quiz import engine
-from bot.quiz.engine import Outcome, Progress, Status
+from bot.quiz.engine import Outcome, Status
 from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Kind, Task
-from bot.store import AnswerRequest, PostInfo, Store
+from bot.store import AnswerRequest, Store
 
 PRACTICE_GUILD = 0
 PRACTICE_CHANNEL = 0
@@ -156,11 +155,8 @@ class PracticeSession:
             return
         request = AnswerRequest(post_id, PRACTICE_GUILD, self.user_id, self.name, picks)
 
-        def grade(post: PostInfo, req: AnswerRequest, progress: Progress) -> Outcome:
-            return engine.grade(post.task or task, progress, req.picks)
-
         try:
-            outcome = self.store.answer(request, grade, utcnow()).outcome
+            outcome = self.store.answer(request, utcnow()).outcome
         except InvalidAnswerError:
             self.ask_again(task)
             return

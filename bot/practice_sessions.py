@@ -213,7 +213,7 @@ class PracticeSessions:
         catalog = service.catalog_for(guild_id)
 
         def choose(state: SessionState) -> Task | None:
-            # Runs in the writer thread, inside the unit, like the answers' grader.
+            # Runs in the writer thread, inside the unit: the pick sees the state it commits with.
             if state.session.kind == REVIEW:
                 due_left = _due_left(state, catalog)
                 return catalog.get_or_raise(due_left[0]) if due_left else None

@@ -20,10 +20,11 @@ module stays one class with one method per thing the Discord layer and the sched
 is why it is longer than most: splitting the façade would spread what one member action does.
 
 A post keeps the task it was posted with: the store records the task's version with the post
-and reads it back with it (`PostInfo.task`); `task_of` is the one place that says which task a
-post uses, for grading and for everything that shows it. The catalog (`self.catalog`) only
-decides what can be posted next; `use_catalog` swaps it in one assignment (a content reload),
-so /topics, autocomplete and new posts see the new banks at once and open posts are untouched.
+and reads it back with it (`PostInfo.task`); `PostInfo.graded_task` is the one place that says
+which task a post uses: the store grades with it, and `task_of` shows it. The catalog
+(`self.catalog`) only decides what can be posted next; `use_catalog` swaps it in one
+assignment (a content reload), so /topics, autocomplete and new posts see the new banks at once
+and open posts are untouched.
 Posts made before versions existed (0.1.0) are pinned to the loaded task of their id when the
 service starts and after every swap (`pin_unversioned`).
 
@@ -63,8 +64,8 @@ from bot.content import uploads
 from bot.content.uploads import RefusedUpload, UploadedBank
 from bot.practice_sessions import PracticeSessions
 from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, MemberProgress, topic_progress
-from bot.quiz import engine, reminders
-from bot.quiz.engine import Outcome, Progress
+from bot.quiz import reminders
+from bot.quiz.engine import Progress
 from bot.quiz.errors import (
     BankRefusedError,
     QuizError,
@@ -251,10 +252,10 @@ class QuizService:
         return self.catalog.get_or_raise(task_id)
 
     def task_of(self, post: PostInfo) -> Task:
-        """The task a post grades with and shows: the version it was posted with. Only a
-        post from before versions that is not pinned yet (its task was not loaded when the
-        service last pinned) uses the loaded task of its id, as 0.1.0 did."""
-        return post.task if post.task is not None else self.catalog.get_or_raise(post.task_id)
+        """The task a post shows: the version it was posted with, the one the store grades
+        with (`PostInfo.graded_task`). A post from before versions whose task was not loaded
+        when the service last pinned has none: UnknownTaskError, as the store answers it."""
+        return post.graded_task()
 
     async def use_catalog(self, catalog: Catalog) -> None:
         """Serve `catalog` from now on: one assignment, so /topics, autocomplete and the next
@@ -359,7 +360,7 @@ class QuizService:
         posts = await self.run_read(self.store.search_posts, guild_id, text, limit)
         found = []
         for post in posts:
-            # Left out: only an unpinned 0.1.0 post whose task is not loaded (`task_of`).
+            # Left out: only a 0.1.0 post whose task was gone when pinned (`task_of`).
             with contextlib.suppress(UnknownTaskError):
                 found.append(self.posted_of(post))
         return found
@@ -381,11 +382,6 @@ class QuizService:
         request = AnswerRequest(post_id, guild_id, user_id, name, tuple(picks))
         queue.put_nowait(_PendingAnswer(request, future, self.writer_load.clock()))
         return await future
-
-    def _grade(self, post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
-        """The store's grader: runs inside the write transaction, in the writer thread, on
-        the task the post was posted with."""
-        return engine.grade(self.task_of(post), progress, request.picks)
 
     async def _group_commits(self) -> None:
         """Group commit: one transaction for the answers and grouped units (`run_grouped`)
@@ -423,7 +419,6 @@ class QuizService:
                 partial(
                     self.store.commit_group,
                     [p.request for p in answering],
-                    self._grade,
                     self.clock(),
                     [p.unit for p in grouped],
                 ),
@@ -517,7 +512,7 @@ class QuizService:
         )
         tasks: dict[int, Task] = {}
         for post in activity.posts.values():
-            # Left out: only an unpinned 0.1.0 post whose task is not loaded (`task_of`).
+            # Left out: only a 0.1.0 post whose task was gone when pinned (`task_of`).
             with contextlib.suppress(UnknownTaskError):
                 tasks[post.id] = self.task_of(post)
         withheld = frozenset[str]()

@@ -15,7 +15,6 @@ from typing import IO
 import pytest
 
 from bot.cli import main
-from bot.quiz.engine import Outcome, Progress, grade
 from bot.results_export import FIELDS
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
@@ -24,11 +23,6 @@ from tests.test_cli_db import assert_refused_touching_nothing
 GUILD = 800000000000000001
 ALICE, BOB = 111111111111111111, 222222222222222222
 MONDAY = datetime(2025, 3, 10, 10, 0, tzinfo=UTC)
-
-
-def _grade(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
-    assert post.task is not None
-    return grade(post.task, progress, request.picks)
 
 
 @pytest.fixture
@@ -44,7 +38,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     other = store.create_post(GUILD + 1, 1, t_one, None, now=MONDAY)
 
     def answer(post: PostInfo, user: int, pick: str, name: str = "member") -> None:
-        store.answer(AnswerRequest(post.id, post.guild_id, user, name, (pick,)), _grade, MONDAY)
+        store.answer(AnswerRequest(post.id, post.guild_id, user, name, (pick,)), MONDAY)
 
     answer(one, ALICE, "B", "Alice Liddell")
     answer(one, ALICE, "A", "Alice Liddell")
@@ -213,7 +207,7 @@ def test_csv_neutralises_names_a_spreadsheet_would_run_but_json_keeps_them(
     post = store.create_post(GUILD, 1, choice("t-three"), None, now=MONDAY)
     for user, name in enumerate(names, start=1):
         request = AnswerRequest(post.id, GUILD, user, name, ("A",))
-        store.answer(request, _grade, MONDAY)
+        store.answer(request, MONDAY)
     store.engine.dispose()
     out = tmp_path / "grades.csv"
     assert export(capsys, "--names", "--output", str(out)) == ""

@@ -7,7 +7,6 @@ import sqlalchemy as sa
 
 from bot.clock import utcnow
 from bot.practice import PRACTICE_CHANNEL, PRACTICE_GUILD, PracticeSession
-from bot.quiz import engine
 from bot.store import AnswerRequest, Store, make_engine
 from tests.cli_run import run_quizbot_cli
 from tests.factories import choice
@@ -87,7 +86,7 @@ def test_the_solution_after_finishing_elsewhere_is_a_free_look_not_a_forfeit() -
             post = store.latest_post(PRACTICE_GUILD, PRACTICE_CHANNEL)
             assert post is not None
             other = AnswerRequest(post.id, PRACTICE_GUILD, 5, "me", ("A",))
-            store.answer(other, lambda p, r, g: engine.grade(task, g, r.picks), utcnow())
+            store.answer(other, utcnow())
             return ":solution"
         return "y" if "[y/N]" in prompt else None
 

@@ -24,7 +24,7 @@ from bot.quiz.errors import (
 )
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.store import AnswerRequest, Grader, Group, Store, Unit, make_engine
+from bot.store import AnswerRequest, Group, Store, Unit, make_engine
 from bot.store.periods import Period
 from tests.factories import Clock, choice, choice_task
 
@@ -52,7 +52,6 @@ class RecordingStore(Store):
     def commit_group(
         self,
         requests: Sequence[AnswerRequest],
-        grade: Grader,
         now: datetime,
         units: Sequence[Unit[Any]],
     ) -> Group:
@@ -60,7 +59,7 @@ class RecordingStore(Store):
         if self.fail_next:
             self.fail_next = False
             raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
-        return super().commit_group(requests, grade, now, units)
+        return super().commit_group(requests, now, units)
 
 
 @pytest.fixture

@@ -13,10 +13,9 @@ from PIL import Image
 
 from bot import stats_picture as sp
 from bot.progress import MemberProgress, TopicProgress, topic_progress
-from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Task
 from bot.rendering import discord_len
-from bot.store import AnswerRequest, PostInfo, Store, make_engine
+from bot.store import AnswerRequest, Store, make_engine
 from tests.factories import choice
 
 GUILD, CHANNEL, USER = 1, 10, 7
@@ -27,11 +26,6 @@ MLOPS = choice("t-mlops", topic="MLOps")
 PYTHON = choice("t-python", topic="Python")
 RIGHT, WRONG = ("A",), ("B",)
 UTC_ZONE = ZoneInfo("UTC")
-
-
-def grader(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
-    assert post.task is not None
-    return grade(post.task, progress, request.picks)
 
 
 @pytest.fixture
@@ -45,7 +39,7 @@ def answers(store: Store, task: Task, day: date, *picks: tuple[str, ...]) -> Non
     at = datetime.combine(day, datetime.min.time(), tzinfo=UTC) + timedelta(hours=9)
     post = store.create_post(GUILD, CHANNEL, task, 99, closes_at=None, now=at)
     for pick in picks:
-        store.answer(AnswerRequest(post.id, GUILD, USER, "user", pick), grader, at)
+        store.answer(AnswerRequest(post.id, GUILD, USER, "user", pick), at)
 
 
 def progress_of(store: Store, due: dict[str, int] | None = None) -> MemberProgress:

@@ -5,7 +5,6 @@ from bot.store.periods import Period, day_bounds, local_date, week_bounds
 from bot.store.records import (
     Answered,
     AnswerRequest,
-    Grader,
     GuildConfigInfo,
     HintSeen,
     Leaderboard,
@@ -26,7 +25,6 @@ __all__ = [
     "DEFAULT_DATABASE_URL",
     "AnswerRequest",
     "Answered",
-    "Grader",
     "Group",
     "GuildConfigInfo",
     "HintSeen",

@@ -4,7 +4,8 @@ One write unit of work reads each post's state once, lets the rules decide once,
 
 - the post exists in this server: `_posts_in_guild` (else UnknownPostError), and the member
   may use it: a private practice or review task is its owner's, while its session lasts
-  (`PostInfo.check_member`, in `_post_of`);
+  (`PostInfo.check_member`, in `_post_of`), and it has a task to grade and show: a 0.1.0 post
+  whose task was gone when the service pinned has none (`PostInfo.graded_task`: refused);
 - the member's progress: read from attempts (with the picks of each wrong one: the engine
   grades the same wrong answer again as a repeat, which stores nothing), reveals and the
   score (never stored twice), and what the rows mean decided by the engine
@@ -13,8 +14,8 @@ One write unit of work reads each post's state once, lets the rules decide once,
   and so do its misses and hint), and within a batch, with the answers it records there
   (`Progress.after_answer_elsewhere`);
 - whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
-  `bot.quiz.engine` (`check_open`, the service's grader, `see_hint`, `open_solution`); the
-  grader gets the post as read, with the task version it was posted with (`PostInfo.task`);
+  `bot.quiz.engine` (`check_open`, `grade`, `see_hint`, `open_solution`), on the task version
+  the post was posted with (`PostInfo.graded_task`);
 - the attempt limit: the database's own constraints (a fourth attempt cannot be stored).
 
 A batch of answers (the service's group commit) costs two reads, whatever its size (three if
@@ -65,6 +66,7 @@ from bot.quiz.engine import (
     Progress,
     check_free_look,
     check_open,
+    grade,
     hint_is_free,
     open_solution,
     see_hint,
@@ -79,7 +81,7 @@ from bot.store.posts import (
     select_posts,
     unfinished_post_of_task,
 )
-from bot.store.records import Answered, AnswerRequest, Grader, HintSeen, PostInfo, SolutionSeen
+from bot.store.records import Answered, AnswerRequest, HintSeen, PostInfo, SolutionSeen
 from bot.store.tables import (
     Attempt,
     BoardState,
@@ -406,6 +408,7 @@ def _free_look_state(
     (`engine.check_free_look`). Holds the member's credit for the post's task (`_lock_members`)
     until the unit of work ends."""
     post = _member_post(conn, post_id, guild_id, user_id, now)
+    post.graded_task()  # no task left to show a hint or solution of: refused, nothing stored
     _lock_members(conn, {post_id: post}, [(post_id, user_id)])
     progress = _progress_on(conn, post, user_id)
     closed = post.is_closed(now)
@@ -449,20 +452,18 @@ _UTC = ZoneInfo("UTC")
 def record_batch(
     conn: Connection,
     requests: Sequence[AnswerRequest],
-    grade: Grader,
     now: datetime,
     zone: ZoneInfo = _UTC,
 ) -> list[Answered | Exception]:
     """`Store.answer_batch` inside its write unit of work. Raises IntegrityError when the
     database refused a row: the caller rolls back and calls `replay_batch`. `zone`: the
     local day of a server without a configured zone."""
-    return _record(conn, requests, grade, now, zone)
+    return _record(conn, requests, now, zone)
 
 
 def replay_batch(
     conn: Connection,
     requests: Sequence[AnswerRequest],
-    grade: Grader,
     now: datetime,
     zone: ZoneInfo = _UTC,
 ) -> list[Answered | Exception]:
@@ -472,7 +473,7 @@ def replay_batch(
     for request in requests:
         try:
             with conn.begin_nested():
-                (result,) = _record(conn, [request], grade, now, zone)
+                (result,) = _record(conn, [request], now, zone)
         except IntegrityError as exc:
             result = AttemptLimitError(f"an attempt on post {request.post_id} was refused")
             result.__cause__ = exc
@@ -496,7 +497,6 @@ def _lock_members(
 def _record(
     conn: Connection,
     requests: Sequence[AnswerRequest],
-    grade: Grader,
     now: datetime,
     zone: ZoneInfo,
 ) -> list[Answered | Exception]:
@@ -516,8 +516,8 @@ def _record(
             pair = (request.post_id, request.user_id)
             progress = state[pair]
             check_open(post.is_closed(now), progress)
-            outcome = grade(post, request, progress)
-        except Exception as exc:  # the member's error (or the grader's): this answer only
+            outcome = grade(post.graded_task(), progress, request.picks)
+        except Exception as exc:  # the member's error (or the engine's): this answer only
             results.append(exc)
             continue
         writes.member(request.guild_id, request.user_id, request.member_name)

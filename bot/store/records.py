@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from bot.clock import as_utc
 from bot.quiz.engine import Outcome, Progress, SolutionAccess, check_owner, post_closed
-from bot.quiz.errors import SessionExpiredError
+from bot.quiz.errors import SessionExpiredError, UnknownTaskError
 from bot.quiz.review import CardUpdate
 from bot.quiz.rules import check_session_live
 from bot.quiz.tasks import Task
@@ -52,8 +51,8 @@ class PostInfo:
     """A posted task. Timestamps are aware UTC datetimes.
 
     `task` is the task exactly as it was posted (its stored version), whatever the banks say
-    now; None only for a post from before versions (0.1.0) not pinned to one yet, which uses
-    the loaded task of `task_id` (`QuizService.task_of` decides, once)."""
+    now; None only for a post from before versions (0.1.0) whose task was not loaded when the
+    service last pinned (`pin_unversioned`): nothing can grade or show it (`graded_task`)."""
 
     id: int
     guild_id: int
@@ -73,6 +72,14 @@ class PostInfo:
     channel."""
     session: SessionInfo | None = field(default=None, compare=False)
     """That session, read with the post (None if its row is gone)."""
+
+    def graded_task(self) -> Task:
+        """The task this post grades with: its stored version. A post without one (its task
+        was gone from the banks when the service pinned) is refused with UnknownTaskError,
+        as 0.1.0 refused it: there is no task left to grade it on."""
+        if self.task is None:
+            raise UnknownTaskError(f"task {self.task_id!r} is no longer in the loaded banks")
+        return self.task
 
     @property
     def private(self) -> bool:
@@ -100,11 +107,6 @@ class AnswerRequest:
     user_id: int
     member_name: str
     picks: tuple[str, ...]
-
-
-Grader = Callable[[PostInfo, AnswerRequest, Progress], Outcome]
-"""Grades one request on the post's task (`PostInfo.task`, the version it was posted with)
-given the member's progress; pure (the engine's `grade` on `QuizService.task_of(post)`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -332,7 +332,7 @@ def advance(
     (`session_state`, so the member may click in it), whether the click came from the message
     of the session's current task (`shown`; else SessionMovedOnError, so a second click or an
     older message's Next skips nothing), `choose`'s pick of its next task
-    (the service's rule, run here like the answers' grader), then that task's private post,
+    (the service's rule, run here in the unit), then that task's private post,
     or, when `choose` picks none, the session ended and summed up. One unit rather than a
     read and then a write: one thread hop and one transaction per click, and two clicks of
     one session cannot both pick the same task (SQLite has one writer at a time; on

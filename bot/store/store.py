@@ -46,7 +46,6 @@ from bot.store.periods import Period
 from bot.store.records import (
     Answered,
     AnswerRequest,
-    Grader,
     GuildConfigInfo,
     HintSeen,
     Leaderboard,
@@ -246,21 +245,21 @@ class Store:
         with self.read() as conn:
             return answers.member_state(conn, post_id, guild_id, user_id, now or datetime.now(UTC))
 
-    def answer(self, request: AnswerRequest, grade: Grader, now: datetime) -> Answered:
+    def answer(self, request: AnswerRequest, now: datetime) -> Answered:
         """A batch of one: raises what the batch would have put in the slot."""
-        (result,) = self.answer_batch([request], grade, now)
+        (result,) = self.answer_batch([request], now)
         if isinstance(result, Exception):
             raise result
         return result
 
     def answer_batch(
-        self, requests: Sequence[AnswerRequest], grade: Grader, now: datetime
+        self, requests: Sequence[AnswerRequest], now: datetime
     ) -> list[Answered | Exception]:
         """Grade and record many answers in ONE write transaction (group commit).
 
         Requests are graded in order, so later requests see earlier ones (the same member
-        twice in a batch is graded twice, in sequence). A request that fails (its grader
-        raises, its post is unknown or closed, or the database rejects an attempt) leaves no
+        twice in a batch is graded twice, in sequence). A request that fails (the engine
+        refuses it, its post is unknown or closed, or the database rejects an attempt) leaves no
         trace and gets its exception in its slot; the rest commit. A fault of the transaction
         itself raises, and then nothing was written: StoreBusyError (the write lock not
         obtained within the busy timeout) or StoreUnavailableError (a full disk, a damaged or
@@ -269,20 +268,21 @@ class Store:
         Per-slot errors: UnknownPostError (no such post in that guild), PostClosedError
         (closed, and the member has not finished), AttemptLimitError (the database refused
         the attempt or the score: only possible if a writer bypassed the write lock), or
-        whatever `grade` raises (e.g. InvalidAnswerError); on a private post, PrivatePostError
-        (another member's) or SessionExpiredError (its session ended).
+        whatever `engine.grade` raises (e.g. InvalidAnswerError), UnknownTaskError (a 0.1.0
+        post whose task was gone when the service pinned: `PostInfo.graded_task`); on a
+        private post, PrivatePostError (another member's) or SessionExpiredError (its session
+        ended).
 
         A private (practice or review) post's score is stored but never added to the
         leaderboard. Every finish rates the member's review card for the task, at most once
         per local day (in the server's zone, else `default_zone`) unless the card is due.
         """
-        return self.commit_group(requests, grade, now, ()).answered
+        return self.commit_group(requests, now, ()).answered
 
     def commit_group(
         self,
         requests: Sequence[AnswerRequest],
-        grade: Grader,
-        now: datetime,
+            now: datetime,
         units: Sequence[Unit[Any]],
     ) -> Group:
         """The answers (as `answer_batch` records them), then the units, in ONE write
@@ -299,21 +299,20 @@ class Store:
             return Group([], [])  # not worth taking the write lock for
         action = StoreAction.ANSWER if requests else units[0].action
         try:
-            return self._commit_group(action, answers.record_batch, requests, grade, now, units)
+            return self._commit_group(action, answers.record_batch, requests, now, units)
         except IntegrityError:
             if not requests:
                 raise  # a lone unit's refused row: it was the whole transaction
             # Rolled back whole; the replay isolates the refused answer (a savepoint each, a
             # cost the common path does not pay). A unit's own refusal never gets here.
-            return self._commit_group(action, answers.replay_batch, requests, grade, now, units)
+            return self._commit_group(action, answers.replay_batch, requests, now, units)
 
     def _commit_group(
         self,
         action: StoreAction,
         record: Callable[..., list[Answered | Exception]],
         requests: Sequence[AnswerRequest],
-        grade: Grader,
-        now: datetime,
+            now: datetime,
         units: Sequence[Unit[Any]],
     ) -> Group:
         """`commit_group`'s one transaction, recording the answers with `record` (the batch,
@@ -321,7 +320,7 @@ class Store:
         group: Group | None = None
         try:
             with self.write(action) as conn:
-                answered = record(conn, requests, grade, now, self.default_zone) if requests else []
+                answered = record(conn, requests, now, self.default_zone) if requests else []
                 alone = not requests and len(units) == 1
                 group = Group(answered, [_run_in(conn, unit, alone) for unit in units])
         except StoreUnavailableError:

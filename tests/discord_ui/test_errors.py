@@ -13,9 +13,9 @@ import pytest
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.error_texts import SOMETHING_WENT_WRONG
 from bot.quiz.engine import Outcome, Progress, grade
-from bot.quiz.tasks import Catalog
+from bot.quiz.tasks import Catalog, Task
 from bot.service import QuizService
-from bot.store import AnswerRequest, PostInfo, Store, make_engine
+from bot.store import AnswerRequest, Store, answers, make_engine
 from tests.discord_ui.conftest import TOKEN, BotFactory, Driver, settings
 from tests.discord_ui.fakes import (
     ALICE,
@@ -279,10 +279,10 @@ async def test_an_attempt_the_database_refuses_says_all_attempts_are_used(
     before = await bot.service.progress(post.id, ALICE.id)
     assert before.finished and before.wrong_tries == 3
 
-    def blind(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
-        return grade(bot.service.task_of(post), Progress(), request.picks)
+    def blind(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
+        return grade(task, Progress(), picks)
 
-    monkeypatch.setattr(bot.service, "_grade", blind)
+    monkeypatch.setattr(answers, "grade", blind)
     await driver.click(message, r"quiz:ans:\d+:B")  # right, but a fourth attempt
     reply = fake.last_reply()
     assert reply.ephemeral
@@ -298,11 +298,9 @@ async def test_a_full_disk_leaves_leaderboard_and_stats_working(
     store = bot.service.store
     post = store.latest_post(GUILD_ID, CHANNEL_ID)
     assert post is not None
-    task = bot.service.task(post.task_id)
     members = [(ALICE.id, ALICE.name)] + [(2000 + n, f"student{n}") for n in range(300)]
     store.answer_batch(
         [AnswerRequest(post.id, GUILD_ID, user, name, ("B",)) for user, name in members],
-        lambda _task_id, request, progress: grade(task, progress, request.picks),
         bot.service.clock(),
     )
     fill_the_disk(store.engine)  # building the leaderboard's totals needs new pages

@@ -13,7 +13,6 @@ import pytest
 from bot import rendering
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.cogs.insights import insights_embed
-from bot.quiz.engine import Outcome, Progress, grade
 from bot.reports import insights
 from bot.reports.insights import HardTask, Insights, InsightsPeriod, TaskMisconceptions
 from bot.reports.summary import Misconception
@@ -59,11 +58,6 @@ async def run(driver: Driver, fake: FakeDiscordHTTP, member: Member, **options: 
     return replies[-1]
 
 
-def _grade(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
-    assert post.task is not None
-    return grade(post.task, progress, request.picks)
-
-
 @pytest.fixture
 def seeded(bot: QuizBot) -> QuizBot:
     """Yesterday's post of mc-split (right: B): alice misses with A then solves, bob misses
@@ -76,7 +70,7 @@ def seeded(bot: QuizBot) -> QuizBot:
     for member, pick in ((ALICE, "A"), (ALICE, "B"), (BOB, "A"), (BOB, "A"), (BOB, "C"),
                          (MOD, "B")):
         request = AnswerRequest(post.id, GUILD_ID, member.id, member.name, (pick,))
-        store.answer(request, _grade, yesterday)
+        store.answer(request, yesterday)
     return bot
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, event
 
-from bot.quiz.engine import Outcome, Progress, grade
+from bot.quiz.engine import Outcome
 from bot.quiz.tasks import Task
 from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
@@ -39,12 +39,6 @@ def fresh_task() -> Task:
     return dataclasses.replace(TASK, id=f"{TASK.id}-{next(_task_numbers)}")
 
 
-def grade_task(post: PostInfo, request: AnswerRequest, progress: Progress) -> Outcome:
-    """The service's grader in small: the task the post was posted with."""
-    assert post.task is not None
-    return grade(post.task, progress, request.picks)
-
-
 def request(post: PostInfo | int, user_id: int, picks: tuple[str, ...] = RIGHT) -> AnswerRequest:
     """An answer by member `user_id` (named "user<id>") in the post's server."""
     if isinstance(post, int):
@@ -57,9 +51,9 @@ def finish(store: Store, post: PostInfo, user_id: int, now: datetime, wrong: int
     that already failed the task)."""
     outcome = None
     for picks in WRONGS[:wrong]:
-        outcome = store.answer(request(post, user_id, picks), grade_task, now).outcome
+        outcome = store.answer(request(post, user_id, picks), now).outcome
     if wrong < 3:
-        outcome = store.answer(request(post, user_id, RIGHT), grade_task, now).outcome
+        outcome = store.answer(request(post, user_id, RIGHT), now).outcome
     assert outcome is not None
     return outcome
 

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import IntegrityError
 
+from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.errors import (
     AttemptLimitError,
@@ -19,7 +20,8 @@ from bot.quiz.errors import (
     PostClosedError,
     UnknownPostError,
 )
-from bot.store import Answered, AnswerRequest, PostInfo, Store, answers, make_engine
+from bot.quiz.tasks import Task
+from bot.store import Answered, AnswerRequest, Store, answers, make_engine
 from tests.factories import fill
 from tests.store.conftest import (
     GUILD,
@@ -28,7 +30,6 @@ from tests.store.conftest import (
     WRONG,
     WRONGS,
     finish,
-    grade_task,
     new_post,
     request,
 )
@@ -67,7 +68,7 @@ def table_count(store: Store, table: str, where: str = "TRUE") -> int:
 
 def test_first_try_solve_scores_full_points(store: Store) -> None:
     post = new_post(store)
-    outcome = store.answer(request(post, 7), grade_task, NOW).outcome
+    outcome = store.answer(request(post, 7), NOW).outcome
     assert outcome.status is Status.CORRECT
     assert outcome.points == 10
     assert store.progress(post.id, 7) == Progress(solved=True, points=10)
@@ -78,7 +79,7 @@ def test_first_try_solve_scores_full_points(store: Store) -> None:
 
 def test_three_misses_fail_with_zero_points_and_one_score(store: Store) -> None:
     post = new_post(store)
-    answers = [store.answer(request(post, 7, p), grade_task, NOW) for p in (*WRONGS, WRONG)]
+    answers = [store.answer(request(post, 7, p), NOW) for p in (*WRONGS, WRONG)]
     statuses = [a.outcome.status for a in answers]
     assert statuses == [Status.WRONG, Status.WRONG, Status.FAILED, Status.ALREADY_FINISHED]
     assert store.progress(post.id, 7) == Progress(wrong_tries=3, tried=frozenset(WRONGS))
@@ -101,14 +102,14 @@ def test_the_same_wrong_answer_again_stores_nothing(store: Store) -> None:
     """A double click, or a retried click: not graded again, so no attempt row, no change
     to the post's counts, no score; a different wrong answer is graded as before."""
     post = new_post(store)
-    first = store.answer(request(post, 7, WRONG), grade_task, NOW).outcome
-    again = store.answer(request(post, 7, WRONG), grade_task, NOW).outcome
+    first = store.answer(request(post, 7, WRONG), NOW).outcome
+    again = store.answer(request(post, 7, WRONG), NOW).outcome
     assert (first.status, again.status) == (Status.WRONG, Status.REPEATED)
     assert again.attempts_left == 2 and again.notes == first.notes
     assert again.progress == first.progress == store.progress(post.id, 7)
     assert table_count(store, "attempt") == 1
     assert store.post_counts(post.id).answered == 1
-    other = store.answer(request(post, 7, ("C",)), grade_task, NOW).outcome
+    other = store.answer(request(post, 7, ("C",)), NOW).outcome
     assert (other.status, other.attempts_left) == (Status.WRONG, 1)
     with store.read() as conn:
         rows = conn.execute(text("SELECT attempt_no, picks FROM attempt ORDER BY id")).all()
@@ -120,12 +121,12 @@ def test_a_repeat_of_a_multi_blank_answer_is_read_back_from_its_stored_picks(
 ) -> None:
     """The picks are stored as the engine graded them and read back into the same form."""
     post = new_post(store, task=MANY_WRONG)
-    first = store.answer(request(post, 7, ("A", "B", "A", "C")), grade_task, NOW).outcome
+    first = store.answer(request(post, 7, ("A", "B", "A", "C")), NOW).outcome
     assert first.status is Status.WRONG and first.wrong_blanks == (2, 4)
     assert store.progress(post.id, 7).tried == {("A", "B", "A", "C")}
-    again = store.answer(request(post, 7, ("A", "B", "A", "C")), grade_task, NOW).outcome
+    again = store.answer(request(post, 7, ("A", "B", "A", "C")), NOW).outcome
     assert again.status is Status.REPEATED and again.wrong_blanks == (2, 4)
-    swapped = store.answer(request(post, 7, ("A", "C", "A", "B")), grade_task, NOW).outcome
+    swapped = store.answer(request(post, 7, ("A", "C", "A", "B")), NOW).outcome
     assert swapped.status is Status.WRONG  # other picks: another answer
     assert table_count(store, "attempt") == 2
 
@@ -134,7 +135,7 @@ def test_two_identical_clicks_in_one_batch_store_one_attempt(store: Store) -> No
     """The second click sees the first, graded earlier in the same write unit."""
     post = new_post(store)
     batch = [request(post, 1, WRONG), request(post, 1, WRONG), request(post, 2, WRONG)]
-    results = store.answer_batch([*batch, request(post, 1, RIGHT)], grade_task, NOW)
+    results = store.answer_batch([*batch, request(post, 1, RIGHT)], NOW)
     statuses = [r.outcome.status for r in results if isinstance(r, Answered)]
     assert statuses == [Status.WRONG, Status.REPEATED, Status.WRONG, Status.CORRECT]
     with store.read() as conn:
@@ -144,14 +145,19 @@ def test_two_identical_clicks_in_one_batch_store_one_attempt(store: Store) -> No
     assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7, tried=tried)
 
 
-def test_batch_isolates_a_failing_request(store: Store) -> None:
+def test_batch_isolates_a_failing_request(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The bad request leaves no trace (not even its member row); the others commit."""
     post = new_post(store)
+    calls = itertools.count(1)
 
-    def grade_or_explode(post: PostInfo, req: AnswerRequest, progress: Progress) -> Outcome:
-        if req.user_id == 2:
+    def grade_or_explode(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
+        if next(calls) == 2:  # the second request's grading
             raise RuntimeError("grader bug")
-        return grade_task(post, req, progress)
+        return engine.grade(task, progress, picks)
+
+    monkeypatch.setattr(answers, "grade", grade_or_explode)
 
     batch = [
         request(post, 1),
@@ -160,7 +166,7 @@ def test_batch_isolates_a_failing_request(store: Store) -> None:
         request(post, 4, WRONG),
         request(999, 5),  # no such post
     ]
-    results = store.answer_batch(batch, grade_or_explode, NOW)
+    results = store.answer_batch(batch, NOW)
 
     assert isinstance(results[0], Answered) and results[0].outcome.status is Status.CORRECT
     assert isinstance(results[1], RuntimeError)
@@ -179,7 +185,6 @@ def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> Non
     post = new_post(store)
     results = store.answer_batch(
         [request(post, 1, WRONG), request(post, 1, RIGHT), request(post, 1, RIGHT)],
-        grade_task,
         NOW,
     )
     statuses = [r.outcome.status for r in results if isinstance(r, Answered)]
@@ -191,45 +196,49 @@ def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> Non
     assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7, tried=tried)
 
 
-def test_a_batch_failure_of_the_transaction_itself_raises(store: Store) -> None:
+def test_a_batch_failure_of_the_transaction_itself_raises(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     post = new_post(store)
 
-    def interrupt(task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
+    def interrupt(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
         raise KeyboardInterrupt
 
+    monkeypatch.setattr(answers, "grade", interrupt)
+
     with pytest.raises(KeyboardInterrupt):
-        store.answer_batch([request(post, 1), request(post, 2)], interrupt, NOW)
+        store.answer_batch([request(post, 1), request(post, 2)], NOW)
     assert table_count(store, "member") == 0
 
 
 def test_answer_reraises_the_slot_error(store: Store) -> None:
     post = new_post(store)
     with pytest.raises(InvalidAnswerError):
-        store.answer(request(post, 1, ("A", "B")), grade_task, NOW)
+        store.answer(request(post, 1, ("A", "B")), NOW)
     with pytest.raises(UnknownPostError):
-        store.answer(replace(request(post, 1), guild_id=GUILD + 1), grade_task, NOW)
+        store.answer(replace(request(post, 1), guild_id=GUILD + 1), NOW)
 
 
 def test_closed_posts_refuse_answers_but_report_finished_members(store: Store) -> None:
     post = new_post(store, closes_at=NOW + timedelta(hours=1))
-    store.answer(request(post, 1), grade_task, NOW)
+    store.answer(request(post, 1), NOW)
     later = NOW + timedelta(hours=1)
     with pytest.raises(PostClosedError):
-        store.answer(request(post, 2), grade_task, later)
-    finished = store.answer(request(post, 1), grade_task, later)
+        store.answer(request(post, 2), later)
+    finished = store.answer(request(post, 1), later)
     assert finished.outcome.status is Status.ALREADY_FINISHED
 
     other = new_post(store)
     assert store.close_post(other.id, NOW) is True
     assert store.close_post(other.id, later) is False
     with pytest.raises(PostClosedError):
-        store.answer(request(other, 2), grade_task, NOW)
+        store.answer(request(other, 2), NOW)
 
 
 def test_member_name_follows_the_latest_interaction(store: Store) -> None:
     post = new_post(store)
-    store.answer(AnswerRequest(post.id, GUILD, 1, "old", WRONG), grade_task, NOW)
-    store.answer(AnswerRequest(post.id, GUILD, 1, "new", RIGHT), grade_task, NOW)
+    store.answer(AnswerRequest(post.id, GUILD, 1, "old", WRONG), NOW)
+    store.answer(AnswerRequest(post.id, GUILD, 1, "new", RIGHT), NOW)
     with store.read() as conn:
         assert conn.execute(text("SELECT name FROM member")).scalar_one() == "new"
 
@@ -237,7 +246,7 @@ def test_member_name_follows_the_latest_interaction(store: Store) -> None:
 def test_database_rejects_a_fourth_attempt_without_the_store(file_store: Store) -> None:
     post = new_post(file_store)
     for picks in WRONGS:
-        file_store.answer(request(post, 1, picks), grade_task, NOW)
+        file_store.answer(request(post, 1, picks), NOW)
     insert = text(
         "INSERT INTO attempt (post_id, guild_id, user_id, attempt_no, picks, correct, created_at)"
         " VALUES (:post, :guild, 1, :no, 'B', FALSE, '2024-05-08 12:00:00.000000')"
@@ -248,15 +257,19 @@ def test_database_rejects_a_fourth_attempt_without_the_store(file_store: Store) 
     assert table_count(file_store, "attempt") == 3
 
 
-def test_database_limit_holds_even_if_grading_ignores_it(store: Store) -> None:
+def test_database_limit_holds_even_if_grading_ignores_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A grader that never says "finished" still cannot get a fourth attempt stored."""
     post = new_post(store)
 
-    def stubborn(task_id: str, req: AnswerRequest, progress: Progress) -> Outcome:
+    def stubborn(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
         after = replace(progress, wrong_tries=progress.wrong_tries + 1)
         return Outcome(Status.WRONG, replace(after, wrong_tries=min(after.wrong_tries, 2)))
 
-    results = store.answer_batch([request(post, 1, WRONG)] * 4, stubborn, NOW)
+    monkeypatch.setattr(answers, "grade", stubborn)
+
+    results = store.answer_batch([request(post, 1, WRONG)] * 4, NOW)
     assert [type(r) for r in results] == [Answered, Answered, Answered, AttemptLimitError]
     assert table_count(store, "attempt") == 3
 
@@ -275,7 +288,7 @@ def test_concurrent_clicks_store_at_most_three_attempts(file_store: Store) -> No
     def click(n: int) -> None:
         for mine in picks[n]:
             # list.extend is atomic under the GIL
-            results.extend(file_store.answer_batch([request(post, 1, mine)], grade_task, NOW))
+            results.extend(file_store.answer_batch([request(post, 1, mine)], NOW))
 
     run_threads(threads, click)
 
@@ -303,7 +316,7 @@ def test_concurrent_identical_clicks_store_one_attempt(shared_database_url: str)
         def click(n: int) -> None:
             for _ in range(rounds):
                 batch = [request(post, 1, WRONG)]
-                results.extend(stores[n % 2].answer_batch(batch, grade_task, NOW))
+                results.extend(stores[n % 2].answer_batch(batch, NOW))
 
         run_threads(threads, click)
         assert all(isinstance(r, Answered) for r in results), results
@@ -325,7 +338,7 @@ def test_concurrent_batches_of_many_members_all_commit(file_store: Store) -> Non
         users = range(n * 100, n * 100 + 10)
         for picks in (WRONG, RIGHT):
             batch = [request(post, u, picks) for u in users]
-            for result in file_store.answer_batch(batch, grade_task, NOW):
+            for result in file_store.answer_batch(batch, NOW):
                 if isinstance(result, Exception):
                     raise result
 
@@ -346,7 +359,7 @@ def test_concurrent_reveals_and_answers_finish_a_member_once(file_store: Store) 
                 file_store.reveal_solution(post.id, GUILD, 1, "ada", NOW)
             else:  # different wrong answers, so the answers can finish the member too
                 picks = WRONGS[(n // 2 + i) % len(WRONGS)]
-                file_store.answer(request(post, 1, picks), grade_task, NOW)
+                file_store.answer(request(post, 1, picks), NOW)
 
     run_threads(16, act)
     assert table_count(file_store, "score") == 1
@@ -387,12 +400,12 @@ def test_two_writers_answering_two_posts_of_one_task_score_it_once(file_store: S
     results: list[Answered | Exception] = []
 
     def answer_first(conn: Connection) -> None:
-        results.extend(answers.record_batch(conn, [request(first, 1)], grade_task, NOW))
+        results.extend(answers.record_batch(conn, [request(first, 1)], NOW))
 
     _while_a_unit_is_open(
         file_store,
         answer_first,
-        lambda: results.extend(file_store.answer_batch([request(again, 1)], grade_task, NOW)),
+        lambda: results.extend(file_store.answer_batch([request(again, 1)], NOW)),
     )
     points = sorted(r.outcome.points for r in results if isinstance(r, Answered))
     assert points == [0, 10], results
@@ -411,7 +424,7 @@ def test_a_forfeit_racing_an_answer_on_another_post_of_its_task_scores_nothing(
         lambda conn: answers.reveal_solution(
             conn, first.id, GUILD, 1, "user1", NOW, confirmed=True
         ),
-        lambda: results.extend(file_store.answer_batch([request(again, 1)], grade_task, NOW)),
+        lambda: results.extend(file_store.answer_batch([request(again, 1)], NOW)),
     )
     ((answered,),) = [results]
     assert isinstance(answered, Answered) and answered.outcome.points == 0, answered
@@ -427,12 +440,12 @@ def test_a_miss_racing_a_solve_on_another_post_of_its_task_costs_its_points(
     results: list[Answered | Exception] = []
 
     def miss_first(conn: Connection) -> None:
-        results.extend(answers.record_batch(conn, [request(first, 1, WRONG)], grade_task, NOW))
+        results.extend(answers.record_batch(conn, [request(first, 1, WRONG)], NOW))
 
     _while_a_unit_is_open(
         file_store,
         miss_first,
-        lambda: results.extend(file_store.answer_batch([request(again, 1)], grade_task, NOW)),
+        lambda: results.extend(file_store.answer_batch([request(again, 1)], NOW)),
     )
     points = [r.outcome.points for r in results if isinstance(r, Answered)]
     assert points == [0, 7], results

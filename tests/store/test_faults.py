@@ -28,7 +28,6 @@ from tests.store.conftest import (
     RIGHT,
     WRONG,
     fill_the_disk,
-    grade_task,
     new_post,
     request,
     write_lock_held,
@@ -82,7 +81,7 @@ def test_a_held_write_lock_refuses_the_answer_as_busy_and_nothing_is_lost(
     post = new_post(busy_store)
     with write_lock_held(database_of(busy_store)):
         with pytest.raises(StoreBusyError) as refused:
-            busy_store.answer(request(post, 7, WRONG), grade_task, NOW)
+            busy_store.answer(request(post, 7, WRONG), NOW)
         # Readers are not blocked by a writer (WAL): the member's progress is still there.
         assert busy_store.progress(post.id, 7).attempts_used == 0
     assert str(refused.value) == NOT_RECORDED_BUSY
@@ -92,7 +91,7 @@ def test_a_held_write_lock_refuses_the_answer_as_busy_and_nothing_is_lost(
     assert f"{busy_store.engine.url} (DATABASE_URL)" in record.getMessage()
     assert_no_traceback(caplog)
     # The lock is gone: the same answer is the member's first attempt, not their second.
-    outcome = busy_store.answer(request(post, 7, WRONG), grade_task, NOW).outcome
+    outcome = busy_store.answer(request(post, 7, WRONG), NOW).outcome
     assert outcome.progress.attempts_used == 1
     assert count(busy_store, "attempt") == 1
 
@@ -140,13 +139,13 @@ def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
     first, second = new_post(store), new_post(store)
     members = range(1, 301)
     store.answer_batch(
-        [request(first, m, RIGHT if m % 3 else WRONG) for m in members], grade_task, NOW
+        [request(first, m, RIGHT if m % 3 else WRONG) for m in members], NOW
     )
     fill_the_disk(store.engine)
 
     # A burst of answers (one group commit) needs new pages: refused whole, nothing stored.
     with pytest.raises(StoreUnavailableError) as refused:
-        store.answer_batch([request(second, m) for m in members], grade_task, NOW)
+        store.answer_batch([request(second, m) for m in members], NOW)
     assert str(refused.value) == NOT_RECORDED_UNAVAILABLE
     assert store.post_counts(second.id).answered == 0
     (record,) = fault_records(caplog)
@@ -188,12 +187,12 @@ def test_a_read_only_database_refuses_writes_and_leaderboards_still_answer(
     sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(sqlite_file_store)
-    sqlite_file_store.answer_batch([request(post, m) for m in range(1, 4)], grade_task, NOW)
+    sqlite_file_store.answer_batch([request(post, m) for m in range(1, 4)], NOW)
     url = f"sqlite:///file:{database_of(sqlite_file_store)}?mode=ro&uri=true"
     read_only = Store(make_engine(url, create=False))
     try:
         with pytest.raises(StoreUnavailableError) as refused:
-            read_only.answer(request(post, 9), grade_task, NOW)
+            read_only.answer(request(post, 9), NOW)
         assert str(refused.value) == NOT_RECORDED_UNAVAILABLE
         assert "read-only" in fault_records(caplog)[0].getMessage()
         board = read_only.leaderboard(GUILD, "all", UTC_ZONE, NOW)
@@ -226,12 +225,12 @@ def test_a_damaged_page_is_reported_once_without_a_traceback(
     sqlite_file_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(sqlite_file_store)
-    sqlite_file_store.answer(request(post, 1), grade_task, NOW)
+    sqlite_file_store.answer(request(post, 1), NOW)
     damaged = Store(make_engine(damaged_copy(sqlite_file_store, tmp_path, "attempt")))
     try:
         caplog.clear()
         with pytest.raises(StoreUnavailableError) as refused:
-            damaged.answer(request(post, 2), grade_task, NOW)
+            damaged.answer(request(post, 2), NOW)
         assert str(refused.value) == NOT_RECORDED_UNAVAILABLE
         (record,) = fault_records(caplog)
         assert record.levelno == logging.ERROR

@@ -23,7 +23,7 @@ from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import Store, make_engine
 from tests.factories import Clock, choice_task
-from tests.store.conftest import GUILD, NOW, grade_task, new_post, request
+from tests.store.conftest import GUILD, NOW, new_post, request
 
 pytestmark = pytest.mark.sqlite_only  # about an SQLite file
 
@@ -104,12 +104,12 @@ def test_a_file_renamed_over_the_database_is_detected(
     store: Store, path: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(store)
-    store.answer(request(post, 1), grade_task, NOW)
+    store.answer(request(post, 1), NOW)
     other = tmp_path / "other.db"
     make_engine(f"sqlite:///{other}").dispose()
     other.replace(path)  # e.g. a restored backup moved into place under the running bot
     with pytest.raises(StoreUnavailableError) as refused:
-        store.answer(request(post, 2), grade_task, NOW)
+        store.answer(request(post, 2), NOW)
     assert str(refused.value) == NOT_RECORDED
     assert len(fault_lines(caplog)) == 1
     assert_no_traceback(caplog)
@@ -119,16 +119,16 @@ def test_a_deleted_wal_refuses_the_write_it_would_have_held(
     store: Store, path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(store)
-    store.answer(request(post, 1), grade_task, NOW)
+    store.answer(request(post, 1), NOW)
     Path(f"{path}-wal").unlink()
     Path(f"{path}-shm").unlink()
     with pytest.raises(StoreUnavailableError):
-        store.answer(request(post, 2), grade_task, NOW)
+        store.answer(request(post, 2), NOW)
     # Later answers are refused before they are written: the orphaned -wal, which reads
     # still see, holds none of them.
     for user in (3, 4):
         with pytest.raises(StoreUnavailableError):
-            store.answer(request(post, user), grade_task, NOW)
+            store.answer(request(post, user), NOW)
         assert store.progress(post.id, user).attempts_used == 0
     assert len(fault_lines(caplog)) == 1
     assert_no_traceback(caplog)
@@ -141,9 +141,9 @@ def test_a_file_moved_back_is_written_again(
     aside = tmp_path / "aside.db"
     shutil.move(path, aside)
     with pytest.raises(StoreUnavailableError):
-        store.answer(request(post, 1), grade_task, NOW)
+        store.answer(request(post, 1), NOW)
     shutil.move(aside, path)  # the same file (inode) again
-    assert store.answer(request(post, 1), grade_task, NOW).outcome.points == 10
+    assert store.answer(request(post, 1), NOW).outcome.points == 10
     assert any("is back" in r.getMessage() for r in caplog.records)
     assert len(fault_lines(caplog)) == 1
 

@@ -10,7 +10,7 @@ from sqlalchemy import text
 from bot.store import Store
 from bot.store.insights import InsightsStore, ResultRow, WrongPick
 from tests.factories import choice, fill_task
-from tests.store.conftest import GUILD, grade_task, new_post, request
+from tests.store.conftest import GUILD, new_post, request
 
 BERLIN = ZoneInfo("Europe/Berlin")
 MONDAY = datetime(2024, 5, 6, 10, 0, tzinfo=UTC)
@@ -20,7 +20,7 @@ FILL = fill_task()
 
 
 def answer(store: Store, post_id: int, user: int, picks: tuple[str, ...], at: datetime) -> None:
-    store.answer(request(post_id, user, picks), grade_task, at)
+    store.answer(request(post_id, user, picks), at)
 
 
 def seed(store: Store) -> tuple[int, int]:
@@ -97,7 +97,7 @@ def test_days_are_local_to_the_server_and_every_day_of_the_window_is_there(
 
 def test_another_servers_activity_stays_out(store: Store) -> None:
     post = new_post(store, MONDAY, guild_id=GUILD + 1, task=CHOICE)
-    store.answer(request(post, 1, ("A",)), grade_task, MONDAY)
+    store.answer(request(post, 1, ("A",)), MONDAY)
     activity = InsightsStore(store).window(GUILD, FIRST, LAST, BERLIN)
     assert activity.tasks == () and activity.posts == {} and activity.members == 0
 

@@ -28,7 +28,7 @@ from sqlalchemy import Engine, event, text
 
 from bot.content import load_banks
 from bot.quiz.engine import Status
-from bot.quiz.errors import PostClosedError
+from bot.quiz.errors import PostClosedError, UnknownTaskError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
 from bot.store import AnswerRequest, Store, make_engine
@@ -198,7 +198,7 @@ async def test_an_old_closed_post_still_refuses_answers(upgraded: Engine) -> Non
     finally:
         await service.close()
     request = AnswerRequest(closed_post, guild, dave, "dave", task.answers)
-    (result,) = store.answer_batch([request], lambda _r, _p: pytest.fail("graded"), now)
+    (result,) = store.answer_batch([request], now)
     assert isinstance(result, PostClosedError)
     assert store.progress(closed_post, dave).attempts_used == 0
 
@@ -239,6 +239,37 @@ async def test_the_service_pins_old_posts_so_a_later_edit_does_not_change_them(
     with store.read() as conn:
         unversioned = conn.execute(text("SELECT count(*) FROM post WHERE task_version_id IS NULL"))
         assert unversioned.scalar() == 0
+
+
+@pytest.mark.sqlite_only  # an SQLite file
+async def test_an_old_post_whose_task_is_gone_is_refused_cleanly(
+    upgraded: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 0.1.0 post whose task is not in the loaded banks stays without a version; the store
+    refuses an answer, a hint and the solution on it with UnknownTaskError (the member's
+    "couldn't find" reply), stores nothing, and logs no traceback."""
+    store = Store(upgraded)
+    now = fixture.NOW + timedelta(hours=1)
+    catalog = load_banks(CONTENT)
+    open_post, guild, carol = EXPECTED["open_post"], fixture.GUILD_A, fixture.CAROL
+    task = catalog.get_or_raise(EXPECTED["posts"][str(open_post)]["task_id"])
+    others = Catalog.of([t for t in catalog if t.id != task.id])
+    service = QuizService(others, store, clock=lambda: now)
+    before = store.progress(open_post, carol)
+    try:
+        await service.start()
+        with pytest.raises(UnknownTaskError, match="no longer in the loaded banks"):
+            await service.answer(open_post, guild, carol, "carol", task.answers)
+        with pytest.raises(UnknownTaskError):
+            await service.hint(open_post, guild, carol, "carol")
+        with pytest.raises(UnknownTaskError):
+            await service.solution(open_post, guild, carol, "carol", confirmed=True)
+        with pytest.raises(UnknownTaskError):
+            await service.posted(open_post, guild)
+    finally:
+        await service.close()
+    assert store.progress(open_post, carol) == before
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
 @pytest.mark.sqlite_only  # an SQLite file

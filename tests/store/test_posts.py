@@ -9,7 +9,7 @@ import pytest
 
 from bot.store import GuildConfigInfo, PostInfo, Store, Unit
 from tests.factories import choice
-from tests.store.conftest import CHANNEL, GUILD, NOW, WRONG, grade_task, new_post, request
+from tests.store.conftest import CHANNEL, GUILD, NOW, WRONG, new_post, request
 
 T = TypeVar("T")
 
@@ -42,7 +42,7 @@ def test_discard_deletes_only_an_unsent_unused_post(store: Store) -> None:
     sent = new_post(store)
     store.set_post_message(sent.id, 123456789012345678)
     answered = new_post(store)
-    store.answer(request(answered, 7, WRONG), grade_task, NOW)
+    store.answer(request(answered, 7, WRONG), NOW)
     assert not store.discard_post(sent.id) and not store.discard_post(answered.id)
     assert store.get_post(sent.id) is not None and store.get_post(answered.id) is not None
 
@@ -99,7 +99,7 @@ def test_guild_config_rejects_unknown_settings(store: Store) -> None:
 
 def _committed(store: Store, unit: Unit[T]) -> T:
     """`unit` run as the service runs it: in a group commit (here, alone in it)."""
-    (result,) = store.commit_group((), grade_task, NOW, [unit]).units
+    (result,) = store.commit_group((), NOW, [unit]).units
     return cast(T, result)
 
 

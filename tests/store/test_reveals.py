@@ -14,7 +14,6 @@ from tests.store.conftest import (
     WRONG,
     WRONGS,
     finish,
-    grade_task,
     new_post,
     request,
 )
@@ -51,14 +50,14 @@ def test_hint_after_finishing_costs_nothing_and_is_not_recorded(store: Store) ->
 
 def test_solution_before_finishing_forfeits_once(store: Store) -> None:
     post = new_post(store)
-    store.answer(request(post, 1, WRONG), grade_task, NOW)
+    store.answer(request(post, 1, WRONG), NOW)
     forfeited = Progress(wrong_tries=1, forfeited=True, tried=frozenset({WRONG}))
     assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
     assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
     assert store.progress(post.id, 1) == forfeited
     assert score_row(store, post.id, 1) == (0, 0, 0, 1, 0, 1)
     # Answering after forfeiting changes nothing.
-    late = store.answer(request(post, 1), grade_task, NOW).outcome
+    late = store.answer(request(post, 1), NOW).outcome
     assert late.status is Status.ALREADY_FINISHED
     assert score_row(store, post.id, 1) == (0, 0, 0, 1, 0, 1)
 

@@ -13,7 +13,6 @@ from tests.store.conftest import (
     WRONG,
     finish,
     fresh_task,
-    grade_task,
     new_post,
     request,
 )
@@ -24,7 +23,7 @@ LOS_ANGELES = ZoneInfo("America/Los_Angeles")
 
 def answer_wrong_at(store: Store, user_id: int, at: datetime) -> None:
     """A miss on a post of a task of its own (one wrong answer is a repeat on all its posts)."""
-    store.answer(request(new_post(store, at, task=fresh_task()), user_id, WRONG), grade_task, at)
+    store.answer(request(new_post(store, at, task=fresh_task()), user_id, WRONG), at)
 
 
 def test_no_activity(store: Store) -> None:
@@ -120,7 +119,7 @@ def test_activity_lists_the_posts_tried_with_their_task_and_first_try(store: Sto
     finish(store, second, 1, at, wrong=1)
     open_post = new_post(store, at, task=other)
     answer_wrong_at(store, 1, at)  # its own post, still open
-    store.answer(request(open_post, 1, WRONG), grade_task, at)
+    store.answer(request(open_post, 1, WRONG), at)
     forfeited = new_post(store, at)
     store.reveal_solution(forfeited.id, GUILD, 1, "user1", at)  # finished without answering
     finish(store, new_post(store, at), 2, at)  # someone else's

@@ -17,7 +17,7 @@ from bot.quiz.tasks import Option
 from bot.store import Store, make_engine, task_versions
 from bot.store.task_versions import CACHE, VersionCache
 from tests.factories import choice, note
-from tests.store.conftest import CHANNEL, GUILD, NOW, TASK, grade_task, new_post, request
+from tests.store.conftest import CHANNEL, GUILD, NOW, TASK, new_post, request
 
 EDITED = replace(TASK, answers=("B",))
 """TASK with its right answer moved from A to B."""
@@ -41,9 +41,9 @@ def test_a_post_keeps_its_version_when_the_task_is_edited(store: Store) -> None:
     assert old.task == TASK and new.task == EDITED
     assert old.task_version_id != new.task_version_id
     # The same member answers A on both: right on the old version, wrong on the new one.
-    assert store.answer(request(old, 1, ("A",)), grade_task, NOW).outcome.status is Status.CORRECT
-    assert store.answer(request(new, 1, ("A",)), grade_task, NOW).outcome.status is Status.WRONG
-    assert store.answer(request(new, 1, ("B",)), grade_task, NOW).outcome.status is Status.CORRECT
+    assert store.answer(request(old, 1, ("A",)), NOW).outcome.status is Status.CORRECT
+    assert store.answer(request(new, 1, ("A",)), NOW).outcome.status is Status.WRONG
+    assert store.answer(request(new, 1, ("B",)), NOW).outcome.status is Status.CORRECT
 
 
 def test_an_unchanged_task_posted_again_reuses_its_version(store: Store) -> None:
@@ -87,7 +87,7 @@ def test_a_restart_still_grades_the_posted_version(tmp_path: Path) -> None:
     try:
         store = Store(engine)
         new_post(store, task=EDITED)  # the banks changed while the bot was down
-        answered = store.answer(request(post, 1, ("A",)), grade_task, NOW)
+        answered = store.answer(request(post, 1, ("A",)), NOW)
         assert answered.outcome.status is Status.CORRECT
         assert answered.post.task == TASK
     finally:
@@ -144,7 +144,7 @@ def test_a_version_is_decoded_once_however_often_it_is_read(
 
     monkeypatch.setattr(task_versions, "decode_task", counting)
     for n in range(5):
-        store.answer(request(post, n, ("B",)), grade_task, NOW)
+        store.answer(request(post, n, ("B",)), NOW)
         assert store.get_post(post.id).task == TASK  # type: ignore[union-attr]
     assert len(decoded) == 1
 

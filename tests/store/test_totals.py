@@ -26,7 +26,6 @@ from tests.store.conftest import (
     WRONGS,
     finish,
     fresh_task,
-    grade_task,
     new_post,
     request,
 )
@@ -85,7 +84,7 @@ def play(store: Store, rng: random.Random, guild_id: int, at: datetime, members:
         elif rng.random() < 0.2:
             batch.append(request(post, user, WRONG))  # already finished: nothing recorded
     batch.append(request(10**9, 1))  # an unknown post: its savepoint rolls back, others commit
-    store.answer_batch(batch, grade_task, at)
+    store.answer_batch(batch, at)
 
 
 def near_midnight(rng: random.Random, first: datetime, days: int) -> datetime:

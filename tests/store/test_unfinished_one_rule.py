@@ -17,7 +17,7 @@ from bot.quiz.errors import AnswerableElsewhereError, PostClosedError
 from bot.quiz.tasks import MAX_ATTEMPTS
 from bot.store import Store, posts
 from bot.store.tables import Attempt, Post, Score, table_of
-from tests.store.conftest import GUILD, NOW, fresh_task, grade_task, new_post, request
+from tests.store.conftest import GUILD, NOW, fresh_task, new_post, request
 
 _post = table_of(Post)
 _attempt = table_of(Attempt)
@@ -78,7 +78,7 @@ def test_held_back_posts_are_those_the_engine_says_can_still_score(
             elif action == "solution":
                 store.reveal_solution(post.id, GUILD, user, "m", NOW, confirmed=True)
             else:
-                store.answer(request(post, user, (action,)), grade_task, NOW)
+                store.answer(request(post, user, (action,)), NOW)
         except (PostClosedError, AnswerableElsewhereError):
             pass  # closed, or answerable elsewhere: nothing stored
     with store.read() as conn:
