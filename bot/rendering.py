@@ -29,6 +29,7 @@ sentence's own Markdown, it is rendered and escaped (`picked_text`, `bold`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -62,6 +63,26 @@ FENCE: Final = "```"
 CLOSE_FENCE: Final = "\n```"
 KIND_TITLES: Final = {Kind.CHOICE: "Multiple choice", Kind.FILL: "Fill in the blank"}
 
+
+
+_DRAWS_NOTHING: Final = frozenset(
+    (
+        *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0),
+        *range(0x180B, 0x1810),
+        *range(0xFE00, 0xFE10),
+        *range(0xE0100, 0xE01F0),
+    )
+)
+"""Invisible characters that are neither format characters (Cf) nor spaces: Hangul fillers,
+the combining grapheme joiner, variation selectors, the blank Braille pattern."""
+
+
+def draws_nothing(char: str) -> bool:
+    """Whether `char` shows nothing by itself: a format character (zero-width space, joiner,
+    direction mark), a space, or a filler. The one definition behind "invisible text" in the
+    content check and "a name with nothing visible" on the leaderboard."""
+    category = unicodedata.category(char)
+    return category == "Cf" or category[0] == "Z" or ord(char) in _DRAWS_NOTHING
 
 def discord_len(text: str) -> int:
     """Length as Discord counts it.

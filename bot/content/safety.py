@@ -23,7 +23,7 @@ from enum import Enum
 from typing import Final
 
 from bot.content.limits import MAX_TOPIC
-from bot.rendering import FENCE, discord_len
+from bot.rendering import FENCE, discord_len, draws_nothing
 
 
 class Shape(Enum):
@@ -49,24 +49,9 @@ _CONTROLS: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _CONTROLS_IN_LINES: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 """The same less the line break and the tab, which a text of several lines may hold."""
 
-_IGNORABLE: Final = frozenset(
-    (
-        *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0),
-        *range(0x180B, 0x1810),
-        *range(0xFE00, 0xFE10),
-        *range(0xE0100, 0xE01F0),
-    )
-)
-"""Invisible characters that are not format characters (Cf): fillers, the combining grapheme
-joiner, variation selectors, the blank braille pattern."""
 
 _BACKTICKS: Final = re.compile(r"`{3,}")
 _CONTROL_NAMES: Final = {0: "NUL", 0x7F: "DEL", 0x0D: "carriage return"}
-
-
-def _invisible(char: str) -> bool:
-    category = unicodedata.category(char)
-    return category == "Cf" or category[0] == "Z" or ord(char) in _IGNORABLE
 
 
 def _code_point(char: str) -> str:
@@ -86,7 +71,7 @@ def _control_problem(text: str, lines: bool) -> str | None:
 
 
 def _invisible_problem(text: str) -> str | None:
-    if any(not (_invisible(char) or char.isspace() or _mark(char)) for char in text):
+    if any(not (draws_nothing(char) or char.isspace() or _mark(char)) for char in text):
         return None
     shown = ", ".join(sorted({_code_point(c) for c in text if not c.isspace()})[:3])
     if not shown:
@@ -173,7 +158,9 @@ def look_alike(text: str, *, case: bool = False) -> str:
     characters removed, spaces collapsed, NFKC (which also makes NFC and NFD equal) and,
     unless `case` counts (code), case folded."""
     visible = "".join(
-        " " if char.isspace() else char for char in text if char.isspace() or not _invisible(char)
+        " " if char.isspace() else char
+        for char in text
+        if char.isspace() or not draws_nothing(char)
     )
     folded = unicodedata.normalize("NFKC", " ".join(visible.split()))
     if case:

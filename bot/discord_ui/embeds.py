@@ -24,8 +24,6 @@ _DIRECTION_MARKS = dict.fromkeys(
     [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 )
 ISOLATE, END_ISOLATE = "\u2068", "\u2069"
-BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-"""Letters that draw nothing (Hangul fillers, the blank Braille pattern)."""
 
 
 def counts_text(counts: PostCounts, *, closed: bool = False) -> str:
@@ -78,7 +76,7 @@ def shown_name(name: str, user_id: int) -> str:
     name, or a direction override in it, cannot reorder the figures after it. A name with
     nothing visible in it would leave a rank without anyone: it shows as the member's id."""
     bare = name.translate(_DIRECTION_MARKS)
-    if all(unicodedata.category(c)[0] in "CZM" or c in BLANK_LETTERS for c in bare):
+    if all(rendering.draws_nothing(c) or unicodedata.category(c)[0] in "CM" for c in bare):
         return f"member {user_id}"
     return f"{ISOLATE}{discord.utils.escape_markdown(bare)}{END_ISOLATE}"
 
