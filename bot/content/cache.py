@@ -18,10 +18,11 @@ import stat
 from pathlib import Path
 
 from bot.content.loader import (
+    Survey,
     find_bank_files,
-    fingerprint,
     load_banks,
     remember_checked,
+    survey,
 )
 from bot.quiz.tasks import Catalog
 
@@ -44,16 +45,16 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
-def cache_key(files: list[Path]) -> Key | None:
-    """None when a file cannot be stat'ed (a broken symbolic link): the check reports it."""
-    stamps = []
-    for file in files:
-        try:
-            stat = file.stat()
-        except OSError:
-            return None
-        stamps.append((str(file.resolve()), stat.st_size, stat.st_mtime_ns))
-    return _code_digest(), tuple(stamps)
+def cache_key(seen: Survey) -> Key | None:
+    """None when a file cannot be stat'ed (a broken symbolic link): the check reports it.
+    Built from the stats the watch's fingerprint took: one pass over the files serves both."""
+    if not seen.complete:
+        return None
+    stamps = tuple(
+        (real, size, mtime_ns)
+        for real, (_, _, _, size, mtime_ns, _) in zip(seen.real, seen.fingerprint, strict=True)
+    )
+    return _code_digest(), stamps
 
 
 def _read(cache_file: Path, key: Key) -> Catalog | None:
@@ -96,8 +97,8 @@ def load_banks_cached(path: Path, cache_file: Path | None) -> Catalog:
         files = find_bank_files(path)
     except OSError:  # a folder the bot may list but not look into: load_banks says so
         return load_banks(path)
-    seen = fingerprint(files)
-    key = cache_key(files)
+    seen = survey(files)
+    key = cache_key(seen)
     catalog = None if key is None else _read(cache_file, key)
     if catalog is not None:
         remember_checked(path, seen)  # for the watch, as a full check would (loader.read_banks)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -258,7 +259,27 @@ Fingerprint = tuple[tuple[str, int, int, int, int, int], ...]
 """Each bank file's path, device, inode, size, mtime and ctime: what changes when a bank does,
 read without reading the banks."""
 
-_checked: dict[Path, Fingerprint] = {}
+
+@dataclass(frozen=True, slots=True)
+class Survey:
+    """The bank files as one stat of each found them: the fingerprint the watch compares, and
+    where each file really is (its links followed), for the content cache's key and to know
+    whether a bank lies outside the folder watched for it."""
+
+    fingerprint: Fingerprint
+    real: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every file could be stat'ed (a broken link cannot)."""
+        return all(stamp[1] != _UNSTATED for stamp in self.fingerprint)
+
+
+_UNSTATED: Final = -1
+
+_checked: dict[Path, tuple[Fingerprint, bool]] = {}
+"""Per content path: the fingerprint before its last check, and whether a bank of that check
+lies outside the watched folder (`links_outside`)."""
 
 
 def fingerprint(files: Iterable[Path]) -> Fingerprint:
@@ -269,7 +290,7 @@ def fingerprint(files: Iterable[Path]) -> Fingerprint:
         try:
             st = file.stat()
         except OSError:
-            stamps.append((str(file), -1, -1, -1, -1, -1))
+            stamps.append((str(file), _UNSTATED, _UNSTATED, _UNSTATED, _UNSTATED, _UNSTATED))
             continue
         stamps.append((str(file), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
     return tuple(stamps)
@@ -283,16 +304,33 @@ def fingerprint_of(path: Path) -> Fingerprint | None:
         return None
 
 
-def remember_checked(path: Path, seen: Fingerprint) -> None:
+def survey(files: list[Path]) -> Survey:
+    """`files` now: each stat'ed once, and its link followed."""
+    return Survey(fingerprint(files), tuple(str(file.resolve()) for file in files))
+
+
+def remember_checked(path: Path, seen: Survey) -> None:
     """Note that the banks at `path` were checked as they were when `seen` was taken."""
-    _checked[path.absolute()] = seen
+    folder = path if path.is_dir() else path.parent  # the folder a watch of `path` watches
+    root = str(folder.resolve())
+    outside = any(os.path.commonpath((root, real)) != root for real in seen.real)
+    _checked[path.absolute()] = (seen.fingerprint, outside)
 
 
 def last_checked(path: Path) -> Fingerprint | None:
     """The fingerprint of the banks at `path` taken before their last check in this process
     (a start-up's load, a reload), or None: a watch armed later compares it with the banks
     now, so that a change made in between is not missed (`reload.ContentReloader`)."""
-    return _checked.get(path.absolute())
+    checked = _checked.get(path.absolute())
+    return None if checked is None else checked[0]
+
+
+def links_outside(path: Path) -> bool:
+    """Whether a bank of the last check at `path` lies outside the folder watched for it (a
+    link to a shared bank, a mounted secret): its change brings no event from that folder,
+    so only then must a watch compare fingerprints on its own."""
+    checked = _checked.get(path.absolute())
+    return checked is not None and checked[1]
 
 
 def _why_no_banks(path: Path) -> str:
@@ -324,7 +362,7 @@ def read_banks(path: Path) -> tuple[list[ParsedTask], list[Problem]]:
     except OSError as exc:  # a folder that lists but whose entries cannot be looked at (r--)
         return [], [Problem(path, None, None, None, _cannot_read(path, exc))]
     # Taken before any file is read: a change made during the check makes it differ.
-    remember_checked(path, fingerprint(files))
+    remember_checked(path, survey(files))
     if not files:
         return [], [Problem(path, None, None, None, _why_no_banks(path))]
     banks = [check_file(file) for file in files]

@@ -45,6 +45,7 @@ from bot.content.loader import (
     fingerprint_of,
     is_bank_name,
     last_checked,
+    links_outside,
 )
 from bot.content.problems import Problem
 from bot.quiz.tasks import Catalog
@@ -365,9 +366,11 @@ class ContentReloader:
         until.set()
 
     async def _changed_under_links(self) -> bool:
-        """Whether the banks are known to differ from their last check (unknown is not)."""
+        """Whether the banks are known to differ from their last check (unknown is not).
+        Only banks linked from outside the folder need this walk: any other change comes
+        with an event, so a host without such links pays nothing per tick."""
         before = last_checked(self.path)
-        if before is None:
+        if before is None or not links_outside(self.path):
             return False
         now = await asyncio.to_thread(fingerprint_of, self.path)
         return now is not None and now != before
