@@ -31,7 +31,6 @@ import asyncio
 import contextlib
 import gc
 import logging
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +47,7 @@ from bot.content.loader import (
     links_outside,
 )
 from bot.content.problems import Problem
+from bot.files import Identity, identity
 from bot.quiz.tasks import Catalog
 from bot.wording import plural
 
@@ -62,16 +62,10 @@ POLL_S = 1.0
 """How often the watch looks whether its folder is still the one it watches (one stat), and,
 when the folder is gone, whether it is back."""
 
-Identity = tuple[int, int]
-"""A folder's device and inode: a folder deleted and made again is another folder."""
-
-
 def _identity(folder: Path) -> Identity | None:
-    try:
-        st = folder.stat()
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+    """The folder `folder` names now, or None (gone, or no folder): a folder deleted and made
+    again is another folder."""
+    return identity(folder) if folder.is_dir() else None
 
 
 class CatalogHolder(Protocol):

@@ -37,6 +37,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
+from bot.files import Identity, identity
 from bot.store import dialect
 from bot.store.faults import FileGoneError
 
@@ -308,18 +309,6 @@ def sqlite_file(url: str | URL) -> Path | None:
     return database_file(parsed.database)  # `file:q.db?uri=true` names q.db
 
 
-_Identity = tuple[int, int]
-
-
-def _identity(path: Path) -> _Identity | None:
-    """The file at `path` (device and inode); None when there is none."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_dev, stat.st_ino
-
-
 class FileWatch:
     """Whether the SQLite file an engine opened is still the one at its path.
 
@@ -338,7 +327,7 @@ class FileWatch:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.wal_path = path.with_name(f"{path.name}-wal")
-        self._opened: _Identity | None = None
+        self._opened: Identity | None = None
         self._wal = False
         self._gone = False
         self._lock = threading.Lock()
@@ -347,12 +336,12 @@ class FileWatch:
         """A connection opened the file: the first one fixes which file it is."""
         with self._lock:
             if self._opened is None:
-                self._opened = _identity(self.path)
+                self._opened = identity(self.path)
             self._wal = self._wal or wal
 
     def refuse_connect(self) -> None:
         """Before a new connection: FileGoneError if the path no longer names the file."""
-        if self._opened is not None and _identity(self.path) != self._opened:
+        if self._opened is not None and identity(self.path) != self._opened:
             raise self._refusal()
 
     def check(self, *, committed: bool = False) -> None:
@@ -362,8 +351,8 @@ class FileWatch:
         opened = self._opened
         if opened is None:
             return
-        if _identity(self.path) != opened or (
-            (committed or self._gone) and self._wal and _identity(self.wal_path) is None
+        if identity(self.path) != opened or (
+            (committed or self._gone) and self._wal and identity(self.wal_path) is None
         ):
             raise self._refusal()
         if self._gone:
