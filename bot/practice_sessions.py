@@ -46,7 +46,7 @@ class SessionsHost(Protocol):
     clock: Clock
     rng: random.Random
 
-    def task_of(self, post: PostInfo) -> Task: ...
+    def posted_of(self, post: PostInfo) -> PostedTask: ...
 
     def catalog_for(self, guild_id: int | None) -> Catalog: ...
 
@@ -116,9 +116,6 @@ class PracticeSessions:
     def _store(self) -> Store:
         return self.service.store
 
-    def _posted(self, post: PostInfo) -> PostedTask:
-        return PostedTask(post, self.service.task_of(post))
-
     @staticmethod
     def _candidates(catalog: Catalog, topic: str | None, difficulty: str | None) -> list[str]:
         level = next((d for d in Difficulty if d.value == difficulty), None)
@@ -167,7 +164,7 @@ class PracticeSessions:
                 difficulty=None if difficulty is None else difficulty.value,
             )
         )
-        return SessionStep(PRACTICE, post.session_id, self._posted(post), number=1)
+        return SessionStep(PRACTICE, post.session_id, self.service.posted_of(post), number=1)
 
     async def start_review(self, guild_id: int, channel_id: int, user_id: int) -> SessionStep:
         """A new review session with the most overdue task; with nothing due, no session,
@@ -190,7 +187,7 @@ class PracticeSessions:
         return SessionStep(
             REVIEW,
             post.session_id,
-            self._posted(post),
+            self.service.posted_of(post),
             number=1,
             due=summary,
         )
@@ -254,7 +251,11 @@ class PracticeSessions:
             else None
         )
         return SessionStep(
-            kind, session_id, self._posted(done.post), number=len(state.served) + 1, due=step_due
+            kind,
+            session_id,
+            self.service.posted_of(done.post),
+            number=len(state.served) + 1,
+            due=step_due,
         )
 
     async def current_task(self, guild_id: int, user_id: int) -> PostedTask | None:
@@ -263,7 +264,7 @@ class PracticeSessions:
         service = self.service
         now = service.clock()
         post = await service.run_read(self._store.session_task, guild_id, user_id, now)
-        return None if post is None else self._posted(post)
+        return None if post is None else self.service.posted_of(post)
 
     async def review_status(
         self, guild_id: int, user_id: int, now: datetime | None = None

@@ -21,7 +21,7 @@ is why it is longer than most: splitting the façade would spread what one membe
 
 A post keeps the task it was posted with: the store records the task's version with the post
 and reads it back with it (`PostInfo.task`); `PostInfo.graded_task` is the one place that says
-which task a post uses: the store grades with it, and `task_of` shows it. The catalog
+which task a post uses: the store grades with it, and `posted_of` shows it. The catalog
 (`self.catalog`) only decides what can be posted next; `use_catalog` swaps it in one
 assignment (a content reload), so /topics, autocomplete and new posts see the new banks at once
 and open posts are untouched.
@@ -251,12 +251,6 @@ class QuizService:
         """A loaded task (to post it): UnknownTaskError if the banks have no such id."""
         return self.catalog.get_or_raise(task_id)
 
-    def task_of(self, post: PostInfo) -> Task:
-        """The task a post shows: the version it was posted with, the one the store grades
-        with (`PostInfo.graded_task`). A post from before versions whose task was not loaded
-        when the service last pinned has none: UnknownTaskError, as the store answers it."""
-        return post.graded_task()
-
     async def use_catalog(self, catalog: Catalog) -> None:
         """Serve `catalog` from now on: one assignment, so /topics, autocomplete and the next
         post see it at once. Open posts keep the task versions they were posted with."""
@@ -300,9 +294,9 @@ class QuizService:
         return self.rng.choice(catalog.matching(topic, difficulty))
 
     def posted_of(self, post: PostInfo) -> PostedTask:
-        """A post with its task (`task_of`), and whether it has closed by now: what a reply
-        to an answer, a hint or a solution shows."""
-        return PostedTask(post, self.task_of(post), post.is_closed(self.clock()))
+        """A post with its task (`PostInfo.graded_task`), and whether it has closed by now:
+        what a reply to an answer, a hint or a solution shows."""
+        return PostedTask(post, post.graded_task(), post.is_closed(self.clock()))
 
     async def create_post(
         self,
@@ -324,7 +318,7 @@ class QuizService:
             closes_at=closes_at,
             now=self.clock(),
         )
-        return PostedTask(post, self.task_of(post))
+        return PostedTask(post, post.graded_task())
 
     async def attach_message(self, post_id: int, message_id: int) -> None:
         await self.run_write(self.store.set_post_message, post_id, message_id)
@@ -360,7 +354,7 @@ class QuizService:
         posts = await self.run_read(self.store.search_posts, guild_id, text, limit)
         found = []
         for post in posts:
-            # Left out: only a 0.1.0 post whose task was gone when pinned (`task_of`).
+            # Left out: only a 0.1.0 post whose task was gone when pinned (`PostInfo.graded_task`).
             with contextlib.suppress(UnknownTaskError):
                 found.append(self.posted_of(post))
         return found
@@ -502,7 +496,7 @@ class QuizService:
         self, guild_id: int, period: InsightsPeriod, *, public: bool = False
     ) -> Insights:
         """/insights: the server's period (`insights.window`, local to its zone), read once
-        and read with the task each post was made with (`task_of`). `public`: for the
+        and read with the task each post was made with (`PostInfo.graded_task`). `public`: for the
         channel, so the tasks still open keep their wrong options to themselves."""
         zone = await self.zone(guild_id)
         now = self.clock()
@@ -512,9 +506,9 @@ class QuizService:
         )
         tasks: dict[int, Task] = {}
         for post in activity.posts.values():
-            # Left out: only a 0.1.0 post whose task was gone when pinned (`task_of`).
+            # Left out: only a 0.1.0 post whose task was gone when pinned (`PostInfo.graded_task`).
             with contextlib.suppress(UnknownTaskError):
-                tasks[post.id] = self.task_of(post)
+                tasks[post.id] = post.graded_task()
         withheld = frozenset[str]()
         if public:
             withheld = await self.run_read(self.store.open_public_tasks, guild_id, now)
@@ -524,8 +518,8 @@ class QuizService:
         self, guild_id: int, user_id: int, due: Mapping[str, int] | None = None
     ) -> MemberProgress:
         """A member's answers per local day over the last `ACTIVITY_WEEKS` calendar weeks and
-        their posts tried per topic (the topic of each post's own task version, `task_of`).
-        `due`: reviews due per topic (`reviews_due_by_topic`)."""
+        their posts tried per topic (the topic of each post's own task version,
+        `PostInfo.graded_task`). `due`: reviews due per topic (`reviews_due_by_topic`)."""
         zone = await self.zone(guild_id)
         now = self.clock()
         today = local_date(now, zone)
@@ -538,7 +532,7 @@ class QuizService:
 
     def _topic_of(self, post: PostInfo) -> str:
         try:
-            return self.task_of(post).topic
+            return post.graded_task().topic
         except UnknownTaskError:
             return OTHER_TOPIC
 

@@ -235,7 +235,7 @@ def build(
     withheld: frozenset[str] = frozenset(),
 ) -> Insights:
     """The insights of a window. `tasks` maps each post id to the task it was posted with
-    (`QuizService.task_of`); a post without one (its task is gone) adds no misconceptions.
+    (`PostInfo.graded_task`); a post without one (its task is gone) adds no misconceptions.
     `withheld`: task ids whose misconceptions are left out (open, and the report public)."""
     latest: dict[str, Task] = {}
     for post in sorted(activity.posts.values(), key=lambda p: (p.posted_at, p.id)):
