@@ -15,7 +15,7 @@ checkout) than the one holding this file. So this module imports nothing from `b
   moderator would set it; done by the bot version under test, whose schema it is. With
   `--review-cards FILE` (benchmarks/review_load.py writes it) every listed member also gets a
   due review card for every listed task: the card a miss at `missed_at` leaves
-  (`bot.review_scheduler.review`, AGAIN), saved by `bot.store.review_cards.save_cards`.
+  (`bot.quiz.review.review`, AGAIN), saved by `save_cards` (`bot.store.answers`).
 
 Diagnostics that only observe: `--gc-log` (collector pauses of 5 ms and more; `types` also
 names what the cyclic garbage is made of, at exit) and `--profile FILE` (cProfile).
@@ -117,7 +117,12 @@ def prepare_db(guild_id: int, review_cards: Path | None = None) -> int:
     engine = make_engine(os.environ["DATABASE_URL"])
     try:
         store = Store(engine)
-        store.update_guild_config(guild_id, cooldown_seconds=0)
+        if hasattr(store, "update_guild_config"):  # an older bot's (`--bot-src`) store
+            store.update_guild_config(guild_id, cooldown_seconds=0)
+        else:
+            from tests.store_calls import configure
+
+            configure(store, guild_id, cooldown_seconds=0)
         if review_cards is not None:
             seed_review_cards(store, guild_id, json.loads(review_cards.read_text()))
     finally:
@@ -128,13 +133,21 @@ def prepare_db(guild_id: int, review_cards: Path | None = None) -> int:
 def seed_review_cards(store: Any, guild_id: int, seeds: dict[str, Any]) -> None:
     """A due card per (user, task): the card a miss at `missed_at` left, a minute apart per
     task so that every member's queue has the same order."""
-    from bot import review_scheduler
     from bot.quiz.review import ReviewRating
-    from bot.store import review_cards
+
+    try:
+        from bot.quiz.review import review
+    except ImportError:  # an older version under test (`--bot-src`)
+        from bot.review_scheduler import review  # type: ignore[no-redef]
+
+    try:
+        from bot.store.answers import save_cards
+    except ImportError:  # an older version under test (`--bot-src`)
+        from bot.store.review_cards import save_cards
 
     missed = datetime.fromisoformat(seeds["missed_at"])
     cards = [
-        review_scheduler.review(
+        review(
             None,
             ReviewRating.AGAIN,
             missed + timedelta(minutes=i),
@@ -146,7 +159,7 @@ def seed_review_cards(store: Any, guild_id: int, seeds: dict[str, Any]) -> None:
         for i, task_id in enumerate(seeds["tasks"])
     ]
     with store.write() as conn:
-        review_cards.save_cards(conn, cards)
+        save_cards(conn, cards)
     print(f"bot-process: seeded {len(cards)} due review cards", file=sys.stderr, flush=True)
 
 

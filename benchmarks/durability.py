@@ -14,7 +14,7 @@ attempts), each answer sent when the previous one is acknowledged. After a warm-
 configurations take turns for `--rounds` rounds (in a rotating order), so a busy neighbour on
 a shared machine hurts them alike. Reported per configuration: answers/s over the rounds, p50
 and p99 of the answer latency (from `QuizService.answer` to its acknowledgement, which comes
-after the commit), p50/p99 of the write transaction alone (`Store.answer_batch`, commit and
+after the commit), p50/p99 of the write transaction alone (`Store.commit_group`, commit and
 fsync included), and the mean batch size.
 
 The database must be on the disk the bot would use: `--dir` defaults to a temporary folder in
@@ -33,12 +33,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from benchmarks.machine import loadavg, machine_info, pct
 from bot.content import load_banks
 from bot.quiz.tasks import Catalog, Kind, Task
 from bot.service import QuizService
-from bot.store import Answered, AnswerRequest, Store, make_engine
+from bot.store import AnswerRequest, Group, Store, Unit, make_engine
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUILD, CHANNEL = 1, 10
@@ -52,12 +53,12 @@ class TimedStore(Store):
         self.transactions: list[float] = []
         self.batches: list[int] = []
 
-    def answer_batch(
-        self, requests: Sequence[AnswerRequest], now: datetime
-    ) -> list[Answered | Exception]:
+    def commit_group(
+        self, requests: Sequence[AnswerRequest], now: datetime, units: Sequence[Unit[Any]]
+    ) -> Group:
         start = time.perf_counter()
         try:
-            return super().answer_batch(requests, now)
+            return super().commit_group(requests, now, units)
         finally:
             self.transactions.append(time.perf_counter() - start)
             self.batches.append(len(requests))
@@ -205,9 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", type=Path, default=None, help="where the SQLite files go")
     parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(
-        prefix=".durability-", dir=args.dir or Path.cwd()
-    ) as folder:
+    with tempfile.TemporaryDirectory(prefix=".durability-", dir=args.dir or Path.cwd()) as folder:
         table = asyncio.run(run(args, Path(folder)))
     print(table)
     if args.markdown is not None:

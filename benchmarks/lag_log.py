@@ -1,5 +1,5 @@
 """The loop-lag lines a bot logs (bot.discord_ui.loop_lag), and the writer-thread lines
-logged beside them (bot/writer_load.py), read back from its log file."""
+logged beside them (`WriterLoad`, bot/service.py), read back from its log file."""
 
 from __future__ import annotations
 

@@ -135,7 +135,7 @@ def server_cpu_lines(run: BotRun) -> list[str]:
 
 
 def writer_lines(run: BotRun) -> list[str]:
-    """How busy the bot's database writer thread was, per phase (bot/writer_load.py), and
+    """How busy the bot's database writer thread was, per phase (`WriterLoad`, bot/service.py), and
     how long the machine waited for its disk meanwhile: a stalled disk stalls the writer."""
     lines = []
     for phase, ph in run.phases.items():

@@ -7,9 +7,9 @@ One server (the worst case: every row is in the leaderboard's guild), 100k membe
 spread over 60 days, a score row per finished (post, member). Prints p50/p95/max in ms.
 
 The rows are written around the store (SQLite: sqlite3 executemany; PostgreSQL: COPY), so the
-leaderboard totals the store's writes maintain are then built once with `Store.rebuild_totals`
-(timed). "today"/"week" are those of the last post (often a nearly empty day); "full day"/"full
-week" are a busy day and week 30 days back. The queries are the store's own methods.
+leaderboard totals the store's writes maintain are then built once (`board_totals.rebuild_totals`,
+timed). "today"/"week" are those of the last post (often a nearly empty day); "full day"/"full
+week" are a busy day and week 30 days back. The queries are the store's own unit functions.
 
 `--database postgresql` starts a throwaway PostgreSQL 15 server (tests/pg_server.py), durable
 as in production and with PostgreSQL's default shared_buffers (128MB), on a database migrated
@@ -34,8 +34,9 @@ from sqlalchemy import Executable, text
 from sqlalchemy.dialects import sqlite
 
 from benchmarks.machine import loadavg, machine_info
-from bot.store import Store, make_engine
+from bot.store import Store, board_totals, leaderboard, make_engine, stats
 from tests.pg_server import throwaway_server
+from tests.store_calls import configure, read, write
 
 GUILD = 1
 ZONE = ZoneInfo("Europe/Berlin")
@@ -47,8 +48,16 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "post": ("id", "guild_id", "channel_id", "task_id", "posted_at"),
     "attempt": ("post_id", "guild_id", "user_id", "attempt_no", "picks", "correct", "created_at"),
     "score": (
-        "post_id", "user_id", "guild_id", "points", "solved", "first_try", "wrong_tries",
-        "hint_seen", "forfeited", "finished_at",
+        "post_id",
+        "user_id",
+        "guild_id",
+        "points",
+        "solved",
+        "first_try",
+        "wrong_tries",
+        "hint_seen",
+        "forfeited",
+        "finished_at",
     ),
 }
 """The columns written, per table, in the order of `generate`'s rows."""
@@ -271,10 +280,9 @@ def measure(url: str, members: int, attempts: int, runs: int) -> None:
         f"populated {members:,} members, {attempts:,} attempts "
         f"in {time.perf_counter() - t0:.1f}s ({size / 2**20:.0f} MiB)"
     )
-    if hasattr(store, "rebuild_totals"):
-        t0 = time.perf_counter()
-        store.rebuild_totals(GUILD, ZONE)
-        print(f"built the leaderboard totals in {time.perf_counter() - t0:.1f}s")
+    t0 = time.perf_counter()
+    write(store, board_totals.rebuild_totals, GUILD, ZONE)
+    print(f"built the leaderboard totals in {time.perf_counter() - t0:.1f}s")
     if postgres:
         print(f"VACUUM ANALYZE (as autovacuum would) in {vacuum_analyze(store):.1f}s")
     rng = random.Random(1)
@@ -282,7 +290,7 @@ def measure(url: str, members: int, attempts: int, runs: int) -> None:
     busy = now - timedelta(days=30)
 
     def board(period: str, at: datetime, user: Callable[[], int]) -> Callable[[], object]:
-        return lambda: store.leaderboard(GUILD, period, ZONE, at, user())
+        return lambda: leaderboard.leaderboard(store, GUILD, period, ZONE, at, user(), 10)
 
     cases: dict[str, Callable[[], object]] = {
         "leaderboard today": board("today", now, lambda: 5),
@@ -296,8 +304,8 @@ def measure(url: str, members: int, attempts: int, runs: int) -> None:
         ),
         "leaderboard all, random asker": board("all", now, lambda: rng.randrange(members) + 1),
         "leaderboard all, last-ranked asker": board("all", now, lambda: last),
-        "stats (random member)": lambda: store.member_stats(
-            GUILD, rng.randrange(members) + 1, ZONE, now
+        "stats (random member)": lambda: read(
+            store, stats.member_stats, GUILD, rng.randrange(members) + 1, ZONE, now
         ),
     }
     print("\n| query | p50 ms | p95 ms | max ms |\n| --- | ---: | ---: | ---: |")
@@ -305,11 +313,10 @@ def measure(url: str, members: int, attempts: int, runs: int) -> None:
         ms = sorted(timed(fn, runs))
         p95 = ms[min(len(ms) - 1, int(len(ms) * 0.95))]
         print(f"| {name} | {statistics.median(ms):.1f} | {p95:.1f} | {ms[-1]:.1f} |")
-    if hasattr(store, "rebuild_totals"):
-        # What a time zone change costs (it holds the write lock: answers wait meanwhile).
-        t0 = time.perf_counter()
-        store.update_guild_config(GUILD, timezone="America/Los_Angeles")
-        print(f"\nre-zoning the day and week totals took {time.perf_counter() - t0:.2f}s")
+    # What a time zone change costs (it holds the write lock: answers wait meanwhile).
+    t0 = time.perf_counter()
+    configure(store, GUILD, timezone="America/Los_Angeles")
+    print(f"\nre-zoning the day and week totals took {time.perf_counter() - t0:.2f}s")
     if postgres:
         show_postgres_plans(store, now)
     else:

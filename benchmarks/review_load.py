@@ -1,8 +1,8 @@
 """The review load on one bot: members in `/review` sessions, in the answer load's loops.
 
 Before the bot starts, every member gets a due review card for each single-button task of the
-bot's content (`seed_cards`: the card a miss a day ago leaves, `bot.review_scheduler.review`
-with an AGAIN rating, saved with `bot.store.review_cards.save_cards` by the bot's own store,
+bot's content (`seed_cards`: the card a miss a day ago leaves, `bot.quiz.review.review`
+with an AGAIN rating, saved with `bot.store.answers.save_cards` by the bot's own store,
 in `benchmarks/bot_process.py prepare-db --review-cards`). Then a member's sitting is:
 
     /review                      a real application command: a new session, its first task

@@ -193,14 +193,27 @@ def prepare_post(
     from datetime import UTC, datetime
 
     from bot.content import load_banks
-    from bot.store import Store, make_engine
+    from bot.quiz.errors import StoreAction
+    from bot.store import Store, make_engine, posts
+    from tests.store_calls import write
 
     task = load_banks(content).get_or_raise(task_id)
     engine = make_engine(f"sqlite:///{db_path}")
     try:
         store = Store(engine)
-        post = store.create_post(guild_id, channel_id, task, None, now=datetime.now(UTC))
-        store.set_post_message(post.id, message_id_for(post.id))  # type: ignore[operator]
+        post = write(
+            store,
+            posts.create_post,
+            guild_id,
+            channel_id,
+            task,
+            None,
+            now=datetime.now(UTC),
+            schedule_id=None,
+            closes_at=None,
+            action=StoreAction.POST,
+        )
+        write(store, posts.set_post_message, post.id, message_id_for(post.id))  # type: ignore[operator]
         return post.id
     finally:
         engine.dispose()

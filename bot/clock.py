@@ -1,7 +1,5 @@
-"""Time, decided once: aware UTC moments, local days and weeks, Discord timestamps.
-
-Everything above the store works with aware UTC datetimes; the store converts to its storage
-form at its own boundary. Pure functions, no I/O.
+"""Time, decided once: aware UTC moments, local days and weeks, Discord timestamps. Everything
+above the store works with aware UTC datetimes.
 """
 
 from __future__ import annotations
@@ -9,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
+from functools import partial
 from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -37,9 +36,7 @@ Default = TypeVar("Default")
 
 
 def load_zone(name: str) -> ZoneInfo | None:
-    """The IANA zone `name`; None when tzdata has no zone of that name. The one check of a zone
-    name: tzdata opens the name as a file, so besides its own error a folder of zones
-    (`Europe`) raises IsADirectoryError and an overlong name OSError."""
+    """The IANA zone `name`, else None (tzdata opens it as a file: `Europe` raises OSError)."""
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
@@ -47,14 +44,13 @@ def load_zone(name: str) -> ZoneInfo | None:
 
 
 def zone_or(name: str | None, default: Default) -> ZoneInfo | Default:
-    """The IANA zone `name`, else `default`: when no zone is set, and when a stored name is one
-    tzdata no longer knows (a zone is checked when it is set, but tzdata can change under it)."""
+    """The IANA zone `name`, else `default`: none set, or one tzdata no longer knows."""
     zone = load_zone(name) if name else None
     return default if zone is None else zone
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
+utcnow: Clock = partial(datetime.now, UTC)
+"""The default clock: a partial of the builtin, so a click runs no Python frame of ours for it."""
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -70,12 +66,7 @@ def local_date(moment: datetime, zone: ZoneInfo) -> date:
 
 
 def day_start(day: date, zone: ZoneInfo) -> datetime:
-    """The first instant of a local day, aware UTC.
-
-    Built from the date rather than by subtracting hours, so days of 23 or 25 hours (DST) are
-    right. zoneinfo's fold=0 picks the earlier reading of an ambiguous midnight and the
-    pre-transition offset for a skipped one; both give the true start of the day.
-    """
+    """The first instant of a local day, aware UTC: built from the date, so DST days are right."""
     return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
 
 

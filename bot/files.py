@@ -163,20 +163,6 @@ def _sync(fd: int) -> None:
             raise
 
 
-Identity = tuple[int, int]
-"""A file's device and inode: the same path may come to name another file (deleted and made
-again, or another renamed over it), which its identity tells apart."""
-
-
-def identity(path: Path) -> Identity | None:
-    """The file `path` names now (links followed), or None when it names none."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
-
-
 def _same(found: os.stat_result, path: Path) -> bool:
     try:
         return os.path.samestat(found, path.stat())

@@ -1,9 +1,6 @@
-"""Problems with how the host set the bot up: a setting, a file, a token. Not bugs.
-
-The operator fixes these, not the code, so the CLI prints one line per problem,
-`quizbot: <what is wrong> (<SETTING>) — <what to do>`, and exits 1 without a traceback.
-Everything else stays an exception with its traceback: that is a bug to report.
-The messages never contain the token (nor a database password).
+"""Problems with how the host set the bot up (a setting, a file, a token), not bugs: the CLI
+prints one line each, `quizbot: <problem> (<SETTING>) — <fix>`, and exits 1 without a
+traceback. The messages never contain the token (nor a database password).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""`quizbot practice`: the tutor in a terminal, under exactly the engine's rules.
-
-Answers are recorded through the same Store the bot uses, as a local "practice" server, so a
-content author sees the notes, hints and solutions a member would see, and the attempt limit
-is the database's.
-"""
+"""`quizbot practice`: the tutor in a terminal, on the bot's own store and engine, so a content
+author sees what a member would see."""
 
 from __future__ import annotations
 
@@ -16,9 +12,9 @@ from typing import TextIO
 
 from bot.clock import utcnow
 from bot.quiz.engine import Outcome, Status
-from bot.quiz.errors import InvalidAnswerError
+from bot.quiz.errors import InvalidAnswerError, StoreAction
 from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Kind, Task
-from bot.store import AnswerRequest, Store
+from bot.store import AnswerRequest, SolutionSeen, Store, answers, posts
 
 PRACTICE_GUILD = 0
 PRACTICE_CHANNEL = 0
@@ -96,12 +92,21 @@ class PracticeSession:
 
     def play(self, task: Task) -> bool:
         """Play one task; False when the member quits (or the input ends)."""
-        post = self.store.create_post(
-            PRACTICE_GUILD, PRACTICE_CHANNEL, task, self.user_id, now=utcnow()
-        )
+        with self.store.write(StoreAction.POST) as conn:
+            post = posts.create_post(
+                conn,
+                PRACTICE_GUILD,
+                PRACTICE_CHANNEL,
+                task,
+                self.user_id,
+                schedule_id=None,
+                closes_at=None,
+                now=utcnow(),
+            )
         self.show(task)
         while True:
-            progress = self.store.progress(post.id, self.user_id)
+            with self.store.read() as conn:
+                progress = answers.read_progress(conn, post.id, self.user_id)
             if progress.finished:
                 return True
             line = self.read(prompt(task))
@@ -115,9 +120,10 @@ class PracticeSession:
                 case Command.NEXT:
                     return True
                 case Command.HINT:
-                    self.store.reveal_hint(
-                        post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
-                    )
+                    with self.store.write(StoreAction.REVEAL) as conn:
+                        answers.reveal_hint(
+                            conn, post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
+                        )
                     self.say(f"Hint: {task.hint}")
                 case Command.SOLUTION:
                     self.solution(task, post.id)
@@ -128,19 +134,27 @@ class PracticeSession:
         """Show the solution as `engine.open_solution` decides, on the progress the store
         reads when asked: free when it costs nothing, else only once the member confirms the
         forfeit."""
-        seen = self.store.reveal_solution(
-            post_id, PRACTICE_GUILD, self.user_id, self.name, utcnow(), confirmed=False
-        )
+        seen = self.reveal(post_id, confirmed=False)
         if not seen.access.shown:
             if not self.confirm_forfeit():
                 self.say("Not shown: the task goes on.")
                 return
-            seen = self.store.reveal_solution(
-                post_id, PRACTICE_GUILD, self.user_id, self.name, utcnow(), confirmed=True
-            )
+            seen = self.reveal(post_id, confirmed=True)
         if seen.access.forfeited_now:
             self.say("Solution shown: this task scores 0.")
         self.show_solution(task)
+
+    def reveal(self, post_id: int, *, confirmed: bool) -> SolutionSeen:
+        with self.store.write(StoreAction.REVEAL) as conn:
+            return answers.reveal_solution(
+                conn,
+                post_id,
+                PRACTICE_GUILD,
+                self.user_id,
+                self.name,
+                utcnow(),
+                confirmed=confirmed,
+            )
 
     def confirm_forfeit(self) -> bool:
         """The solution ends the task with no points: asked once more, so a slip costs none."""
@@ -154,18 +168,17 @@ class PracticeSession:
             self.ask_again(task)
             return
         request = AnswerRequest(post_id, PRACTICE_GUILD, self.user_id, self.name, picks)
-
-        try:
-            outcome = self.store.answer(request, utcnow()).outcome
-        except InvalidAnswerError:
+        (result,) = self.store.commit_group([request], utcnow(), ()).answered
+        if isinstance(result, InvalidAnswerError):
             self.ask_again(task)
             return
-        self.report(task, outcome)
+        if isinstance(result, Exception):
+            raise result
+        self.report(task, result.outcome)
 
     def ask_again(self, task: Task) -> None:
         self.say(
-            f"Give {task.blanks} letter(s) from {', '.join(task.labels)}, or a command: "
-            f"{COMMANDS}."
+            f"Give {task.blanks} letter(s) from {', '.join(task.labels)}, or a command: {COMMANDS}."
         )
 
     def report(self, task: Task, outcome: Outcome) -> None:

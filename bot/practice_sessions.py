@@ -1,20 +1,6 @@
-"""Private practice (/practice) and spaced review (/review): the service's part.
-
-A session's tasks are private posts (bot/store/sessions.py), so answering them is the usual
-answer path (`QuizService.answer`), which also rates the member's review cards. This module
-decides only what a session serves next and when it is over:
-
-- practice: the server's tasks matching the session's topic and difficulty
-  (`QuizService.catalog_for`), in the order `bot.quiz.practice.next_task` gives (unsolved
-  first, never twice in a session, random among equals);
-- review: the head of the member's due queue (most overdue first) whose task the server still
-  has and the session has not served yet (`practice.due_reviews`).
-
-Neither serves a task the member can still score on in a public post (`withheld`): its
-solution, seen in private, would give the public answer away.
-
-When nothing is left the session ends, with its summary (and, for a review, the member's queue
-as it now stands).
+"""Private practice (/practice) and spaced review (/review): what a session serves next, and
+when it is over. Its tasks are private posts, answered on the usual path (`QuizService.answer`).
+Neither serves a task the member can still score on in a public post (`withheld`).
 """
 
 from __future__ import annotations
@@ -23,26 +9,30 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar
 
 from bot.clock import Clock
 from bot.quiz import practice
-from bot.quiz.errors import NoMatchingTaskError, TasksWithheldError
+from bot.quiz.errors import NoMatchingTaskError, StoreAction, TasksWithheldError
 from bot.quiz.tasks import Catalog, Difficulty, Task
-from bot.service_values import PostedTask
-from bot.store import PostInfo, SessionSummary, Store, Unit
+from bot.store import PostInfo, SessionSummary, Unit, answers, sessions
+from bot.store.answers import OpenPost
 from bot.store.review_cards import DueSummary
 from bot.store.sessions import SessionState
 
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from bot.service import PostedTask
+
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class SessionsHost(Protocol):
-    """What the sessions need of the service (QuizService is one): the store, the clock, the
-    catalog, the reader pool and the group commit. Named here, so that this module sits below
-    the service that builds it, not above it."""
+    """What the sessions need of the service (QuizService is one). Named here, so that this
+    module sits below the service that builds it, not above it."""
 
-    store: Store
     clock: Clock
     rng: random.Random
 
@@ -50,9 +40,12 @@ class SessionsHost(Protocol):
 
     def catalog_for(self, guild_id: int | None) -> Catalog: ...
 
-    async def run_read(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T: ...
+    async def run_read(
+        self, fn: Callable[Concatenate[Connection, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> T: ...
 
     async def run_grouped(self, unit: Unit[T]) -> T: ...
+
 
 PRACTICE = "practice"
 REVIEW = "review"
@@ -112,10 +105,6 @@ class PracticeSessions:
     def __init__(self, service: SessionsHost) -> None:
         self.service = service
 
-    @property
-    def _store(self) -> Store:
-        return self.service.store
-
     @staticmethod
     def _candidates(catalog: Catalog, topic: str | None, difficulty: str | None) -> list[str]:
         level = next((d for d in Difficulty if d.value == difficulty), None)
@@ -138,30 +127,24 @@ class PracticeSessions:
         service = self.service
         catalog = service.catalog_for(guild_id)
         candidates = [task.id for task in catalog.matching(topic, difficulty)]
-        solved, open_posts = await service.run_read(
-            self._store.practice_choices, guild_id, user_id, service.clock()
-        )
+        solved, open_posts = await service.run_read(_choices, guild_id, user_id, service.clock())
         withheld = {post.task_id for post in open_posts}
         task_id = practice.next_task(candidates, solved, (), service.rng, withheld=withheld)
         if task_id is None:  # `matching` never returns an empty list: all are withheld
             matching = set(candidates)
             blocking = [p for p in open_posts if p.task_id in matching]
             links = tuple(
-                (guild_id, p.channel_id, p.message_id)
-                for p in blocking
-                if p.message_id is not None
+                (guild_id, p.channel_id, p.message_id) for p in blocking if p.message_id is not None
             )
             raise TasksWithheldError(links[:WITHHELD_LINKS], len(blocking))
+        task, now = catalog.get_or_raise(task_id), service.clock()
+        level = None if difficulty is None else difficulty.value
         post = await service.run_grouped(
-            self._store.open_session_unit(
-                guild_id,
-                user_id,
-                PRACTICE,
-                channel_id,
-                catalog.get_or_raise(task_id),
-                service.clock(),
-                topic=topic,
-                difficulty=None if difficulty is None else difficulty.value,
+            Unit(
+                lambda conn: _open(
+                    conn, guild_id, user_id, PRACTICE, channel_id, task, now, topic, level
+                ),
+                StoreAction.POST,
             )
         )
         return SessionStep(PRACTICE, post.session_id, self.service.posted_of(post), number=1)
@@ -172,16 +155,16 @@ class PracticeSessions:
         service = self.service
         now = service.clock()
         catalog = service.catalog_for(guild_id)
-        cards = await service.run_read(
-            self._store.review_queue_state, guild_id, user_id, now, REVIEW_QUEUE
-        )
+        cards = await service.run_read(sessions.review_queue, guild_id, user_id, now, REVIEW_QUEUE)
         due = practice.due_reviews(cards.due, catalog.tasks, cards.withheld)
         summary = _due_summary(cards.due, cards.upcoming, cards.withheld, catalog)
         if not due:
             return SessionStep(REVIEW, None, None, due=summary)
+        task = catalog.get_or_raise(due[0])
         post = await service.run_grouped(
-            self._store.open_session_unit(
-                guild_id, user_id, REVIEW, channel_id, catalog.get_or_raise(due[0]), now
+            Unit(
+                lambda conn: _open(conn, guild_id, user_id, REVIEW, channel_id, task, now),
+                StoreAction.POST,
             )
         )
         return SessionStep(
@@ -204,8 +187,7 @@ class PracticeSessions:
         """The session's next task (the Next button of the message showing post `shown`), or
         its end and summary. Raises PrivatePostError (another member's session),
         SessionExpiredError (it ended) or SessionMovedOnError (`shown` is not its current task).
-        Read, chosen and written in one write unit (`Store.advance_session_unit`), run in the
-        next group commit."""
+        Read, chosen and written in one unit (`sessions.advance`) of the next group commit."""
         service = self.service
         catalog = service.catalog_for(guild_id)
 
@@ -221,16 +203,21 @@ class PracticeSessions:
             )
             return None if task_id is None else catalog.get_or_raise(task_id)
 
+        now = service.clock()
         done = await service.run_grouped(
-            self._store.advance_session_unit(
-                session_id,
-                guild_id,
-                user_id,
-                channel_id,
-                service.clock(),
-                choose,
-                queue=REVIEW_QUEUE,
-                shown=shown,
+            Unit(
+                lambda conn: sessions.advance(
+                    conn,
+                    session_id,
+                    guild_id,
+                    user_id,
+                    channel_id,
+                    now,
+                    choose,
+                    queue=REVIEW_QUEUE,
+                    shown=shown,
+                ),
+                StoreAction.POST,
             )
         )
         state = done.state
@@ -239,9 +226,7 @@ class PracticeSessions:
         if done.post is None:
             # Ending the session changes no card: the due reviews are as the unit read them.
             due = (
-                _due_summary(state.due, state.upcoming, state.withheld, catalog)
-                if review
-                else None
+                _due_summary(state.due, state.upcoming, state.withheld, catalog) if review else None
             )
             return SessionStep(kind, session_id, None, summary=done.summary, due=due)
         # The cards are as the state read them: adding a post changes none.
@@ -263,7 +248,7 @@ class PracticeSessions:
         /solution without a task mean while they practise or review."""
         service = self.service
         now = service.clock()
-        post = await service.run_read(self._store.session_task, guild_id, user_id, now)
+        post = await service.run_read(sessions.live_session_post, guild_id, user_id, now)
         return None if post is None else self.service.posted_of(post)
 
     async def review_status(
@@ -273,8 +258,36 @@ class PracticeSessions:
         due: what /review says and what a reminder counts."""
         service = self.service
         now = service.clock() if now is None else now
-        cards = await service.run_read(
-            self._store.review_queue_state, guild_id, user_id, now, REVIEW_QUEUE
-        )
+        cards = await service.run_read(sessions.review_queue, guild_id, user_id, now, REVIEW_QUEUE)
         catalog = service.catalog_for(guild_id)
         return _due_summary(cards.due, cards.upcoming, cards.withheld, catalog)
+
+
+def _choices(
+    conn: Connection, guild_id: int, user_id: int, now: datetime
+) -> tuple[set[str], list[OpenPost]]:
+    """The tasks the member solved in this server, and the open public posts whose tasks
+    practice withholds: one read."""
+    return (
+        sessions.solved_tasks(conn, guild_id, user_id),
+        answers.unfinished_public_posts(conn, guild_id, user_id, now),
+    )
+
+
+def _open(
+    conn: Connection,
+    guild_id: int,
+    user_id: int,
+    kind: str,
+    channel_id: int,
+    task: Task,
+    now: datetime,
+    topic: str | None = None,
+    difficulty: str | None = None,
+) -> PostInfo:
+    """Start the member's session of `kind`, ending their open one, with `task` as its first
+    private post."""
+    session = sessions.start_session(
+        conn, guild_id, user_id, kind, topic=topic, difficulty=difficulty, now=now
+    )
+    return sessions.add_post(conn, session, channel_id, task, now)

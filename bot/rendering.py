@@ -1,29 +1,7 @@
-"""The text of every message, embed and component the bot shows for a task.
-
-Pure strings, no discord import: the Discord layer builds its embeds, buttons and selects from
-these functions. Two things keep every message within Discord's limits:
-
-- the content loader checks every bank against the same functions (`render_problems`), so what
-  a member must read in full (the post with every option, the hint, the mistake notes, the
-  worked solution) is never cut;
-- every message the bot sends or edits passes `fit_message` on its way out, which cuts
-  whatever else would not fit (a quoted pick, a summary's last lines, one embed too many for
-  the 6,000-character total) with a visible "…", least important parts first.
-
-Where each string goes (the contract the loader validates):
-
-- task post: embed title `task_title`, embed description `task_description`;
-- choice tasks and single-blank fill tasks: one button per option, `option_button_label`;
-- multi-blank fill tasks: one select per blank, options labelled `option_select_label`,
-  above them an embed description with `filled_code` (the member's picks so far);
-- hint: an embed field value, `hint_text`;
-- wrong answer: an embed field value, `notes_text` of the notes that apply;
-- solution: an embed description, `solution_text`, under the title `solution_title`.
-
-Bank text is Discord Markdown. Where Discord shows text as typed (button and select labels,
-autocomplete choice names, thread names, modal titles), it goes through `plain_text` first
-(`option_button_label`, `plain_label`, `plain_task_title`); where it is quoted inside a
-sentence's own Markdown, it is rendered and escaped (`picked_text`, `bold`).
+"""The text of everything the bot shows for a task, as plain strings for the Discord layer.
+The content loader checks every bank against these (`render_problems`), so what a member must
+read is never cut; every message sent passes `fit_message`, which cuts the rest with a "…".
+Where Discord shows text as typed (labels, choice names), Markdown goes through `plain_text`.
 """
 
 from __future__ import annotations
@@ -37,7 +15,6 @@ from bot.quiz.tasks import Kind, Option, Task
 
 BUTTON_LABEL: Final = 80
 SELECT_OPTION_LABEL: Final = 100
-SELECT_OPTION_DESCRIPTION: Final = 100
 EMBED_TITLE: Final = 256
 EMBED_DESCRIPTION: Final = 4096
 EMBED_FIELD_NAME: Final = 256
@@ -46,14 +23,13 @@ EMBED_FOOTER: Final = 2048
 EMBED_AUTHOR: Final = 256
 EMBED_FIELDS: Final = 25
 EMBED_TOTAL: Final = 6000
-"""Over every embed of one message: titles, descriptions, field names and values, footers,
-author names."""
+"""Over every embed of one message."""
 EMBEDS: Final = 10
 MESSAGE_CONTENT: Final = 2000
 LAYOUT_TEXT: Final = 4000
-"""Over every text display of one components-v2 message (the five-blank picker)."""
+"""Over every text display of one components-v2 message (the picker)."""
 QUOTED_PICK: Final = 100
-"""A member's pick quoted inside a reply's first line, which must always show in full."""
+"""A pick quoted in a reply's first line, which must always show in full."""
 MAX_BUTTON_OPTIONS: Final = 20
 """Four rows of five option buttons; the fifth row holds Hint and Answer."""
 MAX_SELECT_OPTIONS: Final = 25
@@ -63,8 +39,6 @@ FENCE: Final = "```"
 CLOSE_FENCE: Final = "\n```"
 KIND_TITLES: Final = {Kind.CHOICE: "Multiple choice", Kind.FILL: "Fill in the blank"}
 
-
-
 _DRAWS_NOTHING: Final = frozenset(
     (
         *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0),
@@ -73,28 +47,22 @@ _DRAWS_NOTHING: Final = frozenset(
         *range(0xE0100, 0xE01F0),
     )
 )
-"""Invisible characters that are neither format characters (Cf) nor spaces: Hangul fillers,
-the combining grapheme joiner, variation selectors, the blank Braille pattern."""
+"""Invisible, yet neither format characters nor spaces: fillers, selectors, blank Braille."""
 
 
 def draws_nothing(char: str) -> bool:
-    """Whether `char` shows nothing by itself: a format character (zero-width space, joiner,
-    direction mark), a space, or a filler. The one definition behind "invisible text" in the
-    content check and "a name with nothing visible" on the leaderboard."""
+    """Whether `char` shows nothing by itself: for the content check and leaderboard names."""
     category = unicodedata.category(char)
     return category == "Cf" or category[0] == "Z" or ord(char) in _DRAWS_NOTHING
 
-def discord_len(text: str) -> int:
-    """Length as Discord counts it.
 
-    Discord measures in UTF-16 code units (JavaScript string length), so an emoji outside the
-    BMP counts twice; counting code points would let such text slip past the limits.
-    """
+def discord_len(text: str) -> int:
+    """Length in UTF-16 code units, as Discord counts (an emoji outside the BMP counts two)."""
     return len(text.encode("utf-16-le")) // 2
 
 
 def truncate(text: str, limit: int) -> str:
-    """`text` if it fits in `limit`, else cut and ended with "…" so that it fits exactly."""
+    """`text`, or cut to end with "…" and fit `limit` exactly."""
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
     if 2 * len(text) <= limit:
@@ -109,8 +77,7 @@ def truncate(text: str, limit: int) -> str:
 
 
 def fit_text(text: str, limit: int) -> str:
-    """`truncate` for Markdown: a cut that leaves a code block open closes it again, so the
-    "…" and whatever follows the text do not render as code (or as raw backticks)."""
+    """`truncate` for Markdown: a cut that leaves a code block open closes it again."""
     cut = truncate(text, limit)
     if cut == text or cut.count(FENCE) % 2 == 0:
         return cut
@@ -122,8 +89,7 @@ def fit_text(text: str, limit: int) -> str:
 
 
 def quoted(text: str, limit: int = QUOTED_PICK) -> str:
-    """Task text quoted inside a sentence (e.g. the option a member picked): one line, cut to
-    `limit`, so the sentence around it always shows in full."""
+    """Task text quoted in a sentence: one line, cut so the sentence always shows in full."""
     return truncate(_one_line(text), limit)
 
 
@@ -132,13 +98,8 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# -- Markdown as plain text --------------------------------------------------------------------
-#
-# Bank text is Discord Markdown, but button labels, select options, autocomplete choices and
-# modal titles show text as typed: `a\*b` would read "a\*b" there. `plain_text` renders the
-# Markdown the way Discord would, keeping what a reader sees and dropping the marks. The rules
-# follow Discord's parser (simple-markdown) closely enough for bank text; a construct it does
-# not know stays as written, which is what Discord shows for it too.
+# -- Markdown as plain text: the rules follow Discord's parser (simple-markdown) closely enough
+# for bank text; a construct it does not know stays as written, as Discord shows it too.
 
 _CODE_BLOCK = re.compile(r"```(?:[A-Za-z0-9_+\-.#]*\n)?\n*([\s\S]*?)\n*```")
 _LINE_MARK = re.compile(r"^[ \t]*(?:#{1,3}[ \t]+|-#[ \t]+|>>>[ \t]+|>[ \t]+)", re.MULTILINE)
@@ -168,19 +129,13 @@ _INLINE: Final = (
 _PLAIN_RUN = re.compile(r"[^\\<\[`*_~|]+")
 _ESCAPE_ONLY = re.compile(r"\\([^0-9A-Za-z\s])")
 _MAX_NESTING = 16
-"""Deeper nesting than any real text has is read as written (escapes still resolved), so
-hostile text cannot exhaust the stack."""
+"""Deeper nesting is read as written, so hostile text cannot exhaust the stack."""
 PLAIN_SOURCE = 1_000
-"""How much of a text the plain-text labels read: they show at most 100 characters, and
-Markdown only ever removes characters, so the rest never shows (a mark opened in the first
-characters and closed past this stays visible; no real option is that long). Reading more
-would cost time in proportion to the square of hostile text's length."""
+"""How much text plain labels read (they show 100 characters; more costs quadratic time)."""
 
 
 def plain_text(markdown: str) -> str:
-    """Discord Markdown as the plain text a reader sees: escapes resolved, emphasis,
-    strike-through, spoiler, code, heading, subtext and quote marks dropped, a masked link
-    as its text, a list item with a bullet. Code keeps its content as written."""
+    """Discord Markdown as the plain text a reader sees: marks dropped, code as written."""
     parts: list[str] = []
     start = 0
     for block in _CODE_BLOCK.finditer(markdown):
@@ -236,8 +191,7 @@ def _code_content(code: str) -> str:
 
 
 def _option_plain(option: Option, kind: Kind) -> str:
-    """An option as a label shows it: a fill option is a code token, shown as written (the
-    post shows it as code); a choice option is prose, its Markdown rendered."""
+    """An option as a label shows it: a fill option (code) as written, a choice's rendered."""
     if kind is Kind.FILL:
         return option.text
     return plain_text(option.text[:PLAIN_SOURCE])
@@ -250,29 +204,24 @@ def _labelled(option: Option, limit: int, kind: Kind) -> str:
 
 
 def option_button_label(option: Option, kind: Kind = Kind.CHOICE) -> str:
-    """E.g. "A · split"; the text is shortened so the label fits a button, and shown as
-    plain text (a button does not render Markdown)."""
+    """E.g. "A · split": plain text, cut to fit a button."""
     return _labelled(option, BUTTON_LABEL, kind)
 
 
 def option_select_label(option: Option, kind: Kind = Kind.FILL) -> str:
-    """The label of an option in a blank's select menu (multi-blank fill tasks, whose options
-    are code tokens: shown as written)."""
+    """An option in a blank's select menu."""
     return _labelled(option, SELECT_OPTION_LABEL, kind)
 
 
 def plain_label(text: str, limit: int) -> str:
-    """Bank text (a topic, a title) in a plain-text place cut to `limit`: an autocomplete
-    choice's name, a modal title, a select option's description. Text that renders to
-    nothing visible is shown as written, since Discord refuses an empty name."""
+    """Bank text in a plain-text place, cut to `limit`; as written if it renders to nothing."""
     shown = _one_line(plain_text(text[: max(limit * 10, PLAIN_SOURCE)])) or _one_line(text)
     return truncate(shown or text, limit)
 
 
 def escape_markdown(text: str) -> str:
-    """Plain text that Discord Markdown shows exactly as it is: every character that could be
-    read as a mark is escaped (a backslash before punctuation is always an escape); `_` only
-    where it could open or close emphasis, so `snake_case` reads as written in the source too."""
+    """Plain text that Discord shows as it is: every possible mark escaped (`_` only where it
+    could open or close emphasis, so `snake_case` stays readable in the source)."""
     return _MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", text)
 
 
@@ -280,15 +229,13 @@ _MARKDOWN_PUNCTUATION = re.compile(r"[\\*`~|\[\]<]|(?<![0-9A-Za-z])_|_(?![0-9A-Z
 
 
 def bold(markdown: str) -> str:
-    """Bank text (a title, a topic) in bold inside a sentence: rendered to its plain text and
-    escaped first, since its own marks could close the bold early ("****Py**thon**")."""
+    """Bank text in bold, plain and escaped: its own marks could close the bold early."""
     return f"**{escape_markdown(_one_line(plain_text(markdown[:PLAIN_SOURCE])))}**"
 
 
 def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> str:
-    """A member's picks in words, for a Markdown sentence ("**…** isn't it"): one line, cut
-    to `limit`, as the plain text the buttons show, escaped so no mark in it can break the
-    sentence's own. E.g. "B · a\\*b", "[1] to\\_device, [2] devices"."""
+    """A member's picks in words for a Markdown sentence, as the buttons show them: one line,
+    cut to `limit`, escaped. E.g. "B · a\\*b", "[1] to\\_device, [2] devices"."""
     kind = task.kind
     if kind is Kind.CHOICE or task.blanks == 1:
         words = f"{picks[0]} · {_one_line(_option_plain(task.option(picks[0]), kind))}"
@@ -301,7 +248,6 @@ def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> s
 
 
 def blank_placeholder(blank: int) -> str:
-    """The placeholder of the select menu for one blank."""
     return f"Blank [{blank}]"
 
 
@@ -311,8 +257,7 @@ def task_title(task: Task) -> str:
 
 
 def plain_task_title(task: Task) -> str:
-    """`task_title` for a plain-text place (an autocomplete choice): the topic's Markdown
-    rendered, on one line."""
+    """`task_title` for a plain-text place."""
     topic = _one_line(plain_text(task.topic[:PLAIN_SOURCE]))
     return f"{KIND_TITLES[task.kind]} · {topic}"
 
@@ -322,8 +267,7 @@ def solution_title(task: Task) -> str:
 
 
 def code_span(text: str) -> str:
-    """`text` as inline code. A run of backticks inside would close a span of as many early,
-    so the fence is one longer than the longest run, padded by a space."""
+    """`text` as inline code, fenced by one backtick more than its longest run."""
     if "`" not in text:
         return f"`{text}`"
     fence = "`" * (max(len(run) for run in re.findall("`+", text)) + 1)
@@ -331,8 +275,7 @@ def code_span(text: str) -> str:
 
 
 def _option_lines(task: Task) -> str:
-    # Fill options are code tokens: inline code keeps `//` or `__init__` from turning into
-    # Markdown; choice options are prose and keep the author's Markdown.
+    # Fill options are code tokens; choice options are prose and keep their Markdown.
     show = code_span if task.kind is Kind.FILL else str
     return "\n".join(f"**{o.label}.** {show(o.text)}" for o in task.options)
 
@@ -366,8 +309,7 @@ def notes_text(notes: Iterable[str]) -> str:
 
 
 def solution_text(task: Task) -> str:
-    """The worked solution: whichever of steps, solved code, final answer, quick check and
-    explanation the task has; the final answer falls back to the answer in words."""
+    """The worked solution: whichever parts the task has, and always a final answer."""
     solution = task.solution
     parts = [
         f"**Step {n}: {step.title}**\n{step.text}" for n, step in enumerate(solution.steps, start=1)
@@ -385,21 +327,15 @@ def solution_text(task: Task) -> str:
 # -- one message, fitted -----------------------------------------------------------------------
 
 JSONEmbed = dict[str, Any]
-"""An embed in Discord's JSON shape (what discord.py's `Embed.to_dict()` gives)."""
+"""An embed in Discord's JSON shape (`Embed.to_dict()`)."""
 
 
 def fit_message(
     content: str | None, embeds: Sequence[Mapping[str, Any]] = ()
 ) -> tuple[str | None, list[JSONEmbed]]:
-    """`content` and `embeds` cut to Discord's limits; every send and edit goes through this.
-
-    Each text is first cut to its own limit. Content keeps its beginning, where every reply
-    puts its outcome line. Then, while the embeds together are over 6,000 characters, text is
-    cut least important first: descriptions, field values, footers, author names, field
-    names, titles; within each, later embeds and fields first (a reply leads with what
-    matters). A description may go entirely; anything else keeps at least its "…", so the
-    result is always valid. The input is left unchanged.
-    """
+    """`content` and `embeds` cut to Discord's limits, each text to its own, then the embeds
+    to their 6,000 total least important first (`_least_important_first`). A description may
+    go entirely; anything else keeps at least its "…". The input is left unchanged."""
     if content:
         content = fit_text(content, MESSAGE_CONTENT)
     fitted = [_fit_embed(embed) for embed in embeds[:EMBEDS]]
@@ -450,17 +386,15 @@ def _embed_texts(embed: JSONEmbed) -> Iterator[str]:
     yield (embed.get("author") or {}).get("name") or ""
 
 
-def _embed_size(embed: JSONEmbed) -> int:
-    return sum(discord_len(text) for text in _embed_texts(embed))
-
-
 def embeds_size(embeds: Iterable[JSONEmbed]) -> int:
     """What embeds count toward the 6,000 characters of one message."""
-    return sum(_embed_size(embed) for embed in embeds)
+    return sum(discord_len(text) for embed in embeds for text in _embed_texts(embed))
 
 
 def _least_important_first(embeds: list[JSONEmbed]) -> Iterator[tuple[dict[str, Any], str, int]]:
-    """(holder, key, shortest allowed) of every text the 6,000 total may cut, in cutting order."""
+    """(holder, key, shortest allowed) of each text the total may cut: descriptions, values,
+    footers, authors, names, titles; later embeds and fields first (a reply leads with what
+    matters)."""
     last_first = embeds[::-1]
     for embed in last_first:
         if embed.get("description"):
@@ -486,10 +420,6 @@ def _longest_picks(task: Task) -> dict[int, str]:
     return dict.fromkeys(range(1, task.blanks + 1), longest.label)
 
 
-def _prompt_field(task: Task) -> str:
-    return "question" if task.kind is Kind.CHOICE else "code"
-
-
 def _too_long(field: str, what: str, text: str, limit: int) -> list[tuple[str, str]]:
     size = discord_len(text)
     if size <= limit:
@@ -508,16 +438,13 @@ def _option_count_problems(task: Task) -> list[tuple[str, str]]:
 
 
 def render_problems(task: Task) -> list[tuple[str, str]]:
-    """(field, message) for every rendered string over its Discord limit, and too many options.
-
-    Fields name the bank key the text comes from, so the loader can point at its line.
-    Option labels are truncated rather than checked: the description shows options in full.
-    """
+    """(bank key, message) for each rendered text over its Discord limit, and too many
+    options. Labels are cut rather than checked: the description shows options in full."""
     problems = [
         *_too_long("topic", "the task title", task_title(task), EMBED_TITLE),
         *_too_long("topic", "the solution title", solution_title(task), EMBED_TITLE),
         *_too_long(
-            _prompt_field(task),
+            "question" if task.kind is Kind.CHOICE else "code",
             "the task as posted (text, code and all options)",
             task_description(task),
             EMBED_DESCRIPTION,

@@ -1,12 +1,6 @@
-"""`quizbot export results`: what each member did on each task, for teachers who grade
-elsewhere. The rows come from the store (bot/store/insights.py `InsightsStore.results`); this
-writes them as CSV or JSON. Public posts only: a member's private practice and review tasks
-are not graded work, so the store leaves them out.
-
-Member ids are always there; names only with `--names` (the member table's last seen display
-name). JSON writes ids as strings: Discord ids exceed the integers JavaScript reads exactly.
-CSV writes yes/no as 1/0, so a spreadsheet can sum them; a CSV file starts with a UTF-8 BOM, and
-text cells that a spreadsheet would run as a formula start with a quote (see `_inert`).
+"""`quizbot export results`: each member's result on each public task, as CSV or JSON, for
+teachers who grade elsewhere. Ids as JSON strings (JavaScript loses precision); CSV with a BOM,
+1/0 for yes/no, and formula-like cells made inert (`_inert`).
 """
 
 from __future__ import annotations
@@ -21,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from bot.clock import zone_or
 from bot.files import cannot_write, write_output, write_stdout
-from bot.store import Store, make_engine
+from bot.store import Store, guild_config, make_engine
 from bot.store.db import sqlite_file
 from bot.store.insights import InsightsStore, ResultRow
 from bot.store.migrate import checked_state
@@ -102,13 +96,9 @@ def export_results(
     err: IO[str],
     default_zone: ZoneInfo,
 ) -> int:
-    """Read the rows from the database at `url` and write them; 1 with one line on stderr
-    when it needs `quizbot db upgrade` first, the database knows
-    nothing of the server (nothing is written then), or `output` can't be written (an older
-    file there is kept). A known server without results still gets its empty export, with a
-    note on stderr. `--since` is a day in the server's zone, else in `default_zone` (the bot's
-    QUIZBOT_TIMEZONE), as the bot's own days are. A database that is not there or cannot be
-    read (`preflight.check_readable`) raises HostError, which the CLI prints as one line."""
+    """Read the rows and write them; 1 with one line on stderr when the database needs an
+    upgrade, knows nothing of the server, or `output` can't be written (an older file is kept).
+    `since` is a day in the server's zone, else `default_zone`. HostError: no readable database."""
 
     check_readable(url)  # creates nothing: a missing database is said so, not made
     engine = make_engine(url, create=False)
@@ -118,9 +108,13 @@ def export_results(
             print(f"quizbot: the database is {state.describe()}; run quizbot db upgrade", file=err)
             return 1
         store = Store(engine)
-        zone = zone_or(store.guild_config(guild_id).timezone, default_zone)
+        with store.read() as conn:
+            zone = zone_or(guild_config.guild_config(conn, guild_id).timezone, default_zone)
         rows = InsightsStore(store).results(guild_id, zone, since=since, names=names)
-        known = bool(rows) or store.known_guild(guild_id)
+        known = bool(rows)
+        if not known:
+            with store.read() as conn:
+                known = guild_config.known_guild(conn, guild_id)
     finally:
         engine.dispose()
     if not known:

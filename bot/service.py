@@ -1,47 +1,13 @@
-"""The async façade the Discord layer (and the scheduler) call.
+"""The async façade the Discord layer and the scheduler call: the rules (bot.quiz) joined with
+storage (bot.store), every database call off the event loop.
 
-It joins the pure rules (bot.quiz) with storage (bot.store) and keeps every database call off the
-event loop: reads go to a small thread pool, answers (and a session's Next and first task,
-`run_grouped`) go through a group-commit writer that acknowledges each only after the
-transaction holding it has committed.
-
-One answer click, end to end (each fact decided once, in the place named):
-1. discord.py parses the click; the bot routes it by custom_id (`discord_ui.clicks`) to the
-   DynamicItem, which parses it (`discord_ui.components`).
-2. `QuizService.answer` queues the answer for the group-commit writer (`_group_commits`).
-3. One write transaction for the batch (`store.answers.record_batch`): reads the posts and the
-   members' progress, checks the post's server (`_post_of`), whether it takes answers
-   (`engine.check_open` on `PostInfo.is_closed`), grades once (`engine.grade`), writes.
-4. After the commit the member's future resolves; the reply is rendered
-   (`discord_ui.replies.answer_reply`) from the outcome and the post as that transaction saw it.
-
-Its answers are the plain values of `service_values`; /stats's grouping is `progress`. The
-module stays one class with one method per thing the Discord layer and the scheduler ask, which
-is why it is longer than most: splitting the façade would spread what one member action does.
-
-A post keeps the task it was posted with: the store records the task's version with the post
-and reads it back with it (`PostInfo.task`); `PostInfo.graded_task` is the one place that says
-which task a post uses: the store grades with it, and `posted_of` shows it. The catalog
-(`self.catalog`) only decides what can be posted next; `use_catalog` swaps it in one
-assignment (a content reload), so /topics, autocomplete and new posts see the new banks at once
-and open posts are untouched.
-Posts made before versions existed (0.1.0) are pinned to the loaded task of their id when the
-service starts and after every swap (`pin_unversioned`).
-
-Each server sees the shipped banks plus the banks its moderators uploaded (`/bank upload`), and
-never another server's: `catalog_for(guild_id)` is the one place that says which tasks a server
-may post (/quiz and its autocomplete, /topics, /schedule add and the scheduler). Uploaded banks
-are read from the database when the service starts (`load_server_banks`) and swapped in at once
-on upload or removal; an upload is checked in a worker process under a time limit
-(`upload_bank`), one at a time, so a hostile file never holds up the event loop.
-
-With several sharded processes on one database, the loaded banks stay process-local and still
-correct: a server's `/bank` commands, its /quiz and its daily quizzes all run in the one process
-that owns its shard (bot/sharding.py), which swaps an upload in at once; the others read it from
-the database when they start (e.g. after SHARD_COUNT changes, which restarts every process),
-and the one that sends every server's review reminders reads them again whenever they changed
-before it counts (`refresh_server_banks`).
-The shipped banks are each process's own load of the shared CONTENT_DIR, reloaded by its watch.
+Reads run in a small thread pool (`run_read`); writes in one writer thread (`run_write`); answers,
+and a session's first task or Next (`run_grouped`), in a group commit that acknowledges each only
+after its transaction committed. A post keeps the task it was posted with (`PostInfo.graded_task`);
+the catalog only decides what can be posted next. Each server sees the shipped banks plus its own
+uploads (`catalog_for`), checked in a worker process under a time limit (`upload_bank`); a
+server's banks are swapped in by the process that owns its shard, and re-read by the others
+when they start or before the reminders count (`refresh_server_banks`).
 """
 
 from __future__ import annotations
@@ -51,12 +17,14 @@ import contextlib
 import logging
 import multiprocessing
 import random
+import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.clock import Clock, Period, local_date, utcnow, week_start, zone_or
@@ -69,6 +37,7 @@ from bot.quiz.engine import Progress
 from bot.quiz.errors import (
     BankRefusedError,
     QuizError,
+    StoreAction,
     StoreError,
     UnknownBankError,
     UnknownPostError,
@@ -77,7 +46,6 @@ from bot.quiz.errors import (
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.reports import insights
 from bot.reports.insights import Insights, InsightsPeriod
-from bot.service_values import MemberView, PostedTask
 from bot.store import (
     Answered,
     AnswerRequest,
@@ -85,18 +53,24 @@ from bot.store import (
     HintSeen,
     Leaderboard,
     MemberStats,
-    PostCounts,
     PostInfo,
-    ScheduleStore,
     SolutionSeen,
     Store,
     Unit,
+    answers,
+    guild_config,
+    leaderboard,
+    posts,
+    review_cards,
+    stats,
 )
+from bot.store import reminders as store_reminders
 from bot.store.insights import InsightsStore
 from bot.store.reminders import Rezone
-from bot.store.review_cards import DueSummary
 from bot.store.server_banks import BankStore, BankSummary
-from bot.writer_load import WriterLoad
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +95,81 @@ MAX_DUE_COUNTED = 10_000
 """The most due reviews /stats counts per member (more than any bank holds tasks)."""
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+@dataclass(frozen=True, slots=True)
+class PostedTask:
+    """A post with the task it was made with, as the service answers about it."""
+
+    post: PostInfo
+    task: Task
+    closed: bool = False
+    """Whether the post had closed when it was read (`PostInfo.is_closed`): the Discord layer
+    shows this and never decides it again."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberView:
+    """A post and one member's progress on it, read together."""
+
+    posted: PostedTask
+    progress: Progress
+
+
+@dataclass(frozen=True, slots=True)
+class WriterWindow:
+    """How busy the writer thread was over `seconds`; logged beside the loop lag, as
+    `writer busy_pct=73 units=171 wait_max_ms=64.0`."""
+
+    seconds: float
+    units: int
+    busy: float
+    """Seconds spent running units (wall time: under a burst a unit takes about twice its CPU
+    time, as each driver call hands the interpreter lock to the event loop)."""
+    wait_max: float
+    """Seconds the longest-queued unit waited to start (a group commit: since its first
+    answer or unit was queued)."""
+
+    def describe(self) -> str:
+        busy_pct = 100 * self.busy / self.seconds if self.seconds > 0 else 0.0
+        return (
+            f"writer busy_pct={busy_pct:.0f} units={self.units} "
+            f"wait_max_ms={self.wait_max * 1000:.1f}"
+        )
+
+
+class WriterLoad:
+    """Counters the writer thread adds to (`timed`) and the loop-lag probe takes a window of
+    (`take`): under a burst of clicks that thread, not the event loop, is what members wait for."""
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._since = clock()
+        self._units = 0
+        self._busy = 0.0
+        self._wait_max = 0.0
+
+    def timed(self, work: Callable[[], T], submitted: float) -> T:
+        """Run `work`, counting it; `submitted` is when it was queued (`clock()`)."""
+        started = self.clock()
+        try:
+            return work()
+        finally:
+            ran = self.clock() - started
+            with self._lock:
+                self._units += 1
+                self._busy += ran
+                self._wait_max = max(self._wait_max, started - submitted)
+
+    def take(self) -> WriterWindow:
+        """The window since the last `take`, and a new one begun."""
+        now = self.clock()
+        with self._lock:
+            window = WriterWindow(now - self._since, self._units, self._busy, self._wait_max)
+            self._since, self._units, self._busy, self._wait_max = now, 0, 0.0, 0.0
+        return window
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +233,7 @@ class QuizService:
         self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="quizbot-db")
         self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizbot-write")
         self.writer_load = WriterLoad()
-        """How busy the writer thread is (logged beside the loop lag, bot/writer_load.py)."""
+        """How busy the writer thread is (logged beside the loop lag)."""
         self._queue: asyncio.Queue[_PendingAnswer | _PendingUnit] | None = None
         self._writer: asyncio.Task[None] | None = None
         self.sessions = PracticeSessions(self)
@@ -210,30 +259,52 @@ class QuizService:
         self._writer_pool.shutdown(wait=True)
         self._discard_upload_pool()
 
-    async def run_read(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """Run a store read in the reader threads, off the event loop."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._readers, partial(fn, *args, **kwargs))
+    async def run_read(
+        self, fn: Callable[Concatenate[Connection, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """`fn(conn, *args)`, a store unit function, in a read unit of work off the event loop."""
 
-    async def run_write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """Run a store write in the single writer thread: SQLite has one writer anyway, and one
-        thread keeps writers from queueing on the lock's busy timeout."""
-        return await self._in_writer(self.writer_load.clock(), partial(fn, *args, **kwargs))
+        def work() -> T:
+            with self.store.read() as conn:
+                return fn(conn, *args, **kwargs)
+
+        return await self.in_readers(work)
+
+    async def run_write(
+        self,
+        action: StoreAction,
+        fn: Callable[Concatenate[Connection, P], T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`fn(conn, *args)` in a write unit of work (`action`: what a refusal loses), in the
+        one writer thread: SQLite has one writer anyway, and one thread keeps writers from
+        queueing on the lock's busy timeout."""
+
+        def work() -> T:
+            with self.store.write(action) as conn:
+                return fn(conn, *args, **kwargs)
+
+        return await self.in_writer(work)
+
+    async def in_readers(self, work: Callable[[], T]) -> T:
+        """`work`, which opens its own read units (a `ScheduleStore` method, ...), off the loop."""
+        return await asyncio.get_running_loop().run_in_executor(self._readers, work)
+
+    async def in_writer(self, work: Callable[[], T]) -> T:
+        """`work`, which opens its own write units, in the writer thread."""
+        return await self._in_writer(self.writer_load.clock(), work)
 
     async def _in_writer(self, queued_at: float, work: Callable[[], T]) -> T:
-        """`work` in the writer thread, counted in `writer_load` as waiting since
-        `queued_at`."""
+        """`work` in the writer thread, counted in `writer_load` as queued since `queued_at`."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
             self._writer_pool, self.writer_load.timed, work, queued_at
         )
 
     async def run_grouped(self, unit: Unit[T]) -> T:
-        """Run a store write unit in the next group commit, with the answers (and other units)
-        that arrive within the same few ms: a savepoint of their one transaction. Every
-        transaction waits for the disk once; when the disk stalls (BENCHMARKS.md, "where a
-        /review click waits"), what queued behind it commits in one transaction, not one
-        each. Returns once the transaction has committed."""
+        """`unit` as a savepoint of the next group commit, returning once it committed: what
+        queues behind a stalled disk then waits for it once, not once each."""
         queue = await self._write_queue()
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         queue.put_nowait(_PendingUnit(unit, future, self.writer_load.clock()))
@@ -247,10 +318,6 @@ class QuizService:
 
     # -- tasks and posts -----------------------------------------------------------------------
 
-    def task(self, task_id: str) -> Task:
-        """A loaded task (to post it): UnknownTaskError if the banks have no such id."""
-        return self.catalog.get_or_raise(task_id)
-
     async def use_catalog(self, catalog: Catalog) -> None:
         """Serve `catalog` from now on: one assignment, so /topics, autocomplete and the next
         post see it at once. Open posts keep the task versions they were posted with."""
@@ -259,17 +326,18 @@ class QuizService:
         await self.pin_unversioned()
 
     async def pin_unversioned(self) -> int:
-        """Pin the posts made before versions existed (0.1.0) to the loaded task of their id,
-        so a later edit of the task no longer changes them; the number pinned."""
-        pinned = await self.run_write(self.store.pin_unversioned, self.catalog.tasks, self.clock())
+        """Pin 0.1.0's posts (made before task versions) to the loaded task of their id."""
+        tasks = self.catalog.tasks
+        if not await self.run_read(posts.unversioned_task_ids) & tasks.keys():
+            return 0  # the usual case, without the write lock
+        pinned = await self.run_write(StoreAction.WRITE, posts.pin_unversioned, tasks, self.clock())
         if pinned:
             log.info("pinned %d posts from before task versions to the loaded tasks", pinned)
         return pinned
 
     def catalog_for(self, guild_id: int | None) -> Catalog:
-        """The tasks a server may post: the shipped banks, then its own uploaded banks (a
-        shipped task wins an id both have: uploads are refused such ids, but a later reload
-        of CONTENT_DIR may add one). Never another server's banks."""
+        """The tasks a server may post: the shipped banks, then its own uploads (a shipped task
+        wins an id both have: a later reload of CONTENT_DIR may add one)."""
         if guild_id is None or guild_id not in self._server_banks:
             return self.catalog
         cached = self._server_catalogs.get(guild_id)
@@ -309,7 +377,8 @@ class QuizService:
         closes_at: datetime | None = None,
     ) -> PostedTask:
         post = await self.run_write(
-            self.store.create_post,
+            StoreAction.POST,
+            posts.create_post,
             guild_id,
             channel_id,
             task,
@@ -320,19 +389,11 @@ class QuizService:
         )
         return PostedTask(post, post.graded_task())
 
-    async def attach_message(self, post_id: int, message_id: int) -> None:
-        await self.run_write(self.store.set_post_message, post_id, message_id)
-
-    async def discard_post(self, post_id: int) -> bool:
-        """Forget a post Discord refused to show (`Store.discard_post`)."""
-        return await self.run_write(self.store.discard_post, post_id)
-
     async def posted(
         self, post_id: int, guild_id: int | None = None, *, user_id: int | None = None
     ) -> PostedTask:
-        """The post; with `user_id`, only if that member may use it (a private practice or
-        review task: its owner, while the session lasts; `PostInfo.check_member`)."""
-        post = await self.run_read(self.store.get_post, post_id)
+        """The post; with `user_id`, only if that member may use it (`PostInfo.check_member`)."""
+        post = await self.run_read(posts.get_post, post_id)
         if post is None or (guild_id is not None and post.guild_id != guild_id):
             raise UnknownPostError(f"no posted task {post_id} in this server")
         if user_id is not None:
@@ -342,28 +403,21 @@ class QuizService:
     async def member_view(self, post_id: int, guild_id: int, user_id: int) -> MemberView:
         """A post and the member's progress, in one read (the picker opens with this)."""
         post, progress = await self.run_read(
-            self.store.member_state, post_id, guild_id, user_id, self.clock()
+            answers.member_state, post_id, guild_id, user_id, self.clock()
         )
         return MemberView(self.posted_of(post), progress)
 
     async def latest_posted(self, guild_id: int, channel_id: int) -> PostedTask | None:
-        post = await self.run_read(self.store.latest_post, guild_id, channel_id)
+        post = await self.run_read(posts.latest_post, guild_id, channel_id)
         return None if post is None else self.posted_of(post)
 
     async def search_posts(self, guild_id: int, text: str, limit: int = 25) -> list[PostedTask]:
-        posts = await self.run_read(self.store.search_posts, guild_id, text, limit)
         found = []
-        for post in posts:
+        for post in await self.run_read(posts.search_posts, guild_id, text, limit):
             # Left out: only a 0.1.0 post whose task was gone when pinned (`PostInfo.graded_task`).
             with contextlib.suppress(UnknownTaskError):
                 found.append(self.posted_of(post))
         return found
-
-    async def counts(self, post_id: int) -> PostCounts:
-        return await self.run_read(self.store.post_counts, post_id)
-
-    async def progress(self, post_id: int, user_id: int) -> Progress:
-        return await self.run_read(self.store.progress, post_id, user_id)
 
     # -- answering -----------------------------------------------------------------------------
 
@@ -378,8 +432,7 @@ class QuizService:
         return await future
 
     async def _group_commits(self) -> None:
-        """Group commit: one transaction for the answers and grouped units (`run_grouped`)
-        that arrive within a few ms."""
+        """One transaction for the answers and units that arrive within `batch_window`."""
         assert self._queue is not None
         queue = self._queue
         loop = asyncio.get_running_loop()
@@ -439,7 +492,7 @@ class QuizService:
 
     async def hint(self, post_id: int, guild_id: int, user_id: int, name: str) -> HintSeen:
         return await self.run_write(
-            self.store.reveal_hint, post_id, guild_id, user_id, name, self.clock()
+            StoreAction.REVEAL, answers.reveal_hint, post_id, guild_id, user_id, name, self.clock()
         )
 
     async def solution(
@@ -448,24 +501,28 @@ class QuizService:
         """The worked solution, or (`access.shown` False) the need to confirm the forfeit
         first. The rule is `engine.open_solution`, applied inside one write transaction."""
         return await self.run_write(
-            self.store.reveal_solution,
+            StoreAction.REVEAL,
+            answers.reveal_solution,
             post_id,
             guild_id,
             user_id,
             name,
             self.clock(),
             confirmed=confirmed,
+            zone=self.default_zone,
         )
 
     # -- standings -----------------------------------------------------------------------------
 
     async def guild_config(self, guild_id: int) -> GuildConfigInfo:
-        return await self.run_read(self.store.guild_config, guild_id)
+        return await self.run_read(guild_config.guild_config, guild_id)
 
-    async def update_guild_config(self, guild_id: int, **changes: object) -> GuildConfigInfo:
+    async def update_guild_config(self, guild_id: int, **changes: Any) -> GuildConfigInfo:
+        """Change some settings: TypeError or ValueError for a bad one, before the write lock."""
+        guild_config.check_changes(changes)
         rezone = self._reminder_rezone(self.clock())
         return await self.run_write(
-            self.store.update_guild_config, guild_id, rezone=rezone, **changes
+            StoreAction.CHANGE, guild_config.update_guild_config, guild_id, changes, rezone
         )
 
     async def zone(self, guild_id: int) -> ZoneInfo:
@@ -479,18 +536,22 @@ class QuizService:
         self, guild_id: int, period: Period, user_id: int | None, limit: int = 10
     ) -> Leaderboard:
         zone = await self.zone(guild_id)
-        return await self.run_read(
-            self.store.leaderboard, guild_id, period, zone, self.clock(), user_id, limit
+        return await self.in_readers(
+            partial(
+                leaderboard.leaderboard,
+                self.store,
+                guild_id,
+                period,
+                zone,
+                self.clock(),
+                user_id,
+                limit,
+            )
         )
-
-    async def review_status(self, guild_id: int, user_id: int) -> DueSummary:
-        """How many of a member's reviews are due now, and when the next one falls due (for
-        /review, and the reminders)."""
-        return await self.sessions.review_status(guild_id, user_id)
 
     async def stats(self, guild_id: int, user_id: int) -> MemberStats:
         zone = await self.zone(guild_id)
-        return await self.run_read(self.store.member_stats, guild_id, user_id, zone, self.clock())
+        return await self.run_read(stats.member_stats, guild_id, user_id, zone, self.clock())
 
     async def insights(
         self, guild_id: int, period: InsightsPeriod, *, public: bool = False
@@ -501,8 +562,8 @@ class QuizService:
         zone = await self.zone(guild_id)
         now = self.clock()
         first, last = insights.window(period, local_date(now, zone))
-        activity = await self.run_read(
-            InsightsStore(self.store).window, guild_id, first, last, zone
+        activity = await self.in_readers(
+            partial(InsightsStore(self.store).window, guild_id, first, last, zone)
         )
         tasks: dict[int, Task] = {}
         for post in activity.posts.values():
@@ -511,7 +572,7 @@ class QuizService:
                 tasks[post.id] = post.graded_task()
         withheld = frozenset[str]()
         if public:
-            withheld = await self.run_read(self.store.open_public_tasks, guild_id, now)
+            withheld = await self.run_read(posts.open_public_tasks, guild_id, now)
         return insights.build(period, activity, tasks, withheld=withheld)
 
     async def stats_progress(
@@ -524,9 +585,7 @@ class QuizService:
         now = self.clock()
         today = local_date(now, zone)
         since = week_start(today) - timedelta(weeks=ACTIVITY_WEEKS - 1)
-        activity = await self.run_read(
-            self.store.member_activity, guild_id, user_id, zone, since, now
-        )
+        activity = await self.run_read(stats.member_activity, guild_id, user_id, zone, since, now)
         topics = topic_progress(activity.tried, self._topic_of, due or {})
         return MemberProgress(since, today, activity.attempts_per_day, topics)
 
@@ -538,21 +597,11 @@ class QuizService:
 
     # -- for the scheduler --------------------------------------------------------------------
 
-    def schedule_store(self) -> ScheduleStore:
-        """The daily quizzes' units of work on this service's database. The scheduler runs
-        them through `run_read`/`run_write`, so they stay off the event loop."""
-        return ScheduleStore(self.store)
-
     def tasks_matching(
         self, guild_id: int, topic: str | None, difficulty: Difficulty | None
     ) -> list[Task]:
         """The tasks a server's schedule may post; NoMatchingTaskError when there are none."""
         return self.catalog_for(guild_id).matching(topic, difficulty)
-
-    async def close_post(self, post_id: int, now: datetime) -> bool:
-        """Close a post for answers (its daily quiz's closing time came); False if it was
-        closed already."""
-        return await self.run_write(self.store.close_post, post_id, now)
 
     # -- uploaded banks ------------------------------------------------------------------------
 
@@ -563,8 +612,8 @@ class QuizService:
         # Not beside an upload or a removal in this process: swapped in after it, what was
         # read before it would undo it here until the next change anywhere.
         async with self._upload_lock:
-            version = await self.run_read(self.banks.version)
-            stored = await self.run_read(self.banks.all)
+            version = await self.in_readers(self.banks.version)
+            stored = await self.in_readers(self.banks.all)
             loaded: dict[int, dict[str, tuple[Task, ...]]] = {}
             for bank in stored:
                 tasks, problems = await asyncio.to_thread(
@@ -582,7 +631,7 @@ class QuizService:
         """Read the uploaded banks again if any changed since they were read, in any process
         (`BankStore.version`); whether they were. The process that sends every reminder counts
         other shards' servers' reviews too, whose uploads another process takes."""
-        if await self.run_read(self.banks.version) == self._banks_version:
+        if await self.in_readers(self.banks.version) == self._banks_version:
             return False
         await self.load_server_banks()
         return True
@@ -643,14 +692,16 @@ class QuizService:
             if isinstance(result, RefusedUpload):
                 raise BankRefusedError(filename, result.problems)
             bank = await asyncio.to_thread(result.decode)
-            replaced = await self.run_write(
-                self.banks.save,
-                guild_id,
-                bank.name,
-                bank.yaml,
-                len(bank.tasks),
-                uploaded_by,
-                self.clock(),
+            replaced = await self.in_writer(
+                partial(
+                    self.banks.save,
+                    guild_id,
+                    bank.name,
+                    bank.yaml,
+                    len(bank.tasks),
+                    uploaded_by,
+                    self.clock(),
+                )
             )
             self._server_banks.setdefault(guild_id, {})[bank.name] = bank.tasks
             self._server_catalogs.pop(guild_id, None)
@@ -674,11 +725,11 @@ class QuizService:
             worker.terminate()
 
     async def list_banks(self, guild_id: int) -> list[BankSummary]:
-        return await self.run_read(self.banks.list, guild_id)
+        return await self.in_readers(partial(self.banks.list, guild_id))
 
     async def bank_yaml(self, guild_id: int, name: str) -> str:
         """The server's bank as our YAML; UnknownBankError if it has none of that name."""
-        stored = await self.run_read(self.banks.get, guild_id, name)
+        stored = await self.in_readers(partial(self.banks.get, guild_id, name))
         if stored is None:
             raise UnknownBankError(name)
         return stored.yaml
@@ -687,7 +738,7 @@ class QuizService:
         """Stop serving the server's bank and delete it; the number of tasks it had. Its open
         posts keep their task versions. UnknownBankError if it has none of that name."""
         async with self._upload_lock:
-            if not await self.run_write(self.banks.remove, guild_id, name):
+            if not await self.in_writer(partial(self.banks.remove, guild_id, name)):
                 raise UnknownBankError(name)
             banks = self._server_banks.get(guild_id, {})
             removed = banks.pop(name, ())
@@ -713,7 +764,8 @@ class QuizService:
         server's zone."""
         now = self.clock()
         info = await self.run_write(
-            self.store.turn_reminder_on,
+            StoreAction.CHANGE,
+            store_reminders.turn_on,
             guild_id,
             user_id,
             hour=hour,
@@ -737,23 +789,21 @@ class QuizService:
 
         return rezone
 
-    async def turn_reminders_off(self, guild_id: int, user_id: int) -> bool:
-        """Turn the member's reminder off; whether it was on."""
-        return await self.run_write(self.store.turn_reminder_off, guild_id, user_id)
-
     async def take_reminder_notice(self, guild_id: int, user_id: int) -> str | None:
         """What /review tells a member once after their reminders were turned off because
         Discord would not let the bot DM them; None when there is nothing to tell."""
-        if not await self.run_read(self.store.dm_notice_pending, guild_id, user_id):
+        if not await self.run_read(store_reminders.dm_notice_pending, guild_id, user_id):
             return None  # the usual case, without the writer thread
-        told = await self.run_write(self.store.take_dm_notice, guild_id, user_id)
+        told = await self.run_write(
+            StoreAction.WRITE, store_reminders.take_dm_notice, guild_id, user_id
+        )
         return reminders.DMS_CLOSED_NOTICE if told else None
 
     async def reviews_due_by_topic(self, guild_id: int, user_id: int) -> dict[str, int]:
         """The member's reviews due now, per topic of the server's catalog (`catalog_for`);
         cards of tasks it no longer has are left out. For `stats_progress`'s `due`."""
         task_ids = await self.run_read(
-            self.store.review_queue, guild_id, user_id, self.clock(), MAX_DUE_COUNTED
+            review_cards.due_queue, guild_id, user_id, self.clock(), MAX_DUE_COUNTED
         )
         tasks = self.catalog_for(guild_id).tasks
         due: dict[str, int] = {}
@@ -770,4 +820,5 @@ __all__ = [
     "PostedTask",
     "QuizError",
     "QuizService",
+    "WriterLoad",
 ]

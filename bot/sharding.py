@@ -1,25 +1,7 @@
-"""Which servers this process serves: the one place that decides shard ownership.
-
-Plain Python (no discord): the scheduler, the settings and the Discord layer all ask this.
-
-Discord splits a bot's servers over `shard_count` gateway connections ("shards"): a server's
-events, interactions included, go only to shard `(guild_id >> 22) % shard_count`
-(`shard_of`, Discord's formula), and direct messages only to shard 0. Each process runs some of
-the shards (`SHARD_IDS` of `SHARD_COUNT`), and every process reads and writes the one database.
-
-So with the shards spread over the processes exactly once:
-- a server's /quiz, clicks and /bank uploads reach exactly one process, the one that owns it;
-- that process, and no other, posts and closes the server's daily quizzes (`owns_guild`,
-  applied by bot/schedule/runner.py to the due schedules: a server the gateway has not shown
-  yet is still owned by the formula);
-- whatever the bot sends to members privately, outside a server (reminders), is sent by the
-  process that runs shard 0 (`owns_direct_messages`), never by two.
-A process given a shard another runs, or another SHARD_COUNT, is refused at start-up
-(bot/store/process_claim.py); and should two ever serve one shard, the database's claim (one
-`schedule_run` row per schedule and local day) still lets only one of them post a day.
-
-No settings (`ShardPlan.UNSHARDED`): one process, which owns everything, and discord.py picks
-the shard count itself (`client_options` is empty).
+"""Which servers this process serves, decided once. A server's events go only to shard
+`(guild_id >> 22) % shard_count` (`shard_of`) and DMs to shard 0; with each shard run by one
+process, a server's clicks and daily quizzes belong to one process (`owns_guild`) and DMs to
+shard 0's (`owns_direct_messages`). bot/store/process_claim.py refuses a shard taken twice.
 """
 
 from __future__ import annotations
@@ -38,7 +20,7 @@ def shard_of(guild_id: int, shard_count: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ShardPlan:
-    """This process's shards: `ids` of `count`; both None when sharding is not configured."""
+    """This process's shards, `ids` of `count`; both None when unsharded (owning everything)."""
 
     count: int | None = None
     ids: tuple[int, ...] | None = None
@@ -51,11 +33,7 @@ class ShardPlan:
 
     @classmethod
     def parse(cls, count: int | None, ids: str | None) -> ShardPlan:
-        """The plan for SHARD_COUNT and SHARD_IDS (e.g. `0,1`, `0-3`, `0,2-3`).
-
-        SHARD_COUNT alone: every shard in this process. Raises ValueError with one line,
-        without the setting's name (the caller names it).
-        """
+        """The plan for SHARD_COUNT and SHARD_IDS (`0,2-3`; none: every shard); ValueError."""
         if count is None:
             if ids is not None:
                 raise ValueError("SHARD_IDS is set but SHARD_COUNT is not")
@@ -78,9 +56,7 @@ class ShardPlan:
 
     @property
     def owns_direct_messages(self) -> bool:
-        """Whether this process sends what goes to members outside a server (review
-        reminders, DMs). Discord delivers DMs to shard 0, so the process that runs shard 0
-        owns them: exactly one process when each shard runs in exactly one."""
+        """Whether this process sends what goes outside a server (reminders): shard 0's."""
         return self.ids is None or DM_SHARD in self.ids
 
     def client_options(self) -> dict[str, object]:

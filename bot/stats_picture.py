@@ -1,21 +1,12 @@
-"""The /stats picture: a member's progress as a PNG, drawn with Pillow from plain data (one
-drawing, its layout constants and colours together: under 600 lines).
+"""The /stats picture: a member's progress as a PNG, drawn with Pillow from plain data.
 
-Two parts on one card: a 12-week activity grid (weeks as columns, Monday on top, each day
-shaded by how many answers it had, with a legend) and a row per topic: a bar of the tasks
-solved on the first try out of tried, the two counts, and an orange badge with the reviews
-due. The embed next to it keeps every figure as text; the picture repeats them for the eye,
-and `describe` gives its alt text.
-
-Legibility: the card has its own dark background and rounded corners, so it reads the same
-on Discord's dark (#313338) and light (#ffffff) themes; its outline separates it from the dark
-one. It is drawn at `SCALE`x a 520-pixel-wide layout, with no text under 13 pixels at 1x, so
-it stays crisp when Discord scales it down and readable at 50% zoom.
-
-Text: DejaVu Sans, shipped in `bot/assets/fonts` (with its licence), because Pillow's built-in
-font has no accented letters, Cyrillic or Greek, and topic names come in any language. A
-character DejaVu lacks too (CJK, emoji) is drawn as "?" (`legible`), never as an empty box.
-Pure: no Discord, no database, no event loop; the cog runs `render` in a thread.
+A 12-week activity grid (weeks as columns, Monday on top, shaded by answers a day) and a row per
+topic (a bar of first-try solves out of tried, the counts, a badge with the reviews due). The
+embed keeps every figure as text; `describe` is the alt text. Its own dark card reads the same
+on Discord's dark and light themes; drawn at `SCALE`x, no text under 13 units, so it stays
+crisp when scaled down. DejaVu Sans is shipped because topic names come in any language; a
+character it lacks is drawn as "?" (`legible`), never an empty box. Pure: the cog runs `render`
+in a thread.
 """
 
 from __future__ import annotations
@@ -37,8 +28,7 @@ from bot.rendering import plain_text, truncate
 from bot.wording import plural
 
 FILENAME = "stats.png"
-SCALE = 2
-"""Pixels per layout unit: the layout is 520 units wide, the PNG 1040 pixels."""
+SCALE = 2  # pixels per layout unit
 
 WIDTH = 520
 PAD = 20
@@ -52,18 +42,16 @@ SHOWN_TOPICS = 6
 BAR_X = 170
 BAR_H = 14
 ROW_H = 30
-BADGE_W = 82
-"""The widest due badge: room for "999k due" (`compact` keeps every count that short)."""
+BADGE_W = 82  # room for "999k due" (`compact` keeps every count that short)
 BADGE_H = 20
-FIGURES_W = 82
-"""The widest "first/tried" a row has room for: "9999/9999" in full, more as `compact`."""
+FIGURES_W = 82  # room for "9999/9999" in full, more as `compact`
 FIGURES_RIGHT = WIDTH - PAD - BADGE_W - 8
 BAR_W = FIGURES_RIGHT - FIGURES_W - 10 - BAR_X
 SUMMARY_X = GRID_X + WEEKS * PITCH - GAP + 26
 SUMMARY_W = WIDTH - PAD - SUMMARY_X
-DESCRIPTION_LIMIT: Final = 1024
-"""Discord's limit on an attachment's description (its alt text), in UTF-16 units; over it,
-Discord refuses the whole message."""
+TOPICS_Y = GRID_Y + 7 * PITCH - GAP + 52
+ROWS_Y = TOPICS_Y + 34  # the first topic row's top
+DESCRIPTION_LIMIT: Final = 1024  # an attachment's alt text; over it Discord refuses the message
 
 Colour = tuple[int, int, int]
 Font = ImageFont.FreeTypeFont
@@ -82,17 +70,12 @@ TODAY_RING = _rgb("#f2f3f5")
 TRACK = _rgb("#2c313a")
 FIRST_TRY = _rgb("#3fb950")
 DUE = _rgb("#f0b232")
-SHADES: tuple[Colour, ...] = tuple(
-    _rgb(c) for c in ("#2c313a", "#0f5a2e", "#1a8a3f", "#2fbf50", "#6ff08a")
-)
-"""The grid's colours for `shade` 0 (no answers) to 4; greens rising in lightness, so the
-order shows without colour vision too."""
-SHADE_FLOORS = (0, 1, 3, 6, 10)
-"""The fewest answers in a day for each shade."""
+# `shade` 0 (no answers) to 4: greens rising in lightness, so the order shows without colour.
+SHADES = tuple(_rgb(c) for c in ("#2c313a", "#0f5a2e", "#1a8a3f", "#2fbf50", "#6ff08a"))
+SHADE_FLOORS = (0, 1, 3, 6, 10)  # the fewest answers in a day for each shade
 
 
 def shade(answers: int) -> int:
-    """The shade (0-4) of a day with this many answers."""
     return sum(1 for floor in SHADE_FLOORS[1:] if answers >= floor)
 
 
@@ -106,8 +89,8 @@ def shade_label(level: int) -> str:
 
 
 def compact(count: int) -> str:
-    """`count` in at most four characters: "950", "1.2k", "12k", "123k", "1.2M". Rounded
-    down, so 19,999 of 20,000 never reads as all of them."""
+    """`count` in at most four characters ("1.2k", "123k"), rounded down: 19,999 of 20,000
+    never reads as all of them."""
     if count < 1000:
         return str(count)
     units = ((10**3, "k"), (10**6, "M"), (10**9, "B"))
@@ -119,19 +102,16 @@ def compact(count: int) -> str:
     return f"{tenths // 10}{suffix}"
 
 
-# -- geometry (in PNG pixels, so tests can look where a figure should be) ----------------------
-
+# Geometry in PNG pixels, so tests can look where a figure should be.
 Box = tuple[int, int, int, int]
 
 
 def grid_start(progress: MemberProgress) -> date:
-    """The Monday of the grid's first column: `WEEKS` weeks ending with today's."""
     return week_start(progress.today) - timedelta(weeks=WEEKS - 1)
 
 
 def cell_box(progress: MemberProgress, day: date) -> Box | None:
-    """The PNG pixels (left, top, right, bottom; right and bottom excluded) of a day's cell;
-    None for a day the grid does not show (before its first Monday, or after today)."""
+    """A day's cell (right and bottom excluded); None for a day the grid does not show."""
     offset = (day - grid_start(progress)).days
     if offset < 0 or day > progress.today:
         return None
@@ -141,26 +121,21 @@ def cell_box(progress: MemberProgress, day: date) -> Box | None:
 
 
 def bar_box(index: int) -> Box:
-    """The PNG pixels of the `index`th topic's bar track (the whole of "tried")."""
-    y = _topics_y() + 34 + index * ROW_H + (ROW_H - BAR_H) // 2
+    """The `index`th topic's bar track (the whole of "tried")."""
+    y = ROWS_Y + index * ROW_H + (ROW_H - BAR_H) // 2
     return _px((BAR_X, y, BAR_X + BAR_W, y + BAR_H))
 
 
 def row_box(index: int) -> Box:
-    """The PNG pixels of the `index`th topic's whole row, name to due badge."""
-    y = _topics_y() + 34 + index * ROW_H
+    """The `index`th topic's whole row, name to due badge."""
+    y = ROWS_Y + index * ROW_H
     return _px((PAD, y, WIDTH - PAD, y + ROW_H))
 
 
 def height(progress: MemberProgress) -> int:
-    """The PNG's height in pixels; the width is always `WIDTH * SCALE`."""
     rows = max(1, min(len(progress.topics), SHOWN_TOPICS))
     extra = 22 if len(progress.topics) > SHOWN_TOPICS else 0
-    return (_topics_y() + 34 + rows * ROW_H + extra + PAD - 6) * SCALE
-
-
-def _topics_y() -> int:
-    return GRID_Y + 7 * PITCH - GAP + 52
+    return (ROWS_Y + rows * ROW_H + extra + PAD - 6) * SCALE
 
 
 def _px(box: tuple[int, int, int, int]) -> Box:
@@ -168,19 +143,14 @@ def _px(box: tuple[int, int, int, int]) -> Box:
     return x0 * SCALE, y0 * SCALE, x1 * SCALE, y1 * SCALE
 
 
-# -- text --------------------------------------------------------------------------------------
-
 REGULAR = "DejaVuSans.ttf"
 BOLD = "DejaVuSans-Bold.ttf"
-PLACEHOLDER = "?"
-"""Drawn for a character the font lacks: a plain mark that something is there, where the
-font's own fallback is an empty box that reads as a rendering bug."""
+PLACEHOLDER = "?"  # for a character the font lacks (its own empty box reads as a bug)
 
 
 @cache
 def _font_data(face: str) -> bytes:
-    # Read through importlib.resources, so the fonts are found wherever the package is
-    # installed (a wheel, an editable checkout, the Docker image), not next to a source tree.
+    # importlib.resources: found wherever the package is installed.
     return (resources.files("bot") / "assets" / "fonts" / face).read_bytes()
 
 
@@ -189,22 +159,18 @@ def _font(face: str, size: float) -> Font:
 
 
 def length(text: str, font: Font) -> float:
-    """How wide `text` is in `font`, in layout units."""
     return font.getlength(text) / SCALE
 
 
-INVISIBLE = frozenset({"Mn", "Me", "Cf", "Cc"})
-"""Unicode categories of characters that draw nothing themselves (combining marks, joiners,
-variation selectors, controls): dropped when the font lacks them, not shown as "?"."""
+INVISIBLE = frozenset({"Mn", "Me", "Cf", "Cc"})  # marks, joiners, controls: dropped, not "?"
 
 _probe_lock = threading.Lock()
 
 
 @cache
 def _probe(face: str) -> tuple[Font, tuple[tuple[int, int], bytes]]:
-    """A small font of `face` for coverage checks, and its mask of a character no font has
-    (so its missing-glyph box). Basic layout: the shaper would put a dotted circle under a
-    lone combining mark, where the question is only whether the font maps the character."""
+    """A small font of `face` for coverage checks, and its missing-glyph mask. Basic layout:
+    the shaper would draw a dotted circle under a lone combining mark."""
     font = ImageFont.truetype(
         io.BytesIO(_font_data(face)), 16, layout_engine=ImageFont.Layout.BASIC
     )
@@ -214,10 +180,8 @@ def _probe(face: str) -> tuple[Font, tuple[tuple[int, int], bytes]]:
 
 @lru_cache(maxsize=4096)
 def covers(face: str, char: str) -> bool:
-    """Whether `face` has a glyph for `char` (one code point): its mask is not the box that
-    stands for a missing glyph."""
-    # One probe font per face, shared by the rendering threads: FreeType faces are not
-    # thread-safe, and a check is a few microseconds, once per character.
+    """Whether `face` has a glyph for `char`: its mask is not the missing-glyph box."""
+    # One probe font per face, shared by the threads: FreeType faces are not thread-safe.
     with _probe_lock:
         font, missing = _probe(face)
         mask = font.getmask(char)
@@ -225,9 +189,8 @@ def covers(face: str, char: str) -> bool:
 
 
 def legible(text: str, face: str = REGULAR) -> str:
-    """`text` as `face` can draw it: on one line, each character it lacks as `PLACEHOLDER`,
-    or dropped if invisible anyway (a joiner, an emoji's variation selector, a combining mark
-    with no glyph)."""
+    """`text` as `face` can draw it, on one line: a character it lacks as `PLACEHOLDER`, or
+    dropped if invisible anyway."""
     # Composed first, so "e" + a combining accent is the "é" the font has.
     text = " ".join(unicodedata.normalize("NFC", text).split())
     if text.isascii() and text.isprintable():
@@ -241,9 +204,6 @@ def legible(text: str, face: str = REGULAR) -> str:
     return "".join(out)
 
 
-# -- drawing -------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
 class _Fonts:
     title: Font
@@ -254,8 +214,7 @@ class _Fonts:
 
     @classmethod
     def load(cls) -> _Fonts:
-        # Loaded per picture (well under a millisecond): FreeType faces are not shared
-        # between the threads that may render at the same time.
+        # Per picture (under a millisecond): FreeType faces are not shared between threads.
         return cls(
             title=_font(BOLD, 18 * SCALE),
             body=_font(REGULAR, 15 * SCALE),
@@ -266,17 +225,13 @@ class _Fonts:
 
 
 INKS: tuple[tuple[Colour, Colour], ...] = ((TEXT, CARD), (MUTED, CARD), (CARD, DUE))
-"""The (text colour, background) pairs text is drawn in: light on the card, and dark on the
-due badges."""
-RAMP = 16
-"""Palette entries per ink for its anti-aliased edges (coverage steps over its background)."""
+RAMP = 16  # palette entries per ink for its anti-aliased edges
 FILLS = (CARD, OUTLINE, TRACK, FIRST_TRY, DUE, TODAY_RING, *SHADES)
 Ink = tuple[Colour, Colour]
 
 
 def _palette() -> tuple[dict[Colour, int], dict[Ink, int], list[int]]:
-    """(fill colour -> index, ink -> index of its ramp, the flat RGB palette). Index 0 is
-    transparent (outside the card's rounded corners)."""
+    """(fill -> index, ink -> its ramp's index, the flat palette); 0 is transparent."""
     entries: list[Colour] = [(0, 0, 0)]
     fills: dict[Colour, int] = {}
     for colour in FILLS:
@@ -306,14 +261,9 @@ _RAMP_LUT = {
 
 
 class _Canvas:
-    """ImageDraw in layout units, drawing palette indices.
-
-    A palette PNG of a few dozen colours encodes several times faster than RGBA (one byte
-    a pixel, and it compresses well), which keeps a 2x picture inside the time budget. Shapes
-    are drawn as their colour's index; text is drawn as coverage masks, one per ink, and laid
-    over the picture at the end through that ink's ramp of blends with its background, so its
-    edges stay anti-aliased.
-    """
+    """ImageDraw in layout units, drawing palette indices (a palette PNG encodes several times
+    faster than RGBA). Text is drawn as one coverage mask per ink, laid over at the end through
+    the ink's ramp, so its edges stay anti-aliased."""
 
     def __init__(self, size: tuple[int, int]) -> None:
         self.image = Image.new("L", size, 0)
@@ -353,9 +303,6 @@ class _Canvas:
         draw = self.masks[ink][1]
         draw.text((xy[0] * SCALE, xy[1] * SCALE), text, font=font, fill=255, anchor=anchor)
 
-    def length(self, text: str, font: Font) -> float:
-        return length(text, font)
-
     def png(self) -> bytes:
         image = self.image
         for ink, (mask, _) in self.masks.items():
@@ -369,20 +316,15 @@ class _Canvas:
 
 
 def render(progress: MemberProgress) -> bytes:
-    """The picture of `progress`, as PNG bytes."""
     canvas = _Canvas((WIDTH * SCALE, height(progress)))
     fonts = _Fonts.load()
     canvas.box((0, 0, WIDTH, height(progress) / SCALE), CARD, radius=16, outline=OUTLINE, width=1)
-    _header(canvas, fonts, progress)
+    canvas.text((PAD, PAD), f"Last {WEEKS} weeks", fonts.title, TEXT)
     _grid(canvas, fonts, progress)
     _legend(canvas, fonts)
     _summary(canvas, fonts, progress)
     _topics(canvas, fonts, progress)
     return canvas.png()
-
-
-def _header(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
-    canvas.text((PAD, PAD), f"Last {WEEKS} weeks", fonts.title, TEXT)
 
 
 def _grid(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
@@ -404,15 +346,13 @@ def _grid(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
             level = shade(counts.get(day, 0))
             canvas.box((x, y, x + CELL, y + CELL), SHADES[level], radius=4)
             if day == progress.today:
-                canvas.box(
-                    (x - 2.5, y - 2.5, x + CELL + 2.5, y + CELL + 2.5),
-                    None, radius=6, outline=TODAY_RING, width=1.5,
-                )
+                ring = (x - 2.5, y - 2.5, x + CELL + 2.5, y + CELL + 2.5)
+                canvas.box(ring, None, radius=6, outline=TODAY_RING, width=1.5)
 
 
 def month_labels(start: date) -> list[tuple[int, str]]:
-    """(column, month) above the grid: over each week holding a month's 1st, and over the
-    first week when the next label is far enough away not to collide."""
+    """(column, month) over each week holding a month's 1st, and over the first week if the
+    next label is far enough not to collide."""
     labels = []
     for column in range(WEEKS):
         monday = start + timedelta(weeks=column)
@@ -427,20 +367,22 @@ def month_labels(start: date) -> list[tuple[int, str]]:
 def _legend(canvas: _Canvas, fonts: _Fonts) -> None:
     y = GRID_Y + 7 * PITCH - GAP + 14
     canvas.text((PAD, y + 7), "Answers a day", fonts.small, MUTED, "lm")
-    x = PAD + canvas.length("Answers a day", fonts.small) + 12
+    x = PAD + length("Answers a day", fonts.small) + 12
     for level, colour in enumerate(SHADES):
         canvas.box((x, y, x + 14, y + 14), colour, radius=3)
         label = shade_label(level)
         canvas.text((x + 19, y + 7), label, fonts.small, MUTED, "lm")
-        x += 19 + canvas.length(label, fonts.small) + 14
+        x += 19 + length(label, fonts.small) + 14
 
 
 def _summary(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
     shown = _counts_by_day(progress)
+    monday = week_start(progress.today)
+    this_week = sum(shown.get(monday + timedelta(days=d), 0) for d in range(7))
     figures = (
         (sum(shown.values()), "answers"),
         (len(shown), "active days"),
-        (_this_week(progress), "this week"),
+        (this_week, "this week"),
     )
     for i, (value, label) in enumerate(figures):
         y = GRID_Y + 4 + i * 66
@@ -450,20 +392,20 @@ def _summary(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
 
 
 def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
-    y = _topics_y()
+    y = TOPICS_Y
     canvas.text((PAD, y), "First try, by topic", fonts.title, TEXT)
     key_x: float = WIDTH - PAD
     for label, colour in (("due for review", DUE), ("first try", FIRST_TRY)):
-        key_x -= canvas.length(label, fonts.small)
+        key_x -= length(label, fonts.small)
         canvas.text((key_x, y + 11), label, fonts.small, MUTED, "lm")
         key_x -= 19
         canvas.box((key_x, y + 4, key_x + 14, y + 18), colour, radius=3)
         key_x -= 14
     if not progress.topics:
-        canvas.text((PAD, y + 34 + ROW_H / 2), "No tasks tried yet.", fonts.body, MUTED, "lm")
+        canvas.text((PAD, ROWS_Y + ROW_H / 2), "No tasks tried yet.", fonts.body, MUTED, "lm")
         return
     for index, topic in enumerate(progress.topics[:SHOWN_TOPICS]):
-        middle = y + 34 + index * ROW_H + ROW_H / 2
+        middle = ROWS_Y + index * ROW_H + ROW_H / 2
         name = _fit(legible(plain_text(topic.topic)), fonts.body, BAR_X - PAD - 12)
         canvas.text((PAD, middle), name, fonts.body, TEXT, "lm")
         _bar(canvas, topic, middle - BAR_H / 2)
@@ -474,7 +416,7 @@ def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
     hidden = len(progress.topics) - SHOWN_TOPICS
     if hidden > 0:
         more = f"+ {plural(hidden, 'more topic')}"
-        canvas.text((PAD, y + 34 + SHOWN_TOPICS * ROW_H + 8), more, fonts.small, MUTED, "lm")
+        canvas.text((PAD, ROWS_Y + SHOWN_TOPICS * ROW_H + 8), more, fonts.small, MUTED, "lm")
 
 
 def _bar(canvas: _Canvas, topic: TopicProgress, top: float) -> None:
@@ -487,37 +429,32 @@ def _bar(canvas: _Canvas, topic: TopicProgress, top: float) -> None:
 
 
 def _due_badge(canvas: _Canvas, due: int, font: Font, middle: float) -> None:
-    # A badge of its own, not a segment of the bar: a bar segment must share the bar's
-    # length with the first-try part, so it vanished for a topic solved in full and ate
-    # into the green where more were due than tried. Orange with dark text reads the same
-    # on both Discord themes (the card behind it is always dark).
+    # Not a segment of the bar: one vanished for a topic solved in full, and ate into the
+    # green where more were due than tried.
     pad = 6
     text = _fitted_count(f"{due:,} due", f"{compact(due)} due", font, BADGE_W - 2 * pad)
     right = WIDTH - PAD
-    left = right - canvas.length(text, font) - 2 * pad
+    left = right - length(text, font) - 2 * pad
     canvas.box((left, middle - BADGE_H / 2, right, middle + BADGE_H / 2), DUE, BADGE_H / 2)
     canvas.text(((left + right) / 2, middle), text, font, CARD, "mm", ground=DUE)
 
 
 def first_try_fraction(topic: TopicProgress) -> float:
-    """How much of a topic's bar is green: solved on the first try, of tried (the due
-    reviews have their own badge, so they never change it)."""
+    """How much of a topic's bar is green: solved on the first try, of tried."""
     if topic.tried <= 0:
         return 0.0
     return min(max(topic.first_try / topic.tried, 0.0), 1.0)
 
 
 def bar_figures(topic: TopicProgress, font: Font) -> str:
-    """The "first/tried" beside a topic's bar, compacted ("12k/99k") where the full figures
-    would not fit `FIGURES_W`."""
+    """The "first/tried" beside a topic's bar, compacted where it would not fit."""
     full = f"{topic.first_try}/{topic.tried}"
     short = f"{compact(topic.first_try)}/{compact(topic.tried)}"
     return _fitted_count(full, short, font, FIGURES_W)
 
 
 def _fitted_count(full: str, short: str, font: Font, width: float) -> str:
-    """`full` if it fits `width`, else `short` (the same figures compacted), cut if even
-    that is too long, which `compact`'s four characters keep from happening."""
+    """`full` if it fits `width`, else `short` (compacted), cut if even that does not."""
     if length(full, font) <= width:
         return full
     return _fit(short, font, width)
@@ -548,15 +485,8 @@ def _counts_by_day(progress: MemberProgress) -> dict[date, int]:
     }
 
 
-def _this_week(progress: MemberProgress) -> int:
-    counts = _counts_by_day(progress)
-    monday = week_start(progress.today)
-    return sum(counts.get(monday + timedelta(days=d), 0) for d in range(7))
-
-
 def describe(progress: MemberProgress) -> str:
-    """The picture in words, for its alt text: the real topic names (a screen reader has no
-    missing glyphs), within Discord's `DESCRIPTION_LIMIT`."""
+    """The picture in words, for its alt text (the real topic names: no missing glyphs)."""
     shown = _counts_by_day(progress)
     parts = [
         f"Activity over the last {WEEKS} weeks: {plural(sum(shown.values()), 'answer')} "

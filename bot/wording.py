@@ -10,6 +10,3 @@ def plural(count: int, noun: str, *, bold: bool = False) -> str:
     if bold:
         number = f"**{number}**"
     return f"{number} {noun}{'' if count == 1 else 's'}"
-
-
-__all__ = ["plural"]

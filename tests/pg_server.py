@@ -101,7 +101,7 @@ class PgServer:
 
     def make_template(self) -> None:
         """The template every test database copies: migrated to the head, like a new store."""
-        from bot.store.db import make_engine
+        from bot.store.migrate import make_engine
 
         self.admin(f"DROP DATABASE IF EXISTS {TEMPLATE}", f"CREATE DATABASE {TEMPLATE}")
         make_engine(self.url(TEMPLATE)).dispose()

@@ -15,9 +15,12 @@ from typing import IO
 import pytest
 
 from bot.cli import main
+from bot.quiz.errors import StoreAction
 from bot.results_export import FIELDS
-from bot.store import AnswerRequest, PostInfo, Store, make_engine
+from bot.store import AnswerRequest, PostInfo, Store, answers, make_engine, posts
+from tests import store_calls
 from tests.factories import choice
+from tests.store_calls import write
 from tests.test_cli_db import assert_refused_touching_nothing
 
 GUILD = 800000000000000001
@@ -33,18 +36,62 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     engine = make_engine(f"sqlite:///{path}")
     store = Store(engine)
     t_one = choice("t-one", texts=("right", "wrong", "also wrong", "far off"))
-    one = store.create_post(GUILD, 1, t_one, None, now=MONDAY)
-    two = store.create_post(GUILD, 1, choice("t-two"), None, now=MONDAY + timedelta(days=2))
-    other = store.create_post(GUILD + 1, 1, t_one, None, now=MONDAY)
+    one = write(
+        store,
+        posts.create_post,
+        GUILD,
+        1,
+        t_one,
+        None,
+        now=MONDAY,
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
+    two = write(
+        store,
+        posts.create_post,
+        GUILD,
+        1,
+        choice("t-two"),
+        None,
+        now=MONDAY + timedelta(days=2),
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
+    other = write(
+        store,
+        posts.create_post,
+        GUILD + 1,
+        1,
+        t_one,
+        None,
+        now=MONDAY,
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
 
     def answer(post: PostInfo, user: int, pick: str, name: str = "member") -> None:
-        store.answer(AnswerRequest(post.id, post.guild_id, user, name, (pick,)), MONDAY)
+        store_calls.answer(
+            store, AnswerRequest(post.id, post.guild_id, user, name, (pick,)), MONDAY
+        )
 
     answer(one, ALICE, "B", "Alice Liddell")
     answer(one, ALICE, "A", "Alice Liddell")
     for pick in "BCD":  # three different misses (a repeat would use no attempt)
         answer(one, BOB, pick, "Bob")
-    store.reveal_hint(two.id, GUILD, ALICE, "Alice Liddell", MONDAY + timedelta(days=2))
+    write(
+        store,
+        answers.reveal_hint,
+        two.id,
+        GUILD,
+        ALICE,
+        "Alice Liddell",
+        MONDAY + timedelta(days=2),
+        action=StoreAction.REVEAL,
+    )
     answer(two, ALICE, "A", "Alice Liddell")
     answer(other, 333, "A")
     engine.dispose()
@@ -82,8 +129,15 @@ def test_json_keeps_ids_exact_and_adds_names_when_asked(
         (str(BOB), "Bob", "t-one"),
     ]
     assert records[1] | {"points": 0} == {
-        "member_id": str(ALICE), "name": "Alice Liddell", "task_id": "t-two", "attempts": 1,
-        "solved": True, "points": 0, "first_try": True, "hint": True, "solution": False,
+        "member_id": str(ALICE),
+        "name": "Alice Liddell",
+        "task_id": "t-two",
+        "attempts": 1,
+        "solved": True,
+        "points": 0,
+        "first_try": True,
+        "hint": True,
+        "solution": False,
     }
     assert "name" not in json.loads(export(capsys, "--format", "json"))[0]
 
@@ -202,12 +256,23 @@ def test_the_first_day_of_year_one_is_refused_not_a_crash_east_of_utc(
 def test_csv_neutralises_names_a_spreadsheet_would_run_but_json_keeps_them(
     db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    names = ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\ry"]
+    names = ['=HYPERLINK("http://x")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\ry"]
     store = Store(make_engine(f"sqlite:///{db}"))
-    post = store.create_post(GUILD, 1, choice("t-three"), None, now=MONDAY)
+    post = write(
+        store,
+        posts.create_post,
+        GUILD,
+        1,
+        choice("t-three"),
+        None,
+        now=MONDAY,
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
     for user, name in enumerate(names, start=1):
         request = AnswerRequest(post.id, GUILD, user, name, ("A",))
-        store.answer(request, MONDAY)
+        store_calls.answer(store, request, MONDAY)
     store.engine.dispose()
     out = tmp_path / "grades.csv"
     assert export(capsys, "--names", "--output", str(out)) == ""
@@ -254,7 +319,7 @@ def test_a_csv_file_starts_with_a_bom_so_spreadsheets_read_utf8(
     db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     store = Store(make_engine(f"sqlite:///{db}"))
-    store.upsert_member(GUILD, BOB, "Zoë", MONDAY)
+    write(store, answers.upsert_member, GUILD, BOB, "Zoë", MONDAY)
     store.engine.dispose()
     out = tmp_path / "grades.csv"
     assert export(capsys, "--names", "--output", str(out)) == ""

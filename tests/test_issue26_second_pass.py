@@ -32,15 +32,17 @@ from pathlib import Path
 
 import pytest
 
+from bot.clock import utcnow
 from bot.content import importers
 from bot.content.cache import load_banks_cached
 from bot.content.reload import ContentReloader
 from bot.schedule.zones import resolve_zone
-from bot.store import Store, make_engine
+from bot.store import Store, answers, make_engine
 from bot.store.migrate import head_revision
 from tests.cli_run import ROOT, quizbot_env, run_quizbot_cli
 from tests.content.test_reload import bank
 from tests.content.test_reload_edges import armed_watch, until
+from tests.store_calls import write
 
 GUILD = 1
 
@@ -50,7 +52,7 @@ def database(tmp_path: Path) -> Path:
     """A quizbot database whose server GUILD has a member (so `export results` writes)."""
     path = tmp_path / "q.db"
     engine = make_engine(f"sqlite:///{path}")
-    Store(engine).upsert_member(GUILD, 7, "ada")
+    write(Store(engine), answers.upsert_member, GUILD, 7, "ada", utcnow())
     engine.dispose()
     return path
 
@@ -115,8 +117,14 @@ def test_an_sqlite_option_sqlite_refuses_is_one_line(
 def export_results(database: Path, target: Path) -> subprocess.CompletedProcess[str]:
     env = quizbot_env(DATABASE_URL=f"sqlite:///{database}")
     return run_quizbot_cli(
-        "export", "results", "--guild", str(GUILD), "--output", str(target),
-        env=env, cwd=database.parent,
+        "export",
+        "results",
+        "--guild",
+        str(GUILD),
+        "--output",
+        str(target),
+        env=env,
+        cwd=database.parent,
     )
 
 
@@ -468,8 +476,16 @@ def test_an_output_with_a_trailing_slash_is_refused_not_written_as_a_file(tmp_pa
     """pathlib drops the slash: `--output new.yaml/` wrote a file named new.yaml."""
     typed = f"{tmp_path / 'new.gift'}/"
     result = run_quizbot_cli(
-        "content", "export", str(ROOT / "content"), "--format", "gift", "--output", typed,
-        env=quizbot_env(), cwd=tmp_path, timeout=60,
+        "content",
+        "export",
+        str(ROOT / "content"),
+        "--format",
+        "gift",
+        "--output",
+        typed,
+        env=quizbot_env(),
+        cwd=tmp_path,
+        timeout=60,
     )
     assert result.returncode == 2
     assert "names a folder" in result.stderr and "Traceback" not in result.stderr

@@ -18,15 +18,18 @@ from bot.quiz.errors import (
     NoMatchingTaskError,
     PrivatePostError,
     SessionExpiredError,
+    StoreAction,
     TasksWithheldError,
 )
-from bot.quiz.review import ReviewRating
+from bot.quiz.review import ReviewRating, review
 from bot.quiz.tasks import Catalog, Difficulty, Task
-from bot.review_scheduler import review
 from bot.service import QuizService
-from bot.store import Store, make_engine
-from bot.store.review_cards import DueSummary, StoredCard, save_cards
+from bot.store import Store, answers, board_totals, leaderboard, make_engine
+from bot.store import posts as posts_unit
+from bot.store.answers import save_cards
+from bot.store.review_cards import DueSummary, StoredCard
 from tests.factories import Clock, choice
+from tests.store_calls import read, review_card, write
 
 GUILD, CHANNEL = 1, 10
 ALICE, BOB = 101, 102
@@ -101,9 +104,18 @@ async def test_practice_never_changes_the_leaderboard_but_counts_in_stats(
     assert step.summary.first_try == 2
 
     assert await board(service) == before
-    exact = service.store.leaderboard_exact(GUILD, Period.ALL, ZoneInfo("UTC"), START)
+    exact = read(
+        service.store,
+        leaderboard.leaderboard_exact,
+        GUILD,
+        Period.ALL,
+        ZoneInfo("UTC"),
+        START,
+        None,
+        10,
+    )
     assert [(r.user_id, r.points) for r in exact.rows] == before
-    service.store.rebuild_totals(GUILD)
+    write(service.store, board_totals.rebuild_totals, GUILD, None)
     assert await board(service) == before
     stats = await service.stats(GUILD, ALICE)
     assert (stats.tried, stats.solved) == (stats_before.tried + 2, stats_before.solved + 2)
@@ -143,9 +155,9 @@ async def test_another_member_cannot_use_a_private_task(service: QuizService) ->
         await service.solution(post_id, GUILD, BOB, "bob", confirmed=True)
     with pytest.raises(PrivatePostError):
         await service.sessions.next(step.session_id, GUILD, CHANNEL, BOB)
-    assert (await service.progress(post_id, BOB)).attempts_used == 0
-    assert (await service.counts(post_id)).answered == 0
-    assert service.store.review_card(GUILD, BOB, step.posted.task.id) is None
+    assert (await service.run_read(answers.read_progress, post_id, BOB)).attempts_used == 0
+    assert (await service.run_read(posts_unit.post_counts, post_id)).answered == 0
+    assert review_card(service.store, GUILD, BOB, step.posted.task.id) is None
 
 
 async def test_an_idle_session_refuses_clicks_and_records_nothing(
@@ -162,7 +174,7 @@ async def test_an_idle_session_refuses_clicks_and_records_nothing(
         await answer(service, step.posted.post.id, ALICE)
     with pytest.raises(SessionExpiredError):
         await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
-    progress = await service.progress(step.posted.post.id, ALICE)
+    progress = await service.run_read(answers.read_progress, step.posted.post.id, ALICE)
     assert (progress.wrong_tries, progress.solved) == (1, False)
 
 
@@ -218,13 +230,13 @@ async def test_review_counts_and_serves_only_what_it_can_serve(service: QuizServ
     gone = [due_card(f"gone-{n:03}", START - timedelta(days=30, minutes=n)) for n in range(150)]
     with service.store.write() as conn:
         save_cards(conn, gone)
-    assert (await service.review_status(GUILD, ALICE)).due_now == 0
+    assert (await service.sessions.review_status(GUILD, ALICE)).due_now == 0
     nothing = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
     assert nothing.posted is None
 
     with service.store.write() as conn:
         save_cards(conn, [due_card("t2", START - timedelta(days=1))])
-    assert (await service.review_status(GUILD, ALICE)).due_now == 1
+    assert (await service.sessions.review_status(GUILD, ALICE)).due_now == 1
     step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
     assert step.posted is not None and step.posted.task.id == "t2"
     assert step.due is not None and step.due.due_now == 1
@@ -238,11 +250,13 @@ async def test_review_counts_and_serves_only_what_it_can_serve(service: QuizServ
                 due_card("t1", START + timedelta(days=2)),
             ],
         )
-    assert (await service.review_status(GUILD, ALICE)).next_due == START + timedelta(days=2)
+    assert (await service.sessions.review_status(GUILD, ALICE)).next_due == START + timedelta(
+        days=2
+    )
 
     # A due task that is open on a public post ALICE has not finished waits for that post.
     await service.create_post(GUILD, CHANNEL, TASKS[1], BOB)
-    held = await service.review_status(GUILD, ALICE)
+    held = await service.sessions.review_status(GUILD, ALICE)
     assert (held.due_now, held.held) == (0, 1)
     assert step.session_id is not None
     end = await service.sessions.next(step.session_id, GUILD, CHANNEL, ALICE)
@@ -257,16 +271,16 @@ async def test_a_missed_public_task_is_due_at_once_and_a_right_review_moves_it_a
 
     public = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await miss(service, public.post.id)
-    card = service.store.review_card(GUILD, ALICE, "t1")
+    card = review_card(service.store, GUILD, ALICE, "t1")
     assert card is not None and card.due == START
-    assert (await service.review_status(GUILD, ALICE)).due_now == 1
+    assert (await service.sessions.review_status(GUILD, ALICE)).due_now == 1
 
     clock.now += timedelta(minutes=5)
     step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
     assert step.posted is not None and step.posted.task.id == "t1" and step.posted.post.private
     assert step.due is not None and step.due.due_now == 1
     await answer(service, step.posted.post.id, ALICE)
-    card = service.store.review_card(GUILD, ALICE, "t1")
+    card = review_card(service.store, GUILD, ALICE, "t1")
     assert card is not None and card.due >= clock.now + timedelta(days=1)
 
     assert step.session_id is not None
@@ -280,16 +294,16 @@ async def test_two_finishes_of_a_task_on_one_local_day_rate_once(
 ) -> None:
     first = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await answer(service, first.post.id, ALICE)  # Good: due in 2 days
-    rated = service.store.review_card(GUILD, ALICE, "t1")
+    rated = review_card(service.store, GUILD, ALICE, "t1")
     assert rated is not None and rated.due == START + timedelta(days=2)
     clock.now += timedelta(hours=3)
     second = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await miss(service, second.post.id)
-    assert service.store.review_card(GUILD, ALICE, "t1") == rated
+    assert review_card(service.store, GUILD, ALICE, "t1") == rated
     clock.now += timedelta(days=1)  # another day: rated again (Again: due at once)
     third = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
-    again = service.store.review_card(GUILD, ALICE, "t1")
+    again = review_card(service.store, GUILD, ALICE, "t1")
     assert again is not None and again.due == clock.now
 
 
@@ -300,15 +314,15 @@ async def test_the_write_unit_rates_once_per_local_day_of_the_servers_zone(
     clock.now = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)  # 11:00 on the 10th in New York
     first = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await answer(service, first.post.id, ALICE)
-    rated = service.store.review_card(GUILD, ALICE, "t1")
+    rated = review_card(service.store, GUILD, ALICE, "t1")
     clock.now = datetime(2026, 3, 11, 2, 30, tzinfo=UTC)  # 22:30, still the 10th there
     second = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await service.solution(second.post.id, GUILD, ALICE, "alice", confirmed=True)
-    assert service.store.review_card(GUILD, ALICE, "t1") == rated
+    assert review_card(service.store, GUILD, ALICE, "t1") == rated
     clock.now = datetime(2026, 3, 11, 4, 30, tzinfo=UTC)  # 00:30 on the 11th there
     third = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await service.solution(third.post.id, GUILD, ALICE, "alice", confirmed=True)
-    again = service.store.review_card(GUILD, ALICE, "t1")
+    again = review_card(service.store, GUILD, ALICE, "t1")
     assert again is not None and again.due == clock.now
 
 
@@ -327,7 +341,7 @@ async def test_rating_a_card_never_sleeps_in_the_write_unit(
     step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
     assert step.posted is not None
     await answer(service, step.posted.post.id, ALICE)  # its stored card: Good
-    card = service.store.review_card(GUILD, ALICE, "t1")
+    card = review_card(service.store, GUILD, ALICE, "t1")
     assert card is not None and card.due >= clock.now + timedelta(days=1)
     assert sleeps == []
 
@@ -341,7 +355,7 @@ async def test_a_review_step_counts_what_is_left_and_says_when_the_next_falls_du
             await miss(service, post.post.id)
         else:
             await answer(service, post.post.id, ALICE)
-    later = service.store.review_card(GUILD, ALICE, "t3")  # solved at once: not due yet
+    later = review_card(service.store, GUILD, ALICE, "t3")  # solved at once: not due yet
     assert later is not None and later.due > START
     clock.now += timedelta(minutes=5)
     first = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
@@ -430,7 +444,9 @@ async def test_all_tasks_withheld_links_the_three_latest_posts_and_counts_them_a
     try:
         for n, task in enumerate(tasks, 1):
             public = await service.create_post(GUILD, CHANNEL, task, BOB)
-            await service.attach_message(public.post.id, 1000 + n)
+            await service.run_write(
+                StoreAction.WRITE, posts_unit.set_post_message, public.post.id, 1000 + n
+            )
             clock.now += timedelta(minutes=1)
         with pytest.raises(TasksWithheldError) as withheld:
             await practice_step(service)
@@ -440,7 +456,7 @@ async def test_all_tasks_withheld_links_the_three_latest_posts_and_counts_them_a
         await service.close()
 
 
-# -- FSRS: what a rating does to a card (bot/review_scheduler.py) --------------------------------
+# -- FSRS: what a rating does to a card (bot/quiz/review.py) --------------------------------
 
 
 def rate(card: StoredCard | None, rating: ReviewRating, at: datetime) -> StoredCard:
@@ -493,7 +509,7 @@ async def test_a_task_finished_on_one_public_post_is_not_held_for_another_post_o
     monday = await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
     await miss(service, monday.post.id)
     await service.create_post(GUILD, CHANNEL, TASKS[0], BOB)
-    status = await service.review_status(GUILD, ALICE)
+    status = await service.sessions.review_status(GUILD, ALICE)
     assert (status.due_now, status.held) == (1, 0)
     clock.now += timedelta(minutes=5)
     step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)

@@ -13,6 +13,7 @@ import pytest
 from bot.quiz.review import CardUpdate, ReviewRating
 from bot.service import QuizService
 from tests.factories import Clock
+from tests.store_calls import review_card
 from tests.test_learning import ALICE, CHANNEL, GUILD, START, TASKS, answer, miss, quiz_service
 
 
@@ -86,7 +87,7 @@ async def test_the_reply_carries_the_card_the_same_answer_stored(
         reply = await answer(service, public.post.id, ALICE, pick)
         assert reply.card is None  # not finished: the card is not rated yet
     failed = await answer(service, public.post.id, ALICE, "D")
-    stored = service.store.review_card(GUILD, ALICE, "t1")
+    stored = review_card(service.store, GUILD, ALICE, "t1")
     assert stored is not None
     assert failed.card == CardUpdate(ReviewRating.AGAIN, stored.due) and stored.due == clock.now
 
@@ -94,7 +95,7 @@ async def test_the_reply_carries_the_card_the_same_answer_stored(
     step = await service.sessions.start_review(GUILD, CHANNEL, ALICE)
     assert step.posted is not None
     right = await answer(service, step.posted.post.id, ALICE)
-    stored = service.store.review_card(GUILD, ALICE, "t1")
+    stored = review_card(service.store, GUILD, ALICE, "t1")
     assert stored is not None and stored.due >= clock.now + timedelta(days=1)
     assert right.card == CardUpdate(ReviewRating.GOOD, stored.due)
 
@@ -109,7 +110,7 @@ async def test_the_reply_carries_the_card_the_same_answer_stored(
     assert again.posted is not None
     same_day = await answer(service, again.posted.post.id, ALICE)
     assert same_day.card == CardUpdate(None, stored.due)
-    assert service.store.review_card(GUILD, ALICE, "t1") == stored
+    assert review_card(service.store, GUILD, ALICE, "t1") == stored
 
 
 async def test_a_hard_rating_after_the_hint(service: QuizService, clock: Clock) -> None:
@@ -117,7 +118,7 @@ async def test_a_hard_rating_after_the_hint(service: QuizService, clock: Clock) 
     assert step.posted is not None
     await service.hint(step.posted.post.id, GUILD, ALICE, "alice")
     reply = await answer(service, step.posted.post.id, ALICE)
-    stored = service.store.review_card(GUILD, ALICE, step.posted.task.id)
+    stored = review_card(service.store, GUILD, ALICE, step.posted.task.id)
     assert stored is not None
     assert reply.card == CardUpdate(ReviewRating.HARD, stored.due)
     assert stored.due > clock.now

@@ -24,9 +24,11 @@ from typing import IO
 import pytest
 
 from bot.cli import main
-from bot.store import Store, make_engine
+from bot.quiz.errors import StoreAction
+from bot.store import Store, make_engine, posts
 from tests.cli_run import run_quizbot_cli
 from tests.factories import choice
+from tests.store_calls import write
 
 ROOT = Path(__file__).resolve().parents[1]
 GUILD = 800000000000000001
@@ -99,8 +101,17 @@ def command(
     folder = tmp_path / "in"
     folder.mkdir()
     engine = make_engine(f"sqlite:///{folder / 'quizbot.db'}")
-    Store(engine).create_post(
-        GUILD, 1, choice("t-one"), None, now=datetime(2025, 3, 10, tzinfo=UTC)
+    write(
+        Store(engine),
+        posts.create_post,
+        GUILD,
+        1,
+        choice("t-one"),
+        None,
+        now=datetime(2025, 3, 10, tzinfo=UTC),
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
     )
     engine.dispose()
     (folder / "bank.yaml").write_text(BANK)

@@ -7,7 +7,8 @@ import sqlalchemy as sa
 
 from bot.clock import utcnow
 from bot.practice import PRACTICE_CHANNEL, PRACTICE_GUILD, PracticeSession
-from bot.store import AnswerRequest, Store, make_engine
+from bot.store import AnswerRequest, Store, make_engine, posts
+from tests import store_calls
 from tests.cli_run import run_quizbot_cli
 from tests.factories import choice
 
@@ -83,10 +84,10 @@ def test_the_solution_after_finishing_elsewhere_is_a_free_look_not_a_forfeit() -
     def read(prompt: str) -> str | None:
         prompts.append(prompt)
         if len(prompts) == 1:
-            post = store.latest_post(PRACTICE_GUILD, PRACTICE_CHANNEL)
+            post = store_calls.read(store, posts.latest_post, PRACTICE_GUILD, PRACTICE_CHANNEL)
             assert post is not None
             other = AnswerRequest(post.id, PRACTICE_GUILD, 5, "me", ("A",))
-            store.answer(other, utcnow())
+            store_calls.answer(store, other, utcnow())
             return ":solution"
         return "y" if "[y/N]" in prompt else None
 

@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 from bot import rendering
 from bot.content.loader import check_banks
 from bot.discord_ui import picker, replies
+from bot.discord_ui.clicks import outgoing
 from bot.discord_ui.cogs.quiz import posted_choice_name, task_choice_name
-from bot.discord_ui.components import confirm_view
-from bot.discord_ui.embeds import task_embed
+from bot.discord_ui.post_view import confirm_view, task_embed
 from bot.discord_ui.posting import post_message
 from bot.quiz import engine
 from bot.quiz.engine import Progress, SolutionAccess, Status
@@ -267,12 +267,12 @@ def render_everything(task: Task) -> Messages:
 
     add("post", post_message(posted, extra="📅 **Daily quiz** · Wed 30 Sep 2026 · 5/5"))
     counts = PostCounts(answered=10**6, solved=10**6, first_try=10**6)
-    add("post redrawn", replies.outgoing(embed=task_embed(posted, counts)))
+    add("post redrawn", outgoing(embed=task_embed(posted, counts)))
     for n, attempts in enumerate([[], crowded_attempts(task)]):
         result = summary.summarise(task, attempts)
-        kwargs = replies.outgoing(content=result.text(head=CLOSE_HEAD), embed=task_embed(closed))
+        kwargs = outgoing(content=result.text(head=CLOSE_HEAD), embed=task_embed(closed))
         add(f"closed post {n}", kwargs)
-    add("thread message", replies.outgoing(content=summary.discussion_text(task)))
+    add("thread message", outgoing(content=summary.discussion_text(task)))
 
     private = posted_of(task, private=True)
     for start in STARTS:
@@ -280,9 +280,9 @@ def render_everything(task: Task) -> Messages:
             outcome = engine.grade(task, start, picks)
             what = f"{start} {picks} {outcome.status}"
             short = replies.recorded_text(outcome, picks)
-            add(f"short reply {what}", replies.outgoing(content=short))
+            add(f"short reply {what}", outgoing(content=short))
             short = replies.recorded_text(outcome, picks, "review")
-            add(f"short private reply {what}", replies.outgoing(content=short))
+            add(f"short private reply {what}", outgoing(content=short))
             if task.multi_blank:
                 screen = picker.outcome_screen(posted, dict(enumerate(picks, 1)), outcome)
                 add(f"picker {what}", picker_message(task, screen))
@@ -294,12 +294,12 @@ def render_everything(task: Task) -> Messages:
             else:
                 chosen = rendering.picked_text(task, picks)
                 reply = replies.answer_reply(task, outcome, chosen)
-                add(f"answer {what}", replies.outgoing(reply))
+                add(f"answer {what}", outgoing(reply))
                 for card in CARDS:
                     reply = replies.answer_reply(
                         task, outcome, chosen, session="review", card=card
                     )
-                    add(f"private answer {what} {card}", replies.outgoing(reply))
+                    add(f"private answer {what} {card}", outgoing(reply))
     if task.multi_blank:
         longest = max(task.options, key=lambda o: rendering.discord_len(o.text))
         every = dict.fromkeys(range(1, task.blanks + 1), longest.label)
@@ -309,16 +309,16 @@ def render_everything(task: Task) -> Messages:
     for post in (posted, closed):
         for free in (False, True):
             hint = HintSeen(post.post, Progress(hint_seen=not free), free)
-            add(f"hint {post.closed} {free}", replies.outgoing(replies.hint_reply(post, hint)))
+            add(f"hint {post.closed} {free}", outgoing(replies.hint_reply(post, hint)))
         for access in (
             SolutionAccess(shown=True, progress=Progress(forfeited=True), forfeited_now=True),
             SolutionAccess(shown=True, progress=Progress()),
             SolutionAccess(shown=True, progress=Progress(solved=True)),
         ):
             reply = replies.solution_reply(post, SolutionSeen(post.post, access))
-            add(f"solution {post.closed} {access}", replies.outgoing(reply))
+            add(f"solution {post.closed} {access}", outgoing(reply))
     prompt = replies.Reply(replies.solution_prompt(posted))
-    add("solution prompt", replies.outgoing(prompt, view=confirm_view(posted.post.id)))
+    add("solution prompt", outgoing(prompt, view=confirm_view(posted.post.id)))
 
     names = {
         "thread name": (summary.discussion_name(task), 100),
@@ -330,7 +330,7 @@ def render_everything(task: Task) -> Messages:
 
 
 def picker_message(task: Task, screen: picker.Screen) -> dict[str, Any]:
-    return replies.outgoing(**picker.message_kwargs(screen, layout=picker.uses_layout(task)))
+    return outgoing(**picker.message_kwargs(screen, layout=picker.uses_layout(task)))
 
 
 def check_bank(document: dict[str, Any]) -> list[Task]:
@@ -595,5 +595,5 @@ def test_the_checker_counts_as_discord_does_and_sees_the_v2_picker() -> None:
     assert body["flags"] & COMPONENTS_V2 and text_displays(body)
     body["components"][0]["content"] = "x" * 4001
     assert problems_of(body) == ["text displays: 4001 not in 0..4000"]
-    title = wire(replies.outgoing(embed=discord.Embed(title="t" * 300)))["embeds"][0]["title"]
+    title = wire(outgoing(embed=discord.Embed(title="t" * 300)))["embeds"][0]["title"]
     assert size(title) == 256  # what the checker sees is what `outgoing` made of it

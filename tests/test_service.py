@@ -24,9 +24,11 @@ from bot.quiz.errors import (
 )
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.store import AnswerRequest, Group, Store, Unit, make_engine
+from bot.store import AnswerRequest, Group, Store, Unit, answers, make_engine
+from bot.store import posts as posts_unit
 from bot.store.periods import Period
 from tests.factories import Clock, choice, choice_task
+from tests.store_calls import read
 
 GUILD, CHANNEL = 1, 10
 START = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
@@ -99,7 +101,7 @@ async def test_answers_within_the_window_share_one_transaction(
     replies = await asyncio.gather(*(answer(service, post_id, user) for user in range(20)))
     assert store.batches == [20]
     assert {r.outcome.status for r in replies} == {Status.CORRECT}
-    assert (await service.counts(post_id)).solved == 20
+    assert (await service.run_read(posts_unit.post_counts, post_id)).solved == 20
 
 
 async def test_a_batch_is_cut_at_max_batch(store: RecordingStore, clock: Clock) -> None:
@@ -119,7 +121,9 @@ async def test_an_answer_is_acknowledged_only_once_its_transaction_committed(
     reply = await answer(service, post_id, 7, "B")
     # The moment the member hears back, a separate read already sees the attempt.
     assert reply.outcome.status is Status.WRONG
-    assert await service.progress(post_id, 7) == Progress(wrong_tries=1, tried=frozenset({("B",)}))
+    assert await service.run_read(answers.read_progress, post_id, 7) == Progress(
+        wrong_tries=1, tried=frozenset({("B",)})
+    )
 
 
 async def test_a_double_click_in_one_group_commit_uses_one_attempt(
@@ -135,8 +139,10 @@ async def test_a_double_click_in_one_group_commit_uses_one_attempt(
     assert [r.outcome.status for r in replies] == [Status.WRONG, Status.REPEATED]
     assert [r.outcome.attempts_left for r in replies] == [2, 2]
     assert replies[1].outcome.notes == replies[0].outcome.notes != ()
-    assert await service.progress(post_id, 7) == Progress(wrong_tries=1, tried=frozenset({("B",)}))
-    assert (await service.counts(post_id)).answered == 1
+    assert await service.run_read(answers.read_progress, post_id, 7) == Progress(
+        wrong_tries=1, tried=frozenset({("B",)})
+    )
+    assert (await service.run_read(posts_unit.post_counts, post_id)).answered == 1
 
     again = await answer(service, post_id, 7, "B")  # a later retry of the same click
     assert again.outcome.status is Status.REPEATED and again.outcome.attempts_left == 2
@@ -155,7 +161,7 @@ async def test_a_failed_transaction_fails_every_answer_in_it_and_stores_nothing(
         *(answer(service, post_id, user) for user in range(5)), return_exceptions=True
     )
     assert all(isinstance(r, OperationalError) for r in results)
-    assert (await service.counts(post_id)).answered == 0
+    assert (await service.run_read(posts_unit.post_counts, post_id)).answered == 0
     # The writer keeps going: the next answer commits.
     assert (await answer(service, post_id, 1)).outcome.status is Status.CORRECT
 
@@ -189,12 +195,12 @@ async def test_a_held_write_lock_tells_every_member_of_the_batch_their_answer_wa
             "The quiz database is busy; your answer was not recorded. Try again in a moment."
         }
         (record,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
-        assert record.levelno == logging.WARNING and record.name == "bot.store.faults"
+        assert record.levelno == logging.WARNING and record.name == "bot.store.store"
         assert not record.exc_info
         replies = await asyncio.gather(*(answer(service, post_id, user, "B") for user in range(5)))
         tried = frozenset({("B",)})
         assert all(r.outcome.progress == Progress(wrong_tries=1, tried=tried) for r in replies)
-        assert (await service.counts(post_id)).answered == 5
+        assert (await service.run_read(posts_unit.post_counts, post_id)).answered == 5
     finally:
         await service.close()
         store.engine.dispose()
@@ -217,7 +223,7 @@ async def test_a_next_click_shares_the_answers_transaction(
     assert {r.outcome.status for r in replies} == {Status.CORRECT}
     assert following.posted is not None and following.number == 2
     # Committed, both: a fresh read sees the answers (and member 50's) and the new post.
-    assert (await service.counts(post_id)).solved == 6
+    assert (await service.run_read(posts_unit.post_counts, post_id)).solved == 6
     assert (await service.posted(following.posted.post.id, GUILD)).post.session_id == (
         step.session_id
     )
@@ -277,7 +283,7 @@ async def test_a_refused_group_tells_each_member_what_they_lost(
             "The quiz database is busy; your answer was not recorded. Try again in a moment.",
             "The quiz database is busy; the quiz was not posted. Try again in a moment.",
         ]
-        assert (await service.counts(post_id)).answered == 0
+        assert (await service.run_read(posts_unit.post_counts, post_id)).answered == 0
         # The refused Next posted nothing: the session ends on its first task.
         following = await service.sessions.next(step.session_id, GUILD, CHANNEL, 50)
         assert following.summary is not None and following.summary.served == 1
@@ -325,7 +331,7 @@ async def test_a_closed_posts_hint_and_solution_are_free(
     assert hint.progress == Progress()
     solution = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
     assert solution.access.shown and not solution.access.forfeited_now
-    assert await service.progress(post_id, 1) == Progress()
+    assert await service.run_read(answers.read_progress, post_id, 1) == Progress()
 
 
 async def test_a_hint_on_an_open_post_halves_the_points_in_one_round_trip(
@@ -342,7 +348,7 @@ async def test_the_solution_asks_before_it_forfeits(service: QuizService) -> Non
     post_id = await post(service)
     ask = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
     assert not ask.access.shown
-    assert await service.progress(post_id, 1) == Progress()
+    assert await service.run_read(answers.read_progress, post_id, 1) == Progress()
     done = await service.solution(post_id, GUILD, 1, "ada", confirmed=True)
     assert done.access.shown and done.access.forfeited_now and done.access.progress.finished
     again = await service.solution(post_id, GUILD, 1, "ada", confirmed=False)
@@ -378,15 +384,13 @@ async def test_a_task_finished_without_points_scores_none_on_another_post(
     # Opening the solution on one post, or using every attempt there, shows the answer: it
     # must not then score on a second post of the same task.
     task = choice(texts=("right", "wrong", "also wrong", "far off"))
-    first, again = [
-        (await service.create_post(GUILD, CHANNEL, task, 99)).post.id for _ in range(2)
-    ]
+    first, again = [(await service.create_post(GUILD, CHANNEL, task, 99)).post.id for _ in range(2)]
     if finish == "forfeit":
         await service.solution(first, GUILD, 1, "user1", confirmed=True)
     else:
         for pick in ("B", "C", "D"):
             await answer(service, first, 1, pick)
-        assert (await service.progress(first, 1)).finished
+        assert (await service.run_read(answers.read_progress, first, 1)).finished
     reply = (await answer(service, again, 1)).outcome
     assert reply.status is Status.CORRECT and reply.points == 0
     assert await points_of(service, 1) == 0
@@ -434,7 +438,9 @@ async def test_a_wrong_answer_given_on_another_post_is_not_graded_again(
     await answer(service, first, 1, "B")
     repeat = (await answer(service, again, 1, "B")).outcome
     assert repeat.status is Status.REPEATED and repeat.attempts_left == 3
-    assert (await service.counts(again)).answered == 0  # nothing stored there
+    assert (
+        await service.run_read(posts_unit.post_counts, again)
+    ).answered == 0  # nothing stored there
 
 
 async def test_misses_spread_over_two_posts_use_up_the_tasks_tries(service: QuizService) -> None:
@@ -457,7 +463,7 @@ async def test_practice_holds_a_task_back_only_while_its_misses_leave_it_points(
     first, again = await four_posts(service)
 
     def held() -> int:
-        _, open_posts = service.store.practice_choices(GUILD, 1, clock())
+        open_posts = read(service.store, answers.unfinished_public_posts, GUILD, 1, clock())
         return len(open_posts)
 
     for post_id, pick in ((first, "B"), (again, "C")):

@@ -155,8 +155,7 @@ async def test_a_worker_process_that_died_is_replaced_and_the_upload_says_so(
         await service.upload_bank(GUILD, "more.yaml", bank("net-2"), MOD)
 
     assert refused.value.problems == (
-        "more.yaml: the check stopped before it ended (its worker process quit): "
-        "upload it again",
+        "more.yaml: the check stopped before it ended (its worker process quit): upload it again",
     )
     assert not [r for r in caplog.records if r.exc_info]
     # The next upload gets a new worker: uploads do not stay broken until a restart.
@@ -218,9 +217,7 @@ async def test_a_refresh_under_way_never_undoes_an_upload_or_removal_in_this_pro
         await asyncio.to_thread(parsing.wait, 10)
         # ... while the moderator's command runs to its end, and is told it worked.
         if change == "upload":
-            changed = asyncio.create_task(
-                sender.upload_bank(GUILD, "networking.yaml", bank(), MOD)
-            )
+            changed = asyncio.create_task(sender.upload_bank(GUILD, "networking.yaml", bank(), MOD))
         else:
             changed = asyncio.create_task(sender.remove_bank(GUILD, "networking"))
         await asyncio.sleep(0.2)

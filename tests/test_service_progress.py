@@ -11,10 +11,13 @@ import pytest
 from sqlalchemy import text
 
 from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, TopicProgress, topic_progress
+from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Catalog, Task
 from bot.service import QuizService
-from bot.store import AnswerRequest, PostInfo, Store, make_engine
+from bot.store import AnswerRequest, PostInfo, Store, make_engine, posts
+from tests import store_calls
 from tests.factories import Clock, choice
+from tests.store_calls import read, write
 
 GUILD, CHANNEL, USER = 1, 10, 7
 NOW = datetime(2024, 5, 8, 20, 0, tzinfo=UTC)
@@ -36,10 +39,21 @@ async def service(database_url: str) -> AsyncIterator[QuizService]:
 
 def answer(service: QuizService, task: Task, at: datetime, *picks: tuple[str, ...]) -> PostInfo:
     store = service.store
-    post = store.create_post(GUILD, CHANNEL, task, 99, closes_at=None, now=at)
+    post = write(
+        store,
+        posts.create_post,
+        GUILD,
+        CHANNEL,
+        task,
+        99,
+        closes_at=None,
+        now=at,
+        schedule_id=None,
+        action=StoreAction.POST,
+    )
 
     for pick in picks:
-        store.answer(AnswerRequest(post.id, GUILD, USER, "user", pick), at)
+        store_calls.answer(store, AnswerRequest(post.id, GUILD, USER, "user", pick), at)
     return post
 
 
@@ -67,7 +81,7 @@ async def test_topics_come_from_each_posts_own_task_version(service: QuizService
     answer(service, PYTHON, at, ("B",))  # still open
     # The bank moves t-python to another topic: posts made before keep theirs.
     await service.use_catalog(Catalog.of([MLOPS, choice("t-python", topic="Renamed")]))
-    answer(service, service.task("t-python"), at, ("A",))  # posted after the move
+    answer(service, service.catalog.get_or_raise("t-python"), at, ("A",))  # posted after the move
     progress = await service.stats_progress(GUILD, USER)
     assert progress.topics == (
         TopicProgress("MLOps", tried=2, first_try=1, due=0),
@@ -79,7 +93,10 @@ async def test_topics_come_from_each_posts_own_task_version(service: QuizService
     assert sum(t.tried for t in progress.topics) == stats.tried
     due = await service.stats_progress(GUILD, USER, due={"MLOps": 3, "SQL": 1})
     assert [(t.topic, t.due) for t in due.topics] == [
-        ("MLOps", 3), ("Python", 0), ("Renamed", 0), ("SQL", 1)
+        ("MLOps", 3),
+        ("Python", 0),
+        ("Renamed", 0),
+        ("SQL", 1),
     ]
 
 
@@ -94,7 +111,7 @@ async def test_a_post_whose_task_left_the_banks_counts_under_other(
     with service.store.engine.begin() as conn:
         conn.execute(text("UPDATE post SET task_version_id = NULL WHERE id = :id"), {"id": old.id})
     await service.use_catalog(Catalog.of([MLOPS]))
-    post = service.store.get_post(old.id)
+    post = read(service.store, posts.get_post, old.id)
     assert post is not None and post.task is None  # still unpinned: its task is not loaded
     progress = await service.stats_progress(GUILD, USER)
     assert progress.topics == (

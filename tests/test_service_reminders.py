@@ -9,11 +9,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.quiz.errors import StoreAction
 from bot.quiz.reminders import DMS_CLOSED_NOTICE
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.store import Store, make_engine
-from bot.store.review_cards import StoredCard, save_cards
+from bot.store import Store, make_engine, reminders
+from bot.store.answers import save_cards
+from bot.store.review_cards import StoredCard
 from tests.factories import choice
 
 GUILD, USER = 1, 7
@@ -43,7 +45,7 @@ def cards(service: QuizService, **due: datetime) -> None:
 async def test_the_closed_dms_notice_is_given_once(service: QuizService) -> None:
     assert await service.take_reminder_notice(GUILD, USER) is None
     await service.turn_reminders_on(GUILD, USER, hour=7)
-    await service.run_write(service.store.reminder_dms_closed, GUILD, USER, NOW)
+    await service.run_write(StoreAction.WRITE, reminders.dms_closed, GUILD, USER, NOW)
     notice = await service.take_reminder_notice(GUILD, USER)
     assert notice == DMS_CLOSED_NOTICE and "/reminders on" in notice
     assert await service.take_reminder_notice(GUILD, USER) is None

@@ -15,7 +15,7 @@ from bot.quiz.errors import UnknownTaskError
 from bot.quiz.tasks import Catalog, Option, Task
 from bot.service import QuizService
 from bot.store import Store, make_engine
-from bot.store.task_versions import CACHE
+from bot.store.posts import CACHE
 from tests.factories import choice, choice_task, note
 
 GUILD, CHANNEL = 1, 10
@@ -60,11 +60,11 @@ async def test_an_edited_answer_does_not_change_an_open_post(service: QuizServic
     posted = await service.create_post(GUILD, CHANNEL, TASK, 99)
     await service.use_catalog(Catalog.of([edited(), OTHER]))
 
-    assert service.task(TASK.id) == edited()  # the next /quiz posts the edit
+    assert service.catalog.get_or_raise(TASK.id) == edited()  # the next /quiz posts the edit
     assert await answer(service, posted.post.id, 1, "A") is Status.CORRECT
     assert await answer(service, posted.post.id, 2, "B") is Status.WRONG
     # A new post of the task grades the new way.
-    fresh = await service.create_post(GUILD, CHANNEL, service.task(TASK.id), 99)
+    fresh = await service.create_post(GUILD, CHANNEL, service.catalog.get_or_raise(TASK.id), 99)
     assert await answer(service, fresh.post.id, 1, "A") is Status.WRONG
     assert await answer(service, fresh.post.id, 2, "B") is Status.CORRECT
 
@@ -92,7 +92,7 @@ async def test_a_removed_task_leaves_its_open_posts_working(service: QuizService
     await service.use_catalog(Catalog.of([OTHER]))
 
     with pytest.raises(UnknownTaskError):
-        service.task(TASK.id)  # it can no longer be posted
+        service.catalog.get_or_raise(TASK.id)  # it can no longer be posted
     assert [t.id for t in service.catalog] == [OTHER.id]
     assert await answer(service, posted.post.id, 1, "B") is Status.WRONG
     assert await answer(service, posted.post.id, 1, "A") is Status.CORRECT

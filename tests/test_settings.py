@@ -336,7 +336,7 @@ def test_a_postgresql_url_without_the_driver_installed_says_which_extra(
 ) -> None:
     monkeypatch.setitem(sys.modules, "psycopg", None)  # as without the `postgres` extra
     (line,) = problems(DATABASE_URL="postgresql+psycopg://quizbot:hunter2@db/quizbot")
-    assert "pip install 'quizbot[postgres]'" in line and "(DATABASE_URL) — " in line
+    assert "pip install -e '.[postgres]'" in line and "(DATABASE_URL) — " in line
     assert "hunter2" not in line
 
 

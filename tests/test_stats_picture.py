@@ -13,10 +13,12 @@ from PIL import Image
 
 from bot import stats_picture as sp
 from bot.progress import MemberProgress, TopicProgress, topic_progress
+from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Task
 from bot.rendering import discord_len
-from bot.store import AnswerRequest, Store, make_engine
+from bot.store import AnswerRequest, Store, make_engine, posts, stats
 from tests.factories import choice
+from tests.store_calls import answer, read, write
 
 GUILD, CHANNEL, USER = 1, 10, 7
 TODAY = date(2024, 5, 8)  # a Wednesday
@@ -37,14 +39,25 @@ def store() -> Iterator[Store]:
 
 def answers(store: Store, task: Task, day: date, *picks: tuple[str, ...]) -> None:
     at = datetime.combine(day, datetime.min.time(), tzinfo=UTC) + timedelta(hours=9)
-    post = store.create_post(GUILD, CHANNEL, task, 99, closes_at=None, now=at)
+    post = write(
+        store,
+        posts.create_post,
+        GUILD,
+        CHANNEL,
+        task,
+        99,
+        closes_at=None,
+        now=at,
+        schedule_id=None,
+        action=StoreAction.POST,
+    )
     for pick in picks:
-        store.answer(AnswerRequest(post.id, GUILD, USER, "user", pick), at)
+        answer(store, AnswerRequest(post.id, GUILD, USER, "user", pick), at)
 
 
 def progress_of(store: Store, due: dict[str, int] | None = None) -> MemberProgress:
     """What the service hands the picture, read from the store as the service does."""
-    activity = store.member_activity(GUILD, USER, UTC_ZONE, FIRST_MONDAY, NOW)
+    activity = read(store, stats.member_activity, GUILD, USER, UTC_ZONE, FIRST_MONDAY, NOW)
     topics = topic_progress(activity.tried, lambda post: post.task.topic, due or {})  # type: ignore[union-attr]
     return MemberProgress(FIRST_MONDAY, TODAY, activity.attempts_per_day, topics)
 
@@ -72,7 +85,9 @@ def test_size_and_transparent_corners(store: Store) -> None:
     assert image.getpixel((image.width // 2, 6))[:3] in (sp.CARD, sp.OUTLINE)
     # More topics than it shows: one line more, then no taller.
     many = MemberProgress(
-        FIRST_MONDAY, TODAY, progress.attempts_per_day,
+        FIRST_MONDAY,
+        TODAY,
+        progress.attempts_per_day,
         tuple(TopicProgress(f"t{i}", 1, 0) for i in range(9)),
     )
     assert picture(many).height == sp.height(many) > image.height
@@ -191,19 +206,24 @@ def test_large_counts_fit_beside_the_bar_without_touching_it() -> None:
         bx0, _, bx1, _ = sp.bar_box(row)
         _, y0, x1, y1 = sp.row_box(row)
         badge = [
-            x for x in range(bx1, x1) for y in range(y0, y1)
+            x
+            for x in range(bx1, x1)
+            for y in range(y0, y1)
             if image.getpixel((x, y))[:3] == sp.DUE  # type: ignore[index]
         ]
         assert badge, row
         text = [
-            x for x in range(bx0 - 8, min(badge) - 4) for y in range(y0, y1)
+            x
+            for x in range(bx0 - 8, min(badge) - 4)
+            for y in range(y0, y1)
             if image.getpixel((x, y))[:3] not in FILL_COLOURS  # type: ignore[index]
         ]
         assert text, row  # the figures are there...
         assert min(text) > bx1 + 4, row  # ...clear of the bar, and left of the badge
     # Nothing spills into the card's right padding (the summary figures, the badges).
-    margin = image.crop(((sp.WIDTH - sp.PAD) * sp.SCALE + 1, 40, (sp.WIDTH - 4) * sp.SCALE,
-                         image.height - 40))
+    margin = image.crop(
+        ((sp.WIDTH - sp.PAD) * sp.SCALE + 1, 40, (sp.WIDTH - 4) * sp.SCALE, image.height - 40)
+    )
     assert set(colours(margin)) == {sp.CARD}
 
     body = sp._Fonts.load().body
@@ -214,8 +234,16 @@ def test_large_counts_fit_beside_the_bar_without_touching_it() -> None:
 
 def test_compact_counts_round_down_in_four_characters() -> None:
     cases = {
-        999: "999", 1000: "1k", 1999: "1.9k", 12345: "12k", 99999: "99k", 123456: "123k",
-        999_999: "999k", 1_000_000: "1M", 1_250_000: "1.2M", 2_000_000_000: "2B",
+        999: "999",
+        1000: "1k",
+        1999: "1.9k",
+        12345: "12k",
+        99999: "99k",
+        123456: "123k",
+        999_999: "999k",
+        1_000_000: "1M",
+        1_250_000: "1.2M",
+        2_000_000_000: "2B",
     }
     assert {n: sp.compact(n) for n in cases} == cases
 

@@ -19,7 +19,7 @@ def test_a_finishing_click_is_traced_through_discord_ui_the_service_and_the_stor
 
     assert "Right" in trace.reply and "points" in trace.reply  # it finished and scored
     modules = trace.modules
-    assert "bot.discord_ui.components" in modules  # the answer button's callback
+    assert "bot.discord_ui.clicks" in modules  # the answer button's callback
     assert "bot.service" in modules
     assert "bot.store.answers" in modules  # the write unit, on the writer thread
     assert any(m.startswith("bot.quiz.") for m in modules)  # the rules

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from bot.quiz.tasks import Catalog
-from bot.service import QuizService
+from bot.service import QuizService, WriterLoad
 from bot.store import Store, make_engine
-from bot.writer_load import WriterLoad
 
 
 class Ticks:

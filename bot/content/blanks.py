@@ -1,10 +1,5 @@
-"""The blanks of a fill template: what is wrong with their numbering, in a bounded report.
-
-A blank is written `[n]` (the model's `BLANK_PATTERN`), for n in 1..`MAX_BLANKS`. This module
-decides what is wrong with the marks in a template and how that is said: each kind of problem
-is one message whatever the code holds, so a mark such as `[99999999999]`, or a thousand marks,
-cost one line and no work per number. A mark's digits are never turned into a number unless
-they are short enough to be a blank.
+"""The blanks `[n]` of a fill template: what is wrong with their numbering, in a bounded report.
+Each kind of problem is one message, and digits too long to be a blank are never made a number.
 """
 
 from __future__ import annotations
@@ -23,19 +18,15 @@ _DIGITS = len(str(MAX_BLANKS))
 class Marks:
     """The `[n]` marks of a template."""
 
-    counts: Counter[int]
-    """How often each number from 0 to MAX_BLANKS is marked."""
-    out_of_range: tuple[str, ...]
-    """The distinct numbers above MAX_BLANKS, as digits, in order of appearance."""
+    counts: Counter[int]  # of each number from 0 to MAX_BLANKS
+    out_of_range: tuple[str, ...]  # distinct digits above MAX_BLANKS, as they come
 
     @property
     def blanks(self) -> list[int]:
-        """The distinct blank numbers in range, in order."""
         return sorted(n for n in self.counts if n > 0)
 
     @property
     def numbered(self) -> int:
-        """How many distinct numbers from 1 up are marked, in range or not."""
         return len(self.blanks) + len(self.out_of_range)
 
 
@@ -67,8 +58,7 @@ def _runs(numbers: list[int]) -> list[str]:
 
 
 def blank_problems(marks: Marks) -> list[str]:
-    """What is wrong with the numbering of a template's blanks: at most one message per kind of
-    problem, and one per repeated blank (so at most MAX_BLANKS + 3 in all)."""
+    """What is wrong with the blanks' numbering: one message per kind, and per repeated blank."""
     if not marks.counts and not marks.out_of_range:
         return ["the code has no blanks; mark each with [1], [2], …"]
     problems = [

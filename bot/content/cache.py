@@ -1,10 +1,6 @@
-"""The last validated catalog, kept on disk so that a restart with unchanged banks skips parsing.
-
-Parsing and checking 10,000 tasks takes seconds (most of it PyYAML's resolver, in Python); a
-restart of the bot should not. The cache is keyed by every bank file's path, size and mtime and
-by the source of the code that parses, checks and models tasks, so any change to either makes it
-miss and the banks are checked in full again. It is only ever written after a clean check.
-The file lives beside the database: whoever can write there can change the data anyway.
+"""The last validated catalog, kept on disk so that a restart with unchanged banks skips parsing
+(seconds at 10,000 tasks). Keyed by every bank's path, size and mtime and by the source of the
+code that loads tasks; written only after a clean check, beside the database.
 """
 
 from __future__ import annotations
@@ -17,19 +13,12 @@ import pickle
 import stat
 from pathlib import Path
 
-from bot.content.loader import (
-    Survey,
-    find_bank_files,
-    load_banks,
-    remember_checked,
-    survey,
-)
+from bot.content.loader import Survey, find_bank_files, load_banks, remember_checked, survey
 from bot.quiz.tasks import Catalog
 
 log = logging.getLogger(__name__)
 
 _PACKAGE = Path(__file__).resolve().parent.parent
-# Everything whose change could change what a bank loads into.
 _CODE = ("content", "quiz/tasks.py", "rendering.py")
 
 Key = tuple[str, tuple[tuple[str, int, int], ...]]
@@ -46,8 +35,7 @@ def _code_digest() -> str:
 
 
 def cache_key(seen: Survey) -> Key | None:
-    """None when a file cannot be stat'ed (a broken symbolic link): the check reports it.
-    Built from the stats the watch's fingerprint took: one pass over the files serves both."""
+    """From the watch's fingerprint; None when a file cannot be stat'ed (the check says why)."""
     if not seen.complete:
         return None
     stamps = tuple(
@@ -70,8 +58,7 @@ def _read(cache_file: Path, key: Key) -> Catalog | None:
 
 
 def _write(cache_file: Path, key: Key, catalog: Catalog) -> None:
-    # Through its links (a link stays a link), and only over a regular file: renamed over a
-    # device, CONTENT_CACHE=/dev/null would make root's /dev/null a file of pickles.
+    # Through links, and only over a regular file (never replace /dev/null with pickles).
     target = Path(os.path.realpath(cache_file))
     partial = target.with_name(target.name + ".tmp")
     try:

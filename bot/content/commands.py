@@ -36,7 +36,7 @@ def check_command(path: Path, out: TextIO) -> int:
 
 
 def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
-    """The task as plain data, for the JSON export. Keys and their order are stable."""
+    """The task as plain data, for the JSON export; keys and their order are stable."""
     return {
         "id": task.id,
         "bank": task.bank,
@@ -56,38 +56,22 @@ def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
     }
 
 
-def short_prompt(task: Task) -> str:
-    # The instruction reads better in a listing than the first line of a code template.
-    text = task.instruction if task.kind is Kind.FILL and task.instruction else task.prompt
-    return truncate(" ".join(text.split()), SHORT_PROMPT)
-
-
 def _listing(tasks: list[ParsedTask]) -> list[str]:
-    rows = [
-        (
-            p.task.id,
-            p.task.kind.value,
-            p.task.difficulty.value,
-            p.task.topic,
-            ("(not confirmed) " if not p.confirmed else "") + short_prompt(p.task),
-        )
-        for p in tasks
-    ]
+    rows = [(p.task.id, p.task.kind.value, p.task.difficulty.value, p.task.topic) for p in tasks]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return [
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
-        + "  "
-        + row[4]
-        for row in rows
-    ]
+    lines = []
+    for row, p in zip(rows, tasks, strict=True):
+        task = p.task
+        # The instruction reads better in a listing than the first line of a code template.
+        text = task.instruction if task.kind is Kind.FILL and task.instruction else task.prompt
+        text = truncate(" ".join(text.split()), SHORT_PROMPT)
+        cells = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        lines.append(f"{cells}  {'(not confirmed) ' if not p.confirmed else ''}{text}")
+    return lines
 
 
 def list_command(path: Path, as_json: bool, out: TextIO, err: TextIO | None = None) -> int:
-    """List every task (one line each, or JSON); broken content prints its problems instead.
-    A task an importer left unconfirmed is listed, marked: only real errors stop the list.
-
-    Problems go to `err` (default: `out`), so `--json` output on stdout stays parseable.
-    """
+    """List every task (or JSON), else the problems to `err`, so JSON on `out` stays parseable."""
     tasks, problems = read_banks(path)
     if problems:
         _report(problems, err or out)

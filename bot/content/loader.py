@@ -1,8 +1,7 @@
 """Load task banks from YAML: every file under a folder, or one file.
 
-`check_banks` returns what loaded and every problem found; `load_banks` is for the bot, which
-refuses to start on broken content rather than serve half a bank. A file over `MAX_FILE_BYTES`
-is refused unread, and each file lists at most `MAX_PROBLEMS_PER_FILE` problems (`limits`).
+`check_banks` returns what loaded and every problem; `load_banks` raises on any, since the bot
+would rather not start than serve half a bank.
 """
 
 from __future__ import annotations
@@ -18,90 +17,72 @@ import yaml
 from yaml.nodes import Node
 
 from bot import rendering
-from bot.content.limits import MAX_FILE_BYTES, MAX_TASKS_PER_BANK
+from bot.content.limits import MAX_FILE_BYTES, MAX_TASKS_PER_BANK, too_large
 from bot.content.problems import ContentError, Problem, Unconfirmed, file_report
 from bot.content.safety import look_alike
 from bot.content.schema import BankChecker, ParsedBank, ParsedTask
 from bot.quiz.tasks import Catalog
 
-BANK_SUFFIXES: Final = (".yaml", ".yml")
-"""In any case: `b.YAML` is a bank as much as `b.yaml` (see `is_bank_name`)."""
-# libyaml's parser when PyYAML was built with it (the PyPI wheels are): a 10,000-task content
-# folder composes about 3× faster, which is most of the bot's start-up time.
+BANK_SUFFIXES: Final = (".yaml", ".yml")  # in any case
+# libyaml's parser where PyYAML has it: about 3× faster, most of the bot's start-up time.
 SAFE_LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def is_bank_name(name: str) -> bool:
-    """Whether a file of this name is a bank: a YAML suffix, in any case (`b.YAML` too: a
-    bank skipped without a word for its name's case is a bank the host thinks is served)."""
+    """A YAML suffix in any case: a `b.YAML` skipped unsaid is a bank the host thinks served."""
     return Path(name).suffix.lower() in BANK_SUFFIXES
 
 
 def find_bank_files(path: Path) -> list[Path]:
-    """The bank files at `path`: the file itself, or every YAML file below it, sorted.
-
-    Nothing that looks like a bank goes missing without a word: a folder linked in (a symbolic
-    link) is walked like any other, once however many links lead to it, and a broken symbolic
-    link that could be a bank (its name's) or a folder of banks (no suffix) is listed too, so
-    that reading it reports it."""
+    """The file, or every bank below the folder, sorted, once; broken links too, to be said."""
     if path.is_file():
         return [path]
-    if not path.is_dir():
-        return []
-    return _once(sorted(_banks_below(path)))
+    return [] if not path.is_dir() else _once(sorted(_banks_below(path)))
 
 
 def _once(files: list[Path]) -> list[Path]:
-    """Each file once, at its first path: a link to a bank beside it (Kubernetes mounts a
-    ConfigMap so: `a.yaml -> ..data/a.yaml`) or a hard link would read it twice, and every
-    task of it would clash with itself."""
+    """Each file once: a link beside it (a ConfigMap) would make its tasks clash with themselves."""
     seen: set[tuple[int, int]] = set()
-    unique = []
-    for file in files:
-        try:
-            st = file.stat()
-        except OSError:  # a broken link, or gone: listed, so that reading it says why
-            unique.append(file)
-            continue
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            unique.append(file)
-    return unique
+    # A broken link, or gone (None): listed, so that reading it says why.
+    return [file for file in files if _first_time(file, seen) is not False]
+
+
+def _first_time(path: Path, seen: set[tuple[int, int]]) -> bool | None:
+    """Whether the file `path` names is not in `seen` (now it is); None if it cannot be stat'ed."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (st.st_dev, st.st_ino)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
 
 
 def _banks_below(root: Path) -> Iterator[Path]:
     walked: set[tuple[int, int]] = set()
-    # A folder the walk may not open is listed as if it were a bank, so that reading it says
-    # why: os.walk would otherwise skip it, and its banks would vanish without a word.
+    # A folder the walk may not open is listed as a bank, so that reading it says why.
     unopened: list[OSError] = []
     for folder, folders, names in os.walk(root, followlinks=True, onerror=unopened.append):
-        try:
-            st = Path(folder).stat()
-        except OSError:  # gone since it was listed
+        if not _first_time(Path(folder), walked):  # gone, a link back up, or a second link
             folders.clear()
             continue
-        if (st.st_dev, st.st_ino) in walked:  # a link back up, or a second link to it
-            folders.clear()
-            continue
-        walked.add((st.st_dev, st.st_ino))
         folders.sort()  # the same path for a bank reached twice, whatever the listing order
         for name in names:
             file = Path(folder, name)
             if file.is_file():
                 if is_bank_name(name):
                     yield file
-            elif _broken_link(file) and (is_bank_name(name) or not file.suffix):
+            elif (
+                file.is_symlink() and not file.exists() and (is_bank_name(name) or not file.suffix)
+            ):
                 yield file
     yield from (Path(exc.filename) for exc in unopened if exc.filename not in (None, str(root)))
 
 
-def _broken_link(file: Path) -> bool:
-    return file.is_symlink() and not file.exists()
-
-
 def read_file(file: Path) -> tuple[str | None, list[Problem]]:
-    """The file's text, or the problem that prevents reading it; no more than the bound is
-    ever read, whatever the file claims its size to be."""
+    """The file's text, or the problem that prevents reading it; never more than the bound."""
     if file.is_dir():  # a folder below the banks that the walk could not open
         try:
             next(file.iterdir(), None)
@@ -113,7 +94,7 @@ def read_file(file: Path) -> tuple[str | None, list[Problem]]:
             data = fh.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
             size = file.stat().st_size
-            return None, [_file_problem(file, _too_large(size))]
+            return None, [_file_problem(file, too_large(size, MAX_FILE_BYTES))]
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         line, message = not_utf8(exc)
@@ -133,8 +114,7 @@ def _unreadable(file: Path, exc: OSError) -> str:
 
 
 def not_utf8(exc: UnicodeDecodeError) -> tuple[int, str]:
-    """The line of a file's first byte that is not UTF-8, and a message that finds it in an
-    editor: a byte offset means nothing to the person who saved the file as Windows-1252."""
+    """The line of the first byte that is not UTF-8, and a message an editor user can act on."""
     data: bytes = exc.object
     start = data.rfind(b"\n", 0, exc.start) + 1
     line = data.count(b"\n", 0, start) + 1
@@ -145,34 +125,20 @@ def not_utf8(exc: UnicodeDecodeError) -> tuple[int, str]:
     )
 
 
-def _too_large(size: int) -> str:
-    return (
-        f"the file is {size:,} bytes; a bank may be at most {MAX_FILE_BYTES:,} bytes: "
-        "split it into several banks"
-    )
-
-
 def _file_problem(file: Path, message: str) -> Problem:
     return Problem(file, None, None, None, message)
-
-
-def parse_file(file: Path) -> tuple[Node | None, list[Problem]]:
-    """The file's YAML node tree, or the problem that prevents reading it."""
-    text, problems = read_file(file)
-    if text is None:
-        return None, problems
-    return parse_text(file, text)
 
 
 def parse_text(file: Path, text: str) -> tuple[Node | None, list[Problem]]:
     """`text`'s YAML node tree (problems placed in `file`), or the problem that prevents it."""
     try:
-        # SafeLoader: tags such as !!python/object are kept as plain tags, never executed.
-        # Aliases are not expanded here: an alias is the anchored node itself, and the walk
-        # refuses to walk a node twice (nodes.NodeChecker.fresh).
+        # Safe: tags are never executed. An alias is its anchor's node, walked once (`fresh`).
         return yaml.compose(text, Loader=SAFE_LOADER), []
     except yaml.MarkedYAMLError as exc:
-        return None, [_yaml_problem(file, exc)]
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        what = " ".join(part for part in (exc.context, exc.problem) if part)
+        return None, [Problem(file, line, None, None, f"YAML does not parse: {what}")]
     except yaml.YAMLError as exc:
         return None, [_file_problem(file, f"YAML does not parse: {exc}")]
     except RecursionError:
@@ -180,15 +146,11 @@ def parse_text(file: Path, text: str) -> tuple[Node | None, list[Problem]]:
         return None, [_file_problem(file, "YAML does not parse: it is nested too deeply")]
 
 
-def _yaml_problem(file: Path, exc: yaml.MarkedYAMLError) -> Problem:
-    mark = exc.problem_mark or exc.context_mark
-    line = mark.line + 1 if mark else None
-    what = " ".join(part for part in (exc.context, exc.problem) if part)
-    return Problem(file, line, None, None, f"YAML does not parse: {what}")
-
-
 def check_file(file: Path) -> ParsedBank:
-    root, problems = parse_file(file)
+    text, problems = read_file(file)
+    root = None
+    if text is not None:
+        root, problems = parse_text(file, text)
     if problems:
         return ParsedBank(file, problems=problems)
     return _check_root(file, root, MAX_TASKS_PER_BANK)
@@ -201,11 +163,7 @@ def _check_root(file: Path, root: Node | None, max_tasks: int) -> ParsedBank:
 
 
 def _check_rendering(bank: ParsedBank) -> None:
-    """Drop the tasks the bot could not show, reporting each rendered string that is too long.
-
-    A field the tasks share (the bank's topic) is reported once, for the first task, not once
-    per task.
-    """
+    """Drop the tasks the bot could not show, each too-long text reported once (a shared topic)."""
     shown: list[ParsedTask] = []
     reported: set[tuple[int, str, str]] = set()
     for parsed in bank.tasks:
@@ -221,13 +179,10 @@ def _check_rendering(bank: ParsedBank) -> None:
 
 
 def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], dict[Path, list[Problem]]]:
-    """Tasks with ids not seen before; a problem naming both places for each repeat, by file.
-    And a topic that reads the same as another (`MLOps`, `mlops`, or with a zero-width space)
-    but is not written the same: members would see two topics of one name, each with part of
-    the tasks."""
+    """Tasks with ids not seen before, and by file a problem naming both places of each repeated
+    id, or of a topic that reads the same as another but is written otherwise."""
     first: dict[str, tuple[Path, int]] = {}
-    topics: dict[str, tuple[str, str]] = {}
-    """Each topic's look-alike form -> the topic as first written, and where."""
+    topics: dict[str, tuple[str, str]] = {}  # look-alike form -> as first written, and where
     reported: set[str] = set()
     kept: list[ParsedTask] = []
     problems: dict[Path, list[Problem]] = defaultdict(list)
@@ -256,15 +211,12 @@ def _unique(banks: Iterable[ParsedBank]) -> tuple[list[ParsedTask], dict[Path, l
 
 
 Fingerprint = tuple[tuple[str, int, int, int, int, int], ...]
-"""Each bank file's path, device, inode, size, mtime and ctime: what changes when a bank does,
-read without reading the banks."""
+"""Each bank's path, device, inode, size, mtime and ctime: it changes when a bank does."""
 
 
 @dataclass(frozen=True, slots=True)
 class Survey:
-    """The bank files as one stat of each found them: the fingerprint the watch compares, and
-    where each file really is (its links followed), for the content cache's key and to know
-    whether a bank lies outside the folder watched for it."""
+    """One stat of each bank: the watch's fingerprint, and each file's real path."""
 
     fingerprint: Fingerprint
     real: tuple[str, ...]
@@ -277,14 +229,11 @@ class Survey:
 
 _UNSTATED: Final = -1
 
-_checked: dict[Path, tuple[Fingerprint, bool]] = {}
-"""Per content path: the fingerprint before its last check, and whether a bank of that check
-lies outside the watched folder (`links_outside`)."""
+_checked: dict[Path, tuple[Fingerprint, bool]] = {}  # see `last_check`
 
 
 def fingerprint(files: Iterable[Path]) -> Fingerprint:
-    """The fingerprint of `files` now; a file that cannot be stat'ed has one of its own
-    (-1s), so that it differs from the file before and after."""
+    """The fingerprint of `files` now; one that cannot be stat'ed gets -1s, unlike any stat."""
     stamps = []
     for file in files:
         try:
@@ -317,25 +266,14 @@ def remember_checked(path: Path, seen: Survey) -> None:
     _checked[path.absolute()] = (seen.fingerprint, outside)
 
 
-def last_checked(path: Path) -> Fingerprint | None:
-    """The fingerprint of the banks at `path` taken before their last check in this process
-    (a start-up's load, a reload), or None: a watch armed later compares it with the banks
-    now, so that a change made in between is not missed (`reload.ContentReloader`)."""
-    checked = _checked.get(path.absolute())
-    return None if checked is None else checked[0]
-
-
-def links_outside(path: Path) -> bool:
-    """Whether a bank of the last check at `path` lies outside the folder watched for it (a
-    link to a shared bank, a mounted secret): its change brings no event from that folder,
-    so only then must a watch compare fingerprints on its own."""
-    checked = _checked.get(path.absolute())
-    return checked is not None and checked[1]
+def last_check(path: Path) -> tuple[Fingerprint, bool] | None:
+    """The fingerprint taken before the last check of `path` (for a watch armed later), and
+    whether a bank of it lies outside the watched folder (its change brings no event)."""
+    return _checked.get(path.absolute())
 
 
 def _why_no_banks(path: Path) -> str:
-    """Why `path` gave no bank file. rglob lists a folder it may not open as empty, so an
-    unreadable CONTENT_DIR was "no banks here": opening it says why not."""
+    """Why `path` gave no bank file; an unreadable folder says so rather than "no banks"."""
     if path.is_dir():
         unreadable: list[OSError] = []
         for _ in os.walk(path, onerror=unreadable.append):
@@ -354,9 +292,11 @@ def _cannot_read(path: Path, exc: OSError) -> str:
     )
 
 
-def read_banks(path: Path) -> tuple[list[ParsedTask], list[Problem]]:
-    """Every valid task at `path`, confirmed or not, and every problem in the files (an
-    unconfirmed task is not one: `check_banks` adds those)."""
+Checked = tuple[list[ParsedTask], list[Problem]]  # tasks, and every problem
+
+
+def read_banks(path: Path) -> Checked:
+    """Every valid task at `path`, confirmed or not, and every problem in the files."""
     try:
         files = find_bank_files(path)
     except OSError as exc:  # a folder that lists but whose entries cannot be looked at (r--)
@@ -376,15 +316,13 @@ def read_banks(path: Path) -> tuple[list[ParsedTask], list[Problem]]:
 
 
 def check_banks(path: Path) -> tuple[Catalog, list[Problem]]:
-    """Every task the bot may serve at `path`, and every problem (empty when the content is
-    clean). A task not yet confirmed (`confirmed: false`) is left out and is a problem here."""
+    """Every task the bot may serve at `path`, and every problem, unconfirmed tasks included."""
     tasks, problems = read_banks(path)
     served = Catalog.of(p.task for p in tasks if p.confirmed)
     return served, problems + _unconfirmed(tasks, path)
 
 
 def _unconfirmed(tasks: Iterable[ParsedTask], path: Path) -> list[Problem]:
-    """The problem of each task not yet confirmed: it is not served."""
     return [
         Unconfirmed.of(p.file or path, p.lines.get("confirmed", p.line), p.task.id)
         for p in tasks
@@ -392,24 +330,14 @@ def _unconfirmed(tasks: Iterable[ParsedTask], path: Path) -> list[Problem]:
     ]
 
 
-def check_text(
-    file: Path, text: str, *, max_tasks: int = MAX_TASKS_PER_BANK
-) -> tuple[list[ParsedTask], list[Problem]]:
-    """One bank given as text (an upload, or a bank stored in the database), checked exactly
-    as `check_banks` checks a file, problems placed in `file`: the tasks it may serve, and
-    every problem, unconfirmed tasks included. The caller bounds the text's size."""
+def check_text(file: Path, text: str, *, max_tasks: int = MAX_TASKS_PER_BANK) -> Checked:
+    """One bank given as text, checked as `check_banks` checks a file (the caller bounds it)."""
     root, problems = parse_text(file, text)
-    if problems:
-        return [], problems
-    return check_tree(file, root, max_tasks=max_tasks)
+    return ([], problems) if problems else check_tree(file, root, max_tasks=max_tasks)
 
 
-def check_tree(
-    file: Path, root: Node | None, *, max_tasks: int = MAX_TASKS_PER_BANK
-) -> tuple[list[ParsedTask], list[Problem]]:
-    """`check_text` for a bank already held as a YAML node tree. An importer's tree comes from
-    YAML's own representer, so it is the tree composing its text would give, less the line
-    numbers: the import checks it without reading its 6 MB back (see content/transfer.py)."""
+def check_tree(file: Path, root: Node | None, *, max_tasks: int = MAX_TASKS_PER_BANK) -> Checked:
+    """`check_text` for a node tree: an import's is checked without reading its text back."""
     bank = _check_root(file, root, max_tasks)
     tasks, duplicates = _unique([bank])
     problems = file_report(file, bank.problems + duplicates.get(file, []))

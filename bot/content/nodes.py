@@ -1,20 +1,8 @@
 """Walking a YAML node tree and reporting what is wrong with it, at a bounded cost.
 
-We walk the node tree from `yaml.compose` rather than the dicts from `yaml.safe_load` because
-nodes keep their line numbers and their resolved tags: every problem can name its line, and a
-plain `yes` or `1.0` where text belongs is caught instead of silently becoming a bool or float.
-
-This module decides the generic shapes, and knows nothing of tasks:
-- a mapping has text keys, each at most once, only the allowed ones, and all the required ones;
-- a list is within its bounds, checked before any of its items is looked at;
-- a text is a non-empty string, within its length as Discord counts it, and passes the one
-  check of what would render wrong wherever it is shown (`safety.text_problem`);
-- a value is reached once: a node reached again came through a YAML alias, and walking it
-  again could multiply the work by every alias on the way (a "billion laughs" file), so it is
-  one problem and is not walked;
-- values quoted back in a message are cut short (`shown`), so no message grows with the file;
-- the walk of a file stops at the problem after `MAX_PROBLEMS_PER_FILE` (`EnoughProblems`).
-Together these bound the work per file by the file's size, which the loader bounds first.
+Nodes, not `safe_load`'s dicts: every problem names its line, and a bare `yes` where text belongs
+is caught. A node reached again through an alias is one problem, never walked again (a "billion
+laughs" file), and a file's walk stops after `MAX_PROBLEMS_PER_FILE`.
 """
 
 from __future__ import annotations
@@ -23,7 +11,7 @@ import difflib
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -33,6 +21,7 @@ from bot.content.safety import Shape, text_problem
 from bot.rendering import truncate
 from bot.wording import plural
 
+E = TypeVar("E", bound=StrEnum)
 _TAG: Final = "tag:yaml.org,2002:"
 STR_TAG: Final = _TAG + "str"
 NULL_TAG: Final = _TAG + "null"
@@ -85,16 +74,13 @@ def unknown_key_message(key: str, allowed: Mapping[str, bool]) -> str:
 
 
 class NodeChecker:
-    """Checks one file's nodes, collecting every problem (up to the bound) rather than stopping
-    at the first. Subclasses walk their schema with `mapping`, `sequence`, `text`, `choose`."""
+    """Checks one file's nodes, collecting every problem up to the bound."""
 
     def __init__(self, file: Path) -> None:
         self.file = file
         self.problems: list[Problem] = []
-        self.task_id: str | None = None
-        """The task the problems that follow lie in, once its id is known."""
-        self.lines: dict[str, int] = {}
-        """Line of each key and list item walked since the last reset, by field path."""
+        self.task_id: str | None = None  # of the problems that follow, once known
+        self.lines: dict[str, int] = {}  # by field path, since the last reset
         self._walked: set[int] = set()
         self._aliased: set[int] = set()
 
@@ -105,12 +91,7 @@ class NodeChecker:
             raise EnoughProblems
 
     def fresh(self, node: Node, path: str) -> bool:
-        """Whether the walk reaches `node` for the first time; a repeat is reported once.
-
-        Every check of a value starts here, before its shape is looked at, so a value reached
-        again is one problem however it is shaped and however often it is reached.
-        """
-        # Nodes live as long as the tree being walked, so their ids stay unique meanwhile.
+        """Whether the walk reaches `node` for the first time; a repeat (an alias) is said once."""
         key = id(node)
         if key not in self._walked:
             self._walked.add(key)
@@ -134,10 +115,7 @@ class NodeChecker:
         return self.fields(node, path, keys)
 
     def fields(self, node: MappingNode, path: str, keys: Mapping[str, bool]) -> dict[str, Node]:
-        """The allowed keys of a mapping the caller has already checked is `fresh`.
-
-        Each key beyond the allowed ones is a problem, so the problem bound bounds the loop.
-        """
+        """The allowed keys of a `fresh` mapping (each other key is a problem: the bound holds)."""
         found: dict[str, Node] = {}
         for key_node, value_node in node.value:
             self._add_key(key_node, value_node, path, keys, found)
@@ -202,7 +180,7 @@ class NodeChecker:
     def sequence(
         self, node: Node, path: str, *, at_most: int, at_least: int = 0, what: str = "item"
     ) -> list[Node] | None:
-        """The items of a list of `at_least` to `at_most` of them; its count is checked first."""
+        """The items of a list, its count checked first."""
         if not self.fresh(node, path):
             return None
         if not isinstance(node, SequenceNode):
@@ -226,8 +204,9 @@ class NodeChecker:
         self.report(node, path, f"expected true or false, got {describe(node)}")
         return None
 
-    def choose(self, node: Node, path: str, allowed: type[StrEnum]) -> str | None:
-        value = self.text(node, path)
+    def choose(self, node: Node | None, path: str, allowed: type[E]) -> E | None:
+        """The member `node` names (None, and a problem, for another text; None for no node)."""
+        value = None if node is None else self.text(node, path)
         if value is None:
             return None
         if value not in {member.value for member in allowed}:
@@ -235,4 +214,4 @@ class NodeChecker:
             what = allowed.__name__.lower()
             self.report(node, path, f"{what} '{shown(value)}' is not one of {names}")
             return None
-        return value
+        return allowed(value)

@@ -1,34 +1,26 @@
-"""The parts of a task: how each is checked and built from its nodes.
-
-This module decides what each part may hold: the options (at least two, distinct, at most
-`MAX_OPTIONS`), the answer labels (each among the options), the question of a choice task, the
-instruction, code and answers of a fill task (the numbering of its blanks is `blanks`'), the
-solution and its steps (no "Step 1:" prefix, at most `MAX_STEPS`), and the mistake notes (within
-`MAX_SHORT_TEXT` each, at most `MAX_MISTAKES`, never tied to the correct answer). Which parts a
-task has, and how they make a `Task`, is `schema`'s.
+"""The parts of a task, each checked and built from its nodes: options, answers, the body of
+each kind, the solution and the mistake notes. Which parts a task has is `schema`'s.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from bot.content import limits
 from bot.content.blanks import answer_count_problem, blank_problems, read_marks
-from bot.content.limits import (
-    MAX_LABELS,
-    MAX_MISTAKES,
-    MAX_OPTIONS,
-    MAX_SHORT_TEXT,
-    MAX_STEPS,
-    MAX_TEXT,
-)
 from bot.content.nodes import NodeChecker, describe, join, shown
 from bot.content.safety import Shape, look_alike
 from bot.quiz.tasks import OPTION_LABELS, Kind, MistakeNote, Option, Solution, SolutionStep
 from bot.rendering import plain_text
+
+Labels = tuple[str, ...] | None  # option labels; None: unknown, as a part failed
+Fields = dict[str, Node]
+T = TypeVar("T")
 
 MIN_OPTIONS: Final = 2
 STEP_PREFIX: Final = re.compile(r"step\s*\d+\s*[:.)-]", re.IGNORECASE)
@@ -70,30 +62,24 @@ class TaskParts(NodeChecker):
     """The checks of a task's parts; `schema.BankChecker` walks a bank's tasks through them."""
 
     def _text_of(
-        self, fields: dict[str, Node], prefix: str, key: str, *, limit: int = MAX_TEXT
+        self, fields: Fields, prefix: str, key: str, *, limit: int = limits.MAX_TEXT
     ) -> str | None:
         # A missing required key was already reported by fields().
         return self.text(fields[key], join(prefix, key), limit=limit) if key in fields else None
 
-    def _body(
-        self,
-        fields: dict[str, Node],
-        prefix: str,
-        kind: Kind | None,
-        labels: tuple[str, ...] | None,
-    ) -> Body | None:
+    def _body(self, fields: Fields, prefix: str, kind: Kind | None, labels: Labels) -> Body | None:
         if kind is Kind.CHOICE:
             return self._choice(fields, prefix, labels)
-        if kind is Kind.FILL:
-            return self._fill(fields, prefix, labels)
-        return None
+        return self._fill(fields, prefix, labels) if kind is Kind.FILL else None
 
     def _options(
         self, node: Node | None, path: str, kind: Kind | None
     ) -> tuple[Option, ...] | None:
         if node is None:
             return None
-        items = self.sequence(node, path, at_least=MIN_OPTIONS, at_most=MAX_OPTIONS, what="option")
+        items = self.sequence(
+            node, path, at_least=MIN_OPTIONS, at_most=limits.MAX_OPTIONS, what="option"
+        )
         if items is None:
             return None
         options: list[Option] = []
@@ -105,8 +91,7 @@ class TaskParts(NodeChecker):
             text = self.text(item, f"{path}[{i}]", shape=Shape.OPTION)
             if text is None:
                 continue
-            # A choice option is Markdown, shown as plain text on its button: `**ab**` and
-            # `ab` are two buttons "ab".
+            # A choice option's button shows it as plain text: `**ab**` and `ab` read the same.
             key = look_alike(text if case else plain_text(text), case=case)
             if key in seen:
                 self.report(item, f"{path}[{i}]", _repeat(text, label, seen[key]))
@@ -116,34 +101,24 @@ class TaskParts(NodeChecker):
             options.append(option)
         return tuple(options) if len(options) == len(items) else None
 
-    def _label(
-        self, node: Node, path: str, labels: tuple[str, ...] | None, what: str
-    ) -> str | None:
+    def _label(self, node: Node, path: str, labels: Labels, what: str) -> str | None:
         label = self.text(node, path)
         if label is None or labels is None:
             return label
         if label not in labels:
-            self.report(
-                node, path, f"{what} '{shown(label)}' is not among the options {span(labels)}"
-            )
+            why = f"{what} '{shown(label)}' is not among the options {span(labels)}"
+            self.report(node, path, why)
             return None
         return label
 
-    def _choice(
-        self, fields: dict[str, Node], prefix: str, labels: tuple[str, ...] | None
-    ) -> Body | None:
+    def _choice(self, fields: Fields, prefix: str, labels: Labels) -> Body | None:
         question = self._text_of(fields, prefix, "question")
         answer_node = fields.get("answer")
-        answer = (
-            self._label(answer_node, join(prefix, "answer"), labels, "answer")
-            if answer_node is not None
-            else None
-        )
+        at = join(prefix, "answer")
+        answer = None if answer_node is None else self._label(answer_node, at, labels, "answer")
         return Body(question, (answer,)) if question and answer else None
 
-    def _fill(
-        self, fields: dict[str, Node], prefix: str, labels: tuple[str, ...] | None
-    ) -> Body | None:
+    def _fill(self, fields: Fields, prefix: str, labels: Labels) -> Body | None:
         instruction = self._text_of(fields, prefix, "instruction")
         language = (
             self.text(fields["language"], join(prefix, "language"), shape=Shape.WORD)
@@ -151,39 +126,37 @@ class TaskParts(NodeChecker):
             else "python"
         )
         answers = self._answers(fields.get("answers"), join(prefix, "answers"), labels)
-        code = self._code(fields.get("code"), join(prefix, "code"))
+        code_node = fields.get("code")
+        at = join(prefix, "code")
+        code = None if code_node is None else self.text(code_node, at, code=True, shape=Shape.CODE)
         answers_node = fields.get("answers")
-        # Counted from the list itself, so a bad label does not hide a blank mismatch; a list
-        # over its bound was reported as such.
+        # Counted from the list itself, so a bad label does not hide a blank mismatch.
         blanks_ok = (
             code is not None
             and isinstance(answers_node, SequenceNode)
-            and len(answers_node.value) <= MAX_LABELS
+            and len(answers_node.value) <= limits.MAX_LABELS
             and self._blanks(fields, prefix, code, len(answers_node.value))
         )
         if not (instruction and language and answers and code and blanks_ok):
             return None
         return Body(code, answers, instruction, language)
 
-    def _answers(
-        self, node: Node | None, path: str, labels: tuple[str, ...] | None
-    ) -> tuple[str, ...] | None:
+    def _answers(self, node: Node | None, path: str, labels: Labels) -> Labels:
         if node is None:
             return None
-        items = self.sequence(node, path, at_least=1, at_most=MAX_LABELS, what="answer")
+        items = self.sequence(node, path, at_least=1, at_most=limits.MAX_LABELS, what="answer")
+        return self._each(items, path, lambda item, at: self._label(item, at, labels, "answer"))
+
+    def _each(
+        self, items: list[Node] | None, path: str, check: Callable[[Node, str], T | None]
+    ) -> tuple[T, ...] | None:
+        """Every item checked, so that all problems are said; None if any failed."""
         if items is None:
             return None
-        answers = [
-            self._label(item, f"{path}[{i}]", labels, "answer") for i, item in enumerate(items)
-        ]
-        return None if None in answers else tuple(a for a in answers if a)
+        found = [check(item, f"{path}[{i}]") for i, item in enumerate(items)]
+        return None if None in found else tuple(x for x in found if x)
 
-    def _code(self, node: Node | None, path: str) -> str | None:
-        if node is None:
-            return None
-        return self.text(node, path, code=True, shape=Shape.CODE)
-
-    def _blanks(self, fields: dict[str, Node], prefix: str, code: str, answers: int) -> bool:
+    def _blanks(self, fields: Fields, prefix: str, code: str, answers: int) -> bool:
         """Report blank problems; whether there were none."""
         marks = read_marks(code)
         problems = blank_problems(marks)
@@ -205,7 +178,13 @@ class TaskParts(NodeChecker):
             self.report(node, path, f"the solution is empty: give any of {keys}")
             return None
         before = len(self.problems)
-        steps = self._steps(fields["steps"], join(path, "steps")) if "steps" in fields else ()
+        steps: tuple[SolutionStep, ...] | None = ()
+        if "steps" in fields:
+            at = join(path, "steps")
+            items = self.sequence(
+                fields["steps"], at, at_least=1, at_most=limits.MAX_STEPS, what="step"
+            )
+            steps = self._each(items, at, self._step)
         texts = {
             key: self.text(fields[key], join(path, key))
             for key in ("final_answer", "quick_check", "explanation")
@@ -214,13 +193,6 @@ class TaskParts(NodeChecker):
         if len(self.problems) != before or steps is None:
             return None
         return Solution(steps=steps, **texts)
-
-    def _steps(self, node: Node, path: str) -> tuple[SolutionStep, ...] | None:
-        items = self.sequence(node, path, at_least=1, at_most=MAX_STEPS, what="step")
-        if items is None:
-            return None
-        steps = [self._step(item, f"{path}[{i}]") for i, item in enumerate(items)]
-        return None if None in steps else tuple(s for s in steps if s)
 
     def _step(self, node: Node, path: str) -> SolutionStep | None:
         fields = self.mapping(node, path, STEP_KEYS)
@@ -239,55 +211,35 @@ class TaskParts(NodeChecker):
         return SolutionStep(title, text) if title and text else None
 
     def _mistakes(
-        self,
-        node: Node | None,
-        path: str,
-        labels: tuple[str, ...] | None,
-        answers: tuple[str, ...] | None,
+        self, node: Node | None, path: str, labels: Labels, answers: Labels
     ) -> tuple[MistakeNote, ...] | None:
         if node is None:
             return ()
-        items = self.sequence(node, path, at_most=MAX_MISTAKES, what="mistake note")
-        if items is None:
-            return None
-        notes = [
-            self._mistake(item, f"{path}[{i}]", labels, answers) for i, item in enumerate(items)
-        ]
-        return None if None in notes else tuple(n for n in notes if n)
+        items = self.sequence(node, path, at_most=limits.MAX_MISTAKES, what="mistake note")
+        return self._each(items, path, lambda item, at: self._mistake(item, at, labels, answers))
 
     def _mistake(
-        self,
-        node: Node,
-        path: str,
-        labels: tuple[str, ...] | None,
-        answers: tuple[str, ...] | None,
+        self, node: Node, path: str, labels: Labels, answers: Labels
     ) -> MistakeNote | None:
         if isinstance(node, ScalarNode):
-            text = self.text(node, path, limit=MAX_SHORT_TEXT)
+            text = self.text(node, path, limit=limits.MAX_SHORT_TEXT)
             return MistakeNote(text) if text else None
         if not isinstance(node, MappingNode):
             if self.fresh(node, path):
-                self.report(
-                    node,
-                    path,
-                    f"expected a note (text) or note: and options:, got {describe(node)}",
-                )
+                why = f"expected a note (text) or note: and options:, got {describe(node)}"
+                self.report(node, path, why)
             return None
         fields = self.mapping(node, path, MISTAKE_KEYS)
         if fields is None or len(fields) < len(MISTAKE_KEYS):
             return None
-        text = self.text(fields["note"], join(path, "note"), limit=MAX_SHORT_TEXT)
+        text = self.text(fields["note"], join(path, "note"), limit=limits.MAX_SHORT_TEXT)
         tied = self._tied(fields["options"], join(path, "options"), labels, answers)
         return MistakeNote(text, tied) if text and tied else None
 
-    def _tied(
-        self,
-        node: Node,
-        path: str,
-        labels: tuple[str, ...] | None,
-        answers: tuple[str, ...] | None,
-    ) -> tuple[str, ...] | None:
-        items = self.sequence(node, path, at_least=1, at_most=MAX_LABELS, what="option label")
+    def _tied(self, node: Node, path: str, labels: Labels, answers: Labels) -> Labels:
+        items = self.sequence(
+            node, path, at_least=1, at_most=limits.MAX_LABELS, what="option label"
+        )
         if items is None:
             return None
         tied = [

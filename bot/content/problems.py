@@ -1,7 +1,5 @@
-"""What is wrong with a bank, located precisely enough to fix without hunting.
-
-Also how a file's problems are reported: in line order, and at most `MAX_PROBLEMS_PER_FILE` of
-them, then one `MoreProblems` line, so a hostile file cannot flood the terminal or the log.
+"""What is wrong with a bank, located precisely enough to fix without hunting; a file's
+problems are listed in line order and cut after `MAX_PROBLEMS_PER_FILE`, so no file floods a log.
 """
 
 from __future__ import annotations
@@ -16,24 +14,15 @@ from bot.content.limits import MAX_PROBLEMS_PER_FILE
 @dataclass(frozen=True, slots=True)
 class Problem:
     file: Path
-    line: int | None
-    """1-based line of the offending key or value; None when the file itself is the problem."""
-    task: str | None
-    """The task's id, when the problem lies inside a task that has one."""
-    field: str | None
-    """Path of the offending field within the task (or bank), e.g. `solution.steps[0].text`."""
+    line: int | None  # None: the file itself is the problem
+    task: str | None  # the id of the task it lies in, when it has one
+    field: str | None  # e.g. `solution.steps[0].text`
     message: str
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else str(self.file)
-        what = ", ".join(
-            part
-            for part in (
-                f"task {self.task}" if self.task else "",
-                f"field {self.field}" if self.field else "",
-            )
-            if part
-        )
+        parts = (self.task and f"task {self.task}", self.field and f"field {self.field}")
+        what = ", ".join(p for p in parts if p)
         return f"{where}: {what}: {self.message}" if what else f"{where}: {self.message}"
 
 
@@ -52,9 +41,7 @@ class MoreProblems(Problem):
 
 @dataclass(frozen=True, slots=True)
 class Unconfirmed(Problem):
-    """A task an importer could not be sure of (`confirmed: false`): the bot will not serve it
-    and `content check` fails until a person has checked it, but it is no error in the file,
-    so `content list` still lists the task."""
+    """A task an importer guessed (`confirmed: false`): not served, yet no error in the file."""
 
     @classmethod
     def of(cls, file: Path, line: int | None, task: str) -> Unconfirmed:

@@ -1,28 +1,9 @@
-"""Live reload of the task banks: a change under CONTENT_DIR (or SIGHUP) is picked up without a
-restart.
+"""Live reload of the task banks on a change under CONTENT_DIR, or SIGHUP.
 
-A reload checks every bank again, off the event loop (`asyncio.to_thread`), and hands the
-service the new catalog only if the check is clean: a bank with problems is not loaded, the last
-good catalog stays, and each problem is logged as one WARNING line (no traceback: it is the
-host's content, not a bug). Each reload logs one line with the task counts, e.g.
-"reloaded content: 12 tasks in 2 banks (+2, -0, 1 changed)".
-
-Open posts do not change with the banks: each keeps the task version it was posted with
-(bot/store/task_versions.py). The catalog decides only what /topics, autocomplete and the next
-post offer, and the service swaps it in one assignment (`QuizService.use_catalog`).
-
-`ContentReloader` is owned by the bot (bot/discord_ui/client.py), which starts the watch once
-the gateway is ready (unless CONTENT_WATCH is off) and stops it on close; the runner turns
-SIGHUP into `request()`. Reloads never overlap: a request during one runs once more after it.
-
-The watch misses no change, whenever it is made:
-- made before the watch is armed (between the start-up's load and the gateway being ready, or
-  while the folder was away): the banks' fingerprint (`loader.last_checked`, taken before the
-  last check read them) is compared once the watch is armed, and differs;
-- made during a reload: the watcher keeps collecting while the reload runs;
-- CONTENT_DIR deleted, or replaced by another folder: the watch is armed again on the folder
-  that comes back, with one log line when it goes and one when it is back;
-- no file system events (out of inotify watches): the folder is polled instead.
+A reload checks every bank off the event loop and swaps the catalog only if the check is clean;
+else the last good one stays, each problem one WARNING line. Reloads never overlap. The watch
+misses no change: one made before it is armed differs from the fingerprint of the last check;
+a replaced CONTENT_DIR is watched again; without file system events the folder is polled.
 """
 
 from __future__ import annotations
@@ -31,6 +12,8 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,29 +26,36 @@ from bot.content.loader import (
     find_bank_files,
     fingerprint_of,
     is_bank_name,
-    last_checked,
-    links_outside,
+    last_check,
 )
 from bot.content.problems import Problem
-from bot.files import Identity, identity
 from bot.quiz.tasks import Catalog
 from bot.wording import plural
 
 log = logging.getLogger(__name__)
 
-WATCH_STEP_MS = 300
-"""Quiet time after the last change before a reload: an editor's save is one reload, not two
-(and a half-written file is rarely caught; if it is, the next event reloads it whole)."""
+WATCH_STEP_MS = 300  # quiet time before a reload: an editor's save is one reload, not two
 
 
-POLL_S = 1.0
-"""How often the watch looks whether its folder is still the one it watches (one stat), and,
-when the folder is gone, whether it is back."""
+POLL_S = 1.0  # how often the watch stats its folder (still the one watched? back?)
+
+Identity = os.stat_result
+"""A folder as it was found: a folder deleted and made again is another (`os.path.samestat`)."""
+
 
 def _identity(folder: Path) -> Identity | None:
-    """The folder `folder` names now, or None (gone, or no folder): a folder deleted and made
-    again is another folder."""
-    return identity(folder) if folder.is_dir() else None
+    """The folder `folder` names now, or None (gone, or no folder)."""
+    try:
+        found = folder.stat()
+    except OSError:
+        return None
+    return found if stat.S_ISDIR(found.st_mode) else None
+
+
+def _still(folder: Path, identity: Identity) -> bool:
+    """Whether `folder` still names the folder found as `identity`."""
+    now = _identity(folder)
+    return now is not None and os.path.samestat(now, identity)
 
 
 class CatalogHolder(Protocol):
@@ -117,8 +107,7 @@ def check_reload(path: Path, current: Catalog) -> Reload:
 
 
 def watch_filter(path: Path) -> Callable[[Change, str], bool]:
-    """Which changes are worth a reload: a bank file (or the one file `path`), or a folder
-    (a moved or deleted folder of banks); not editors' swap and backup files."""
+    """Which changes are worth a reload: a bank file or a folder, not editors' swap files."""
     if path.is_file():
         target = path.resolve()
         return lambda _change, changed: Path(changed).resolve() == target
@@ -133,11 +122,8 @@ def watch_filter(path: Path) -> Callable[[Change, str], bool]:
 
 @contextlib.contextmanager
 def collections_paused() -> Iterator[None]:
-    """No automatic garbage collection while a reload loads the banks: the load allocates so
-    much that full collections ran again and again in its thread, each holding the
-    interpreter lock, so the event loop (clicks) stalled for up to 200 ms at a time
-    (BENCHMARKS.md). What the pause leaves is collected once after (`keep_out_of_collections`),
-    or by the next automatic collection when the reload fails."""
+    """No automatic collection while a reload loads: repeated full collections held the GIL and
+    stalled clicks for up to 200 ms (BENCHMARKS.md); what is left is collected once after."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -148,11 +134,8 @@ def collections_paused() -> Iterator[None]:
 
 
 def keep_out_of_collections() -> None:
-    """Freeze what a reload left alive, as the start-up does (`QuizBot.setup_hook`): the new
-    banks live until the next reload, and unfrozen every full collection would scan them
-    again (74 ms each at 10,000 tasks, BENCHMARKS.md). Collected first, so that the load's own
-    garbage is freed rather than kept for good; one pause per reload instead of one per full
-    collection."""
+    """Collect, then freeze what a reload left alive, as the start-up does: unfrozen, every full
+    collection would scan the banks again (74 ms at 10,000 tasks, BENCHMARKS.md)."""
     gc.collect()
     gc.freeze()
 
@@ -170,8 +153,7 @@ class ContentReloader:
         self.target = target
         self.step_ms = step_ms
         self.poll_s = poll_s
-        self._one_file = path.is_file()
-        """A single bank file is watched through its folder (see `_watch_changes`)."""
+        self._one_file = path.is_file()  # watched through its folder
         self._folder = path.parent if self._one_file else path
         self._keep = watch_filter(path)
         self._lock = asyncio.Lock()
@@ -227,8 +209,6 @@ class ContentReloader:
             if not self._again:
                 return
 
-    # -- watching ------------------------------------------------------------------------------
-
     @property
     def watching(self) -> bool:
         return self._watch is not None and not self._watch.done()
@@ -241,12 +221,7 @@ class ContentReloader:
         self._watch = asyncio.create_task(self._watch_changes(self._stop), name="quizbot-watch")
 
     async def _watch_changes(self, stop: asyncio.Event) -> None:
-        """Watch the folder for as long as the bot runs, whatever happens to it.
-
-        A watch sees only the folder it was armed on: when that folder is deleted (or replaced,
-        as `rm -r content && cp -r new content` does), it is armed again on the folder that
-        comes back. A single bank file is watched through its folder: editors that save by
-        replacing the file would leave a watch on the file itself looking at the old one."""
+        """Watch the folder as long as the bot runs, armed again on a folder that replaces it."""
         log.info("watching %s for content changes", self.path)
         polling = False
         watched: Identity | None = None
@@ -262,13 +237,13 @@ class ContentReloader:
                 log.info("%s is back; watching it for content changes", self._folder)
                 watched = None
                 continue
-            if watched is not None and identity != watched:
+            if watched is not None and not os.path.samestat(identity, watched):
                 log.info("%s was replaced; watching the new one for content changes", self._folder)
             watched = identity
             try:
                 await self._watch_folder(identity, stop, polling)
             except Exception as exc:  # too many watches, a file system without events, ...
-                if _identity(self._folder) != identity:
+                if not _still(self._folder, identity):
                     continue  # it went away while being armed: see to it as above
                 if polling:
                     log.warning(
@@ -297,8 +272,7 @@ class ContentReloader:
         return True
 
     async def _watch_folder(self, identity: Identity, stop: asyncio.Event, polling: bool) -> None:
-        """Reload on each change in the folder until it is no longer the one of `identity`
-        (deleted, or replaced by another) or the watch is stopped."""
+        """Reload on each change until the folder is not `identity`'s or the watch stops."""
         until = asyncio.Event()
         monitor = asyncio.create_task(self._until_replaced(identity, stop, until))
         changes = awatch(
@@ -314,9 +288,7 @@ class ContentReloader:
         keep = self._keep
         pending: asyncio.Future[set[tuple[Change, str]]] = asyncio.ensure_future(anext(changes))
         try:
-            # One turn of the loop runs the watch up to its first wait: it is armed (watchfiles
-            # sets its watches up before waiting). A change made from the last check until
-            # now was seen by no watch: the fingerprint finds it.
+            # One turn arms the watch; a change since the last check is the fingerprint's to find.
             await asyncio.sleep(0)
             if not pending.done() and await self._changed_since_checked():
                 await self.reload()
@@ -325,8 +297,7 @@ class ContentReloader:
                     batch = await pending
                 except StopAsyncIteration:
                     return
-                # A batch without a bank in it (a folder of banks renamed to `old.d`, say)
-                # reloads only if the banks are not as they were at the last check.
+                # A batch without a bank reloads only if the banks changed since the last check.
                 if any(keep(change, name) for change, name in batch) or (
                     await self._changed_since_checked()
                 ):
@@ -346,34 +317,30 @@ class ContentReloader:
     async def _until_replaced(
         self, identity: Identity, stop: asyncio.Event, until: asyncio.Event
     ) -> None:
-        """Set `until` once the watch is stopped or the folder is no longer the watched one:
-        a watch on a deleted folder would wait for its changes for ever. Meanwhile, compare
-        the banks with their last check on each tick: a bank linked to a file outside the
-        folder (a shared bank, a mounted secret) changes with no event in the folder."""
-        while _identity(self._folder) == identity:
+        """Set `until` once the watch is stopped or the folder replaced; meanwhile compare the
+        banks on each tick, as a bank linked from outside changes with no event."""
+        while _still(self._folder, identity):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.poll_s)
-            if stop.is_set() or _identity(self._folder) != identity:
+            if stop.is_set() or not _still(self._folder, identity):
                 break
             if not self._lock.locked() and await self._changed_under_links():
                 self.request()
         until.set()
 
     async def _changed_under_links(self) -> bool:
-        """Whether the banks are known to differ from their last check (unknown is not).
-        Only banks linked from outside the folder need this walk: any other change comes
-        with an event, so a host without such links pays nothing per tick."""
-        before = last_checked(self.path)
-        if before is None or not links_outside(self.path):
+        """Whether banks linked from outside (no events) are known to differ from their check."""
+        checked = last_check(self.path)
+        if checked is None or not checked[1]:
             return False
         now = await asyncio.to_thread(fingerprint_of, self.path)
-        return now is not None and now != before
+        return now is not None and now != checked[0]
 
     async def _changed_since_checked(self) -> bool:
         """Whether the banks differ from what the last check saw (unknown counts as changed)."""
-        before = last_checked(self.path)
+        checked = last_check(self.path)
         now = await asyncio.to_thread(fingerprint_of, self.path)
-        return before is None or now is None or now != before
+        return checked is None or now is None or now != checked[0]
 
     async def stop(self) -> None:
         """Stop watching, and wait for a reload in progress."""

@@ -1,11 +1,6 @@
-"""The bank schema: which keys a bank and its tasks have, and how a task's nodes become a `Task`.
-
-This module decides the shape of a bank: its keys, the keys of a task of each kind and which
-are required, at most `MAX_TASKS_PER_BANK` tasks, what an id looks like, that a task is built
-only when none of its parts has a problem, and which line each field of a built task is on.
-What each part may hold is `parts`'; the generic shapes (mapping, list, text, aliases, the
-problem bound) are `nodes`'; what fits Discord once a task is built is
-`rendering.render_problems`'.
+"""The bank schema: the keys of a bank and of each kind of task, what an id looks like, and a
+task built only when none of its parts has a problem. What each part may hold is `parts`'; the
+generic shapes are `nodes`'; what fits Discord is `rendering.render_problems`'.
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 
 from bot.content.limits import MAX_SHORT_TEXT, MAX_TASKS_PER_BANK
 from bot.content.nodes import EnoughProblems, describe, join, line_of, shown
-from bot.content.parts import TaskParts
+from bot.content.parts import Fields, TaskParts
 from bot.content.problems import Problem
 from bot.content.safety import Shape, topic_problem
 from bot.quiz.tasks import Difficulty, Kind, Task
@@ -57,11 +52,8 @@ KIND_KEYS: Final = {
 class ParsedTask:
     task: Task
     line: int
-    lines: Mapping[str, int]
-    """Line of each field of the task, by field path, to place problems found later."""
-    confirmed: bool = True
-    """False: an importer guessed its answers (`confirmed: false`); not served until a person
-    checks them (see problems.Unconfirmed)."""
+    lines: Mapping[str, int]  # by field path, to place problems found later
+    confirmed: bool = True  # False: not served until a person checks the importer's guess
     file: Path | None = None
 
 
@@ -80,12 +72,13 @@ def _peek(node: MappingNode, key: str) -> Node | None:
 
 
 class BankChecker(TaskParts):
-    """Checks one bank, collecting every problem (up to the bound) rather than stopping at the
-    first; the tasks without problems are built."""
+    """Checks one bank, collecting every problem up to the bound; tasks without one are built."""
 
     def __init__(self, file: Path, *, max_tasks: int = MAX_TASKS_PER_BANK) -> None:
         super().__init__(file)
         self.max_tasks = max_tasks
+        self.bank_title: str | None = None
+        self.bank_topic: str | None = None
         self.result = ParsedBank(file, problems=self.problems)
 
     def check(self, root: Node | None) -> ParsedBank:
@@ -111,18 +104,12 @@ class BankChecker(TaskParts):
             if tasks_node
             else []
         )
+        self.bank_title, self.bank_topic = title, topic
         topic_line = self.lines.get("topic")
         for index, node in enumerate(tasks or []):
-            self._task(node, index, title, topic, topic_line)
+            self._task(node, index, topic_line)
 
-    def _task(
-        self,
-        node: Node,
-        index: int,
-        bank_title: str | None,
-        bank_topic: str | None,
-        topic_line: int | None,
-    ) -> None:
+    def _task(self, node: Node, index: int, topic_line: int | None) -> None:
         self.task_id, self.lines = None, {}
         before = len(self.problems)
         path = f"tasks[{index}]"
@@ -135,12 +122,9 @@ class BankChecker(TaskParts):
         kind = self._kind(node, prefix)
         keys = {**COMMON_TASK_KEYS, **(KIND_KEYS[kind] if kind else _ALL_KIND_KEYS)}
         fields = self.fields(node, prefix, keys)
-        confirmed = (
-            self.flag(fields["confirmed"], join(prefix, "confirmed"))
-            if "confirmed" in fields
-            else True
-        )
-        task = self._build(fields, prefix, kind, bank_topic, bank_title)
+        flag = fields.get("confirmed")
+        confirmed = True if flag is None else self.flag(flag, join(prefix, "confirmed"))
+        task = self._build(fields, prefix, kind)
         if task is not None and confirmed is not None and len(self.problems) == before:
             lines = dict(self.lines)
             if "topic" not in lines and topic_line is not None:
@@ -169,25 +153,13 @@ class BankChecker(TaskParts):
         return ""
 
     def _kind(self, node: MappingNode, prefix: str) -> Kind | None:
-        kind_node = _peek(node, "kind")
-        if kind_node is None:
-            return None
-        value = self.choose(kind_node, join(prefix, "kind"), Kind)
-        return Kind(value) if value else None
+        return self.choose(_peek(node, "kind"), join(prefix, "kind"), Kind)
 
-    def _build(
-        self,
-        fields: dict[str, Node],
-        prefix: str,
-        kind: Kind | None,
-        bank_topic: str | None,
-        bank_title: str | None,
-    ) -> Task | None:
+    def _build(self, fields: Fields, prefix: str, kind: Kind | None) -> Task | None:
         # Every part is checked before any early return, so all problems are reported.
-        difficulty = self._difficulty(fields.get("difficulty"), join(prefix, "difficulty"))
-        topic = (
-            self._topic(fields["topic"], join(prefix, "topic")) if "topic" in fields else bank_topic
-        )
+        difficulty = self.choose(fields.get("difficulty"), join(prefix, "difficulty"), Difficulty)
+        own = fields.get("topic")
+        topic = self._topic(own, join(prefix, "topic")) if own is not None else self.bank_topic
         hint = self._text_of(fields, prefix, "hint", limit=MAX_SHORT_TEXT)
         solution = self._solution(fields.get("solution"), join(prefix, "solution"))
         options = self._options(fields.get("options"), join(prefix, "options"), kind)
@@ -195,18 +167,10 @@ class BankChecker(TaskParts):
         body = self._body(fields, prefix, kind, labels)
         answers = None if body is None else body.answers
         mistakes = self._mistakes(fields.get("mistakes"), join(prefix, "mistakes"), labels, answers)
-        if not (
-            self.task_id
-            and kind
-            and difficulty
-            and topic
-            and hint
-            and solution
-            and options
-            and body
-            and mistakes is not None
-            and bank_title
-        ):
+        bank_title = self.bank_title
+        if not (self.task_id and kind and difficulty and topic and hint and solution and options):
+            return None
+        if body is None or mistakes is None or not bank_title:
             return None
         return Task(
             id=self.task_id,
@@ -232,10 +196,6 @@ class BankChecker(TaskParts):
             self.report(node, path, too_long)
             return None
         return topic
-
-    def _difficulty(self, node: Node | None, path: str) -> Difficulty | None:
-        value = self.choose(node, path, Difficulty) if node is not None else None
-        return Difficulty(value) if value else None
 
 
 _ALL_KIND_KEYS: Final = {key: False for keys in KIND_KEYS.values() for key in keys}

@@ -1,13 +1,5 @@
 """`quizbot content import` and `quizbot content export`: banks in and out of other formats.
-
-An import writes one bank (to a file, or stdout) and its report to stderr: one line per
-question left out or guessed, `SOURCE:LINE: …`. It succeeds (exit 0) when at least one task was
-imported. The bank is then checked like any bank, and its problems are reported too, so a
-person sees at once what to fix before it can be served.
-
-A file given with `--output` is written as `bot.files.write_output` says (a regular file whole
-or not at all, a device or FIFO into, never a missing folder made); one that can't be written
-is one `quizbot: can't write …` line and exit 1.
+An import writes one bank, its report (`SOURCE:LINE: …` on stderr), then checks the bank.
 """
 
 from __future__ import annotations
@@ -23,19 +15,9 @@ from bot.content.importers.drafts import DIFFICULTIES, Draft, ImportResult, bank
 from bot.content.loader import check_banks, check_tree, not_utf8, read_banks
 from bot.content.problems import Unconfirmed
 from bot.files import cannot_write, write_output, write_stdout
-from bot.quiz.tasks import (
-    OPTION_LABELS,
-    Difficulty,
-    Kind,
-    MistakeNote,
-    Option,
-    Solution,
-    SolutionStep,
-    Task,
-)
+from bot.quiz.tasks import OPTION_LABELS, Difficulty, Kind, Option, Solution, Task
 
-MAX_SOURCE_BYTES: Final = 10_000_000
-"""A source larger than this is refused unread (10,000 GIFT questions are about 2 MB)."""
+MAX_SOURCE_BYTES: Final = 10_000_000  # refused unread; 10,000 GIFT questions are about 2 MB
 
 
 def import_command(
@@ -78,9 +60,7 @@ def import_command(
 
 
 def export_command(path: Path, *, fmt: str, output: Path | None, out: TextIO, err: TextIO) -> int:
-    """Export every task at `path`. A task the format cannot carry, or that our own import
-    would not read back the same, is left out with a `FILE:LINE: task ID: not exported: …`
-    line, and the exit is 1: what is written is always what `content import` gives back."""
+    """Export every task at `path`; one not read back the same is left out with a line, exit 1."""
     if fmt not in importers.EXPORTS:
         choose = " or ".join(importers.EXPORTS)
         print(f"quizbot: cannot export to {fmt!r}: choose {choose}", file=err)
@@ -117,11 +97,8 @@ def export_command(path: Path, *, fmt: str, output: Path | None, out: TextIO, er
 
 
 def exported(tasks: Sequence[Task], *, fmt: str, bank: str) -> tuple[str, dict[str, str]]:
-    """`tasks` in format `fmt`, and why each task left out of it is (id -> why).
-
-    The text is read back with our own importer and each task compared with what comes back;
-    one that differs is left out too, and the text written again. That is what makes sure an
-    export never garbles a task, whatever text got past the exporters' own rules."""
+    """`tasks` in format `fmt`, and why each task is left out (id -> why): the text is read back
+    and a task that differs is left out too, so an export never garbles a task."""
     left = {t.id: why for t in tasks if (why := importers.cannot_export(t, fmt=fmt))}
     while True:
         text = importers.export(tasks, fmt=fmt, bank=bank, skip=left)
@@ -137,11 +114,8 @@ _FORMAT_NAMES: Final = {"gift": "GIFT", "moodle-xml": "Moodle XML"}
 def _not_read_back(
     tasks: Sequence[Task], text: str, fmt: str, left: Mapping[str, str]
 ) -> dict[str, str]:
-    """Why each task not in `left` does not come back as it is from our import of `text`.
-
-    Each draft is compared with its task as the task it would be. A draft with exactly the
-    values of a task that passed the content check passes it again, so the bank the import
-    writes is not built and checked here (that would cost ten times the export)."""
+    """Why each task not in `left` does not come back as it is from our import of `text`. A draft
+    equal to a checked task passes the check again, so the bank is not checked here (10×)."""
     name = _FORMAT_NAMES.get(fmt, fmt)
     _, result = importers.parse(text, source=f"export.{fmt}", fmt=fmt)
     found = {draft.id: draft for draft in result.drafts}
@@ -158,8 +132,7 @@ def _not_read_back(
         field = _first_difference(task, again)
         if field:
             changed[task.id] = f"its {field} would not read back the same from {name}"
-    # A task the import does not give back at all: alone, it says why. One that comes back
-    # alone was lost with a task that does not (XML refused whole, say): it stays in.
+    # A task not given back at all says why alone; one that comes back alone stays in.
     alone = {task.id: _alone(task, fmt) for task in missing}
     culprits = {task_id: why for task_id, why in alone.items() if why is not None}
     for task_id in culprits or alone:
@@ -169,8 +142,7 @@ def _not_read_back(
 
 
 def _alone(task: Task, fmt: str) -> str | None:
-    """None when `task` exported alone comes back as it is; else what our import reports on it
-    ("" when it says nothing)."""
+    """None when `task` exported alone comes back as it is; else our import's report on it."""
     text = importers.export([task], fmt=fmt, bank=task.bank or "export")
     _, result = importers.parse(text, source=f"export.{fmt}", fmt=fmt)
     back = [_as_task(draft, result.topic) for draft in result.drafts]
@@ -180,8 +152,7 @@ def _alone(task: Task, fmt: str) -> str | None:
 
 
 def _as_task(draft: Draft, bank_topic: str) -> Task | None:
-    """The task the content check builds from `draft` (its values as they are), or None for one
-    it would not serve."""
+    """The task the content check builds from `draft`, or None for one it would not serve."""
     if not draft.confirmed or draft.kind not in set(Kind) or draft.difficulty not in DIFFICULTIES:
         return None
     fill = draft.kind == Kind.FILL
@@ -195,22 +166,19 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
         answers=tuple(draft.answers),
         hint=draft.hint or "",
         solution=Solution(
-            steps=tuple(SolutionStep(step.title, step.text) for step in draft.steps),
+            steps=tuple(draft.steps),
             final_answer=draft.final_answer or None,
             quick_check=draft.quick_check or None,
             explanation=draft.explanation or None,
         ),
-        mistakes=tuple(MistakeNote(note.text, note.options) for note in draft.mistakes),
+        mistakes=tuple(draft.mistakes),
         instruction=draft.instruction if fill else None,
         language=(draft.language or "python") if fill else "python",
     )
 
 
 def _first_difference(task: Task, again: Task) -> str | None:
-    """The first field in which `again` differs from `task`, in words; None when it is the
-    same task. Notes compare as a member sees them: what each pick shows (its own notes, or
-    else the general ones), and the general notes; an export may order notes tied to different
-    options differently, or write a tie that shows what the general notes show as none."""
+    """The first field in which `again` differs from `task`; notes as a member sees them."""
     for name in ("id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint"):
         if getattr(task, name) != getattr(again, name):
             return {"prompt": "code" if task.kind is Kind.FILL else "question"}.get(name, name)
@@ -219,9 +187,7 @@ def _first_difference(task: Task, again: Task) -> str | None:
             return name
     if task.solution != again.solution:
         return "solution"
-    if _shown_notes(task) != _shown_notes(again):
-        return "mistake notes"
-    return None
+    return "mistake notes" if _shown_notes(task) != _shown_notes(again) else None
 
 
 def _shown_notes(task: Task) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
@@ -230,8 +196,7 @@ def _shown_notes(task: Task) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ..
 
 
 def _write(output: Path, text: str, err: TextIO, reads: list[Path]) -> bool:
-    """Write `text` to `output` (`bot.files.write_output`: its folder must exist, and it is none
-    of the files read); False with one line on `err` if it can't be written."""
+    """Write `text` to `output` (none of `reads`); False with one line on `err` if it can't."""
     try:
         write_output(output, "utf-8", lambda file_out: file_out.write(text), reads=reads)
     except OSError as exc:
@@ -241,8 +206,7 @@ def _write(output: Path, text: str, err: TextIO, reads: list[Path]) -> bool:
 
 
 def _files(path: Path) -> list[Path]:
-    """The files an export read from: `path`, or every file under it (an --output onto a bank
-    would put GIFT or XML where that bank was)."""
+    """The files an export read from, which --output may not overwrite."""
     return [path] if not path.is_dir() else [p for p in path.rglob("*") if p.is_file()]
 
 
@@ -267,14 +231,8 @@ def _read(source: Path, err: TextIO) -> str | None:
 def _check(
     result: ImportResult, bank: str, output: Path | None, source: Path, err: TextIO
 ) -> tuple[int, int]:
-    """Check the written bank like any other; report its problems, each also at the source
-    line of its question (the one a person fixes); count the tasks a person must confirm
-    (those are expected, and not repeated here: the report named them) and the tasks that
-    fail the check (a question that imported but is no valid task: a non-zero exit).
-
-    The check walks the bank's node tree as the writer built it, which is what parsing the
-    text back would give (composing 10,000 tasks' YAML is most of an import's time). Only when
-    that finds a problem is the text checked again, for the line numbers a person needs."""
+    """Check the written bank's node tree (composing its text is slow; done only for the lines
+    of a failure), report its problems at their source lines, count to confirm and failing."""
     shown = output or Path("<stdout>")
     _, problems = check_tree(shown, bank_tree(result))
     if any(not isinstance(p, Unconfirmed) for p in problems):

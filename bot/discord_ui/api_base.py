@@ -1,7 +1,4 @@
-"""Point discord.py at another API host: the emulated Discord used by end-to-end tests.
-
-This is the only production hook for the emulator; unset (the default) leaves discord.py alone.
-"""
+"""Point discord.py at another API host (the emulated Discord); unset, discord.py is left alone."""
 
 from __future__ import annotations
 
@@ -13,16 +10,8 @@ import yarl
 
 def point_discord_at(api_base: str) -> None:
     """E.g. "http://127.0.0.1:8080/api/v10": REST, interaction callbacks and the gateway.
-
-    REST calls build URLs from `discord.http.Route.BASE`; interaction callbacks, follow-ups
-    and webhooks go through `discord.webhook.async_`, which imports that same Route class.
-    Both names are set anyway, so a future discord.py that gives webhooks their own Route
-    still follows.
-
-    discord.py 2.7's (unsharded) Client never asks GET /gateway/bot: it dials
-    `DiscordWebSocket.DEFAULT_GATEWAY` directly (and falls back to it when a RESUME fails), so
-    that is pointed at the same host's root, where an emulated gateway listens.
-    """
+    Webhooks' Route is set too, in case a future discord.py gives them their own; an unsharded
+    Client dials DEFAULT_GATEWAY without asking GET /gateway/bot, so it points here too."""
     base = api_base.rstrip("/")
     discord.http.Route.BASE = base
     discord.webhook.async_.Route.BASE = base

@@ -1,14 +1,8 @@
-"""The bot: a commands.AutoShardedBot (for cogs/extensions) whose app commands do all the work.
+"""The bot, and the long-lived parts it builds in `setup_hook`, starts once ready and stops in
+`close`: the service, the live counts, the scheduler and the content reloader.
 
-Always the sharded class, so one code path runs one process or many: with SHARD_COUNT and
-SHARD_IDS it runs exactly those shards (`ShardPlan.client_options`, bot/sharding.py); without
-them it passes no shard arguments and discord.py asks Discord how many shards to run (GET
-/gateway/bot: one, below 1,000 servers), all in this process. Which servers' daily quizzes
-this process posts is the scheduler's `shards` (the same plan).
-
-It owns the long-lived parts: the service, the live-count updater, the daily-quiz scheduler
-and the content reloader (a change under CONTENT_DIR, or SIGHUP, reloads the banks), which it
-builds in `setup_hook`, starts once the gateway is ready and stops in `close`.
+Always the sharded class, so one code path runs one process or many: SHARD_COUNT and SHARD_IDS
+pick the shards (bot/sharding.py); without them discord.py asks Discord, all in this process.
 """
 
 from __future__ import annotations
@@ -24,10 +18,9 @@ from discord.ext import commands
 
 from bot.content.reload import ContentReloader
 from bot.discord_ui import clicks, loop_lag
-from bot.discord_ui.components import DYNAMIC_ITEMS
 from bot.discord_ui.dm import DiscordDirectMessages
-from bot.discord_ui.errors import QuizTree
-from bot.discord_ui.live_counts import DEFAULT_INTERVAL, LiveCounts
+from bot.discord_ui.params import QuizTree
+from bot.discord_ui.post_view import DEFAULT_INTERVAL, DYNAMIC_ITEMS, LiveCounts
 from bot.discord_ui.poster import DiscordPoster
 from bot.discord_ui.posting import ChannelCooldowns
 from bot.schedule.reminders import Reminders
@@ -54,11 +47,8 @@ after 3 s, and the deferral itself needs a round trip."""
 
 
 class QuizBot(commands.AutoShardedBot):
-    scheduler: Scheduler
-    """The daily quizzes' loop; built in `setup_hook`, before the cogs that use it load."""
+    scheduler: Scheduler  # built in `setup_hook`, before the cogs that use it load
     reminders: Reminders
-    """The review reminders' pass on the scheduler's loop (`enabled=False` in a process
-    that does not send DMs)."""
 
     def __init__(
         self,
@@ -69,10 +59,8 @@ class QuizBot(commands.AutoShardedBot):
         ack_after: float = ACK_AFTER,
         run_scheduler: bool = True,
     ) -> None:
-        """`run_scheduler=False` keeps the scheduler's loop from starting (tests drive its
-        ticks themselves); its commands work either way."""
-        # quizbot never joins a voice channel: discord.py's start-up warnings that voice
-        # needs PyNaCl and davey would greet every host with nothing to act on.
+        """`run_scheduler=False`: tests drive the scheduler's ticks themselves."""
+        # No voice: discord.py's warnings that voice needs PyNaCl and davey are noise.
         discord.VoiceClient.warn_nacl = False
         discord.VoiceClient.warn_dave = False
         super().__init__(
@@ -90,12 +78,10 @@ class QuizBot(commands.AutoShardedBot):
         self.live_counts = LiveCounts(self, interval=live_count_interval)
         self.cooldowns = ChannelCooldowns()
         self.clicks = clicks.Router(*DYNAMIC_ITEMS)
-        """Our components' clicks: routed in `on_interaction`, not by discord.py (clicks.py)."""
+        self.clicks.listen(self)
         self.run_scheduler = run_scheduler
         self._when_ready: asyncio.Task[None] | None = None
         self.content = ContentReloader(settings.content_dir, service)
-        """Reloads the banks: on changes under CONTENT_DIR once ready (CONTENT_WATCH), and
-        on `reload_content` (SIGHUP)."""
 
     async def setup_hook(self) -> None:
         # Commands are synced by `quizbot sync`, never on start: syncing is rate limited and
@@ -107,8 +93,7 @@ class QuizBot(commands.AutoShardedBot):
             grace=timedelta(minutes=self.settings.schedule_grace_minutes),
             shards=self.settings.shards,
         )
-        # DMs belong to shard 0's process: with several processes, exactly one sends them (the
-        # daily claim row would stop a double DM anyway).
+        # DMs belong to shard 0's process: with several processes, exactly one sends them.
         self.reminders = Reminders(
             self.service,
             DiscordDirectMessages(self),
@@ -124,17 +109,13 @@ class QuizBot(commands.AutoShardedBot):
         if self.settings.loop_lag_probe:
             writer = self.service.writer_load
             loop_lag.start_loop_lag_probe(also=lambda: writer.take().describe())
-        # The banks, the command tree and the cogs live as long as the process. Frozen, they
-        # are no longer re-scanned by every full collection, which discord.py's per-interaction
-        # reference cycles trigger about once a second under load (120-300 ms pauses, measured
-        # in BENCHMARKS.md).
+        # The banks, tree and cogs live as long as the process: frozen, full collections
+        # (about once a second under load) no longer re-scan them (BENCHMARKS.md).
         gc.freeze()
 
     async def _start_when_ready(self) -> None:
-        # Posting before the gateway is ready would work over REST, but recovery reads the
-        # channel cache and the bot's own user; waiting also means nothing posts while the
-        # bot still shows as offline. The content watch waits too: `quizbot sync` logs in
-        # (setup_hook runs) but never gets ready.
+        # Recovery reads the channel cache and the bot's own user, so nothing posts before
+        # ready; nor does the content watch start in `quizbot sync`, which never gets ready.
         await self.wait_until_ready()
         if self.run_scheduler:
             self.scheduler.start()
@@ -155,10 +136,6 @@ class QuizBot(commands.AutoShardedBot):
         if scheduler is not None:
             await scheduler.stop()
         await self.content.stop()
-
-    async def on_interaction(self, interaction: discord.Interaction[QuizBot]) -> None:
-        if interaction.type is discord.InteractionType.component:
-            await self.clicks.dispatch(interaction)
 
     async def on_app_command_completion(
         self, interaction: discord.Interaction[QuizBot], command: object

@@ -1,16 +1,10 @@
-"""The reminder pass's `DirectMessages` over discord.py: open the DM channel and send.
+"""The reminder pass's `DirectMessages` over discord.py: look the member up, open the DM, send.
 
-When and to whom is the reminder pass's (bot/schedule/reminders.py, on the rule of
-bot/quiz/reminders.py); this module only talks to Discord and sorts its refusals: the member is
-no longer in the server, or the bot is not (`MemberGoneError`, which turns the reminder off
-quietly), closed DMs (`DmsClosedError`, which turns it off and tells the member on their next
-/review), any other failure (`DmFailedError`, logged; not retried that day), a lost connection
-included.
-
-The member is looked up first, by REST: with default intents the bot is never told that a
-member left, and Discord still delivers DMs to a user who shares any other server with it. The
-server may not be in this process's cache either (the reminders run in the process of shard 0,
-which caches its own shards' servers only).
+When and to whom is bot/schedule/reminders.py's; this sorts Discord's refusals: member or bot
+gone from the server (`MemberGoneError`: the reminder goes off quietly), closed DMs
+(`DmsClosedError`: off, and said on the next /review), anything else (`DmFailedError`: logged,
+not retried that day). The member is looked up by REST first: with default intents the bot is
+never told that a member left, and the server may not be in this process's cache.
 """
 
 from __future__ import annotations
@@ -19,8 +13,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.discord_ui.errors import NO_CONNECTION
-from bot.discord_ui.replies import outgoing
+from bot.discord_ui.clicks import NO_CONNECTION, outgoing
 from bot.quiz.reminders import reminder_text
 from bot.schedule.reminders import DmFailedError, DmsClosedError, MemberGoneError
 
@@ -28,16 +21,18 @@ if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
 
 MISSING_ACCESS = 50001
-"""Discord's answer to a lookup in a server the bot is not in, before 2023 (since then it
-says 404 Unknown Guild); either way the bot was removed from that server."""
+"""A lookup in a server the bot is not in, before 2023 (now 404 Unknown Guild)."""
 CANNOT_DM = 50007
-"""Discord's error code for "Cannot send messages to this user": the member's DMs are closed
-to us (privacy settings, a block, or no server shared any more)."""
+""""Cannot send messages to this user": privacy settings, a block, or no server shared."""
+
+
+def _failed(exc: Exception) -> DmFailedError:
+    if isinstance(exc, discord.HTTPException):
+        return DmFailedError(f"Discord error {exc.status}: {exc.text}")
+    return DmFailedError(f"no connection to Discord ({exc!r})")
 
 
 class DiscordDirectMessages:
-    """`bot.schedule.reminders.DirectMessages` over discord.py."""
-
     def __init__(self, bot: QuizBot) -> None:
         self.bot = bot
 
@@ -45,27 +40,20 @@ class DiscordDirectMessages:
         try:
             guild = self.bot.get_guild(guild_id) or await self.bot.fetch_guild(guild_id)
             await guild.fetch_member(user_id)
-        except discord.NotFound as exc:
-            raise MemberGoneError(exc.text) from exc
-        except discord.Forbidden as exc:
-            if exc.code == MISSING_ACCESS:
-                raise MemberGoneError(exc.text) from exc
-            raise DmFailedError(f"Discord error {exc.status}: {exc.text}") from exc
         except discord.HTTPException as exc:
-            raise DmFailedError(f"Discord error {exc.status}: {exc.text}") from exc
+            if isinstance(exc, discord.NotFound) or exc.code == MISSING_ACCESS:
+                raise MemberGoneError(exc.text) from exc
+            raise _failed(exc) from exc
         except NO_CONNECTION as exc:
-            raise DmFailedError(f"no connection to Discord ({exc!r})") from exc
-        text = reminder_text(due, guild.name)
+            raise _failed(exc) from exc
         try:
             channel = await self.bot.create_dm(discord.Object(id=user_id))
-            await channel.send(**outgoing(content=text))
+            await channel.send(**outgoing(content=reminder_text(due, guild.name)))
         except discord.Forbidden as exc:
             if exc.code == CANNOT_DM:
                 raise DmsClosedError(exc.text) from exc
             raise DmFailedError(
                 f"Discord refused ({exc.status}, code {exc.code}): {exc.text}"
             ) from exc
-        except discord.HTTPException as exc:
-            raise DmFailedError(f"Discord error {exc.status}: {exc.text}") from exc
-        except NO_CONNECTION as exc:
-            raise DmFailedError(f"no connection to Discord ({exc!r})") from exc
+        except (discord.HTTPException, *NO_CONNECTION) as exc:
+            raise _failed(exc) from exc

@@ -1,14 +1,6 @@
-"""What a member is told when something fails: one sentence per expected failure, and typed
-text shown back safely.
-
-Domain errors (`QuizError`), refused checks and missing channel permissions are the member's
-business and get a friendly sentence (`friendly_message`); None means a bug, which the guards
-(bot/discord_ui/errors.py) log and answer with SOMETHING_WENT_WRONG.
-
-What a member typed is never trusted on the way back either: every private error reply is cut
-to Discord's 2,000 characters, and the typed text a domain message quotes (with `!r`, see
-bot/quiz/errors.py) is shown cut and with its markdown and mentions escaped (`shown`). The bot's
-allowed_mentions is none (bot/discord_ui/client.py), so nothing pings whatever slips through.
+"""What a member is told when something fails: a sentence per expected failure
+(`friendly_message`; None means a bug, which `clicks.report` logs), and typed text quoted back
+cut and escaped (`shown`), never trusted on the way back either.
 """
 
 from __future__ import annotations

@@ -1,17 +1,13 @@
 """Event-loop lag probe (QUIZBOT_LOOP_LAG_PROBE=1): how late the loop runs a due callback.
 
-A task sleeps `interval` seconds in a loop; how much later than asked it wakes is the lag
-every other coroutine saw at that moment (a blocking call, a long synchronous stretch, a
-starved CPU). Every `report_every` seconds, and once more when stopped, it logs one line that
+A task sleeps `interval` seconds in a loop; how much later it wakes is the lag every other
+coroutine saw. Every `report_every` seconds, and once when stopped, one INFO line that
 benchmarks/lag_log.py parses:
 
     loop-lag max_ms=3.1 p99_ms=1.2 samples=97 total_max_ms=12.4
     loop-lag final max_ms=12.4 p99_ms=1.5 samples=4210
 
-The periodic line covers the last window (`total_max_ms` is the maximum since the start);
-the final line covers the whole run (its p99 from a 0.1 ms histogram). Lines go to INFO.
-`also` (the bot passes its writer thread's load, bot/writer_load.py) adds a line of its own
-after each periodic one: the loop and the database writer, side by side.
+`also` (the writer thread's load) adds a line after each periodic one.
 """
 
 from __future__ import annotations
@@ -123,11 +119,8 @@ def start_loop_lag_probe(
     sleep: Sleep = asyncio.sleep,
     also: Callable[[], str] | None = None,
 ) -> asyncio.Task[None]:
-    """Start the probe on the running loop; if one is already running, return it.
-
-    `clock` (default: the loop's) and `sleep` are what the lag is measured with; tests pass
-    ones they control. `also()` is logged after each periodic line.
-    """
+    """Start the probe on the running loop (or return the running one); tests pass their own
+    `clock` and `sleep`."""
     global _running
     loop = asyncio.get_running_loop()
     if _running is not None and not _running.done() and _running.get_loop() is loop:

@@ -1,18 +1,15 @@
-"""Slash-command parameters: how each option is declared to Discord and parsed when it arrives.
+"""Slash-command parameters, declared to Discord and parsed again when they arrive, and the
+command tree that guards every command payload (`QuizTree`).
 
-Discord's client enforces what an option declares (choices, lengths, ranges); a raw payload
-skips the client, so every option below is parsed again when the command runs, by the one
-function in `bot.quiz.refs` for its kind of value. A value it refuses ends as a private reply
-naming the option (bot/discord_ui/errors.py): discord.py hands our transformer's exception to
-the tree's on_error as a TransformerError, and `errors.unwrap` takes the domain error out.
-
-Also the shared autocompletes (topics, zones) and `typed`, the text an autocomplete was given.
-One definition each, so /quiz and /schedule add offer and accept the same topics and
-difficulties.
+A raw payload skips Discord's client, so each option is parsed by the one `bot.quiz.refs`
+function for its kind; a refusal ends as a private reply naming the option (`clicks.unwrap`
+takes it out of discord.py's TransformerError). Also the shared autocompletes, one each, so
+/quiz and /schedule add offer and accept the same topics.
 """
 
 from __future__ import annotations
 
+import contextlib
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -21,6 +18,8 @@ from discord import app_commands
 
 from bot import rendering
 from bot.clock import Period
+from bot.discord_ui.clicks import report, send_private
+from bot.discord_ui.error_texts import UNREADABLE, unusable_value
 from bot.quiz import refs
 from bot.quiz.errors import InvalidInputError
 from bot.quiz.rules import MAX_TASKS_PER_RUN
@@ -156,17 +155,11 @@ class ServerRole(Checked):
 
 
 TopicParam = app_commands.Transform[str, Text("topic")]
-"""The topic option of /quiz and /schedule add."""
-TaskParam = app_commands.Transform[str, Text("task")]
-"""The task option of /quiz (a task id) and of /hint and /solution (a post)."""
+TaskParam = app_commands.Transform[str, Text("task")]  # a task id, or a post (/hint, /solution)
 DifficultyParam = app_commands.Transform[Difficulty, ValueChoices(Difficulty, "difficulty")]
-"""The difficulty option of /quiz and /schedule add."""
 PeriodParam = app_commands.Transform[Period, ValueChoices(Period, "period")]
-"""The period option of /leaderboard."""
 CountParam = app_commands.Transform[int, WholeNumber("count", 1, MAX_TASKS_PER_RUN)]
-"""Tasks per day of /schedule add."""
 ScheduleIdParam = app_commands.Transform[int, ScheduleId("id")]
-"""The id option of /schedule remove, pause and resume."""
 
 
 def typed(current: object) -> str:
@@ -222,7 +215,7 @@ DISCORD_NUMBER_LIMIT = 2**53
 
 def leaf_options(data: Any) -> list[dict[str, Any]]:
     """The options the command itself takes, under its subcommand (group) if any. Call it on
-    a payload `errors.readable_payload` accepted: every option is then a dict with a name."""
+    a payload `readable_payload` accepted: every option is then a dict with a name."""
     options = data.get("options", []) if isinstance(data, dict) else []
     while options and options[0].get("type") in (1, 2):  # a subcommand (group)
         options = options[0].get("options", [])
@@ -230,11 +223,8 @@ def leaf_options(data: Any) -> list[dict[str, Any]]:
 
 
 def unresolved_option(data: Any) -> str | None:
-    """The name of an id option whose object the payload does not carry, else None.
-
-    discord.py would hand such a value to the handler as a bare `discord.Object` (an
-    attachment without a filename, a member without roles), or refuse it only for some types:
-    refused here, for every type, before any handler runs."""
+    """The name of an id option whose object the payload does not carry, else None:
+    discord.py would hand a handler a bare `discord.Object`, or refuse only some types."""
     resolved = data.get("resolved") if isinstance(data, dict) else None
     resolved = resolved if isinstance(resolved, dict) else {}
     for option in leaf_options(data):
@@ -264,16 +254,13 @@ def fits(kind: discord.AppCommandOptionType, value: object, *, focused: bool) ->
         return focused and isinstance(value, str)
     if kind is discord.AppCommandOptionType.boolean:
         return False
-    return isinstance(value, str)  # an id (checked by `errors.readable_payload`)
+    return isinstance(value, str)  # an id (checked by `readable_payload`)
 
 
 def autocomplete_answerable(interaction: Interaction) -> bool:
     """Whether an autocomplete payload names an option with an autocomplete, and every value
-    in it has its option's declared type: the one guard in front of every autocomplete handler
-    (`QuizTree.interaction_check`), which answers anything else with no suggestions, as it
-    would a value that matches nothing. Without it, discord.py hands an int to a handler
-    written for text, or logs a traceback for an option without an autocomplete, and the
-    member's client waits for suggestions that never come."""
+    has its option's declared type. Otherwise discord.py hands an int to a handler written
+    for text, or logs a traceback, and the member waits for suggestions that never come."""
     try:
         command = interaction.command
     except app_commands.AppCommandError:  # a command or subcommand this bot does not have
@@ -302,3 +289,77 @@ def autocomplete_answerable(interaction: Interaction) -> bool:
         if not fits(parameter.type, option.get("value"), focused=option is focused[0]):
             return False
     return True
+
+
+SNOWFLAKE_LIMIT = 2**63
+SNOWFLAKE_OPTIONS = frozenset({6, 7, 8, 9, 11})
+"""user, channel, role, mentionable, attachment: discord.py reads their values with int()."""
+NUMBER_OPTION = 10
+
+
+def _readable(option: Any) -> bool:
+    """Whether discord.py can read one option of a command payload without failing."""
+    if not isinstance(option, dict) or not isinstance(option.get("name"), str):
+        return False
+    kind = option.get("type")
+    if kind in (1, 2):  # a subcommand (group): its own options
+        return all(_readable(o) for o in _listed(option.get("options", [])))
+    if "value" not in option:
+        return False
+    value = option["value"]
+    if kind in SNOWFLAKE_OPTIONS:
+        # Discord's ids fit a signed 64-bit integer, as the database's columns do: a larger
+        # one is forged, and would only fail when stored.
+        return (
+            isinstance(value, str)
+            and value.isascii()
+            and value.isdigit()
+            and len(value) <= len(str(SNOWFLAKE_LIMIT))  # int() refuses 4,300+ digits
+            and 0 < int(value) < SNOWFLAKE_LIMIT
+        )
+    if kind == NUMBER_OPTION and not option.get("focused") and value not in (None, ""):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(kind, int)
+
+
+def _listed(options: Any) -> list[Any]:
+    return options if isinstance(options, list) else [None]
+
+
+def readable_payload(data: Any) -> bool:
+    """Whether discord.py can read a command payload's options. Discord only sends readable
+    ones; a raw payload can send a user option "abc", which would fail inside the library,
+    before any handler or error hook, and leave the member without a reply."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("name"), str)
+        and all(_readable(o) for o in _listed(data.get("options", [])))
+    )
+
+
+class QuizTree(app_commands.CommandTree["QuizBot"]):
+    async def interaction_check(self, interaction: discord.Interaction[QuizBot], /) -> bool:
+        """The one guard between a raw payload and every handler: refuse privately what
+        discord.py could not read, or an id option without its object; answer a malformed
+        autocomplete with no suggestions."""
+        autocomplete = interaction.type is discord.InteractionType.autocomplete
+        if readable_payload(interaction.data):
+            if autocomplete:
+                if autocomplete_answerable(interaction):
+                    return True
+            elif (name := unresolved_option(interaction.data)) is None:
+                return True
+            else:
+                await send_private(interaction, unusable_value(f"`{name}`"))
+                return False
+        if autocomplete:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.autocomplete([])
+        else:
+            await send_private(interaction, UNREADABLE)
+        return False
+
+    async def on_error(
+        self, interaction: discord.Interaction[QuizBot], error: app_commands.AppCommandError, /
+    ) -> None:
+        await report(interaction, error)

@@ -1,12 +1,8 @@
 """The private answer picker for fill tasks with two or more blanks.
 
-Stateless on purpose: the post id and the member's picks so far travel in every select's and
-the Submit button's custom_id, and each change redraws the ephemeral message from them. A
-restart, or a member who leaves the picker open for an hour, loses nothing.
-
-Up to four blanks fit classic action rows (four selects and a button row). Five need one row
-more than a classic message has, so those pickers are components-v2 layouts, where the code
-goes in a text display instead of an embed.
+Stateless: the picks so far travel in every custom_id, and each change redraws the message
+from them, so a restart loses nothing. Five blanks need one row more than a classic message
+has, so those pickers are components-v2 layouts (the code in a text display).
 """
 
 from __future__ import annotations
@@ -19,19 +15,22 @@ import discord
 
 from bot import rendering
 from bot.discord_ui import replies
-from bot.discord_ui.clicks import Control, Fields
-from bot.discord_ui.errors import (
+from bot.discord_ui.clicks import (
+    POST_FIELD,
+    Control,
+    Fields,
     QuizView,
+    Responder,
     guild_id_of,
-    member_name,
+    member,
     private_message_only,
 )
-from bot.discord_ui.replies import Reply, Responder
-from bot.quiz import refs
+from bot.discord_ui.replies import Reply
+from bot.quiz import engine
 from bot.quiz.engine import Outcome, Status, check_open, check_partial_picks
 from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.review import CardUpdate
-from bot.quiz.tasks import MAX_BLANKS, OPTION_LABELS, Task
+from bot.quiz.tasks import MAX_BLANKS, OPTION_LABELS, Task, blank_number
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -42,17 +41,12 @@ CLASSIC_MAX_BLANKS = 4
 
 Picks = dict[int, str]
 
-_POST = r"(?::(?P<post_id>[^:]*))?"
-"""As in components.py: every field optional, so a custom_id missing fields is refused."""
 _PICKS = r"(?::(?P<picks>[\s\S]*))?"
-"""The fields of the picker's custom_ids (see the grammar in components.py): the templates take
-any text there, and the items' `FIELDS` parse it."""
 
 
 def parse_picks(text: str) -> str:
-    """The picks field of a custom_id: one option letter or EMPTY per blank of a task with
-    2 to MAX_BLANKS blanks (the picker is for multi-blank tasks only). Whether they fit the
-    post's task is `checked_picks`'s business, once the task is loaded."""
+    """The picks field of a custom_id: one option letter or EMPTY per blank, 2 to MAX_BLANKS
+    (whether they fit the post's task is `checked_picks`'s)."""
     if not 2 <= len(text) <= MAX_BLANKS or any(c not in OPTION_LABELS + EMPTY for c in text):
         raise InvalidAnswerError("the custom_id holds no picks")
     return text
@@ -244,11 +238,11 @@ async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -
 class BlankSelect(
     Control,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"quiz:pick{_POST}(?::(?P<blank>[^:]*))?{_PICKS}",
+    template=rf"quiz:pick{POST_FIELD}(?::(?P<blank>[^:]*))?{_PICKS}",
 ):
     FIELDS: ClassVar[Fields] = {
-        "post_id": refs.post_id,
-        "blank": refs.blank_number,
+        "post_id": engine.post_id,
+        "blank": blank_number,
         "picks": parse_picks,
     }
 
@@ -310,9 +304,9 @@ class BlankSelect(
 class SubmitButton(
     Control,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"quiz:submit{_POST}{_PICKS}",
+    template=rf"quiz:submit{POST_FIELD}{_PICKS}",
 ):
-    FIELDS: ClassVar[Fields] = {"post_id": refs.post_id, "picks": parse_picks}
+    FIELDS: ClassVar[Fields] = {"post_id": engine.post_id, "picks": parse_picks}
 
     def __init__(self, post_id: int, picks: str) -> None:
         super().__init__(
@@ -345,9 +339,7 @@ class SubmitButton(
             else:
                 picks = decode_picks(self.picks)
                 ordered = tuple(picks[b] for b in sorted(picks))
-                result = await bot.service.answer(
-                    self.post_id, guild_id, interaction.user.id, member_name(interaction), ordered
-                )
+                result = await bot.service.answer(self.post_id, *member(interaction), ordered)
                 posted = bot.service.posted_of(result.post)
                 if result.outcome.recorded and not posted.post.private:
                     bot.live_counts.bump(self.post_id)

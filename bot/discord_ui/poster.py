@@ -1,9 +1,5 @@
 """The scheduler's `Poster` over discord.py: send, find after a crash, open a thread, close.
-
-The exactly-once protocol is bot/schedule/runner.py's; this module only talks to Discord and
-words its refusals for /schedule list (`PosterError`). It records nothing: the runner writes
-each message id once, as a step of that protocol.
-"""
+The exactly-once protocol, and every write, is bot/schedule/runner.py's."""
 
 from __future__ import annotations
 
@@ -16,11 +12,11 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.clock import as_utc
-from bot.discord_ui.embeds import task_embed
-from bot.discord_ui.errors import NO_CONNECTION
+from bot.discord_ui.clicks import NO_CONNECTION, outgoing
+from bot.discord_ui.post_view import task_embed
 from bot.discord_ui.posting import send_task
-from bot.discord_ui.replies import outgoing
 from bot.schedule.runner import PosterError
+from bot.store import posts
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -35,7 +31,7 @@ THREAD_EXISTS = 160004
 """Discord's error code for "a thread has already been created for this message"."""
 THREAD_ARCHIVE_MINUTES = 1440
 _POST_IN_CUSTOM_ID = re.compile(r"^quiz:[a-z]+:(?P<post>[0-9]{1,20})(?::|$)")
-"""Every task-post button's custom_id names its post (bot/discord_ui/components.py)."""
+"""Every task-post button's custom_id names its post (bot/discord_ui/clicks.py)."""
 
 
 POST_NEEDS = "View Channel, Send Messages, Embed Links and Read Message History"
@@ -132,7 +128,7 @@ class DiscordPoster:
 
     async def close(self, posted: PostedTask, *, content: str) -> None:
         assert posted.post.message_id is not None
-        counts = await self.bot.service.counts(posted.post.id)
+        counts = await self.bot.service.run_read(posts.post_counts, posted.post.id)
         message = self._channel(posted.post).get_partial_message(posted.post.message_id)  # type: ignore[attr-defined]
         with _refusals(posted.post.channel_id):
             # No `view`: the buttons stay, and now answer that the quiz has closed.

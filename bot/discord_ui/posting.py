@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.discord_ui.components import post_view
-from bot.discord_ui.embeds import task_embed
-from bot.discord_ui.replies import detached, outgoing, spent
-from bot.quiz.errors import StoreError
+from bot.discord_ui.clicks import detached, outgoing, spent
+from bot.discord_ui.post_view import post_view, task_embed
+from bot.quiz.errors import StoreAction, StoreError
+from bot.store import posts
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -33,12 +33,8 @@ def post_message(posted: PostedTask, *, extra: str | None = None) -> dict[str, A
 async def send_task(
     channel: discord.abc.Messageable, posted: PostedTask, *, extra: str | None = None
 ) -> discord.Message:
-    """Send the post (`post_message`) and nothing else.
-
-    `extra` (e.g. the scheduler's "📅 Daily quiz · Sun 02 Mar 2025") goes in the message
-    content: the live-count updater redraws only the embed, so it stays as sent.
-    Raises discord.Forbidden / HTTPException when Discord refuses; the caller reports it.
-    """
+    """Send the post; `extra` (the scheduler's "📅 Daily quiz · …") goes in the content,
+    which the footer's redraw leaves as sent. Discord's refusal is the caller's to report."""
     message = post_message(posted, extra=extra)
     try:
         return await channel.send(**message)
@@ -49,37 +45,27 @@ async def send_task(
 async def post_task(
     bot: QuizBot, channel: discord.abc.Messageable, posted: PostedTask
 ) -> discord.Message:
-    """/quiz: send the post and record its message id. (The scheduler records the id itself,
-    as a step of its exactly-once protocol, so its poster uses `send_task`.)
-
-    When Discord refuses the message, the post row goes too: left behind, it would be the
-    channel's "latest post" for /hint and /solution, and an open post that holds its task
-    back from the member's /practice, though nobody can ever see it. (A lost connection or
-    Discord's own error keeps it: the message may have gone out, and its buttons need the
-    row.)"""
+    """/quiz: send the post and record its message id (the scheduler records its own).
+    Refused by Discord, the post row goes too, or it would be the channel's "latest post"
+    that nobody sees; a lost connection or a 5xx keeps it: the message may be out."""
     try:
         message = await send_task(channel, posted)
     except discord.HTTPException as exc:
         if exc.status < 500:
-            await bot.service.discard_post(posted.post.id)
+            await bot.service.run_write(StoreAction.POST, posts.discard_post, posted.post.id)
         raise
-    # The post is out and answers (its buttons carry the post's id); only its live counts
-    # need the message id. Telling the member it failed would have them post it again. The
-    # store has logged the fault.
+    # The post is out and answers; only its live counts need the message id, and "failed"
+    # would have the member post it again. The store has logged the fault.
     with contextlib.suppress(StoreError):
-        await bot.service.attach_message(posted.post.id, message.id)
+        await bot.service.run_write(
+            StoreAction.WRITE, posts.set_post_message, posted.post.id, message.id
+        )
     return message
 
 
 class ChannelCooldowns:
-    """Per-channel posting cooldowns, in memory: losing them on restart costs nothing.
-
-    Process-local, and correct with several sharded processes: /quiz is a server command, and
-    Discord delivers a server's interactions only to the shard that owns it, which runs in one
-    process (bot/sharding.py), so every /quiz of a channel meets the same cooldowns. (Two
-    processes given the same shard by mistake could each let a post through within one
-    cooldown: a softer limit, never a double post of one command, whose first acknowledgement
-    wins.)"""
+    """Per-channel posting cooldowns, in memory (a restart loses nothing that matters).
+    Process-local is right with shards: a server's interactions all reach one process."""
 
     _PRUNE_AT = 1024
 
@@ -88,11 +74,8 @@ class ChannelCooldowns:
         self._until: dict[int, float] = {}
 
     def claim(self, channel_id: int, seconds: float) -> float:
-        """Take the channel's slot: 0.0 when taken, else the seconds left to wait.
-
-        Check and claim happen in one step, with no await between, so two members who post
-        at the same moment cannot both get through.
-        """
+        """Take the channel's slot: 0.0 when taken, else the seconds left. No await between
+        check and claim, so two members posting at once cannot both get through."""
         now = self._clock()
         until = self._until.get(channel_id, 0.0)
         if now < until:

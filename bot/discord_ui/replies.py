@@ -1,45 +1,29 @@
-"""What a member is told privately: answer outcomes, hints, solutions; and how it is sent.
+"""What a member is told privately: answer outcomes, hints, solutions, sessions.
 
-Every reply here is ephemeral. Nothing about one member's answer is ever shown to the channel
-beyond the aggregate counts on the post. Every message the bot sends or edits, replies and
-posts alike, goes out through `outgoing`, which fits it to Discord's limits.
+Nothing of one member's answer is ever shown to the channel beyond the post's counts; the
+send is bot/discord_ui/clicks.py's (`Responder`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import discord
 
 from bot import rendering
 from bot.clock import discord_timestamp
-from bot.discord_ui.errors import (
-    PUBLIC_DEFERRAL,
-    context,
-    expired,
-    note_expired,
-    send_private,
-)
 from bot.quiz.engine import Outcome, Progress, Status
 from bot.quiz.review import CardUpdate, ReviewRating
 from bot.quiz.tasks import MAX_ATTEMPTS, Task
 from bot.wording import plural
 
 if TYPE_CHECKING:
-    from discord.ui.view import BaseView
-
-    from bot.discord_ui.client import QuizBot
     from bot.practice_sessions import SessionStep
     from bot.service import PostedTask
     from bot.store import HintSeen, SolutionSeen
     from bot.store.review_cards import DueSummary
-
-log = logging.getLogger(__name__)
 
 RIGHT = discord.Colour.green()
 WRONG = discord.Colour.orange()
@@ -54,12 +38,8 @@ class Reply:
     embeds: Sequence[discord.Embed] = field(default_factory=tuple)
 
 
-# -- texts -------------------------------------------------------------------------------------
-
-
 def attempts_left(progress: Progress) -> str:
-    """The post's attempts left, and how many of them can still score when misses on the
-    task's other posts count here (`Progress.scoring_attempts_left`)."""
+    """The post's attempts left, and how many can still score (`Progress`'s figures)."""
     n = progress.attempts_left
     text = f"**{n}** attempt{'' if n == 1 else 's'} left"
     scoring = progress.scoring_attempts_left
@@ -88,9 +68,7 @@ def notes_embed(notes: Sequence[str], *, title: str = "Why not?") -> discord.Emb
     return embed
 
 
-ONCE_PER_TASK = (
-    # "another", not "an earlier": two posts of a task can be open at once, and the one the
-    # member finished first may be the newer.
+ONCE_PER_TASK = (  # "another", not "an earlier": the one finished first may be the newer
     "You finished this task on another post here, and a task's points count once, so this "
     "one scores none."
 )
@@ -111,8 +89,7 @@ def _misses(n: int) -> str:
 
 
 def session_of(posted: PostedTask) -> str | None:
-    """The kind of a private task, "practice" or "review" (what its replies call it); None for a
-    public post."""
+    """A private task's kind, "practice" or "review"; None for a public post."""
     post = posted.post
     if not post.private:
         return None
@@ -120,8 +97,8 @@ def session_of(posted: PostedTask) -> str | None:
 
 
 def points_text(points: int, session: str | None = None) -> str:
-    """E.g. "**10** points"; a private task's are "practice points", named so that no member
-    takes them for leaderboard points."""
+    """E.g. "**10** points"; a private task's are "practice points", never taken for the
+    leaderboard's."""
     noun = "practice point" if session else "point"
     return f"**{points}** {noun}{'' if points == 1 else 's'}"
 
@@ -132,8 +109,7 @@ _ORDINALS = {1: "first", 2: "second", 3: "third"}
 
 
 def _attempt_words(progress: Progress, session: str) -> str:
-    """Which attempt solved a private task, truthfully: a review, or practice of a task met
-    before, is never a "first try" (`Progress.tried_before`)."""
+    """Which attempt solved a private task: one met before is never a "first try"."""
     n = progress.attempts_used
     if progress.first_try:
         return " on your first try"
@@ -144,8 +120,7 @@ def _attempt_words(progress: Progress, session: str) -> str:
 
 
 def earned(outcome: Outcome, session: str | None = None) -> str:
-    """What a right answer earned. `session`: the private task's kind ("practice" or
-    "review", `session_of`), whose points are private."""
+    """What a right answer earned; `session`: a private task's kind (`session_of`)."""
     progress = outcome.progress
     if session is not None:
         text = f"You earned {points_text(outcome.points, session)} ({PRIVATE_POINTS})"
@@ -175,8 +150,8 @@ _RATINGS = {
 
 
 def card_text(card: CardUpdate | None) -> str:
-    """What finishing a task did to the member's review card, and when it comes back (a
-    Discord timestamp: each reader sees their own zone). Empty when nothing finished."""
+    """What finishing did to the member's review card, and when it comes back; empty when
+    nothing finished."""
     if card is None:
         return ""
     when = f"{discord_timestamp(card.due, 'R')} ({discord_timestamp(card.due, 'f')})"
@@ -194,7 +169,7 @@ def card_text(card: CardUpdate | None) -> str:
 
 
 def with_card(text: str, card: CardUpdate | None) -> str:
-    """`text` with `card_text` on a line of its own, if the answer finished the task."""
+    """`text`, then `card_text` on a line of its own."""
     line = card_text(card)
     return f"{text}\n{line}" if line else text
 
@@ -202,8 +177,7 @@ def with_card(text: str, card: CardUpdate | None) -> str:
 def finished_text(progress: Progress, session: str | None = None) -> str:
     """The member's result on a task they already finished."""
     if progress.solved and progress.points == 0:
-        # Only a task whose points another post decided solves for nothing (finished there,
-        # or its tries used up there and here): any other solve scores at least 2.
+        # Only another post deciding the task's points makes a solve score nothing.
         return (
             "You already finished this one: you solved it, for no points, since a task's "
             "points count once here and another post of it had already decided them."
@@ -234,12 +208,9 @@ def answer_reply(
     session: str | None = None,
     card: CardUpdate | None = None,
 ) -> Reply:
-    """The reply to one option button. `chosen` is the member's pick in words as
-    `rendering.picked_text` gives it: one line, shortened, so the outcome line (right or
-    wrong, attempts left) always shows in full, and escaped, so it cannot break the bold.
-    `session`: a private task's kind (`session_of`); `card`: what the answer did to the
-    member's review card (`Answered.card`), said after the outcome of a private task (the
-    learning loop's own reply; a public post's stays about the post)."""
+    """The reply to one option button. `chosen`: the pick as `rendering.picked_text` gives
+    it, short and escaped, so the outcome line always shows whole. `card` is said only in a
+    private task (`session`), the learning loop's own reply."""
     card = card if session else None
     match outcome.status:
         case Status.CORRECT:
@@ -269,8 +240,7 @@ def answer_reply(
 
 
 def recorded_text(outcome: Outcome, picks: Sequence[str], session: str | None = None) -> str:
-    """The short plain reply to an answer, for when Discord refused the detailed one: what
-    became of the stored attempt, so the member knows where their attempts stand."""
+    """The short reply to a stored answer whose detailed reply Discord refused."""
     if len(picks) == 1:
         answer = picks[0]
     else:
@@ -299,7 +269,6 @@ def recorded_text(outcome: Outcome, picks: Sequence[str], session: str | None = 
 
 
 def hint_reply(posted: PostedTask, hint: HintSeen) -> Reply:
-    """`posted`: the hint's post with its task (`QuizService.posted_of`)."""
     task = posted.task
     if posted.closed:
         cost = "This quiz has closed, so the hint is free."
@@ -317,7 +286,6 @@ def hint_reply(posted: PostedTask, hint: HintSeen) -> Reply:
 
 
 def solution_reply(posted: PostedTask, seen: SolutionSeen) -> Reply:
-    """`posted`: the solution's post with its task (`QuizService.posted_of`)."""
     if seen.access.forfeited_now:
         text = (
             "Here's the worked solution. This one ends with no points, but understanding it "
@@ -340,7 +308,7 @@ def solution_prompt(posted: PostedTask) -> str:
 
 
 def next_due_text(due: DueSummary) -> str:
-    """When the member's next review falls due (Discord shows it in the reader's zone)."""
+    """When the member's next review falls due."""
     if due.next_due is None:
         return "No reviews are waiting: the tasks you miss come back here."
     return f"Your next review falls due {discord_timestamp(due.next_due, 'R')}."
@@ -395,236 +363,3 @@ def session_text(step: SessionStep) -> str:
             "counts in your /stats and your reviews). **Next** moves on."
         )
     return f"📝 Practice task {step.number}."
-
-
-# -- sending -----------------------------------------------------------------------------------
-
-
-V = TypeVar("V", bound="BaseView")
-
-
-def outgoing(reply: Reply | None = None, **kwargs: Any) -> dict[str, Any]:
-    """Arguments for send / edit: `reply`'s text and embeds (unless given), with the content
-    and embeds fitted to Discord's limits (`rendering.fit_message`).
-
-    Every message the bot sends or edits passes through here, so none can be refused as too
-    long, whatever the bank holds; embeds that already fit are passed on as they are.
-    """
-    if reply is not None:
-        kwargs.setdefault("embeds", list(reply.embeds))
-        if reply.content is not None:
-            kwargs.setdefault("content", reply.content)
-    key = "embed" if "embed" in kwargs else "embeds"
-    given = kwargs.get(key)
-    embeds: list[discord.Embed] = (
-        [] if given is None else [given] if isinstance(given, discord.Embed) else list(given)
-    )
-    content = kwargs.get("content")
-    if _clearly_fits(content, embeds):
-        return kwargs  # the common reply: measuring it in UTF-16 would cost more than sending
-    raw = [embed.to_dict() for embed in embeds]
-    fitted_content, fitted = rendering.fit_message(content, raw)
-    if "content" in kwargs:
-        kwargs["content"] = fitted_content
-    if embeds:
-        kept = [
-            embed if after == before else discord.Embed.from_dict(after)
-            for embed, before, after in zip(embeds, raw, fitted, strict=False)
-        ]
-        kwargs[key] = kept[0] if key == "embed" else kept
-    return kwargs
-
-
-def _clearly_fits(content: str | None, embeds: list[discord.Embed]) -> bool:
-    """True when every part is within its limit even if each character counted twice in
-    UTF-16 (the most any does); False means "measure it" (`rendering.fit_message`)."""
-
-    def within(text: str | None, limit: int) -> bool:
-        return text is None or 2 * len(text) <= limit
-
-    return (
-        within(content, rendering.MESSAGE_CONTENT)
-        and len(embeds) <= rendering.EMBEDS
-        and 2 * sum(len(e) for e in embeds) <= rendering.EMBED_TOTAL
-        and all(
-            within(e.title, rendering.EMBED_TITLE)
-            and within(e.description, rendering.EMBED_DESCRIPTION)
-            and within(e.footer.text, rendering.EMBED_FOOTER)
-            and within(e.author.name, rendering.EMBED_AUTHOR)
-            and len(e.fields) <= rendering.EMBED_FIELDS
-            and all(
-                within(f.name, rendering.EMBED_FIELD_NAME)
-                and within(f.value, rendering.EMBED_FIELD_VALUE)
-                for f in e.fields
-            )
-            for e in embeds
-        )
-    )
-
-
-def detached(view: V) -> V:
-    """Mark a view as not needing the library's view store.
-
-    Every item we send is a DynamicItem that the bot routes by custom_id itself
-    (bot/discord_ui/clicks.py), so dispatch never needs the view object. Left live, discord.py
-    would keep every sent view (a 15-minute timer for each ephemeral one) and register its
-    items' classes, which would run each click a second time.
-    """
-    view.stop()
-    return view
-
-
-def spent(view: BaseView | None) -> None:
-    """Let a sent view go at once. Its items and the view point at each other (a cycle), so
-    left alone a view and its buttons wait for the cyclic collector, about 40 objects per
-    task sent; with the items cleared, reference counting frees them when the send returns.
-    Nothing reads a view after it was sent (every click is routed by its custom_id)."""
-    if view is not None:
-        view.clear_items()
-
-
-class Responder:
-    """Answers one interaction exactly once, within Discord's 3-second window.
-
-    Most handlers reply in milliseconds, but the database may be busy (SQLite waits for its
-    write lock), so after `after` seconds a deferral goes out first and the reply becomes a
-    follow-up (or an edit of the original). `update=True` is for components whose reply
-    replaces their own message (the picker); replies are private unless `ephemeral=False`.
-    """
-
-    def __init__(
-        self,
-        interaction: discord.Interaction[QuizBot],
-        *,
-        update: bool = False,
-        ephemeral: bool = True,
-        after: float | None = None,
-    ) -> None:
-        self.interaction = interaction
-        self.update = update
-        self.ephemeral = ephemeral
-        self.after = interaction.client.ack_after if after is None else after
-        self._lock = asyncio.Lock()
-        self._timer: asyncio.TimerHandle | None = None
-        self._deferral: asyncio.Task[None] | None = None
-
-    async def __aenter__(self) -> Responder:
-        # A plain timer callback, not a task: most replies beat it, and cancelling a handle
-        # costs nothing, where a sleeping task per click cost a task and two loop turns.
-        self._timer = asyncio.get_running_loop().call_later(self.after, self._start_deferral)
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._timer is None:
-            return
-        if self._deferral is not None:
-            # Cancelling a deferral in flight would leave us unsure whether Discord got it,
-            # and the error reply that may follow depends on knowing.
-            await self._deferral
-            return
-        self._timer.cancel()
-
-    def _start_deferral(self) -> None:
-        self._deferral = asyncio.create_task(self._defer(), name="quizbot-ack")
-
-    async def _defer(self) -> None:
-        async with self._lock:
-            response = self.interaction.response
-            if response.is_done():
-                return
-            try:
-                if self.update:
-                    await response.defer()
-                else:
-                    await response.defer(ephemeral=self.ephemeral, thinking=True)
-                    if not self.ephemeral:
-                        self.interaction.extras[PUBLIC_DEFERRAL] = True
-            except discord.HTTPException as exc:
-                # Discord's refusal, not our bug: one line, no traceback. An expired
-                # interaction takes no reply after it either (`send`, `edit` skip theirs).
-                note_expired(self.interaction, exc)
-                log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
-
-    async def send(self, reply: Reply | None = None, **kwargs: Any) -> None:
-        """A new message (private unless the Responder says otherwise): `reply`'s text and
-        embeds, or send_message's own arguments."""
-        kwargs = outgoing(reply, **kwargs)
-        if kwargs.get("view") is not None:
-            kwargs["view"] = detached(kwargs["view"])
-        else:
-            kwargs.pop("view", None)
-        kwargs["ephemeral"] = self.ephemeral
-        async with self._lock:
-            if expired(self.interaction):
-                spent(kwargs.get("view"))
-                return
-            try:
-                if self.interaction.response.is_done():
-                    await self.interaction.followup.send(**kwargs)
-                else:
-                    await self.interaction.response.send_message(**kwargs)
-            finally:
-                spent(kwargs.get("view"))
-
-    async def edit(self, reply: Reply | None = None, **kwargs: Any) -> None:
-        """Replace the component's own message (content, embeds, view, as given, or
-        `reply`'s)."""
-        kwargs = outgoing(reply, **kwargs)
-        if kwargs.get("view") is not None:
-            kwargs["view"] = detached(kwargs["view"])
-        async with self._lock:
-            if expired(self.interaction):
-                spent(kwargs.get("view"))
-                return
-            try:
-                if self.interaction.response.is_done():
-                    await self.interaction.edit_original_response(**kwargs)
-                else:
-                    await self.interaction.response.edit_message(**kwargs)
-            finally:
-                spent(kwargs.get("view"))
-
-    async def answered(
-        self,
-        outcome: Outcome,
-        picks: Sequence[str],
-        reply: Reply | None = None,
-        *,
-        session: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """The detailed reply to an answer: sent, or edited in for an `update` Responder.
-
-        If Discord refuses it after the attempt was stored, a short plain private message
-        (`recorded_text`) still tells the member what became of their attempt, rather than
-        "Something went wrong" and a member who clicks again, spending another attempt.
-        """
-        try:
-            if self.update:
-                await self.edit(reply, **kwargs)
-            else:
-                await self.send(reply, **kwargs)
-        except discord.HTTPException as exc:
-            if not outcome.recorded:
-                raise
-            if note_expired(self.interaction, exc):
-                # Late: Discord takes no reply at all, so the member's next click shows
-                # where their attempts stand; the log says this one was stored.
-                log.warning(
-                    "the answer in %s was recorded, but Discord takes no reply to it (%s)",
-                    context(self.interaction),
-                    exc,
-                )
-                return
-            log.warning(
-                "Discord refused the answer reply in %s (%s); sending the short one",
-                context(self.interaction),
-                exc,
-            )
-            async with self._lock:
-                await send_private(self.interaction, recorded_text(outcome, picks, session))

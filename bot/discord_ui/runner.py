@@ -31,10 +31,8 @@ CLAIM_RENEWAL_SECONDS: Final = 30.0
 """How often a running bot renews its claim on its servers (`ProcessClaim.renew`)."""
 
 CLOSE_GRACE: Final = 5.0
-"""Seconds a SIGTERM leaves the bot to close (sign off the gateway, write what is queued)
-before it stops waiting for the close. A gateway that stopped answering would hold discord.py's
-close for its 30 s websocket timeout, and a supervisor kills a process that has not stopped
-10 s after its SIGTERM (docker stop's default)."""
+"""Seconds a SIGTERM leaves the bot to close: a silent gateway would hold discord.py's close for
+30 s, and a supervisor kills a process 10 s after its SIGTERM (docker stop's default)."""
 STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 
 T = TypeVar("T")
@@ -59,12 +57,8 @@ class RedactingFormatter(logging.Formatter):
 
 
 class ConnectFailureLine(logging.Filter):
-    """discord.py logs each failed attempt to connect a shard to the gateway with
-    `logger.exception` (a full traceback at ERROR), then tries again 5 s later, for ever: a
-    gateway that is down or unreachable fills the log with tracebacks of its network stack.
-    It is the host's network, not a bug, and discord.py offers no setting for it, so this
-    filter on its `discord.shard` logger (the logging module's public way to rewrite a
-    library's records) makes each attempt one WARNING line that ends with the reason."""
+    """discord.py logs each failed gateway connect with a traceback, every 5 s for ever; it is
+    the host's network, not a bug, so each becomes one WARNING line with the reason."""
 
     PREFIX: Final = "Failed to connect for shard_id"
 
@@ -108,10 +102,8 @@ def _prepare(settings: Settings) -> None:
 
 @contextlib.asynccontextmanager
 async def _logging_in(settings: Settings) -> AsyncIterator[None]:
-    """A refused token or an unreachable API is the host's to fix: a HostError, not a crash.
-
-    Only around the login: later connection trouble is discord.py's to retry.
-    """
+    """A refused token or an unreachable API is the host's to fix: a HostError, not a crash
+    (only at login: later trouble is discord.py's to retry)."""
     try:
         yield
     except discord.LoginFailure:
@@ -172,11 +164,8 @@ async def run_bot(settings: Settings) -> None:
 
 
 class _Stop:
-    """What SIGTERM and SIGINT do while `run_bot` runs. The first cancels the bot's work
-    wherever it is: a step that waits (a login, a shard's connect or its retry, a start-up
-    step off the loop) ends at once, and a running bot closes as `async with bot` does on the
-    way out (the gateway signed off, the queued answers written). A second signal, or a close
-    still going after CLOSE_GRACE seconds, stops waiting for the close."""
+    """SIGTERM and SIGINT: the first cancels the bot's work wherever it is (a running bot
+    closes as `async with bot` does); a second, or CLOSE_GRACE, stops waiting for the close."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, work: asyncio.Task[None]) -> None:
         self.loop = loop
@@ -224,11 +213,8 @@ def _stopping(loop: asyncio.AbstractEventLoop, work: asyncio.Task[None]) -> Iter
 
 
 async def _off_loop(step: Callable[[], T]) -> T:
-    """`step()` in a daemon thread, awaited. Not `asyncio.to_thread`: `asyncio.run` joins the
-    default executor's threads before it returns, so a SIGTERM during a step that takes long
-    (an upgrade waiting for the database's lock, a large CONTENT_DIR) would wait for it. A step
-    left running when the process ends leaves nothing that the end does not undo: the claims
-    are an flock and session locks, and a schema upgrade is one transaction."""
+    """`step()` in a daemon thread, awaited: `asyncio.run` joins `to_thread`'s threads, so a
+    SIGTERM would wait for a long step. One cut short leaves nothing the exit does not undo."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
 

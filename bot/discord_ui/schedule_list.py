@@ -10,10 +10,8 @@ import discord
 
 from bot import rendering
 from bot.clock import as_utc, discord_timestamp
+from bot.discord_ui.params import CHOICE_NAME
 from bot.store.schedules import ScheduleInfo
-
-CHOICE_NAME = 100
-"""Discord's limit on an autocomplete choice's name."""
 
 
 def what(schedule: ScheduleInfo) -> str:

@@ -1,27 +1,10 @@
-"""Grading and scoring: one member's progress on one posted task.
-
-Pure functions over immutable values, so the same rules serve the Discord bot, the terminal
-practice mode and the store's atomic write (which reads the post's state, then applies these
-rules once, inside its transaction). Each fact is decided here and nowhere else:
-
-- is a post closed: `post_closed`;
-- does a post take this member's answer: `check_open`;
-- may this member use a post at all (a private practice task is its owner's alone):
-  `check_owner`;
-- are the picks valid: `normalise_picks` (whole answers) and `check_partial_picks` (the
-  picker's picks so far);
-- is the member finished: `Progress.finished` (from the stored rows: `Progress.of_record`,
-  which decides when a solution seen was a forfeit); attempts left: `Progress.attempts_left`,
-  and of them those that can still score: `Progress.scoring_attempts_left`; can an answer here
-  still score: `Progress.can_score`, not when the task earned them points already on another
-  post, nor when their misses on its other posts used up its tries (`Progress.scores_none`);
-  what those posts count here: `Progress.with_other_posts` (and, for an answer just recorded
-  there, `Progress.after_answer_elsewhere`); what those misses and a hint seen there cost
-  here: `Progress.task_wrong_tries`, `Progress.task_hint_seen`, in `grade`;
-- was an outcome recorded (an attempt stored): `Outcome.recorded`; an answer the member
-  already got wrong on this post is not graded again (`Status.REPEATED`, in `grade`);
-- what a hint and the solution cost: `see_hint`, `open_solution`; when a closed post's free
-  look would give away an answer the member can still score with: `check_free_look`.
+"""Grading and scoring: one member's progress on one posted task, as pure functions over
+immutable values, so the bot, the terminal practice and the store's write unit apply the same
+rules. Each fact is decided here only: a post's id (`post_id`), closed (`post_closed`), taking
+an answer (`check_open`, `check_owner`), valid picks (`normalise_picks`, `check_partial_picks`),
+finished and attempts left (`Progress`), the score (`score`, `grade`), an attempt recorded
+(`Outcome.recorded`), what a hint and the solution cost (`see_hint`, `open_solution`,
+`check_free_look`).
 """
 
 from __future__ import annotations
@@ -37,8 +20,28 @@ from bot.quiz.errors import (
     InvalidAnswerError,
     PostClosedError,
     PrivatePostError,
+    UnknownPostError,
 )
 from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty, Kind, Task
+
+MAX_ID = 2**63 - 1
+"""The largest id SQLite's INTEGER holds: post, session and schedule ids are 1..MAX_ID."""
+
+
+def id_number(text: str) -> int | None:
+    """ASCII digits naming an id the database can hold, else None (no id is written "١٢")."""
+    if not (len(text) <= len(str(MAX_ID)) and text.isascii() and text.isdigit()):
+        return None
+    number = int(text)
+    return number if 1 <= number <= MAX_ID else None
+
+
+def post_id(text: str) -> int:
+    """A custom_id's post field: anything no post can have names no post (UnknownPostError)."""
+    number = id_number(text)
+    if number is None:
+        raise UnknownPostError("the custom_id names no post id")
+    return number
 
 
 class Status(StrEnum):
@@ -49,8 +52,7 @@ class Status(StrEnum):
     """The last attempt was wrong: the solution is revealed."""
     ALREADY_FINISHED = "already_finished"
     REPEATED = "repeated"
-    """The same answer as one of the member's earlier wrong ones (a double click, a second
-    Submit): not graded again, so it uses no attempt."""
+    """An earlier wrong answer again (a double click): not graded, so it uses no attempt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,20 +66,15 @@ class Progress:
     """The member asked for the solution before finishing."""
     points: int = 0
     tried: frozenset[tuple[str, ...]] = frozenset()
-    """The member's wrong answers so far, each as its picks (`normalise_picks`'s form)."""
+    """The member's wrong answers so far, as `normalise_picks` gives them."""
     finished_elsewhere: bool = False
-    """The member already finished this task on another public post in the server (solved,
-    out of attempts, or the solution opened): a task's points are earned once, so this post
-    scores none. It still counts for their stats and review card."""
+    """Finished on another public post of the task: a task's points are earned once."""
     wrong_elsewhere: int = 0
-    """The member's misses on the task's other public posts in the server, none of which they
-    finished: a task's points are earned once, so its misses count once too, wherever made.
-    (`tried` holds their picks, so the same wrong answer here is a repeat.)"""
+    """Misses on the task's other public posts (none finished): they count once, anywhere."""
     hint_elsewhere: bool = False
-    """The member saw the task's hint on another public post in the server, unfinished there."""
+    """The task's hint seen on another public post, unfinished there."""
     tried_before: bool = False
-    """A private (practice or review) post: the member answered or finished the task on
-    another post in the server before, so solving it here is not a first try."""
+    """A private post's task tried on another post before: solving it is no first try."""
 
     @property
     def attempts_used(self) -> int:
@@ -102,29 +99,24 @@ class Progress:
 
     @property
     def scores_none(self) -> bool:
-        """No answer here can earn points: the task was finished on another post, or its
-        misses there and here used up its tries. The post still takes this post's attempts,
-        for the member's stats and review card."""
+        """No answer here can earn points (attempts still count for stats and the card)."""
         return self.finished_elsewhere or self.task_wrong_tries >= MAX_ATTEMPTS
 
     @property
     def scoring_attempts_left(self) -> int:
-        """Of `attempts_left`, those that can still earn points: fewer when misses on the
-        task's other posts count here, none once it `scores_none`."""
+        """Of `attempts_left`, those that can still earn points."""
         if self.finished or self.scores_none:
             return 0
         return MAX_ATTEMPTS - self.task_wrong_tries
 
     @property
     def can_score(self) -> bool:
-        """An answer here can still earn points: what holds a task back from practice and
-        review, and what refuses a closed post's free look (`check_free_look`)."""
+        """What holds a task back from practice and review, and refuses a free look."""
         return not (self.finished or self.scores_none)
 
     @property
     def first_try(self) -> bool:
-        """Solved with no miss on the task anywhere in the server (on a private post: and
-        never tried it before, `tried_before`)."""
+        """Solved with no miss on the task anywhere in the server, and not tried before."""
         return self.solved and self.task_wrong_tries == 0 and not self.tried_before
 
     @classmethod
@@ -138,10 +130,8 @@ class Progress:
         points: int = 0,
         tried: frozenset[tuple[str, ...]] = frozenset(),
     ) -> Progress:
-        """The progress that a post's stored rows say: its misses (with their picks), a
-        correct attempt, the hint and solution seen, the score's points. A solution seen is
-        a forfeit only when nothing else had finished the post: seen after, it was a free
-        look. (A closed post's free solution is not stored.)"""
+        """The progress a post's stored rows say. A solution seen is a forfeit only when
+        nothing else had finished the post: seen after, it was a free look."""
         progress = cls(
             wrong_tries=wrong_tries, solved=solved, hint_seen=hint_seen, points=points, tried=tried
         )
@@ -150,10 +140,7 @@ class Progress:
         return progress
 
     def with_other_posts(self, others: Sequence[Progress]) -> Progress:
-        """This public post's progress with the member's progress on the task's other public
-        posts in the server: a task's points count once, and so do its misses and hint. A
-        finish on another sets `finished_elsewhere`; else their misses, wrong picks and hint
-        count here. Unchanged once this post is finished."""
+        """With the task's other public posts: its points, misses and hint count once."""
         if self.finished or not others:
             return self
         if any(other.finished for other in others):
@@ -166,9 +153,8 @@ class Progress:
         )
 
     def after_answer_elsewhere(self, outcome: Outcome) -> Progress:
-        """This public post's progress after the member's recorded answer `outcome` on another
-        public post of its task: what `with_other_posts` gives when that answer is read back
-        (the store's batch applies it to the member's other posts it holds)."""
+        """After a recorded answer on another public post of the task, as `with_other_posts`
+        would read it back (for the store's batch)."""
         if self.finished or self.finished_elsewhere:
             return self
         if outcome.progress.finished:
@@ -189,8 +175,7 @@ class Outcome:
     """Why the chosen wrong options are wrong; the task's general notes when none is tied."""
     points: int = 0
     picks: tuple[str, ...] = ()
-    """The graded picks in the one form the engine compares them in (`normalise_picks`): what
-    the store keeps of a recorded attempt, and so what `Progress.tried` holds."""
+    """The graded picks as `normalise_picks` gives them: what the store keeps."""
 
     @property
     def correct(self) -> bool:
@@ -215,22 +200,18 @@ def score(difficulty: Difficulty, wrong_tries: int, hint_seen: bool) -> int:
 
 
 def post_closed(closed_at: datetime | None, closes_at: datetime | None, now: datetime) -> bool:
-    """A post is closed once closed explicitly, or from its closing time on (a daily quiz's
-    post closes when the next day's is due, even if the scheduler has not marked it yet).
-    All three are aware datetimes."""
+    """Closed explicitly, or from its closing time on (even before the scheduler marks it)."""
     return closed_at is not None or (closes_at is not None and now >= closes_at)
 
 
 def check_open(closed: bool, progress: Progress) -> None:
-    """A closed post takes no new attempts. A member who finished is told so instead (the
-    grade says ALREADY_FINISHED), closed or not."""
+    """A closed post takes no new attempts; a member who finished hears ALREADY_FINISHED."""
     if closed and not progress.finished:
         raise PostClosedError("this quiz has closed")
 
 
 def check_owner(owner_id: int | None, user_id: int) -> None:
-    """A private post (a practice or review task, `owner_id` set) takes answers, hints and
-    solutions from its owner only; a public post (`owner_id` None) from anyone."""
+    """A private post (`owner_id` set) is its owner's alone."""
     if owner_id is not None and owner_id != user_id:
         raise PrivatePostError()
 
@@ -254,8 +235,7 @@ def normalise_picks(task: Task, picks: Sequence[str]) -> tuple[str, ...]:
 
 
 def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
-    """Grade one attempt. A finished member gets ALREADY_FINISHED, and an answer the member
-    already got wrong gets REPEATED (what a double click sends twice): nothing changes."""
+    """Grade one attempt. ALREADY_FINISHED and REPEATED (a double click) change nothing."""
     picks = normalise_picks(task, picks)
     if progress.finished:
         return Outcome(Status.ALREADY_FINISHED, progress, points=progress.points)
@@ -295,11 +275,8 @@ PostLink = tuple[int, int, int | None]
 
 
 def check_free_look(closed: bool, progress: Progress, elsewhere: PostLink | None) -> None:
-    """A closed post's hint and solution are free (`hint_is_free`, `open_solution`), but not
-    to a member who can still score with its task on another public post (`elsewhere`): one
-    who has finished neither this post nor the task anywhere, and has tries left for points
-    (`Progress.scores_none`). A free look here would give away the answer they would score
-    with there."""
+    """A closed post's free hint and solution would give away the answer to a member who can
+    still score with its task on another public post (`elsewhere`)."""
     if closed and progress.can_score and elsewhere:
         raise AnswerableElsewhereError(elsewhere)
 
@@ -326,16 +303,14 @@ class SolutionAccess:
     shown: bool
     """False: it would forfeit, so the member must confirm first (nothing changes)."""
     progress: Progress
-    """The member's progress after it."""
     forfeited_now: bool = False
     recorded: bool = False
     """Whether a 'solution' reveal is stored (a closed post's free solution is not)."""
 
 
 def open_solution(progress: Progress, *, closed: bool, confirmed: bool) -> SolutionAccess:
-    """The solution is free after finishing and after the post closed; before that it ends
-    the member's attempts with 0 points, and only once they confirm. Only a view while the
-    post is open is recorded (the results export's `solution`): after closing it is everyone's."""
+    """Free after finishing or closing; before, it forfeits, once confirmed. Only a view on an
+    open post is recorded: after closing it is everyone's."""
     if closed:
         return SolutionAccess(shown=True, progress=progress)
     if progress.finished:

@@ -1,9 +1,6 @@
-"""Domain errors, in one place: each names what went wrong, and the Discord layer turns each
-into a private, friendly reply (bot/discord_ui/error_texts.py). None of them is a bug.
-
-A message that quotes what a member or moderator typed quotes it with `!r` (`f"{text!r} is
-not ..."`): the Discord layer finds those quotes and shows them cut and escaped, so typed
-markdown or mentions are shown as typed, never rendered.
+"""Domain errors: each names what went wrong, and the Discord layer turns it into a private
+reply (bot/discord_ui/error_texts.py). None is a bug. A message quotes typed text with `!r`, so
+the Discord layer can find it and show it escaped, never rendered.
 """
 
 from __future__ import annotations
@@ -34,12 +31,10 @@ class NoMatchingTaskError(QuizError):
 
 
 class TasksWithheldError(QuizError):
-    """Practice found matching tasks, but every one is open on a public post that the member
-    can still score on (`practice.next_task`'s withheld tasks)."""
+    """Every matching practice task is open on a public post the member can still score on.
+    `posts`: (server, channel, message) of a few of them, latest first; `total`: how many."""
 
     def __init__(self, posts: tuple[tuple[int, int, int], ...] = (), total: int = 0) -> None:
-        """`posts`: (server, channel, message) of a few of those posts, the latest first, for
-        links; `total`: how many there are."""
         self.posts = posts
         self.total = total
         super().__init__(
@@ -49,12 +44,10 @@ class TasksWithheldError(QuizError):
 
 
 class AnswerableElsewhereError(QuizError):
-    """A closed post's free hint or solution, asked for by a member who can still answer the
-    same task on another public post in the server (`engine.check_free_look`)."""
+    """A closed post's free hint or solution, asked for by a member who can still answer its
+    task on `post`, (server, channel, message) (`engine.check_free_look`)."""
 
     def __init__(self, post: tuple[int, int, int | None]) -> None:
-        """`post`: (server, channel, message) of that post, for a link; the message is None
-        until it was sent."""
         self.post = post
         super().__init__(
             "This task is still open for you on another post here, so its hint and solution "
@@ -81,8 +74,7 @@ class PostClosedError(QuizError):
 
 
 class PrivatePostError(QuizError):
-    """A control of another member's private practice or review task (a forged custom_id, or
-    a task id typed into /hint or /solution)."""
+    """A control of another member's private practice or review task."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -91,12 +83,10 @@ class PrivatePostError(QuizError):
 
 
 class SessionExpiredError(QuizError):
-    """A click on a practice or review session that has ended: idle too long (`idle`), or
-    ended by its summary or by a newer session."""
+    """A click on a practice or review session (`kind`; None: gone) that has ended: idle too
+    long (`idle`), or by its summary or a newer session."""
 
     def __init__(self, *, idle: bool, minutes: int, kind: str | None = None) -> None:
-        """`kind`: the session's ("practice" or "review"), so the member is pointed to the
-        command that starts another; None when the session is gone."""
         self.idle = idle
         why = f" after {minutes} minutes without activity" if idle else ""
         if kind is None:
@@ -107,8 +97,7 @@ class SessionExpiredError(QuizError):
 
 
 class SessionMovedOnError(QuizError):
-    """A Next on a session's older task message: the session has served another task since
-    (a second click on the same Next, or one scrolled back to)."""
+    """A Next on a session's older task message: the session has served another since."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -147,8 +136,7 @@ class ScheduleInputError(QuizError):
 
 
 class StoreAction(Enum):
-    """What a unit of work was doing when the database refused it. Its value is what the
-    member lost, the middle of a StoreError's message (a read lost nothing)."""
+    """What a refused unit of work was doing; its value is what the member lost."""
 
     READ = ""
     WRITE = "nothing was saved"
@@ -159,9 +147,8 @@ class StoreAction(Enum):
 
 
 class StoreError(QuizError):
-    """The database refused a unit of work, which stored nothing: the host's problem (a held
-    lock, a full disk, a damaged file), never the member's. The message, decided here, says
-    what the member lost; `fault` says what went wrong, for the host's log."""
+    """The database refused a unit of work, which stored nothing: the host's problem, never the
+    member's. The message says what the member lost; `fault`, for the log, what went wrong."""
 
     condition = "unavailable right now"
     advice = "The bot's host has been told."
@@ -173,8 +160,7 @@ class StoreError(QuizError):
         super().__init__(f"The quiz database is {self.condition}{lost}. {self.advice}")
 
     def lost(self, action: StoreAction) -> StoreError:
-        """The same refusal, told to a member who lost `action` in it (a group commit holds
-        several kinds of work in one transaction)."""
+        """The same refusal, told to a member who lost `action` in it (a group commit mixes)."""
         return self if action is self.action else type(self)(action, self.fault)
 
 
@@ -186,18 +172,14 @@ class StoreBusyError(StoreError):
 
 
 class StoreUnavailableError(StoreError):
-    """The database cannot be written (or read) until the host acts or it comes back: a full
-    disk, a damaged or read-only file, an I/O error, a database server that cannot be
-    reached."""
+    """The database cannot be used until the host acts or it comes back (a full disk, say)."""
 
     condition = "unavailable"
     advice = "Try again in a minute; the bot's host has been told."
 
 
 class InvalidInputError(QuizError):
-    """A value outside what its option takes: too long, not one of the choices, out of range,
-    or of the wrong kind. Discord's client prevents these; a raw payload or a forged custom_id
-    does not, so `bot.quiz.refs` refuses them, naming the option (`option`)."""
+    """A value its option does not take (only a raw payload gets past Discord's client)."""
 
     def __init__(self, option: str, problem: str) -> None:
         self.option = option
@@ -215,8 +197,7 @@ class ForgedControlError(QuizError):
 
 
 class BankRefusedError(QuizError):
-    """An uploaded bank was refused: `problems` lists every problem, one line each, with the
-    file's line (bot/content/uploads.py)."""
+    """An uploaded bank was refused: `problems` has one line per problem."""
 
     def __init__(self, filename: str, problems: tuple[str, ...] | list[str]) -> None:
         self.filename = filename

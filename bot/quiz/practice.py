@@ -1,9 +1,6 @@
-"""Which task a private practice or review session serves next: pure, with the randomness
-injected.
-
-The store says what the member solved, what the session served, which cards are due and which
-tasks are withheld (open public posts the member can still score on: seen in private, their
-solution would give the public answer away); the service asks here.
+"""Which task a practice or review session serves next: pure, the randomness injected.
+Withheld tasks are open public posts the member can still score on: their solution seen in
+private would give the public answer away.
 """
 
 from __future__ import annotations
@@ -21,9 +18,7 @@ def next_task(
     *,
     withheld: Collection[str] = frozenset(),
 ) -> str | None:
-    """The next practice task: never one the session served already, nor a withheld one;
-    among the rest, one the member has not solved (anywhere in the server, public or private)
-    before one they have; random among equals. None when none is left: the session is over."""
+    """The next task, never served nor withheld, unsolved first; None when none is left."""
     fresh = sorted(set(candidates) - set(served) - set(withheld))
     if not fresh:
         return None
@@ -37,10 +32,7 @@ def due_reviews(
     withheld: Collection[str],
     served: Collection[str] = (),
 ) -> list[str]:
-    """The reviews a session can serve, in the order given (the most overdue first): due
-    cards whose task the server still has (`available`), not withheld, not served yet. What
-    /review says is due and what a reminder counts are these, so neither promises a review
-    that /review would not serve."""
+    """The due reviews a session can serve, most overdue first (also what a reminder counts)."""
     return [
         task_id
         for task_id in due

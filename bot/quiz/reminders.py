@@ -1,23 +1,8 @@
-"""Daily review reminders: when a member's reminder is due, and what it says. Pure: the pass
-that sends them runs on the scheduler's loop (bot/schedule/reminders.py).
-
-The rule, decided here once
----------------------------
-A member's reminder belongs to their local date (their own zone, else the server's, else the
-bot's default). It may go out during the hour that starts at their local `hour:00`
-(`REMINDER_WINDOW`), DST-safe like daily quizzes (bot/quiz/timing.py): an hour that does
-not exist that day (spring forward) starts at the first instant after the gap; an hour that
-happens twice (fall back) counts once, from its first occurrence. It goes out only when the
-member has reviews due; if none are due when the hour starts, the pass looks again when the
-next card falls due within the hour, and after the hour the day is over: cards falling due
-later wait for the next day's reminder. A member who turns reminders on during their hour can
-still get that day's DM.
-
-At most one DM per member per local day (`owed`). A member whose zone changes (their own, or
-the server's they keep) keeps the promise in the new zone: the claimed day is carried over
-into it (`sent_day_in`). A last DM day after the member's today can only have been stamped by
-a clock that ran ahead (the host's, set right since): it counts as today (`as_of`), so no
-second DM comes today and the next one tomorrow.
+"""Daily review reminders: when a member's is due and what it says (the pass that sends them is
+bot/schedule/reminders.py). It may go out in the hour from the member's local `hour:00`
+(`REMINDER_WINDOW`), DST-safe, only when reviews are due, at most once per local day (`owed`);
+a zone change carries the day over (`sent_day_in`), and a future day (a clock that ran ahead)
+counts as today (`as_of`).
 """
 
 from __future__ import annotations
@@ -61,8 +46,7 @@ def at_hour(hour: int) -> time:
 def open_slot(
     hour: int, zone: ZoneInfo, now: datetime, window: timedelta = REMINDER_WINDOW
 ) -> Slot | None:
-    """The day whose reminder hour `now` is in (its local date and when the hour started),
-    or None between hours."""
+    """The day whose reminder hour `now` is in, or None between hours."""
     slot = timing.current_slot(at_hour(hour), zone, now)
     return slot if now < slot.at + window else None
 
@@ -73,17 +57,12 @@ def owed(slot: Slot, last_sent_on: date | None) -> bool:
 
 
 def as_of(last_sent_on: date | None, today: date) -> date | None:
-    """The last reminder day as the rule trusts it on the member's local `today`: a day after
-    it counts as today."""
+    """The last reminder day as trusted on the member's `today`: a later day counts as today."""
     return None if last_sent_on is None else min(last_sent_on, today)
 
 
 def sent_day_in(day: date, old: ZoneInfo, new: ZoneInfo, now: datetime) -> date:
-    """The last reminder day `day` (a local date in `old`) as a local date in `new`, for a
-    member whose zone changes: the latest date in `new` the DM can have gone out on (some time
-    on `day` in `old`, and not after `now`). Kept as it was, a move east could bring a second
-    DM on one local day of the new zone (already that day there, or the old date is earlier
-    than the new zone's), and a move far west would skip a day that had none."""
+    """Last reminder day `day` (local to `old`) as the latest date in `new` it can have been."""
     if old.key == new.key:
         return day
     day_end = day_start(day + timedelta(days=1), old) - timedelta(microseconds=1)
@@ -107,9 +86,7 @@ def next_reminder(
     last_sent_on: date | None,
     window: timedelta = REMINDER_WINDOW,
 ) -> NextReminder:
-    """The current reminder hour if `now` is inside one whose day has had no DM yet, else
-    the one starting at the next local `hour:00` after `now` of a day that has had none (a
-    member who moves their hour later on a day that had its DM already hears tomorrow)."""
+    """The current reminder hour if its day had no DM yet, else the next one of such a day."""
     last_sent_on = as_of(last_sent_on, local_date(now, zone))
     slot = open_slot(hour, zone, now, window)
     if slot is not None and owed(slot, last_sent_on):

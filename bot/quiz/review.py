@@ -1,22 +1,23 @@
-"""Spaced review, the pure part: what a finished task rates, and whether it rates today.
+"""Spaced review: what a finished task rates (`rating_for`, the README's table), whether a finish
+rates the card today (`rates_today`), and what a rating does to the card (`review`, FSRS). Pure
+functions; the answer's write unit applies them and stores the card in the same transaction.
 
-FSRS itself (what a rating does to a card, `StoredCard`) is `bot/review_scheduler.py`, a pure
-function below the store; the store's write unit applies both when a member finishes a post
-and stores the result in the same transaction (`bot/store/answers.py`). Decided here:
-
-- the rating of an outcome: `rating_for` (the table in the README);
-- whether a finish rates the card: `rates_today` (at most once per task per local day, unless
-  the card is due).
+FSRS without learning steps or fuzzing: a study group meets daily, and tests stay reproducible.
+An AGAIN card is due at once (FSRS would say tomorrow): the queue brings back what was just got
+wrong. Every `fsrs.Card` gets the constant CARD_ID (the row's key identifies the card): left
+out, fsrs stamps the time and sleeps a millisecond, under the write lock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from zoneinfo import ZoneInfo
 
-from bot.clock import as_utc, local_date
+from fsrs import Card, Rating, Scheduler, State
+
+from bot.clock import local_date
 from bot.quiz.engine import Progress
 
 
@@ -30,9 +31,8 @@ class ReviewRating(Enum):
 
 @dataclass(frozen=True, slots=True)
 class StoredCard:
-    """One member's card for one task: fsrs.Card's fields, datetimes aware UTC. A plain
-    value, so FSRS (`bot.review_scheduler`) works on it below the store that keeps it
-    (`bot.store.review_cards`)."""
+    """One member's card for one task: fsrs.Card's fields, datetimes aware UTC; a plain value
+    that crosses threads (`bot.store.review_cards` keeps it)."""
 
     guild_id: int
     user_id: int
@@ -88,6 +88,57 @@ def rates_today(
     it must reschedule it)."""
     if last_review is None:
         return True
-    if due is not None and as_utc(due) <= as_utc(now):
+    if due is not None and due <= now:
         return True
     return local_date(last_review, zone) < local_date(now, zone)
+
+
+SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+
+CARD_ID = 0
+"""fsrs.Card's id, unused (see above): given, so that building a Card never sleeps."""
+
+_RATINGS = {
+    ReviewRating.GOOD: Rating.Good,
+    ReviewRating.HARD: Rating.Hard,
+    ReviewRating.AGAIN: Rating.Again,
+}
+
+
+def review(
+    card: StoredCard | None,
+    rating: ReviewRating,
+    now: datetime,
+    *,
+    guild_id: int,
+    user_id: int,
+    task_id: str,
+) -> StoredCard:
+    """The card after rating it `rating` at `now` (a new card when `card` is None)."""
+    now = now.astimezone(UTC)  # fsrs takes only datetime.UTC itself, not ZoneInfo("UTC")
+    current = Card(card_id=CARD_ID) if card is None else _fsrs_card(card)
+    after, _ = SCHEDULER.review_card(current, _RATINGS[rating], now)
+    due = now if rating is ReviewRating.AGAIN else after.due
+    return StoredCard(
+        guild_id=guild_id,
+        user_id=user_id,
+        task_id=task_id,
+        state=int(after.state),
+        step=after.step,
+        stability=after.stability,
+        difficulty=after.difficulty,
+        due=due,
+        last_review=after.last_review,
+    )
+
+
+def _fsrs_card(card: StoredCard) -> Card:
+    return Card(
+        card_id=CARD_ID,
+        state=State(card.state),
+        step=card.step,
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=card.last_review,
+    )

@@ -1,8 +1,5 @@
 """Rules that are not grading: who may post, how much a server may schedule, and when a
-private practice session has ended.
-
-Pure: the Discord layer supplies what it knows about the member, the store enforces the
-limits atomically, and both take the numbers from here.
+practice session has ended. The store enforces the limits; both take the numbers from here.
 """
 
 from __future__ import annotations
@@ -19,9 +16,7 @@ MAX_SCHEDULES = 10
 MAX_TASKS_PER_RUN = 5
 """Tasks one daily quiz may post per day."""
 MISCONCEPTION_SHARE = Fraction(1, 5)
-"""A wrong option is a misconception of the group when at least this share of those who
-answered picked it: the close summary of a daily post and /insights both apply it
-(bot/reports/summary.py `misconceptions_among`)."""
+"""A wrong option picked by this share of those who answered is a group's misconception."""
 
 
 class PostPolicy(StrEnum):
@@ -42,15 +37,14 @@ SESSION_IDLE = timedelta(minutes=30)
 
 
 def session_expired(last_active: datetime, now: datetime) -> bool:
-    """A session idle for SESSION_IDLE or longer has ended (aware or naive-UTC moments)."""
+    """A session idle for SESSION_IDLE or longer has ended."""
     return as_utc(now) - as_utc(last_active) >= SESSION_IDLE
 
 
 def check_session_live(
     ended_at: datetime | None, last_active: datetime, now: datetime, kind: str
 ) -> None:
-    """Raise SessionExpiredError for a session of `kind` that ended (its summary, or a newer
-    session) or has been idle too long: a click on it records nothing."""
+    """SessionExpiredError for a session that ended or idled out: a click on it records nothing."""
     if ended_at is not None:
         raise SessionExpiredError(idle=False, minutes=_minutes(SESSION_IDLE), kind=kind)
     if session_expired(last_active, now):

@@ -1,13 +1,7 @@
-"""A task's canonical, versioned form: what a post stores so it keeps the task it was made from.
-
-`task_to_dict` and `task_from_dict` are exact inverses (`task_from_dict(task_to_dict(t)) == t`
-for every Task). `canonical_json` is that dict as JSON with sorted keys and no insignificant
-whitespace, so equal tasks always give the same text, and `task_hash` (sha256 of it) names a
-version: two posts of an unchanged task share one version; any edit of a text, an answer, an
-option or a note makes a new one.
-
-Pure: the store keeps the JSON (bot/store/task_versions.py), this module decides its shape.
-`FORMAT` is written into every version, so a later shape can still read the earlier ones.
+"""A task's canonical, versioned form: what a post stores so it keeps the task it was made
+from. `task_hash` (sha256 of `canonical_json`) names a version: posts of an unchanged task share
+one, and any edit makes a new one. `FORMAT` is in every version, so a later shape can still read
+the earlier ones. The store keeps the JSON (bot/store/posts.py); this decides its shape.
 """
 
 from __future__ import annotations
@@ -23,22 +17,8 @@ FORMAT: Final = 1
 """The shape of `task_to_dict`; a change to it (a new Task field) is a new format number."""
 
 _KEYS: Final = frozenset(
-    {
-        "format",
-        "id",
-        "topic",
-        "kind",
-        "difficulty",
-        "prompt",
-        "options",
-        "answers",
-        "hint",
-        "solution",
-        "mistakes",
-        "instruction",
-        "language",
-        "bank",
-    }
+    {"format", "id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint",
+     "solution", "mistakes", "instruction", "language", "bank"}
 )
 
 
@@ -115,26 +95,21 @@ def task_from_dict(data: Mapping[str, Any]) -> Task:
 
 
 def canonical_json(task: Task) -> str:
-    """`task_to_dict` as JSON: sorted keys, no spaces, non-ASCII kept as is."""
+    """`task_to_dict` as JSON: sorted keys, no spaces, so equal tasks give equal text."""
     return json.dumps(
         task_to_dict(task), sort_keys=True, ensure_ascii=False, separators=(",", ":")
     )
 
 
-def content_hash(content: str) -> str:
-    """The hex sha256 of a version's canonical JSON."""
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+def encode_task(task: Task) -> tuple[str, str]:
+    """(canonical JSON, its hex sha256): what the store keeps for one version."""
+    content = canonical_json(task)
+    return content, hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
 def task_hash(task: Task) -> str:
-    """The version's name: sha256 of `canonical_json(task)`, in hex (64 characters)."""
-    return content_hash(canonical_json(task))
-
-
-def encode_task(task: Task) -> tuple[str, str]:
-    """(canonical JSON, its hash): what the store keeps for one version."""
-    content = canonical_json(task)
-    return content, content_hash(content)
+    """The version's name: the hash of `canonical_json(task)` (64 hex digits)."""
+    return encode_task(task)[1]
 
 
 def decode_task(content: str) -> Task:
@@ -146,16 +121,3 @@ def decode_task(content: str) -> Task:
     if not isinstance(data, dict):
         raise TaskCodecError("a task version is not a JSON object")
     return task_from_dict(data)
-
-
-__all__ = [
-    "FORMAT",
-    "TaskCodecError",
-    "canonical_json",
-    "content_hash",
-    "decode_task",
-    "encode_task",
-    "task_from_dict",
-    "task_hash",
-    "task_to_dict",
-]

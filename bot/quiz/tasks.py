@@ -7,12 +7,27 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from bot.quiz.errors import NoMatchingTaskError, UnknownTaskError
+from bot.quiz.errors import InvalidAnswerError, NoMatchingTaskError, UnknownTaskError
 
 MAX_ATTEMPTS = 3
 MAX_BLANKS = 5
 BLANK_PATTERN = re.compile(r"\[(\d+)\]")
 OPTION_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def option_label(text: str) -> str:
+    """A custom_id's option field: one letter (the task's own are `engine.normalise_picks`'s)."""
+    if len(text) != 1 or text not in OPTION_LABELS:
+        raise InvalidAnswerError("the custom_id names no option")
+    return text
+
+
+def blank_number(text: str) -> int:
+    """A picker select's blank field: 1..MAX_BLANKS (`engine.check_partial_picks` checks more)."""
+    number = int(text) if len(text) == 1 and text.isascii() and text.isdigit() else 0
+    if not 1 <= number <= MAX_BLANKS:
+        raise InvalidAnswerError("the custom_id names no blank")
+    return number
 
 
 class Kind(StrEnum):
@@ -91,8 +106,7 @@ class Task:
 
     @property
     def multi_blank(self) -> bool:
-        """A fill task with two or more blanks: answered with the private picker, and graded
-        and summarised per blank."""
+        """A fill task with two or more blanks: answered with the private picker."""
         return self.kind is Kind.FILL and self.blanks > 1
 
     @property
@@ -174,8 +188,7 @@ class Catalog:
     def matching(
         self, topic: str | None = None, difficulty: Difficulty | None = None
     ) -> list[Task]:
-        """`select`, but an empty result is the member's error: the one "no matching task"
-        decision that /quiz, /schedule add and the scheduler share."""
+        """`select`, where an empty result is the member's error (NoMatchingTaskError)."""
         tasks = self.select(topic, difficulty)
         if not tasks:
             raise NoMatchingTaskError(topic, difficulty.value if difficulty else None)

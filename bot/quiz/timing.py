@@ -1,19 +1,13 @@
-"""When a daily schedule is due: local wall-clock times to UTC instants, with DST.
-
-Pure functions. Instants are aware UTC datetimes (bot.clock); a schedule's day is identified
-by its *local* date, which is what makes "once a day" mean once per calendar day where the
-members live, whatever the UTC offset does in between.
-
-DST, with zoneinfo:
-- a local time that does not exist on the spring-forward day (02:30 in Berlin on the last
-  Sunday of March) runs at the first valid instant after it, the end of the gap (03:00 CEST);
-- a local time that occurs twice on the fall-back day (02:30 in Berlin on the last Sunday of
-  October) runs once, at the first occurrence (fold=0, still summer time).
+"""When a daily schedule is due: local wall-clock times to aware UTC instants, DST-safe. A
+schedule's day is its *local* date, so "once a day" means per calendar day where members live.
+A local time skipped by spring-forward runs at the gap's end; one that occurs twice runs once,
+at the first (fold=0).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
@@ -46,7 +40,7 @@ def format_local_time(at: time) -> str:
 
 
 def _exists(local: datetime) -> bool:
-    """Whether an aware local datetime reads the same after a round trip through UTC."""
+    """Whether an aware local datetime survives a round trip through UTC (not in a gap)."""
     back = local.astimezone(UTC).astimezone(local.tzinfo)
     return back.replace(tzinfo=None) == local.replace(tzinfo=None)
 
@@ -56,10 +50,8 @@ def run_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
     local = datetime.combine(day, at, tzinfo=zone)  # fold=0: the first of two readings
     if _exists(local):
         return local.astimezone(UTC)
-    # In a gap the two folds map to instants on either side of the transition (fold=1 uses
-    # the new offset, so it lands before it); the transition itself is the first instant
-    # whose reading is past `at`. Offsets change on whole seconds, so bisecting seconds is
-    # exact and takes a dozen steps for the usual one-hour gap.
+    # In a gap the two folds land on either side of the transition: bisect the seconds
+    # between them for the first with the new offset (offsets change on whole seconds).
     lo = int(local.replace(fold=1).astimezone(UTC).timestamp())
     hi = int(local.astimezone(UTC).timestamp())
     after = datetime.fromtimestamp(hi, UTC).astimezone(zone).utcoffset()
@@ -75,8 +67,7 @@ def run_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """One day's run of a schedule: the local date it belongs to and when it is due (aware
-    UTC)."""
+    """One day's run of a schedule: its local date, and when it is due (aware UTC)."""
 
     local_date: date
     at: datetime
@@ -85,27 +76,19 @@ class Slot:
 def current_slot(at: time, zone: ZoneInfo, now: datetime) -> Slot:
     """The latest run due at or before `now`."""
     now = as_utc(now)
-    today = local_date(now, zone)
-    # A run's instant can fall on the next local date (a gap across midnight), so look at
-    # the neighbours rather than assume it is today or yesterday.
-    for offset in (1, 0, -1, -2):
-        day = today + timedelta(days=offset)
-        instant = run_instant(day, at, zone)
-        if instant <= now:
-            return Slot(day, instant)
-    raise AssertionError("unreachable: a run two days ago is always due")
+    return next(slot for slot in _around(at, zone, now, (1, 0, -1, -2)) if slot.at <= now)
 
 
 def next_slot(at: time, zone: ZoneInfo, now: datetime) -> Slot:
     """The first run due strictly after `now`."""
     now = as_utc(now)
+    return next(slot for slot in _around(at, zone, now, (-1, 0, 1, 2)) if slot.at > now)
+
+
+def _around(at: time, zone: ZoneInfo, now: datetime, offsets: tuple[int, ...]) -> Iterator[Slot]:
+    # A run can fall on the next local date (a gap across midnight): look at the neighbours.
     today = local_date(now, zone)
-    for offset in (-1, 0, 1, 2):
-        day = today + timedelta(days=offset)
-        instant = run_instant(day, at, zone)
-        if instant > now:
-            return Slot(day, instant)
-    raise AssertionError("unreachable: a run two days ahead is never due")
+    return (slot_for(today + timedelta(days=offset), at, zone) for offset in offsets)
 
 
 def slot_for(day: date, at: time, zone: ZoneInfo) -> Slot:
@@ -126,13 +109,9 @@ class Due(StrEnum):
 
 
 def due(slot: Slot, now: datetime, *, active_since: datetime, grace: timedelta) -> Due:
-    """What to do about a run nothing has been recorded for yet.
-
-    A schedule added (or resumed) at 09:05 with a 09:00 run owes nothing today: otherwise
-    every new schedule would post at once. A run missed while the bot was down is still
-    posted up to `grace` late, so a restart shortly after the time loses nothing; later than
-    that the day is skipped, because a "daily" quiz landing in the evening is worse than none.
-    """
+    """What to do about a run nothing was recorded for: nothing before the schedule was
+    active (a new schedule would post at once); post up to `grace` late (a restart loses
+    nothing); later, skip (a "daily" quiz landing in the evening is worse than none)."""
     if slot.at < active_since:
         return Due.NOT_OWED
     if now - slot.at <= grace:

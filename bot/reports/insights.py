@@ -1,19 +1,7 @@
-"""What /insights tells moderators about a period: the hardest tasks, the group's
-misconceptions and participation per day. Pure: the store hands over the window's activity
-(bot/store/insights.py), this decides what it means.
-
-- The period is the last 7 ("week") or 30 ("month") local days, today included, in the
-  server's zone: a rolling window, so Monday's report is not empty (`window`).
-- Hardest: the lowest first-try rate (members right on their first attempt / members who
-  answered) among tasks with at least MIN_ANSWERERS answerers (fewer say nothing about the
-  group); ties go to the task more members answered, then to the task id (`hardest`).
-- Misconceptions: the close summary's rule, applied to the period (`summary.wrong_pickers` on
-  the task each post was made with, `summary.misconceptions_among` for the share): a wrong
-  option picked by MISCONCEPTION_SHARE of the task's answerers or more, with the notes its
-  task ties to it. The notes are those of the latest post's task version.
-- Posted to a channel, a task still open on a public post keeps its misconceptions out
-  (`withheld`): they would tell members who have not answered which options are wrong. The
-  report says how many were left out; the private report shows them.
+"""What /insights tells moderators about a period, pure: the hardest tasks (lowest first-try
+rate among tasks with MIN_ANSWERERS answerers), the group's misconceptions (the close summary's
+rule over the period) and participation per day, over a rolling window of local days. Posted to
+a channel, a task still open on a public post keeps its misconceptions out (`withheld`).
 """
 
 from __future__ import annotations

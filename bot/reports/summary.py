@@ -1,8 +1,5 @@
-"""The result a daily post shows once it closes, computed from the stored attempts.
-
-Pure: the store hands over the attempts, this decides what they mean. Shares count members,
-not attempts: a member who picked B twice is one member who believed B.
-"""
+"""The result a daily post shows once it closes, from the stored attempts (pure). Shares
+count members, not attempts: a member who picked B twice is one member who believed B."""
 
 from __future__ import annotations
 
@@ -19,26 +16,28 @@ from bot.quiz.rules import MISCONCEPTION_SHARE
 from bot.quiz.tasks import Task
 
 TOP_ANSWERERS = 3
-ANSWER_ROOM = 300
-"""What the answer keeps of its line on a closed post whose summary would not fit."""
-SHORTEST_CUT = 80
-"""A misconception line is cut to the room left only if that leaves at least this much."""
-WITHHELD = (
+ANSWER_ROOM = 300  # what the answer keeps of its line when the summary would not fit
+SHORTEST_CUT = 80  # a misconception line is cut to the room left only if this much is left
+WITHHELD = (  # the answer line of a summary that withholds it (`CloseSummary.withheld`)
     "**Answer:** not shown here yet: this task is still open on another post in this server. "
     "Once you have answered it, /solution shows it."
 )
-"""The answer line of a closing summary that withholds the answer (`CloseSummary.withheld`)."""
 
 
-class AttemptRecord(Protocol):
-    """One stored attempt, as the summary needs it (the store's `AttemptInfo` is one)."""
+class Picked(Protocol):
+    """What `wrong_pickers` reads of an attempt."""
 
     @property
     def user_id(self) -> int: ...
     @property
-    def attempt_no(self) -> int: ...
-    @property
     def picks(self) -> tuple[str, ...]: ...
+
+
+class AttemptRecord(Picked, Protocol):
+    """One stored attempt, as the summary needs it (the store's `AttemptInfo` is one)."""
+
+    @property
+    def attempt_no(self) -> int: ...
     @property
     def correct(self) -> bool: ...
     @property
@@ -59,12 +58,13 @@ class Misconception:
     members: int
     answered: int
     notes: tuple[str, ...]
-    blank: int | None = None
-    """The blank of a multi-blank fill task; None for choice and single-blank tasks."""
+    blank: int | None = None  # of a multi-blank fill task
 
     @property
     def percent(self) -> int:
-        return _percent(self.members, self.answered)
+        # Round half up, as the scores do; float rounding would turn 12.5 into 12.
+        whole = self.answered
+        return int(Fraction(100 * self.members, whole) + Fraction(1, 2)) if whole else 0
 
     def line(self) -> str:
         """E.g. "41% picked B — Using batch instead of split causes incorrect data division."."""
@@ -82,17 +82,12 @@ class CloseSummary:
     top: tuple[TopAnswerer, ...]
     misconceptions: tuple[Misconception, ...]
     withheld: bool = False
-    """The task is still open on another public post in the server: the answer and the common
-    mistakes stay out, since members who have not answered it there would read them."""
+    """The task is still open on another public post here: answer and mistakes stay out."""
 
     def text(self, head: str | None = None, limit: int = rendering.MESSAGE_CONTENT) -> str:
-        """Markdown for the closed post, under `head` (the scheduler's line), within `limit`
-        characters (mentions render as names and ping nobody in edits).
-
-        What does not fit is cut least important first: the answer (it is in the solution
-        too) is shortened to `ANSWER_ROOM`, then the misconceptions that do not fit are cut
-        or counted in a last line. The head, the counts and the top answerers always show.
-        """
+        """Markdown for the closed post, under `head`, within `limit`. Cut least important
+        first: the answer (in the solution too) to `ANSWER_ROOM`, then the misconceptions;
+        the head, the counts and the top answerers always show."""
         lines = [head] if head else []
         answer = WITHHELD if self.withheld else f"**Answer:** {self.answer}"
         if not self.answered:
@@ -120,13 +115,12 @@ class CloseSummary:
 
 
 def _size(lines: Sequence[str]) -> int:
-    """The length of the lines joined by newlines."""
     return sum(rendering.discord_len(line) for line in lines) + max(len(lines) - 1, 0)
 
 
 def _fitting(lines: Sequence[str], room: int) -> list[str]:
-    """Lines to put below the others in `room` characters (each costs its newline): all that
-    fit, the first that does not cut if enough of it fits, and a count of those left out."""
+    """`lines` in `room` (each costs its newline): all that fit, the first that does not cut
+    if enough of it fits, and a count of those left out."""
     if sum(rendering.discord_len(line) + 1 for line in lines) <= room:
         return list(lines)
     room -= rendering.discord_len(_more(len(lines))) + 1
@@ -148,11 +142,6 @@ def _more(n: int) -> str:
     return f"• …and {n} more"
 
 
-def _percent(part: int, whole: int) -> int:
-    # Round half up, as the scores do; float rounding would turn 12.5 into 12.
-    return int(Fraction(100 * part, whole) + Fraction(1, 2)) if whole else 0
-
-
 def _tries(n: int) -> str:
     return "first try" if n == 1 else f"{n} tries"
 
@@ -164,8 +153,7 @@ def summarise(
     top: int = TOP_ANSWERERS,
     open_elsewhere: bool = False,
 ) -> CloseSummary:
-    """`open_elsewhere`: the task is still open on another public post in the server, so the
-    summary withholds its answer and common mistakes (`CloseSummary.withheld`)."""
+    """`open_elsewhere`: withhold the answer and mistakes (`CloseSummary.withheld`)."""
     records = sorted(attempts, key=lambda a: (a.created_at, a.user_id, a.attempt_no))
     answered = {a.user_id for a in records}
     solved: dict[int, AttemptRecord] = {}
@@ -187,8 +175,6 @@ def summarise(
 def misconceptions(
     task: Task, attempts: Sequence[AttemptRecord], answered: int
 ) -> tuple[Misconception, ...]:
-    """Each wrong option (per blank for fill tasks) picked by ≥ 20% of those who answered,
-    most common first."""
     return misconceptions_among(task, wrong_pickers(task, attempts), answered)
 
 
@@ -196,18 +182,8 @@ Pickers = dict[tuple[int, str], set[int]]
 """(blank, option label) -> the members who picked that option wrongly there."""
 
 
-class Picked(Protocol):
-    """What `wrong_pickers` reads of an attempt (an `AttemptRecord` is one)."""
-
-    @property
-    def user_id(self) -> int: ...
-    @property
-    def picks(self) -> tuple[str, ...]: ...
-
-
 def wrong_pickers(task: Task, attempts: Iterable[Picked]) -> Pickers:
-    """Who picked which wrong option: a pick is wrong where it differs from `task`'s answer
-    for its blank (the task the attempt was graded with)."""
+    """Who picked which wrong option (differing from `task`'s answer for its blank)."""
     pickers: Pickers = {}
     for a in attempts:
         for blank, (got, want) in enumerate(zip(a.picks, task.answers, strict=False), 1):
@@ -216,12 +192,9 @@ def wrong_pickers(task: Task, attempts: Iterable[Picked]) -> Pickers:
     return pickers
 
 
-def misconceptions_among(
-    task: Task, pickers: Pickers, answered: int
-) -> tuple[Misconception, ...]:
-    """The wrong picks that are misconceptions of the group (MISCONCEPTION_SHARE of the
-    `answered` members or more), with the notes `task` ties to each option; most common
-    first. The one place the share rule is applied."""
+def misconceptions_among(task: Task, pickers: Pickers, answered: int) -> tuple[Misconception, ...]:
+    """The wrong picks of MISCONCEPTION_SHARE of the `answered` members or more, most common
+    first: the one place the share rule is applied."""
     per_blank = task.multi_blank
     found = [
         Misconception(
@@ -246,8 +219,7 @@ def _option_text(task: Task, label: str) -> str:
         return label
 
 
-THREAD_NAME = 100
-"""Discord's limit on a thread name."""
+THREAD_NAME = 100  # Discord's limit on a thread name
 _PIPE_BEFORE_PIPE = re.compile(r"\|(?=\|)")
 
 
@@ -257,11 +229,10 @@ def discussion_name(task: Task) -> str:
 
 
 def discussion_text(task: Task) -> str:
-    """The first message of a discussion thread: the explanation behind a spoiler, so the
-    thread can open while the quiz is still running without giving the answer away."""
+    """A discussion thread's first message: the explanation behind a spoiler, so the thread
+    can open while the quiz runs."""
     explanation = task.solution.explanation or task.final_answer()
-    # A "||" inside would end the spoiler early and show the rest: every pipe followed by
-    # another gets a space after it, so no run of them ("|||" too) leaves a "||".
+    # A "||" inside would end the spoiler early: a space after every pipe followed by another.
     hidden = _PIPE_BEFORE_PIPE.sub("| ", explanation)
     head = "Talk it through here. The explanation (click to reveal): "
     room = rendering.MESSAGE_CONTENT - rendering.discord_len(head) - 4

@@ -1,18 +1,8 @@
-"""Daily review reminders: the pass that sends them. When a member's reminder is due, and
-its text, are bot/quiz/reminders.py's rule.
+"""Daily review reminders: the pass that sends them (when, and the text: bot/quiz/reminders.py).
 
-No discord import: the DM goes through the `DirectMessages` protocol (the bot's is
-bot/discord_ui/dm.py). The pass runs on the daily-quiz scheduler's loop and clock
-(`Scheduler.add_pass`, bot/schedule/runner.py), so its timing is tested against a fake clock.
-
-At most one DM per member per local day, across restarts and processes: before sending, the
-pass claims the day in the database (`Store.claim_reminder`, an UPDATE only one caller can
-win). A DM that then fails is not retried that day. Discord refusing because the member's DMs
-are closed turns their reminder off (`Store.reminder_dms_closed`); /review tells them once.
-
-A last DM day after the member's today (a clock that ran ahead, `reminders.as_of`) counts as
-today; the pass dates it so in the database when it meets it: kept as it was, reminders would
-stop until the real date caught up, months later perhaps.
+At most one DM per member per local day, across restarts and processes: the pass claims the
+day in the database before sending (`store.reminders.claim`); a failed DM is not retried that
+day, and closed DMs turn the reminder off. Discord only through `DirectMessages`.
 """
 
 from __future__ import annotations
@@ -23,12 +13,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.clock import zone_or
 from bot.quiz import timing
+from bot.quiz.errors import StoreAction
 from bot.quiz.reminders import REMINDER_WINDOW, as_of, at_hour, open_slot, owed
 from bot.quiz.timing import Slot
+from bot.store import reminders as stored
 
 if TYPE_CHECKING:
     from bot.service import QuizService
-    from bot.store.reminders import ReminderCandidate, ReminderHour
+    from bot.store.reminders import ReminderCandidate
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +47,8 @@ class DirectMessages(Protocol):
 
 
 class Reminders:
-    """The reminder pass: a `Scheduler` pass (bot/schedule/runner.py) that DMs the members
-    whose reminder hour has come and who have reviews due, and says when to look next.
-
-    `enabled` False (another process sends the DMs) makes every tick do nothing; the claim
-    makes a second DM impossible anyway.
-    """
+    """A `Scheduler` pass that DMs the members whose reminder hour has come and who have
+    reviews due. `enabled` False: another process sends the DMs."""
 
     def __init__(
         self,
@@ -71,7 +59,6 @@ class Reminders:
         window: timedelta = REMINDER_WINDOW,
     ) -> None:
         self.service = service
-        self.store = service.store
         self.dms = dms
         self.enabled = enabled
         self.window = window
@@ -80,7 +67,7 @@ class Reminders:
         """Send the reminders due at `now`; the next moment one may be due (None: none)."""
         if not self.enabled:
             return None
-        hours: list[ReminderHour] = await self.service.run_read(self.store.reminder_hours)
+        hours = await self.service.run_read(stored.hours_in_use)
         wake: list[datetime] = []
         open_days: dict[tuple[str | None, int], Slot] = {}
         for used in hours:
@@ -92,8 +79,8 @@ class Reminders:
             wake.append(timing.next_slot(at_hour(used.hour), zone, now).at)
         if open_days:
             latest = max(slot.local_date for slot in open_days.values())
-            found: list[ReminderCandidate] = await self.service.run_read(
-                self.store.reminder_candidates, sorted({h for _, h in open_days}), latest
+            found = await self.service.run_read(
+                stored.candidates, sorted({h for _, h in open_days}), latest
             )
             if found:
                 # Counted as /review would serve them, with the banks as they are now.
@@ -105,7 +92,8 @@ class Reminders:
                     continue
                 if as_of(candidate.last_sent_on, slot.local_date) != candidate.last_sent_on:
                     ahead += await self.service.run_write(
-                        self.store.settle_reminder_day,
+                        StoreAction.WRITE,
+                        stored.settle_day,
                         candidate.guild_id,
                         candidate.user_id,
                         slot.local_date,
@@ -140,21 +128,23 @@ class Reminders:
                 return summary.next_due
             return None
         won = await self.service.run_write(
-            self.store.claim_reminder, guild_id, user_id, slot.local_date
+            StoreAction.WRITE, stored.claim, guild_id, user_id, slot.local_date
         )
         if not won:
             return None  # another process (or an earlier tick) has this day
         try:
             await self.dms.remind(guild_id, user_id, due=summary.due_now)
         except MemberGoneError:
-            await self.service.run_write(self.store.turn_reminder_off, guild_id, user_id)
+            await self.service.run_write(StoreAction.CHANGE, stored.turn_off, guild_id, user_id)
             log.info(
                 "reminders of member %s in server %s turned off: they are not in it any more",
                 user_id,
                 guild_id,
             )
         except DmsClosedError:
-            await self.service.run_write(self.store.reminder_dms_closed, guild_id, user_id, now)
+            await self.service.run_write(
+                StoreAction.WRITE, stored.dms_closed, guild_id, user_id, now
+            )
             log.info(
                 "reminders of member %s in server %s turned off: their DMs are closed",
                 user_id,

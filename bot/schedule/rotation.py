@@ -1,8 +1,4 @@
-"""Which tasks a schedule posts next: the whole matching bank before anything repeats.
-
-Pure. The store supplies how often, and when last, each task was posted in the server (any
-post, scheduled or not, counts: members have seen it either way).
-"""
+"""Which tasks a schedule posts next: the whole matching bank before anything repeats (pure)."""
 
 from __future__ import annotations
 
@@ -28,12 +24,8 @@ def choose(
     *,
     seed: str = "",
 ) -> list[str]:
-    """Up to `count` distinct task ids from `candidates`.
-
-    Least-often posted first, so every task is posted n times before any is posted n + 1
-    times; among equals the least recently posted, then a seeded shuffle. Asking for more
-    than the bank holds returns the whole bank once, never a task twice in one set.
-    """
+    """Up to `count` distinct task ids: least-often posted first (every task n times before any
+    n + 1), then least recently, then a seeded shuffle; never a task twice in one set."""
     never = datetime.min.replace(tzinfo=UTC)
 
     def key(task_id: str) -> tuple[int, datetime, bytes]:

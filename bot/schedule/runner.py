@@ -1,42 +1,13 @@
 """The scheduler: posts each schedule's daily set once per local day, and closes yesterday's.
 
-No discord import: everything that touches Discord goes through the `Poster` protocol (the
-bot's is bot/discord_ui/poster.py), so the whole loop runs in tests against a fake clock and a
-fake poster. The bot owns the one Scheduler (bot/discord_ui/client.py). Times are aware UTC.
-
-Exactly once, across restarts and crashes
------------------------------------------
-1. Claim. One committed transaction inserts the `schedule_run` row for (schedule, local date)
-   (UNIQUE: a second claim inserts nothing) together with the day's `post` rows, before a
-   single byte goes to Discord. A claimed day is never claimed again, so no restart, second
-   tick or second process can start the same day twice.
-2. Send. Each task message carries its post id in its buttons' custom_ids. After each send
-   the message id is written to the post row.
-3. Finish. When every post has a message id, the run becomes `posted`.
-4. Recover. A run still `claimed` at the next tick (a crash, a cancelled tick, or an error
-   mid-set) is resumed: a post without a message id is first looked up in the channel's
-   recent history (a bot message whose custom_ids name that post); only if it is not there
-   is it sent. So a crash between sending and recording costs one history read, not a
-   double post. A schedule paused or removed meanwhile has its claimed days finished too,
-   sending nothing more, so what went out still closes with its result.
-5. Hold. A day is held while it is claimed and sent, and while it is resumed
-   (`ScheduleStore.deliveries`): a tick of another process meanwhile leaves it alone instead
-   of finding nothing in the channel yet and sending it too. A process that dies lets go.
-Trade-off: when the lookup itself fails (no Read Message History, channel gone), we cannot
-tell whether the message went out, and we choose to lose that post rather than risk posting
-twice: the run is retried with backoff while the day is within the grace window, then given
-up as `failed`, never re-sent blind. A day with nothing recorded is posted if at most
-`grace` late (a restart shortly after the time loses nothing) and recorded `skipped` if later.
-
-Several processes (sharding)
-----------------------------
-Each process looks only at the schedules of the servers its shards own (`shards`, the
-`ShardPlan.owns_guild` of bot/sharding.py, applied to the due schedules by Discord's formula:
-a server the gateway has not shown yet is still owned), and closes only their runs. A process
-that was down posts its servers' missed days when it is back, within the grace window, like a
-restart. Two processes that run the same shard by mistake both tick the same days: the claim
-(step 1) lets exactly one of them post each day, and the hold (step 5) keeps the other from
-resuming it while it goes out.
+Discord only through the `Poster` protocol (bot/discord_ui/poster.py), so the loop runs in tests
+on a fake clock. Exactly once, across restarts, crashes and processes: (1) one transaction claims
+the (schedule, local day) run with its posts (UNIQUE) before anything is sent; (2) each message
+carries its post id and its id is written back; (3) a run still claimed at the next tick is
+resumed, looking each unsent post up in the channel's history first; (4) a day is held while it
+goes out (`ScheduleStore.deliveries`), so another process leaves it alone. When the lookup
+fails we lose the post rather than post twice: retried with backoff within the grace window,
+then `failed`. Each process ticks only its shards' servers (`ShardPlan.owns_guild`).
 """
 
 from __future__ import annotations
@@ -46,17 +17,19 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from bot.clock import Clock, as_utc
 from bot.quiz import timing
-from bot.quiz.errors import QuizError, StoreError
+from bot.quiz.errors import QuizError, StoreAction, StoreError
 from bot.quiz.tasks import Difficulty, Task
 from bot.quiz.timing import Due, Slot
 from bot.reports import summary
 from bot.schedule import rotation
 from bot.service import PostedTask, QuizService
 from bot.sharding import ShardPlan
+from bot.store import ScheduleStore, posts
 from bot.store.schedules import PauseChange, RunInfo, ScheduleInfo, TaskPosts
 
 log = logging.getLogger(__name__)
@@ -75,11 +48,8 @@ the next one. Without it a grace of 0 ("no late posts after an outage") would po
 
 
 class PosterError(Exception):
-    """The Discord side could not do it: the channel is gone or the bot may not post there.
-    The message is shown to moderators in /schedule list.
-
-    `transient`: Discord may well take it in a minute (its server error, a lost connection),
-    unlike a refusal (a missing permission, the channel or message gone)."""
+    """Discord could not do it (shown to moderators in /schedule list). `transient`: it may
+    take it in a minute (a server error, a lost connection), unlike a refusal."""
 
     def __init__(self, message: str, *, transient: bool = False) -> None:
         super().__init__(message)
@@ -152,7 +122,7 @@ class Scheduler:
         servers they own (`ShardPlan.owns_guild`). Unsharded, that is every server."""
         self.service = service
         self.shards = shards
-        self.schedules = service.schedule_store()
+        self.schedules = ScheduleStore(service.store)
         self.poster = poster
         self.grace = grace
         self._window = grace + ON_TIME
@@ -236,9 +206,7 @@ class Scheduler:
         self.wake()
         return info
 
-    async def set_paused(
-        self, guild_id: int, schedule_id: int, paused: bool
-    ) -> PauseChange | None:
+    async def set_paused(self, guild_id: int, schedule_id: int, paused: bool) -> PauseChange | None:
         change = await self._write(
             self.schedules.set_paused, guild_id, schedule_id, paused, self.now()
         )
@@ -327,10 +295,8 @@ class Scheduler:
     async def _resume_pending(
         self, schedule: ScheduleInfo, now: datetime, *, live: date | None
     ) -> None:
-        """Finish the schedule's interrupted days. Only a run of the `live` day, within the
-        grace window, still sends what is missing; the others (and every run of a schedule
-        paused or removed meanwhile, `live=None`) recover what went out and send nothing, so
-        their posts that are out close on time with their result."""
+        """Finish the schedule's interrupted days: only the `live` day's run still sends what is
+        missing; the others recover what went out, so it closes on time with its result."""
         for pending in await self._db(self.schedules.pending_runs, schedule.id):
             async with self._holding(schedule.id, pending.local_date) as held:
                 # Read again once held: whoever held it before may have finished it.
@@ -392,12 +358,9 @@ class Scheduler:
     async def _deliver(
         self, schedule: ScheduleInfo, run: RunInfo, now: datetime, *, send: bool, fresh: bool
     ) -> None:
-        """Get every post of the run out exactly once, then finish the run.
-
-        `fresh`: claimed by this very call, so nothing can have been sent yet. Otherwise each
-        unrecorded post is looked up in the channel first. `send=False` gives the run up
-        (its day is over or beyond the grace window): recover what went out, send nothing.
-        """
+        """Get every post of the run out exactly once, then finish it. Unless `fresh` (claimed by
+        this call), an unrecorded post is looked up in the channel first; `send=False` only
+        recovers what went out."""
         total = len(run.post_ids)
         out = 0
         notes: list[str] = []
@@ -414,10 +377,14 @@ class Scheduler:
                     notes.append(f"could not check post {n}: {exc}")
                     continue
                 if message_id is not None:
-                    await self.service.attach_message(post_id, message_id)
+                    await self.service.run_write(
+                        StoreAction.WRITE, posts.set_post_message, post_id, message_id
+                    )
             if message_id is None and send:
                 message_id = await self.poster.post(posted, extra=_header(run, n, total))
-                await self.service.attach_message(post_id, message_id)
+                await self.service.run_write(
+                    StoreAction.WRITE, posts.set_post_message, post_id, message_id
+                )
             if message_id is None:
                 continue
             out += 1
@@ -480,7 +447,7 @@ class Scheduler:
     async def _close_run(self, run: RunInfo, now: datetime) -> None:
         # Close for answers first, so the result cannot change under the summary.
         for post_id in run.post_ids:
-            await self.service.close_post(post_id, now)
+            await self.service.run_write(StoreAction.WRITE, posts.close_post, post_id, now)
         attempts = await self._db(self.schedules.attempts, run.post_ids)
         total = len(run.post_ids)
         still_open: frozenset[str] | None = None
@@ -489,8 +456,8 @@ class Scheduler:
             if posted.post.message_id is None:
                 continue
             if still_open is None:  # a run's posts are all in its schedule's server
-                still_open = await self._db(
-                    self.schedules.open_public_tasks, posted.post.guild_id, now
+                still_open = await self.service.run_read(
+                    posts.open_public_tasks, posted.post.guild_id, now
                 )
             result = summary.summarise(
                 posted.task,
@@ -521,10 +488,10 @@ class Scheduler:
     # -- database, off the event loop -----------------------------------------------------------
 
     async def _db(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        return await self.service.run_read(fn, *args, **kwargs)
+        return await self.service.in_readers(partial(fn, *args, **kwargs))
 
     async def _write(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        return await self.service.run_write(fn, *args, **kwargs)
+        return await self.service.in_writer(partial(fn, *args, **kwargs))
 
 
 def _header(run: RunInfo, n: int, total: int) -> str:

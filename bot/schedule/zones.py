@@ -93,11 +93,8 @@ def _tables() -> _Tables:
 
 
 def known_zones() -> dict[str, str]:
-    """casefolded name → IANA name, for every place's zone tzdata ships, its backward names
-    (links such as Europe/Kiev → Europe/Kyiv) included: available_timezones() lists them.
-
-    Reads the disk the first time: call it once off the event loop before serving requests.
-    """
+    """casefolded name → IANA name for every zone tzdata ships, links (Europe/Kiev) included.
+    Reads the disk the first time: call it once off the event loop before serving requests."""
     return _tables().names
 
 

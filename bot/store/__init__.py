@@ -1,24 +1,14 @@
 """Persistence: the only package that touches SQL. Sync; the service calls it from a thread."""
 
-from bot.store.db import DEFAULT_DATABASE_URL, make_engine, writer
-from bot.store.periods import Period, day_bounds, local_date, week_bounds
-from bot.store.records import (
-    Answered,
-    AnswerRequest,
-    GuildConfigInfo,
-    HintSeen,
-    Leaderboard,
-    MemberActivity,
-    MemberStats,
-    PostCounts,
-    PostInfo,
-    Rank,
-    SessionInfo,
-    SessionSummary,
-    SolutionSeen,
-    TriedPost,
-)
+from bot.store.answers import Answered, AnswerRequest, HintSeen, SolutionSeen
+from bot.store.db import DEFAULT_DATABASE_URL
+from bot.store.guild_config import GuildConfigInfo
+from bot.store.leaderboard import Leaderboard, Rank
+from bot.store.migrate import make_engine
+from bot.store.posts import PostCounts, PostInfo
 from bot.store.schedules import ScheduleStore
+from bot.store.sessions import SessionSummary
+from bot.store.stats import MemberStats, TriedPost
 from bot.store.store import Group, Store, Unit
 
 __all__ = [
@@ -29,22 +19,15 @@ __all__ = [
     "GuildConfigInfo",
     "HintSeen",
     "Leaderboard",
-    "MemberActivity",
     "MemberStats",
-    "Period",
     "PostCounts",
     "PostInfo",
     "Rank",
     "ScheduleStore",
-    "SessionInfo",
     "SessionSummary",
     "SolutionSeen",
     "Store",
     "TriedPost",
     "Unit",
-    "day_bounds",
-    "local_date",
     "make_engine",
-    "week_bounds",
-    "writer",
 ]

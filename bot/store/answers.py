@@ -1,69 +1,58 @@
-"""Grading and recording answers and reveals: the hot write path.
+"""The answer's write unit: grading and recording answers and reveals, the hot write path.
 
-One write unit of work reads each post's state once, lets the rules decide once, and writes:
+One unit reads each post and each member's progress once, lets `bot.quiz.engine` decide once
+(`check_open`, `grade`, `see_hint`, `open_solution`, on the task version the post was made
+with, `PostInfo.graded_task`), and writes. The member's progress is read here (`progress_of`,
+`progress_with_task`: attempts with their picks, reveals, the score; what the rows mean is the
+engine's), on a public post with the task's other public posts (`Progress.with_other_posts`).
+The database's constraints are the attempt limit's last word.
 
-- the post exists in this server: `_posts_in_guild` (else UnknownPostError), and the member
-  may use it: a private practice or review task is its owner's, while its session lasts
-  (`PostInfo.check_member`, in `_post_of`), and it has a task to grade and show: a 0.1.0 post
-  whose task was gone when the service pinned has none (`PostInfo.graded_task`: refused);
-- the member's progress: read from attempts (with the picks of each wrong one: the engine
-  grades the same wrong answer again as a repeat, which stores nothing), reveals and the
-  score (never stored twice), and what the rows mean decided by the engine
-  (`bot.store.member_progress`); on a public post, with what the member did on the task's
-  other public posts in the server (`Progress.with_other_posts`: a task's points count once,
-  and so do its misses and hint), and within a batch, with the answers it records there
-  (`Progress.after_answer_elsewhere`);
-- whether the post takes the answer, the grade, what a hint or the solution costs: the rules in
-  `bot.quiz.engine` (`check_open`, `grade`, `see_hint`, `open_solution`), on the task version
-  the post was posted with (`PostInfo.graded_task`);
-- the attempt limit: the database's own constraints (a fourth attempt cannot be stored).
+A batch (the service's group commit) costs two reads whatever its size, and one executemany
+per table. On PostgreSQL, writers of the same member and task take turns (`_lock_members`); a
+constraint violation replays the batch one answer at a time, so only the offender fails.
 
-A batch of answers (the service's group commit) costs two reads, whatever its size (three if
-it mixes private and public posts), and one executemany per table it writes. Writers in
-other processes (PostgreSQL) grade the same member on the same task one after the other,
-whichever of its posts they answer (`_lock_members`): each must read the other's attempts. A
-constraint violation (only possible if a writer bypassed those locks) rolls the batch's writes
-back and replays it one answer at a time, so only the offending answer fails.
-
-Each new score of a public post is also added to the member's leaderboard totals in the same
-unit of work (`board_totals.add_scores`), so a leaderboard stays an index read however many
-scores there are. A private post's score is stored (the member's own /stats counts it) but never
-added: practice cannot be farmed for the leaderboard.
-
-When a member finishes a post (its score row is written), the same unit of work rates their
-review card for its task (`_rate_cards`): the rules `review.rating_of` and `review.rates_today`
-(once per local day, in the server's zone, unless due), FSRS in `bot.review_scheduler`; one read
-of the batch's cards and one upsert, only when something finished; what it did to each card is
-returned with the answer (`Answered.card`), so the reply says the stored due time. A private
-post's progress also says whether the member met its task on another post before
-(`Progress.tried_before`): a review is never a first try. A click on a private post also moves
-its session's `last_active_at`. The member's name is upserted only when this process has not
-committed that name for them already (`KnownMembers`): most clicks write no member row.
+In the same unit: a public score is added to the leaderboard totals (`add_scores`; private
+scores never count), a finish rates the member's review card (`_rate_cards`: `review.rating_of`,
+at most once per local day unless due, FSRS in `bot.quiz.review`) and the reply carries
+the stored due time (`Answered.card`); a click on a private post moves its session's
+`last_active_at`; the member's name is written only when this process has not committed it
+(`KnownMembers`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from typing import Any
+from datetime import date, datetime
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
     Connection,
+    Select,
+    String,
+    Table,
     bindparam,
+    case,
+    literal,
+    null,
     select,
+    true,
+    union_all,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 
-from bot import review_scheduler
+from bot.clock import local_date, week_start, zone_or
 from bot.quiz.engine import (
     Outcome,
     PostLink,
     Progress,
+    SolutionAccess,
     check_free_look,
     check_open,
     grade,
@@ -72,19 +61,19 @@ from bot.quiz.engine import (
     see_hint,
 )
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
-from bot.quiz.review import CardUpdate, rates_today, rating_of
-from bot.store import board_totals, dialect, review_cards
-from bot.store.learning_tables import PracticeSession
-from bot.store.member_progress import Pair, TaskKey, progress_of, progress_with_task, task_key
+from bot.quiz.review import CardUpdate, StoredCard, rates_today, rating_of, review
+from bot.store import dialect
+from bot.store.learning_tables import PracticeSession, ReviewCard
 from bot.store.posts import (
+    PostInfo,
+    open_public_posts,
     post_infos,
     select_posts,
-    unfinished_post_of_task,
 )
-from bot.store.records import Answered, AnswerRequest, HintSeen, PostInfo, SolutionSeen
 from bot.store.tables import (
     Attempt,
     BoardState,
+    GuildConfig,
     Member,
     MemberPeriod,
     MemberTotal,
@@ -94,15 +83,321 @@ from bot.store.tables import (
     table_of,
 )
 
+
+@dataclass(frozen=True, slots=True)
+class AnswerRequest:
+    post_id: int
+    guild_id: int
+    user_id: int
+    member_name: str
+    picks: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """A graded answer and the post it was given on, as the write unit read it; the service
+    answers with it as is (`QuizService.posted_of` adds the post's task for the reply)."""
+
+    post: PostInfo
+    outcome: Outcome
+    card: CardUpdate | None = None
+    """What the answer did to the member's review card, when it finished the post."""
+
+
+@dataclass(frozen=True, slots=True)
+class HintSeen:
+    """A hint seen, as the write unit recorded it (the service answers with it as is)."""
+
+    post: PostInfo
+    progress: Progress
+    """The member's progress after seeing the hint."""
+    free: bool
+    """It cost nothing: the member had finished, or the post had closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolutionSeen:
+    """The solution asked for: shown, or first the forfeit to confirm (`access.shown`); the
+    service answers with it as is."""
+
+    post: PostInfo
+    access: SolutionAccess
+    card: CardUpdate | None = None
+    """What forfeiting the post did to the member's review card (None unless forfeited now)."""
+
+
 _post = table_of(Post)
 _attempt = table_of(Attempt)
 _reveal = table_of(Reveal)
 _score = table_of(Score)
+
+
+class PostKey(Protocol):
+    """What reading progress needs of a post (`PostInfo` has it)."""
+
+    @property
+    def guild_id(self) -> int: ...
+
+    @property
+    def task_id(self) -> str: ...
+
+    @property
+    def private(self) -> bool: ...
+
+
+Pair = tuple[int, int]
+"""(post id, user id): one member on one post."""
+
+_ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
+
+
+def _progress_statement(
+    match: Callable[[Table], tuple[ColumnElement[bool], ...]], *, of_task: bool = False
+) -> CompoundSelect:
+    """Every matched pair's attempts (one row each, with its picks: at most MAX_ATTEMPTS),
+    reveals and score, in one statement. `of_task`: `match` may also test the post (a member's
+    rows on a task's posts), and each row ends with its post's server and task."""
+    no_picks = null().cast(String)
+    task_columns = (_post.c.guild_id, _post.c.task_id) if of_task else ()
+
+    def part(table: Table, *columns: ColumnElement[Any]) -> Select[Any]:
+        stmt = select(table.c.post_id, table.c.user_id, *columns, *task_columns)
+        if of_task:
+            stmt = stmt.select_from(table.join(_post, _post.c.id == table.c.post_id))
+        return stmt.where(*match(table))
+
+    return union_all(
+        part(
+            _attempt,
+            literal(_ATTEMPT).label("part"),
+            case((_attempt.c.correct == true(), 1), else_=0).label("a"),
+            literal(0).label("b"),
+            _attempt.c.picks,
+        ),
+        part(
+            _reveal,
+            literal(_REVEAL),
+            case((_reveal.c.kind == "hint", 1), else_=0),
+            case((_reveal.c.kind == "solution", 1), else_=0),
+            no_picks,
+        ),
+        part(_score, literal(_SCORE), _score.c.points, literal(0), no_picks),
+    )
+
+
+def _one_pair(table: Table) -> tuple[ColumnElement[bool], ...]:
+    return (table.c.post_id == bindparam("post"), table.c.user_id == bindparam("user"))
+
+
+def _many_pairs(table: Table) -> tuple[ColumnElement[bool], ...]:
+    # Two plain INs seek the (post_id, user_id, …) key on every engine; a row-value IN would
+    # scan SQLite's whole index. They also match cross pairs (another asked member on another
+    # asked post), which `progress_of` drops.
+    return (
+        table.c.post_id.in_(bindparam("posts", expanding=True)),
+        table.c.user_id.in_(bindparam("users", expanding=True)),
+    )
+
+
+def _one_task(table: Table) -> tuple[ColumnElement[bool], ...]:
+    # `ix_post_guild_task` finds the task's posts, then each table's (post_id, user_id) key.
+    return (
+        _post.c.guild_id == bindparam("guild"),
+        _post.c.task_id == bindparam("task"),
+        _post.c.session_id.is_(None),
+        table.c.user_id == bindparam("user"),
+    )
+
+
+def _many_tasks(table: Table) -> tuple[ColumnElement[bool], ...]:
+    # Cross triples (an asked member on another asked task) are dropped by
+    # `progress_with_task`.
+    return (
+        _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
+        _post.c.task_id.in_(bindparam("tasks", expanding=True)),
+        _post.c.session_id.is_(None),
+        table.c.user_id.in_(bindparam("users", expanding=True)),
+    )
+
+
+# Built once: building a Core statement costs far more than running it (milliseconds for the
+# union), and a prebuilt one reuses its compiled form. A lone answer (most batches outside
+# bursts) takes the plain `=` forms: expanding an IN list is the costliest part of a run.
+PROGRESS_ONE = _progress_statement(_one_pair)
+PROGRESS_MANY = _progress_statement(_many_pairs)
+TASK_PROGRESS_ONE = _progress_statement(_one_task, of_task=True)
+TASK_PROGRESS_MANY = _progress_statement(_many_tasks, of_task=True)
+
+
+def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
+    if len(pairs) == 1:
+        ((post_id, user_id),) = pairs
+        return conn.execute(PROGRESS_ONE, {"post": post_id, "user": user_id}).all()
+    params = {"posts": sorted({p for p, _ in pairs}), "users": sorted({u for _, u in pairs})}
+    return conn.execute(PROGRESS_MANY, params).all()
+
+
+@dataclass(slots=True)
+class _Facts:
+    wrong: int = 0
+    solved: bool = False
+    hint: bool = False
+    solution: bool = False
+    points: int = 0
+    """The score row's: they finished the post."""
+    tried: set[tuple[str, ...]] = field(default_factory=set)
+
+    def add(self, part: int, a: Any, b: Any, picks: str | None) -> None:
+        """One row of `_progress_statement`."""
+        if part == _ATTEMPT:
+            if a:
+                self.solved = True
+            else:
+                self.wrong += 1
+                self.tried.add(tuple((picks or "").split(",")))
+        elif part == _REVEAL:
+            self.hint |= bool(a)
+            self.solution |= bool(b)
+        else:
+            self.points = int(a or 0)
+
+    def progress(self) -> Progress:
+        return Progress.of_record(
+            wrong_tries=self.wrong,
+            solved=self.solved,
+            hint_seen=self.hint,
+            solution_seen=self.solution,
+            points=self.points,
+            tried=frozenset(self.tried),
+        )
+
+
+def progress_of(conn: Connection, pairs: Sequence[Pair]) -> dict[Pair, Progress]:
+    """Each member's progress on each post; a pair with no rows has fresh progress."""
+    facts: dict[Pair, _Facts] = defaultdict(_Facts)
+    wanted = set(pairs)
+    for post_id, user_id, part, a, b, picks in _progress_rows(conn, pairs):
+        if (post_id, user_id) in wanted:
+            facts[(post_id, user_id)].add(part, a, b, picks)
+    return {pair: (facts[pair].progress() if pair in facts else Progress()) for pair in pairs}
+
+
+TaskKey = tuple[int, str, int]
+"""(server, task id, user id): one member's credit for one task in one server."""
+
+
+def task_key(post: PostKey, user_id: int) -> TaskKey:
+    return (post.guild_id, post.task_id, user_id)
+
+
+def progress_with_task(
+    conn: Connection, pairs: Sequence[Pair], posts: Mapping[int, PostKey]
+) -> tuple[dict[Pair, Progress], dict[TaskKey, list[Pair]]]:
+    """Each member's progress on each (known) post. A private post's comes from its own rows
+    (`progress_of`). A public post's comes from the member's rows on all its task's public
+    posts in the server, in one read: a task's points count once, and so do its misses and
+    hint (`Progress.with_other_posts`). Also returns the public pairs by task (the answer
+    batch's, which applies each answer it records to the member's other posts of the task)."""
+    by_task: dict[TaskKey, list[Pair]] = defaultdict(list)
+    private: list[Pair] = []
+    for post_id, user_id in pairs:
+        post = posts[post_id]
+        if post.private:
+            private.append((post_id, user_id))
+        else:
+            by_task[task_key(post, user_id)].append((post_id, user_id))
+    state = progress_of(conn, private) if private else {}
+    if private:
+        _mark_tried_before(conn, state, private, posts)
+    if not by_task:
+        return state, by_task
+    if len(by_task) == 1:
+        ((guild, task, user),) = by_task
+        params: dict[str, Any] = {"guild": guild, "task": task, "user": user}
+        rows: Iterable[Any] = conn.execute(TASK_PROGRESS_ONE, params).all()
+    else:
+        params = {
+            "guilds": sorted({g for g, _, _ in by_task}),
+            "tasks": sorted({t for _, t, _ in by_task}),
+            "users": sorted({u for _, _, u in by_task}),
+        }
+        rows = conn.execute(TASK_PROGRESS_MANY, params).all()
+    facts: dict[TaskKey, dict[int, _Facts]] = defaultdict(lambda: defaultdict(_Facts))
+    for post_id, user_id, part, a, b, picks, guild, task in rows:
+        if (guild, task, user_id) in by_task:
+            facts[(guild, task, user_id)][post_id].add(part, a, b, picks)
+    for key, task_pairs in by_task.items():
+        on_task = facts.get(key, {})
+        for post_id, user_id in task_pairs:
+            own = on_task[post_id].progress() if post_id in on_task else Progress()
+            others = [fact.progress() for other, fact in on_task.items() if other != post_id]
+            state[(post_id, user_id)] = own.with_other_posts(others)
+    return state, by_task
+
+
+_EARLIER = union_all(
+    *(
+        select(table.c.post_id, table.c.user_id, _post.c.guild_id, _post.c.task_id)
+        .select_from(table.join(_post, _post.c.id == table.c.post_id))
+        .where(
+            _post.c.guild_id.in_(bindparam("guilds", expanding=True)),
+            _post.c.task_id.in_(bindparam("tasks", expanding=True)),
+            table.c.user_id.in_(bindparam("users", expanding=True)),
+        )
+        for table in (_attempt, _score)
+    )
+)
+"""The posts (public or private) on which members answered or finished tasks: a private
+post's "first try" is only one if the member has none of its task's but that post."""
+
+
+def _mark_tried_before(
+    conn: Connection,
+    state: dict[Pair, Progress],
+    private: Sequence[Pair],
+    posts: Mapping[int, PostKey],
+) -> None:
+    """Set `Progress.tried_before` on each private pair whose member answered or finished its
+    task on another post of the server: a review (or a practice of a task met before) is
+    never a first try, whatever this post's attempts say."""
+    params = {
+        "guilds": sorted({posts[p].guild_id for p, _ in private}),
+        "tasks": sorted({posts[p].task_id for p, _ in private}),
+        "users": sorted({u for _, u in private}),
+    }
+    met: dict[TaskKey, set[int]] = defaultdict(set)
+    for post_id, user_id, guild, task in conn.execute(_EARLIER, params).all():
+        met[(guild, task, user_id)].add(post_id)
+    for pair in private:
+        post_id, user_id = pair
+        if met.get(task_key(posts[post_id], user_id), set()) - {post_id}:
+            state[pair] = replace(state[pair], tried_before=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _PublicPost:
+    guild_id: int
+    task_id: str
+    private: bool = False
+
+
+def public_progress(
+    conn: Connection, guild_id: int, user_id: int, tasks: Mapping[int, str]
+) -> dict[int, Progress]:
+    """The member's progress on each of this server's public posts `tasks` (post id -> its
+    task id), as the answer path reads it: in one read, with the task's other public posts."""
+    posts = {post_id: _PublicPost(guild_id, task_id) for post_id, task_id in tasks.items()}
+    state, _ = progress_with_task(conn, [(post_id, user_id) for post_id in sorted(posts)], posts)
+    return {post_id: state[(post_id, user_id)] for post_id in posts}
+
+
 _member = table_of(Member)
 _board = table_of(BoardState)
 _total = table_of(MemberTotal)
 _period = table_of(MemberPeriod)
 _session = table_of(PracticeSession)
+_card = table_of(ReviewCard)
+_config = table_of(GuildConfig)
 
 _POST = select_posts().where(_post.c.id == bindparam("id"))
 _POSTS = select_posts().where(_post.c.id.in_(bindparam("ids", expanding=True)))
@@ -217,17 +512,17 @@ class _Writes:
         """The member finished the post: their one score row (on the leaderboard only for a
         public post), and a rating of their review card for its task."""
         row = {
-                "post_id": post.id,
-                "user_id": user_id,
-                "guild_id": post.guild_id,
-                "points": progress.points,
-                "solved": progress.solved,
-                "first_try": progress.first_try,
-                "wrong_tries": progress.wrong_tries,
-                "hint_seen": progress.hint_seen,
-                "forfeited": progress.forfeited,
-                "finished_at": self.now,
-            }
+            "post_id": post.id,
+            "user_id": user_id,
+            "guild_id": post.guild_id,
+            "points": progress.points,
+            "solved": progress.solved,
+            "first_try": progress.first_try,
+            "wrong_tries": progress.wrong_tries,
+            "hint_seen": progress.hint_seen,
+            "forfeited": progress.forfeited,
+            "finished_at": self.now,
+        }
         self.scores.append(row)
         if not post.private:
             self.board_scores.append(row)
@@ -243,7 +538,7 @@ class _Writes:
         if self.scores:
             conn.execute(_INSERT_SCORES, self.scores)
             if self.board_scores:
-                board_totals.add_scores(conn, self.board_scores, self.now)
+                add_scores(conn, self.board_scores, self.now)
             self.cards = _rate_cards(conn, self.finished, self.now, self.zone)
         if self.sessions:
             conn.execute(
@@ -263,8 +558,8 @@ def _rate_cards(
     upsert. A batch that finishes the same task twice for a member rates it in order.
     Returns what each finish did to its card, in order (the reply tells the member)."""
     keys = [(post.guild_id, user_id, post.task_id) for post, user_id, _ in finished]
-    cards, zones = review_cards.load_cards_with_zones(conn, keys)
-    changed: dict[tuple[int, int, str], review_cards.StoredCard] = {}
+    cards, zones = load_cards_with_zones(conn, keys)
+    changed: dict[CardKey, StoredCard] = {}
     updates: list[CardUpdate] = []
     for (post, user_id, progress), key in zip(finished, keys, strict=True):
         card = cards.get(key)
@@ -273,11 +568,11 @@ def _rate_cards(
             updates.append(CardUpdate(None, card.due))
             continue
         rating = rating_of(progress)
-        cards[key] = changed[key] = review_scheduler.review(
+        cards[key] = changed[key] = review(
             card, rating, now, guild_id=post.guild_id, user_id=user_id, task_id=post.task_id
         )
         updates.append(CardUpdate(rating, changed[key].due))
-    review_cards.save_cards(conn, list(changed.values()))
+    save_cards(conn, list(changed.values()))
     return updates
 
 
@@ -317,15 +612,10 @@ _PENDING = "quizbot_members_written"
 
 
 class KnownMembers:
-    """Each member's name as this process last committed it, so that the answer path skips
-    the member upsert (a statement per click) when the name is the same.
-
-    Sound because only committed writes are remembered: a write is pending in its
-    transaction (`Connection.info`) until `committed`, forgotten when that or one of its
-    savepoints rolls back (`discard`). A member never seen, or forgotten (a restart, the
-    oldest past `limit`), is written as before. No code deletes a member row, and a server's
-    clicks are served by one process (its shard), so the last name this process wrote is
-    the stored one."""
+    """Each member's name as this process last committed it: the answer path skips the member
+    upsert when the name is the same. Sound because only committed writes are remembered
+    (pending in `Connection.info` until `committed`, dropped on a rollback), no code deletes a
+    member, and one process (the shard) serves a server's clicks."""
 
     def __init__(self, limit: int = 65_536) -> None:
         self._names: OrderedDict[MemberKey, str] = OrderedDict()
@@ -455,7 +745,7 @@ def record_batch(
     now: datetime,
     zone: ZoneInfo = _UTC,
 ) -> list[Answered | Exception]:
-    """`Store.answer_batch` inside its write unit of work. Raises IntegrityError when the
+    """The answers of a group commit (`Store.commit_group`). Raises IntegrityError when the
     database refused a row: the caller rolls back and calls `replay_batch`. `zone`: the
     local day of a server without a configured zone."""
     return _record(conn, requests, now, zone)
@@ -481,15 +771,10 @@ def replay_batch(
     return results
 
 
-def _lock_members(
-    conn: Connection, posts: Mapping[int, PostInfo], pairs: Iterable[Pair]
-) -> None:
-    """Hold each member's credit for each post's task in its server (`TaskKey`) until the unit
-    of work ends, so two writers (several processes on PostgreSQL) grade one member's clicks
-    one after the other, each seeing the other's attempt; and their clicks on two posts of one
-    task too, each seeing the other's finish (a task's points count once). A post's task never
-    changes, so its row is read before the lock. A no-op on SQLite, whose write lock already
-    does this. Pairs of unknown posts lock nothing: they are refused."""
+def _lock_members(conn: Connection, posts: Mapping[int, PostInfo], pairs: Iterable[Pair]) -> None:
+    """Hold each member's credit for each post's task (`TaskKey`) until the unit ends, so that
+    writers on PostgreSQL grade one member's clicks on a task one after the other, each seeing
+    the other's attempt or finish. A no-op on SQLite, whose write lock does this already."""
     keys = (task_key(posts[p], u) for p, u in pairs if p in posts)
     dialect.lock(conn, "answer", keys)
 
@@ -589,3 +874,234 @@ __all__ = [
     "reveal_hint",
     "reveal_solution",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenPost:
+    """A public post the member can still score on (`unfinished_public_posts`)."""
+
+    task_id: str
+    channel_id: int
+    message_id: int | None
+    """None until its message was sent."""
+
+
+def unfinished_public_posts(
+    conn: Connection, guild_id: int, user_id: int, now: datetime
+) -> list[OpenPost]:
+    """This server's open public posts on which the member can still score
+    (`Progress.can_score`, with their progress as the answer path reads it), the latest first.
+    Two reads: the open posts, then the member's rows on their tasks' public posts."""
+    rows = open_public_posts(conn, guild_id, now)
+    if not rows:
+        return []
+    progress = public_progress(conn, guild_id, user_id, {row.id: row.task_id for row in rows})
+    return [
+        OpenPost(row.task_id, row.channel_id, row.message_id)
+        for row in rows
+        if progress[row.id].can_score
+    ]
+
+
+def unfinished_post_of_task(
+    conn: Connection, guild_id: int, user_id: int, task_id: str, now: datetime
+) -> OpenPost | None:
+    """The latest open public post of `task_id` in this server, if the member can still score
+    with that task there (`unfinished_public_posts`)."""
+    return next(
+        (p for p in unfinished_public_posts(conn, guild_id, user_id, now) if p.task_id == task_id),
+        None,
+    )
+
+
+# -- the answer's writes to the leaderboard totals and review cards -------------------------
+
+
+def lock_boards(conn: Connection, guild_ids: Sequence[int], *, shared: bool = False) -> None:
+    """Keep the servers' totals from being built and added to at once (on PostgreSQL, where
+    writers run side by side): a build (exclusive) waits for the writers adding scores
+    (shared), and they for it, so a score is either in the build's sums or added after it,
+    never both nor neither. Take it before reading `board_state`."""
+    dialect.lock(conn, "board", guild_ids, shared=shared)
+
+
+def period_keys(day: date) -> tuple[tuple[str, date], tuple[str, date]]:
+    """The kept periods a score finished on local `day` counts toward: its day and its ISO
+    week (`add_scores` adds to them, `board_totals.build_board` rebuilds them)."""
+    return ("day", day), ("week", week_start(day))
+
+
+_BOARDS_OF = select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
+    _board.c.guild_id.in_(bindparam("guilds", expanding=True))
+)
+
+
+def _adders(conn: Connection) -> tuple[Any, Any]:
+    """The upserts that add sums to `member_total` and `member_period`, built once per engine."""
+    return dialect.built_once(
+        conn,
+        "totals adders",
+        lambda c: (
+            _totals_upsert(c, _total, ("guild_id", "user_id")),
+            _totals_upsert(c, _period, ("guild_id", "kind", "period_start", "user_id")),
+        ),
+    )
+
+
+def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:
+    """Add new scores to their members' kept totals (servers without a `board_state` row keep
+    none: their leaderboards aggregate scores until the first build). Public posts' scores
+    only: the caller leaves private ones out."""
+    # Fails, forfeits and solves whose points another post decided add nothing
+    # (`counted_solves`); every other solve scores.
+    earning = [s for s in scores if s["points"]]
+    if not earning:
+        return
+    guilds = sorted({s["guild_id"] for s in earning})
+    lock_boards(conn, guilds, shared=True)
+    boards = {
+        row.guild_id: (row.timezone, row.periods_from)
+        for row in conn.execute(_BOARDS_OF, {"guilds": guilds}).all()
+    }
+    totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])
+    for s in earning:
+        board = boards.get(s["guild_id"])
+        if board is None:
+            continue
+        zone, periods_from = board
+        sums = totals[(s["guild_id"], s["user_id"])]
+        sums[0] += s["points"]
+        sums[1] += int(s["solved"])
+        day = local_date(now, ZoneInfo(zone))
+        if periods_from is not None and day < periods_from:
+            continue  # a day before the kept ones (a clock running behind): never read
+        for kind, start in period_keys(day):
+            sums = periods[(s["guild_id"], kind, start, s["user_id"])]
+            sums[0] += s["points"]
+            sums[1] += int(s["solved"])
+    if totals:
+        rows: list[dict[str, Any]] = [
+            {
+                "guild_id": g,
+                "user_id": u,
+                "points": p,
+                "solved": n,
+                "reached_at": now if p else None,
+            }
+            # In key order: concurrent writers (PostgreSQL) lock the rows in one order.
+            for (g, u), (p, n) in sorted(totals.items())
+        ]
+        conn.execute(_adders(conn)[0], rows)
+    if periods:
+        rows = [
+            {
+                "guild_id": g,
+                "kind": kind,
+                "period_start": start,
+                "user_id": u,
+                "points": p,
+                "solved": n,
+                "reached_at": now if p else None,
+            }
+            for (g, kind, start, u), (p, n) in sorted(periods.items())
+        ]
+        conn.execute(_adders(conn)[1], rows)
+
+
+def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:
+    return dialect.upsert(
+        conn,
+        table,
+        key,
+        lambda new: {
+            "points": table.c.points + new.points,
+            "solved": table.c.solved + new.solved,
+            # reached_at is NULL for a score without points, and on a row that has none yet.
+            "reached_at": dialect.greatest(conn, table.c.reached_at, new.reached_at),
+        },
+    )
+
+
+CardKey = tuple[int, int, str]
+"""(guild id, user id, task id): one member's card for one task."""
+
+
+def card_of(row: Any) -> StoredCard:
+    return StoredCard(
+        guild_id=row.guild_id,
+        user_id=row.user_id,
+        task_id=row.task_id,
+        state=row.state,
+        step=row.step,
+        stability=row.stability,
+        difficulty=row.difficulty,
+        due=row.due,
+        last_review=row.last_review,
+    )
+
+
+def save_cards(conn: Connection, cards: Sequence[StoredCard]) -> None:
+    """Insert or replace these cards (one statement)."""
+    if not cards:
+        return
+    rows = [
+        {
+            "guild_id": card.guild_id,
+            "user_id": card.user_id,
+            "task_id": card.task_id,
+            "state": card.state,
+            "step": card.step,
+            "stability": card.stability,
+            "difficulty": card.difficulty,
+            "due": card.due,
+            "last_review": card.last_review,
+        }
+        for card in cards
+    ]
+    conn.execute(_upsert(conn), rows)
+
+
+def _upsert(conn: Connection) -> Any:
+    """`save_cards`' statement: built once per engine (it runs in the answers' write unit)."""
+    key = ("guild_id", "user_id", "task_id")
+    return dialect.built_once(conn, "review_card upsert", lambda c: dialect.upsert(c, _card, key))
+
+
+# Three plain INs (like the answers' progress read): they seek the primary key on every
+# engine; the cross pairs they also match are dropped in Python.
+_CARDS_WITH_ZONES = (
+    select(_card, _config.c.timezone.label("zone"))
+    .select_from(_card.outerjoin(_config, _config.c.guild_id == _card.c.guild_id))
+    .where(
+        _card.c.guild_id.in_(bindparam("guilds", expanding=True)),
+        _card.c.user_id.in_(bindparam("users", expanding=True)),
+        _card.c.task_id.in_(bindparam("tasks", expanding=True)),
+    )
+)
+
+
+def load_cards_with_zones(
+    conn: Connection, keys: Iterable[CardKey]
+) -> tuple[dict[CardKey, StoredCard], dict[int, ZoneInfo]]:
+    """The existing cards of these (guild, user, task) keys, across servers, in one read; and
+    the configured zone of each server that has one of them (a card's "local day" needs it; a
+    missing card needs none). A server without a (known) configured zone is left out."""
+    wanted = set(keys)
+    if not wanted:
+        return {}, {}
+    params = {
+        "guilds": sorted({g for g, _, _ in wanted}),
+        "users": sorted({u for _, u, _ in wanted}),
+        "tasks": sorted({t for _, _, t in wanted}),
+    }
+    cards: dict[CardKey, StoredCard] = {}
+    zones: dict[int, ZoneInfo] = {}
+    for row in conn.execute(_CARDS_WITH_ZONES, params).all():
+        key = (row.guild_id, row.user_id, row.task_id)
+        if key not in wanted:
+            continue
+        cards[key] = card_of(row)
+        if row.guild_id not in zones and (zone := zone_or(row.zone, None)) is not None:
+            zones[row.guild_id] = zone
+    return cards, zones

@@ -5,16 +5,13 @@ ISO week) that the answer write path adds each new score to, so a leaderboard is
 read, whatever the number of scores. `score` stays the truth: the totals are rebuilt from it
 here, when a server's first leaderboard is asked, when its zone changes, and on demand.
 
-Decides: which periods and zone the kept totals serve (`_BoardState.serves`), when and in
-which zone they are (re)built (`_BoardState.rebuild_in`), what a build writes, and how a new
-score adds to them (`add_scores`, called by the answer write path in its own transaction).
-Private practice and review posts never count: the write path adds only public scores, and a
-build sums only public ones (`posts.public_scores`).
+Decides which periods and zone the kept totals serve (`_BoardState.serves`), when and in which
+zone they are (re)built (`_BoardState.rebuild_in`) and what a build writes; a new score is
+added by the answer unit (`answers.add_scores`). Only public posts' scores count.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -29,7 +26,6 @@ from sqlalchemy import (
     Integer,
     Select,
     String,
-    Table,
     bindparam,
     case,
     delete,
@@ -43,7 +39,7 @@ from sqlalchemy import cast as sql_cast
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
 from bot.clock import day_start, load_zone, local_date, week_start
-from bot.store import dialect
+from bot.store.answers import lock_boards, period_keys
 from bot.store.dialect import upsert
 from bot.store.posts import public_scores
 from bot.store.tables import (
@@ -158,14 +154,6 @@ _BOARD_STATE = select(
 )
 
 
-def lock_boards(conn: Connection, guild_ids: Sequence[int], *, shared: bool = False) -> None:
-    """Keep the servers' totals from being built and added to at once (on PostgreSQL, where
-    writers run side by side): a build (exclusive) waits for the writers adding scores
-    (shared), and they for it, so a score is either in the build's sums or added after it,
-    never both nor neither. Take it before reading `board_state`."""
-    dialect.lock(conn, "board", guild_ids, shared=shared)
-
-
 def board_state(conn: Connection, guild_id: int) -> _BoardState:
     zone, periods_from, built_at, configured = conn.execute(
         _BOARD_STATE, {"guild_id": guild_id}
@@ -202,28 +190,28 @@ def build_board(
         conn.execute(_CLEAR_PERIODS_SINCE, {**guild, "since": since})
     if first is not None:
         day = since or local_date(first, tz)
-        end = local_date(last, tz)
-        buckets: list[dict[str, Any]] = []
-        monday = week_start(day)
-        while monday <= end:
-            buckets.append(_bucket(guild_id, "week", monday, monday + timedelta(days=7), tz))
-            monday += timedelta(days=7)
-        while day <= end:
-            buckets.append(_bucket(guild_id, "day", day, day + timedelta(days=1), tz))
-            day += timedelta(days=1)
-        conn.execute(_BUILD_PERIOD, buckets)
+        days = (local_date(last, tz) - day).days + 1
+        # Every bucket a score of those days counts toward, by the answers' own rule.
+        keys = {key for n in range(days) for key in period_keys(day + timedelta(days=n))}
+        conn.execute(_BUILD_PERIOD, [_bucket(guild_id, *key, tz) for key in sorted(keys)])
     record = upsert(conn, _board, ["guild_id"])
     wall = datetime.now(UTC)
     conn.execute(record, {**guild, "timezone": zone, "periods_from": since, "built_at": wall})
 
 
-def _bucket(guild_id: int, kind: str, start: date, end: date, tz: ZoneInfo) -> dict[str, Any]:
+def _bucket(guild_id: int, kind: str, start: date, tz: ZoneInfo) -> dict[str, Any]:
+    end = start + timedelta(days=7 if kind == "week" else 1)
     lo, hi = day_start(start, tz), day_start(end, tz)
     return {"guild_id": guild_id, "kind": kind, "start": start, "lo": lo, "hi": hi}
 
 
 def rebuild_totals(conn: Connection, guild_id: int | None, tz: ZoneInfo | None) -> int:
-    """`Store.rebuild_totals` inside its write unit of work."""
+    """Recompute the totals of one server (or of every server with scores or totals) from the
+    scores, every day and week, in `tz`, else the configured zone, else the kept one, else UTC:
+    for databases written around the store, or repairs. Holds the write lock throughout
+    (seconds per million scores). The number of servers."""
+    if tz is not None and tz.key is None:
+        raise ValueError("rebuild_totals needs a zone with an IANA key")
     guilds = sorted(conn.execute(_SCORED_GUILDS).scalars()) if guild_id is None else [guild_id]
     for guild in guilds:
         lock_boards(conn, [guild])
@@ -231,95 +219,3 @@ def rebuild_totals(conn: Connection, guild_id: int | None, tz: ZoneInfo | None) 
         zone = (tz and tz.key) or state.configured or state.zone or "UTC"
         build_board(conn, guild, zone, totals=True, full=True)
     return len(guilds)
-
-
-# -- adding new scores (the answer write path) --------------------------------------------------
-
-_BOARDS_OF = select(_board.c.guild_id, _board.c.timezone, _board.c.periods_from).where(
-    _board.c.guild_id.in_(bindparam("guilds", expanding=True))
-)
-def _adders(conn: Connection) -> tuple[Any, Any]:
-    """The upserts that add sums to `member_total` and `member_period`, built once per engine."""
-    return dialect.built_once(
-        conn,
-        "totals adders",
-        lambda c: (
-            _totals_upsert(c, _total, ("guild_id", "user_id")),
-            _totals_upsert(c, _period, ("guild_id", "kind", "period_start", "user_id")),
-        ),
-    )
-
-
-def add_scores(conn: Connection, scores: list[dict[str, Any]], now: datetime) -> None:
-    """Add new scores to their members' kept totals (servers without a `board_state` row keep
-    none: their leaderboards aggregate scores until the first build). Public posts' scores
-    only: the caller leaves private ones out."""
-    # Fails, forfeits and solves whose points another post decided add nothing
-    # (`counted_solves`); every other solve scores.
-    earning = [s for s in scores if s["points"]]
-    if not earning:
-        return
-    guilds = sorted({s["guild_id"] for s in earning})
-    lock_boards(conn, guilds, shared=True)
-    boards = {
-        row.guild_id: (row.timezone, row.periods_from)
-        for row in conn.execute(_BOARDS_OF, {"guilds": guilds}).all()
-    }
-    totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
-    periods: dict[tuple[int, str, date, int], list[int]] = defaultdict(lambda: [0, 0])
-    for s in earning:
-        board = boards.get(s["guild_id"])
-        if board is None:
-            continue
-        zone, periods_from = board
-        sums = totals[(s["guild_id"], s["user_id"])]
-        sums[0] += s["points"]
-        sums[1] += int(s["solved"])
-        day = local_date(now, ZoneInfo(zone))
-        if periods_from is not None and day < periods_from:
-            continue  # a day before the kept ones (a clock running behind): never read
-        for kind, start in (("day", day), ("week", week_start(day))):
-            sums = periods[(s["guild_id"], kind, start, s["user_id"])]
-            sums[0] += s["points"]
-            sums[1] += int(s["solved"])
-    if totals:
-        rows: list[dict[str, Any]] = [
-            {
-                "guild_id": g,
-                "user_id": u,
-                "points": p,
-                "solved": n,
-                "reached_at": now if p else None,
-            }
-            # In key order: concurrent writers (PostgreSQL) lock the rows in one order.
-            for (g, u), (p, n) in sorted(totals.items())
-        ]
-        conn.execute(_adders(conn)[0], rows)
-    if periods:
-        rows = [
-            {
-                "guild_id": g,
-                "kind": kind,
-                "period_start": start,
-                "user_id": u,
-                "points": p,
-                "solved": n,
-                "reached_at": now if p else None,
-            }
-            for (g, kind, start, u), (p, n) in sorted(periods.items())
-        ]
-        conn.execute(_adders(conn)[1], rows)
-
-
-def _totals_upsert(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:
-    return dialect.upsert(
-        conn,
-        table,
-        key,
-        lambda new: {
-            "points": table.c.points + new.points,
-            "solved": table.c.solved + new.solved,
-            # reached_at is NULL for a score without points, and on a row that has none yet.
-            "reached_at": dialect.greatest(conn, table.c.reached_at, new.reached_at),
-        },
-    )

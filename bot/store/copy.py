@@ -1,16 +1,10 @@
-"""`quizbot db copy`: move a whole deployment into another, empty database (SQLite to
-PostgreSQL), and prove nothing was lost.
+"""`quizbot db copy`: move a deployment into another, empty database (SQLite to PostgreSQL)
+and prove nothing was lost.
 
-Every table of the schema is copied, in foreign-key order, by streaming the source in batches
-into ONE transaction on the target: a copy that fails (a full disk, a dropped connection, a
-constraint) leaves the target as empty as it was, so it can simply be run again. Both databases
-must be at this quizbot's schema head, so the rows mean the same on both sides. At the end the
-copy is checked from fresh reads: every table's row count, and every member's leaderboard totals
-(recomputed from `score`, and as kept in `member_total`), must be equal on both sides.
-
-A copy interrupted after its commit (Ctrl-C during that check) leaves a full target. Run again,
-it finds the target holding exactly the source's rows and runs the check instead of refusing a
-database that is not empty; a target that differs in any count or total is refused as before.
+Both sides at the schema head; every table streamed in foreign-key order into ONE target
+transaction, so a failed copy leaves the target empty and can be run again. Then checked from
+fresh reads: row counts, and every member's totals from `score` and `member_total`. A target
+holding exactly the source's rows (a copy stopped during its check) is checked, not refused.
 """
 
 from __future__ import annotations
@@ -25,65 +19,51 @@ from sqlalchemy.exc import DBAPIError
 
 from bot.host_errors import HostError
 from bot.store import dialect, faults
-from bot.store.db import make_engine, sqlite_file, writer
+from bot.store.db import build_engine, sqlite_file, writer
 from bot.store.migrate import current_state, problem, read_state, target_metadata, upgrade_database
 from bot.store.preflight import check_database, check_lasting, check_readable
 from bot.store.process_claim import claim_database_file
 from bot.store.tables import MemberTotal, Score, table_of
+from bot.wording import plural
 
-BATCH_ROWS = 5000
-"""Rows per read from the source and per insert into the target."""
-
-PROGRESS_EVERY = 100_000
-"""A progress line at least this often (in rows) within one big table."""
+BATCH_ROWS = 5000  # rows per read from the source and per insert into the target
+PROGRESS_EVERY = 100_000  # rows between progress lines within one big table
 
 SOURCE, TARGET = "SRC_URL", "DST_URL"
 
 
 class CopyError(HostError):
-    """The copy cannot start (a source that is missing, unreadable or behind the head; a
-    target that cannot be written or is not empty) or did not verify. Nothing of the source
-    was changed. `setting` names the side at fault."""
+    """The copy cannot start or did not verify; `setting` names the side at fault."""
 
 
 @dataclass(frozen=True, slots=True)
 class CopyReport:
-    rows: dict[str, int]
-    """Rows copied per table (every table of the schema, 0 included)."""
-    members_checked: int
-    """Members whose leaderboard totals were compared."""
-
-    @property
-    def total_rows(self) -> int:
-        return sum(self.rows.values())
+    rows: dict[str, int]  # per table of the schema, 0 included
+    members_checked: int  # whose leaderboard totals were compared
 
 
 Say = Callable[[str], None]
 
 
 def copy_database(src_url: str, dst_url: str, say: Say, batch: int = BATCH_ROWS) -> CopyReport:
-    """Copy every row of `src_url` into the empty `dst_url`, then verify; see the module
-    docstring. Raises CopyError for a source or target it must not touch (or cannot reach)."""
+    """Copy every row of `src_url` into the empty `dst_url`, then verify; else CopyError."""
     # Read-only: opening a missing source would create an empty one.
     with _blamed_on(SOURCE):
         check_readable(src_url, SOURCE)
-        # README: nothing may write the SQLite file while it is copied. Held to the end, so
-        # no bot starts on it meanwhile either.
+        # Held to the end: no bot may write (or start on) the file while it is copied.
         claim = claim_database_file(src_url, reader=True)
     source: Engine | None = None
     target: Engine | None = None
     try:
         if _same_database(src_url, dst_url):
             # Else it would pass as an earlier copy of itself.
-            raise CopyError(
-                TARGET, "the target is the source itself", "name a new, empty database"
-            )
-        source = make_engine(src_url, create=False)
+            raise CopyError(TARGET, "the target is the source itself", "name a new, empty database")
+        source = build_engine(src_url)
         _check_source(source, src_url)
         with _blamed_on(TARGET):
             check_lasting(dst_url, TARGET)  # a copy into memory is gone when it ends
             check_database(dst_url, TARGET)  # the copy writes it: it must be writable
-        target = make_engine(dst_url, create=False)
+        target = build_engine(dst_url)
         if not _target_is_empty(target):
             return _check_earlier_copy(source, target, say)
         with _blamed_on(TARGET):
@@ -103,9 +83,7 @@ def _same_database(src_url: str, dst_url: str) -> bool:
     """One SQLite file (however spelled or linked), or one PostgreSQL database."""
     src, dst = sqlite_file(src_url), sqlite_file(dst_url)
     if src is not None or dst is not None:
-        return src is not None and dst is not None and src.exists() and dst.exists() and (
-            src.samefile(dst)
-        )
+        return bool(src and dst and src.exists() and dst.exists() and src.samefile(dst))
     a, b = make_url(src_url), make_url(dst_url)
     return (a.host or "", a.port or 5432, a.database) == (b.host or "", b.port or 5432, b.database)
 
@@ -120,8 +98,7 @@ def _verified(rows: dict[str, int], members: int, say: Say) -> CopyReport:
 
 @contextlib.contextmanager
 def _blamed_on(setting: str) -> Iterator[None]:
-    """A HostError raised inside (bot/store/preflight.py's checks, the target's schema
-    upgrade, which speaks of DATABASE_URL) names `setting`, the side at fault."""
+    """A HostError raised inside (preflight, the schema upgrade) names `setting` instead."""
     try:
         yield
     except HostError as exc:
@@ -163,9 +140,8 @@ def _check_source(source: Engine, url: str) -> None:
 
 
 def _target_is_empty(target: Engine) -> bool:
-    """Empty: no tables at all, or this schema's tables at the head without a single row (as
-    `quizbot db upgrade` leaves a new database). Another schema is someone's data: refused.
-    False: this schema at the head, with rows (`_check_earlier_copy` decides)."""
+    """No tables, or this schema at the head without rows; False: with rows (an earlier
+    copy?); another schema is someone's data, refused."""
     state = current_state(target)
     if state.empty:
         return True
@@ -179,16 +155,15 @@ def _target_is_empty(target: Engine) -> bool:
 
 
 def _check_earlier_copy(source: Engine, target: Engine, say: Say) -> CopyReport:
-    """A target with this schema's rows: an earlier copy of this source that stopped before
-    its check (it holds as many rows as the source in every table) is checked now. Any other
-    target with rows is someone's data: refused untouched, never called incomplete."""
+    """Check an earlier copy (as many rows as the source in every table); any other target
+    with rows is someone's data: refused untouched, never called incomplete."""
     with source.connect() as src, target.connect() as dst:
         counts = {table.name: (_count(src, table), _count(dst, table)) for table in _tables()}
     if any(here != there for here, there in counts.values()):
         # Named by what the target holds: a table that differs may be empty there.
         held = {name: there for name, (_, there) in counts.items() if there}
         differ = [name for name in held if counts[name][0] != held[name]] or list(held)
-        shown = ", ".join(f"{name} has {_rows(held[name])}" for name in differ[:3])
+        shown = ", ".join(f"{name} has {plural(held[name], 'row')}" for name in differ[:3])
         raise _not_empty(target, shown + (", ..." if len(differ) > 3 else ""))
     rows = {name: here for name, (here, _) in counts.items()}
     say("the target already holds as many rows as the source: an earlier copy; checking it")
@@ -238,8 +213,7 @@ def _copy_rows(source: Engine, target: Engine, say: Say, batch: int) -> dict[str
 
 
 def _batches(read: Connection, table: Table, batch: int) -> Iterator[Sequence[Row[Any]]]:
-    """`table`'s rows in the source, in key order, `batch` at a time. Only the reading is in
-    here, so an error raised here is the source's (a row it cannot decode, a lost file)."""
+    """`table`'s rows in key order, `batch` at a time; an error here is the source's."""
     order = list(table.primary_key.columns) or list(table.columns)
     try:
         result = read.execution_options(yield_per=batch).execute(select(table).order_by(*order))
@@ -249,9 +223,6 @@ def _batches(read: Connection, table: Table, batch: int) -> Iterator[Sequence[Ro
 
 
 def _failure(side: str, at: str, error: DBAPIError) -> CopyError:
-    """The host's line for a database error during the copy (a full disk, a lost connection,
-    a value the target refuses): the copy's one transaction rolled back, so the target is as
-    empty as it was."""
     name, driver = faults.error_name(error)
     reason = (str(driver).strip().splitlines() or [""])[0]  # PostgreSQL's next lines: the SQL
     doing = "reading the source" if side == SOURCE else "writing the target"
@@ -303,10 +274,6 @@ def _totals(conn: Connection) -> dict[tuple[int, int], tuple[Any, ...]]:
         summed_points, summed_solved, _, _ = totals.get((g, u), (0, 0, None, None))
         totals[(g, u)] = (summed_points, summed_solved, points, solved)
     return totals
-
-
-def _rows(n: int) -> str:
-    return f"{n:,} row" if n == 1 else f"{n:,} rows"
 
 
 def _count(conn: Connection, table: Table) -> int:

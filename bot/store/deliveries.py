@@ -1,18 +1,9 @@
-"""Who is sending a daily quiz's day right now: a lock held for as long as one process posts it.
+"""Who is sending a daily quiz's day right now: held while one process posts it.
 
-The claim (`ScheduleStore.claim`) makes a day start once, but a claimed day is resumed by
-whoever ticks next (bot/schedule/runner.py, "Recover"): after a crash, that is the restarted
-process, which finds what went out in the channel and sends the rest. While the claimer is
-still sending, a second process on the same shard (by mistake, or during a change of
-SHARD_IDS) would find nothing in the channel yet and send the same post again. So the day is
-held while it is delivered: the claimer takes it before claiming, and a process resuming a day
-someone holds leaves it alone.
-
-On PostgreSQL the hold is a session advisory lock on one connection kept for as long as this
-process holds any day: a process that dies loses its connection and, with it, its holds, so
-the day is resumed at the next tick (a host that vanishes: within about a minute). On SQLite
-one process runs per database (bot/store/process_claim.py), so holding within the process
-is enough.
+A claimed day is resumed by whoever ticks next (after a crash, the restarted process). A
+second process resuming it while the claimer still sends would post it twice, so it leaves a
+held day alone. On PostgreSQL the hold is a session advisory lock (a dead process loses it with
+its connection); on SQLite one process runs per database, so holding in memory is enough.
 """
 
 from __future__ import annotations
@@ -25,18 +16,16 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from bot.quiz.errors import StoreAction
-from bot.store import dialect, faults
-from bot.store.store import Store
+from bot.store import dialect
+from bot.store.store import Store, translated
 
 log = logging.getLogger(__name__)
 
-Day = tuple[int, date]
-"""(schedule id, local date): one day of one daily quiz."""
+Day = tuple[int, date]  # (schedule id, local date)
 
 
 class Deliveries:
-    """The days this process is sending. Thread-safe (the scheduler calls it through the
-    service's reader threads)."""
+    """The days this process is sending. Thread-safe (called from the reader threads)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -44,18 +33,14 @@ class Deliveries:
         self._held: set[Day] = set()
         self._conn: Connection | None = None
 
-    @property
-    def _shared(self) -> bool:
-        return dialect.has_session_locks(self.store.engine)
-
     def take(self, schedule_id: int, local_date: date) -> bool:
         """Hold the day; False if this or another process holds it (it is being sent)."""
         day = (schedule_id, local_date)
         with self._mutex:
             if day in self._held:
                 return False
-            if self._shared:
-                with faults.translated(self.store.engine.url, StoreAction.READ):
+            if dialect.has_session_locks(self.store.engine):
+                with translated(self.store.engine.url, StoreAction.READ):
                     try:
                         taken = dialect.try_session_lock(self._connection(), _key(day))
                     except DBAPIError:
@@ -68,8 +53,7 @@ class Deliveries:
             return True
 
     def give_back(self, schedule_id: int, local_date: date) -> None:
-        """Let the day go (after sending it, or failing to). Never raises: a connection that
-        is gone has let go of its holds already."""
+        """Let the day go. Never raises: a connection that is gone let go already."""
         day = (schedule_id, local_date)
         with self._mutex:
             if day not in self._held:
@@ -109,6 +93,3 @@ class Deliveries:
 
 def _key(day: Day) -> int:
     return dialect.lock_key("delivery", day)
-
-
-__all__ = ["Deliveries"]

@@ -1,20 +1,10 @@
-"""Everything engine-specific in the store, in one place.
+"""Everything engine-specific in the store: upserts, `greatest`, the timestamp column type, an
+SQLite connection's PRAGMAs and BEGIN, a PostgreSQL session's settings and advisory locks.
 
-The rest of the store speaks SQLAlchemy Core on the SQLModel tables. What Core cannot say the
-same way on every engine lives here: upserts (`INSERT … ON CONFLICT`, spelled the same by
-SQLite and PostgreSQL but built by each dialect's own `insert`), and the greater of two values
-(SQLite's two-argument `max`, PostgreSQL's `greatest`). A second engine is a change to this
-module, not to the statements that use it. So is what each engine needs around the statements:
-an SQLite connection's PRAGMAs and BEGIN, a PostgreSQL session's settings and the advisory
-locks that hold something for as long as a process runs (`try_session_lock`, `try_pair_lock`).
-
-And how writers that read before they write are kept apart (`lock`): SQLite has one writer at
-a time (`BEGIN IMMEDIATE` takes the database's write lock), so there is nothing to do; on
-PostgreSQL, writers run side by side at READ COMMITTED, and a unit of work that decides from
-what it read (a member's attempts on a post, a server's schedules, whether its totals are
-kept) first takes a transaction-scoped advisory lock on that. The constraints stay the last
-word either way (a fourth attempt cannot be stored); the locks spare members a refusal when
-two of their own clicks meet, and keep a totals rebuild from missing a score being added.
+`lock` keeps writers that read before they write apart: SQLite has one writer at a time
+(`BEGIN IMMEDIATE`), so nothing to do; PostgreSQL runs writers side by side at READ COMMITTED,
+so such a unit first takes a transaction-scoped advisory lock. The constraints stay the last
+word either way; the locks spare members a refusal when two of their clicks meet.
 """
 
 from __future__ import annotations
@@ -23,6 +13,7 @@ import hashlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
@@ -30,10 +21,14 @@ from sqlalchemy import (
     BigInteger,
     ColumnElement,
     Connection,
+    DateTime,
+    Dialect,
     Engine,
     Integer,
     Table,
+    TypeDecorator,
     bindparam,
+    event,
     func,
     select,
     text,
@@ -43,6 +38,27 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
 T = TypeVar("T")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timestamp stored naive UTC (the schema 0.1.0 made) and handed in and out aware: the
+    one place the two forms meet. Not applied in `text()` or a bare `func`."""
+
+    impl = DateTime(timezone=False)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is None:
+            return value
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+UTC_TIMESTAMP = UtcDateTime()
+"""Every timestamp column's type. Spelled out also because recent SQLModel maps `datetime` to
+an aware type that rejects naive values, while older versions store naive."""
 
 _INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
@@ -188,19 +204,14 @@ def pair_locks_held_by_others(conn: Connection, namespace: int) -> set[int]:
 
 _UNLOCK_ALL = "SELECT pg_advisory_unlock_all()"
 _KEEPALIVES = (
-    "SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; "
-    "SET tcp_keepalives_count = 3"
+    "SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3"
 )
 
 
 def session_lock_connection(engine: Engine) -> Connection:
-    """A PostgreSQL connection of its own for session advisory locks, which outlive any one
-    transaction and are let go when the connection closes.
-
-    Autocommit: it sits idle between statements, never inside a transaction that would hold
-    back the server's vacuum. With TCP keepalives: a host that vanishes sends no goodbye, and
-    without them the server would keep its locks for the OS's two hours before it noticed;
-    with them, within about a minute (ignored over a Unix socket)."""
+    """A PostgreSQL connection of its own for session advisory locks (they outlive transactions).
+    Autocommit, so it never holds back vacuum; with TCP keepalives, so the server frees the
+    locks of a vanished host within a minute, not the OS's two hours."""
     conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
     try:
         conn.exec_driver_sql(_KEEPALIVES)
@@ -211,14 +222,9 @@ def session_lock_connection(engine: Engine) -> Connection:
 
 
 def drop_connection(conn: Connection) -> None:
-    """Close a session-lock connection for good, not into the pool: a lock that could not be
-    released must not outlive it in a pooled connection. Never raises.
-
-    Its locks are let go first, while the session still answers: the server ends a closed
-    connection's session (and frees its locks) a moment after the client hung up, so a process
-    started right after this returned could still find them held. A connection known to be
-    gone fails that at once, and its locks go with its session; one cut off without a word
-    waits for the keepalives (about a minute), as any statement on it would."""
+    """Close a session-lock connection for good, not into the pool, letting its locks go first
+    (the server frees a closed session's a moment later: a process started right after would
+    still find them held). Never raises."""
     try:
         if not conn.invalidated:
             conn.exec_driver_sql(_UNLOCK_ALL)
@@ -294,26 +300,22 @@ _WAL_RETRY_S = 0.01
 
 def set_up_sqlite_connection(
     connection: sqlite3.Connection, *, synchronous: str, busy_timeout_ms: int
-) -> bool:
-    """Make a new driver connection the store's: its transactions begun by SQLAlchemy's
-    `begin` event (`begin_sqlite`), not by the driver, which opens them lazily and only for
-    DML (that breaks SAVEPOINT and repeatable reads); waiting `busy_timeout_ms` for a lock;
-    WAL mode; `synchronous` (one of `db.SYNCHRONOUS_MODES`, checked when the engine is
-    made); foreign keys enforced. Whether the file is in WAL mode now (a read-only one keeps
-    its own mode)."""
+) -> None:
+    """Make a new driver connection the store's: transactions begun by SQLAlchemy's `begin`
+    event, not by the driver, which opens them lazily and only for DML (breaking SAVEPOINT
+    and repeatable reads); the busy timeout; WAL; `synchronous`; foreign keys."""
     connection.isolation_level = None
     cursor = connection.cursor()
     try:
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        wal = _switch_to_wal(cursor, busy_timeout_ms)
+        _switch_to_wal(cursor, busy_timeout_ms)
         cursor.execute(f"PRAGMA synchronous = {synchronous}")
         cursor.execute("PRAGMA foreign_keys = ON")
     finally:
         cursor.close()
-    return wal
 
 
-def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> bool:
+def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> None:
     """Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY
     at once, without the busy handler, to a connection that holds the shared lock while
     another waits for the exclusive one (it would deadlock). Shards started together on a
@@ -321,19 +323,40 @@ def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> bool:
     deadline = time.monotonic() + busy_timeout_ms / 1000
     while True:
         try:
-            mode = cursor.execute(_WAL).fetchone()
-            return mode is not None and str(mode[0]).lower() == "wal"
+            cursor.execute(_WAL).fetchone()
+            return
         except sqlite3.OperationalError as error:
             if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
                 raise
         time.sleep(_WAL_RETRY_S)
 
 
-def begin_sqlite(conn: Connection, *, immediate: bool) -> None:
-    """Begin `conn`'s transaction: `immediate` takes the write lock up front (waiting up to
-    the busy timeout), whereas a deferred transaction that reads and then writes fails at
-    once with SQLITE_BUSY when another writer got in between."""
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+BEGIN_OPTION = "quizbot_sqlite_begin"
+"""Execution option naming the BEGIN flavour: "IMMEDIATE" for write units of work."""
+
+
+def install_sqlite_hooks(engine: Engine, *, synchronous: str, busy_timeout_ms: int) -> None:
+    """Each new connection set up (`set_up_sqlite_connection`), and each transaction begun by
+    SQLAlchemy, not the driver: BEGIN IMMEDIATE where `BEGIN_OPTION` says so, taking the write
+    lock up front, since a deferred transaction that reads then writes fails at once with
+    SQLITE_BUSY when another writer got in between."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        set_up_sqlite_connection(
+            dbapi_connection, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms
+        )
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(BEGIN_OPTION) == "IMMEDIATE"
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def sqlite_wal_mode(connection: sqlite3.Connection) -> bool:
+    """Whether the driver connection's file is in WAL mode (a read-only one keeps its own)."""
+    mode = connection.execute("PRAGMA journal_mode").fetchone()
+    return mode is not None and str(mode[0]).lower() == "wal"
 
 
 def leave_wal_mode(connection: sqlite3.Connection) -> None:

@@ -1,50 +1,19 @@
-"""Database faults while the bot runs: the one place the engines' error codes (SQLite's result
-codes, PostgreSQL's SQLSTATEs and lost connections) become domain errors.
-
-A unit of work the database refuses (`Store.read`/`Store.write` wrap each in `translated`)
-stored nothing, so the member is told what they lost and that it did not count
-(`StoreBusyError`, `StoreUnavailableError` in bot/quiz/errors.py, whose messages are decided
-there). The host is told once, in one log line without a traceback, naming the fault and
-DATABASE_URL: a WARNING for a lock held too long (it passes by itself), an ERROR for what the
-host must fix (a full disk, a damaged or read-only file, an I/O error, a database server that
-cannot be reached).
-
-On PostgreSQL a lost or refused connection (the server stopped, restarting, unreachable) and
-a pool with no free connection are "unavailable"; a lock or statement timeout, a deadlock and
-a serialization failure are "busy". The pool pings each connection before use and drops dead
-ones, so the next unit of work after the server is back simply succeeds. A COMMIT whose
-connection is lost may still have committed. A group commit with answers then looks for its
-first recorded answer on a new connection (`Store.commit_group`): if it is there, the group
-counts, with one more line saying so. Any other unit, or when the server cannot be asked yet,
-is reported as refused (nothing is ever acknowledged that the database does not hold), which
-at worst refuses what was in fact stored. Nothing is asked on the path without faults.
-
-An SQLite file deleted or renamed over while the bot runs (`db.FileWatch`) is "unavailable"
-too: every write is refused from then on, reported in one line when it is first noticed.
-
-Anything else (a constraint, an SQL error) is not a fault of the database but a refused row or
-a bug, and passes through unchanged. At start-up, `preflight` reports the same codes as
-HostErrors before the bot goes online.
-"""
+"""What the engines' error codes (SQLite's result codes, PostgreSQL's SQLSTATEs, lost
+connections) mean for the host: a `Fault` each, with what to fix. `store.translated` turns them
+into domain errors while the bot runs; `preflight` and `migrate` report them at start-up.
+A lock or statement timeout, a deadlock or a serialization failure is "busy" (it passes); a
+lost or refused connection or an empty pool is "unavailable". Anything else (a constraint, an
+SQL error) is no fault of the database."""
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import sqlite3
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
-from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
-
-from bot.quiz.errors import StoreAction, StoreBusyError, StoreError, StoreUnavailableError
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,22 +54,6 @@ CANNOT_OPEN: Final = Fault(
     "the database file cannot be opened",
     "check that the file and its folder still exist and the bot's user may read and write them",
 )
-
-GONE: Final = Fault(
-    "the database file was deleted or replaced while the bot ran",
-    "put the file back (with its -wal) or restore it from a backup, then restart the bot",
-)
-
-
-class FileGoneError(Exception):
-    """The SQLite file an engine opened is no longer at its path (`db.FileWatch`). `first`:
-    the first refusal since it went, the one to report."""
-
-    def __init__(self, path: Path, first: bool) -> None:
-        super().__init__(f"{path} is no longer the file the database was opened from")
-        self.path = path
-        self.first = first
-
 
 _BY_CODE: Final[dict[int, Fault]] = {
     sqlite3.SQLITE_BUSY: BUSY,
@@ -203,47 +156,3 @@ def one_line(error: BaseException) -> str:
     name, driver = error_name(error)
     text = str(driver).strip().replace("\n", " ")
     return f"{name}: {text}"
-
-
-def store_error(error: BaseException, url: URL, action: StoreAction) -> StoreError | None:
-    """The domain error for a database fault, logged once (see the module docstring); None
-    when `error` is no such fault."""
-    fault = classify(error)
-    if fault is None:
-        return None
-    work = "a read" if action is StoreAction.READ else "a write"
-    where = url.render_as_string(hide_password=True)
-    log.log(
-        logging.WARNING if fault.busy else logging.ERROR,
-        "database fault: %s (%s) at %s (DATABASE_URL); %s was refused and stored nothing — %s",
-        fault.what,
-        one_line(error),
-        where,
-        work,
-        fault.fix,
-    )
-    kind = StoreBusyError if fault.busy else StoreUnavailableError
-    return kind(action, fault.what)
-
-
-@contextlib.contextmanager
-def translated(url: URL, action: StoreAction) -> Iterator[None]:
-    """Turn a database fault raised inside into its domain error (and log it once)."""
-    try:
-        yield
-    except FileGoneError as exc:
-        if exc.first:
-            log.error(
-                "database fault: %s (%s) at %s (DATABASE_URL); every write is refused from "
-                "now on, so nothing is acknowledged that the next start would not find — %s",
-                GONE.what,
-                exc.path,
-                url.render_as_string(hide_password=True),
-                GONE.fix,
-            )
-        raise StoreUnavailableError(action, GONE.what) from exc
-    except (DBAPIError, sqlite3.Error, PoolTimeoutError) as exc:
-        error = store_error(exc, url, action)
-        if error is None:
-            raise
-        raise error from exc

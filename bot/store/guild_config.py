@@ -3,7 +3,7 @@ does to the leaderboard totals. Stored only once changed, validated before they 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, exists, or_, select
@@ -11,8 +11,18 @@ from sqlalchemy import Connection, Row, bindparam, exists, or_, select
 from bot.clock import load_zone
 from bot.store.board_totals import board_state, build_board
 from bot.store.dialect import upsert
-from bot.store.records import GuildConfigInfo
+from bot.store.reminders import Rezone, rezone_server
 from bot.store.tables import POST_POLICIES, GuildConfig, Member, Post, table_of
+
+
+@dataclass(frozen=True, slots=True)
+class GuildConfigInfo:
+    guild_id: int
+    timezone: str | None = None
+    mod_role_id: int | None = None
+    post_policy: str = "anyone"
+    cooldown_seconds: int = 30
+
 
 _config = table_of(GuildConfig)
 _CONFIG = select(_config).where(_config.c.guild_id == bindparam("guild_id"))
@@ -58,11 +68,15 @@ def check_changes(changes: dict[str, Any]) -> None:
 
 
 def update_guild_config(
-    conn: Connection, guild_id: int, changes: dict[str, Any]
+    conn: Connection, guild_id: int, changes: dict[str, Any], rezone: Rezone | None = None
 ) -> GuildConfigInfo:
-    """`Store.update_guild_config` inside its write unit of work, after `check_changes`."""
+    """Change some settings, after `check_changes`; `rezone` moves the last reminder day of
+    the members on the server's zone into its new zone."""
     row = conn.execute(_CONFIG, {"guild_id": guild_id}).first()
-    info = replace(GuildConfigInfo(guild_id) if row is None else _config_info(row), **changes)
+    old = GuildConfigInfo(guild_id) if row is None else _config_info(row)
+    info = replace(old, **changes)
+    if rezone is not None:
+        rezone_server(conn, guild_id, old.timezone, info.timezone, rezone)
     values = {name: getattr(info, name) for name in CONFIG_FIELDS}
     conn.execute(upsert(conn, _config, ["guild_id"]), {"guild_id": guild_id, **values})
     if info.timezone is not None:

@@ -1,14 +1,7 @@
-"""What a server's members did, for moderators (/insights) and teachers (`quizbot export
-results`). Read-only units of work, Core on the tables like the rest of the store.
+"""What a server's members did, for /insights and `quizbot export results` (read-only).
 
-Decides which activity falls in a window (attempts made within it, its days local to the
-server's zone) and what one member did on one task (their posts of it, summed). What the
-figures mean (the hardest tasks, the misconceptions) is decided above the store, in
-bot/reports/insights.py; the wrong picks are handed over as stored, because which pick is
-wrong is the task's business (bot/reports/summary.py `wrong_pickers`).
-
-Both are group figures: they count public posts only. A member's private practice and review
-tasks are theirs (their own /stats counts them), never the group's.
+Decides which attempts fall in a window (days local to the server's zone) and what one member
+did on one task. What the figures mean is bot/reports' job. Group figures: public posts only.
 """
 
 from __future__ import annotations
@@ -22,8 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, Engine, and_, case, distinct, false, func, select, union
 
 from bot.clock import day_start, local_date
-from bot.store.posts import post_infos, public_scores, select_posts
-from bot.store.records import PostInfo
+from bot.store.posts import PostInfo, post_infos, public_scores, select_posts
 from bot.store.store import Store
 from bot.store.tables import Attempt, Member, Post, Reveal, Score, table_of
 
@@ -41,8 +33,7 @@ class TaskActivity:
     task_id: str
     answered: int
     solved: int
-    first_try: int
-    """Members whose first attempt on a post of the task was right."""
+    first_try: int  # members whose first attempt on a post of the task was right
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +47,7 @@ class WrongPick:
 
 @dataclass(frozen=True, slots=True)
 class DayActivity:
-    day: date
-    """A local date in the server's zone."""
+    day: date  # local to the server's zone
     members: int
     attempts: int
 
@@ -70,12 +60,9 @@ class WindowActivity:
     last_day: date
     tasks: tuple[TaskActivity, ...]
     wrong_picks: tuple[WrongPick, ...]
-    posts: dict[int, PostInfo]
-    """Every post answered in the window, with the task it was posted with."""
-    days: tuple[DayActivity, ...]
-    """Every day of the window, in order, quiet days included (0 and 0)."""
-    members: int
-    """Distinct members who answered in the window."""
+    posts: dict[int, PostInfo]  # every post answered in the window
+    days: tuple[DayActivity, ...]  # every day of the window, quiet ones included
+    members: int  # distinct members who answered
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,18 +72,13 @@ class ResultRow:
     user_id: int
     task_id: str
     attempts: int
+    # Each flag: on at least one post.
     solved: bool
-    """Solved on at least one post."""
     points: int
     first_try: bool
-    """Solved on the first try on at least one post."""
-    hint: bool
-    """Saw the hint while it still cost points, on at least one post."""
-    solution: bool
-    """Opened the solution while the post was open (to give up, or after finishing), on at
-    least one post: a `solution` reveal is stored. A closed post's free solution is not."""
-    name: str | None = None
-    """The member's last seen display name, when asked for."""
+    hint: bool  # seen while it still cost points
+    solution: bool  # opened while the post was open (a closed post's free one is not stored)
+    name: str | None = None  # the last seen display name, when asked for
 
 
 class InsightsStore:
@@ -108,8 +90,7 @@ class InsightsStore:
     def window(
         self, guild_id: int, first_day: date, last_day: date, tz: ZoneInfo
     ) -> WindowActivity:
-        """Attempts on public posts made from local midnight of `first_day` to the end of
-        `last_day` (private practice and review tasks are not the group's)."""
+        """Attempts on public posts from local midnight of `first_day` to the end of `last_day`."""
         start = day_start(first_day, tz)
         end = day_start(last_day + timedelta(days=1), tz)
         in_window = and_(
@@ -156,9 +137,8 @@ class InsightsStore:
     def results(
         self, guild_id: int, tz: ZoneInfo, *, since: date | None = None, names: bool = False
     ) -> list[ResultRow]:
-        """One row per member and task, ordered by member then task, over public posts only
-        (private practice and review are left out). With `since`, only the posts made from
-        local midnight of that date on count. Names only when asked for."""
+        """One row per member and task, over public posts (with `since`, those from local
+        midnight of that date on)."""
         with self.store.read() as conn:
             return _results(conn, guild_id, tz, since, names)
 
@@ -238,25 +218,8 @@ def _results(
         stmt = stmt.where(_post.c.posted_at >= day_start(since, tz))
     return [
         ResultRow(
-            user_id=row[0],
-            task_id=row[1],
-            attempts=int(row[2]),
-            solved=bool(row[3]),
-            points=int(row[4]),
-            first_try=bool(row[5]),
-            hint=bool(row[6]),
-            solution=bool(row[7]),
-            name=row[8] if names else None,
+            *(row[0], row[1], int(row[2]), bool(row[3]), int(row[4])),
+            *(bool(row[5]), bool(row[6]), bool(row[7]), row[8] if names else None),
         )
         for row in conn.execute(stmt)
     ]
-
-
-__all__ = [
-    "DayActivity",
-    "InsightsStore",
-    "ResultRow",
-    "TaskActivity",
-    "WindowActivity",
-    "WrongPick",
-]

@@ -1,13 +1,9 @@
 """Ranking a server's members: who is ranked, in what order, and the asker's own rank.
 
-Order: points desc, solved desc (the solves that scored: `board_totals.counted_solves`),
-reached_at (the latest point-earning finish), user_id; members without points are not ranked.
-Only public posts count: private practice and review scores are left out of the totals
-(`board_totals`) and of the aggregate (`posts.public_scores`). Read from the maintained totals
-(`member_total`, `member_period`) when they serve the asked period and zone, else, as the
-reference and fallback, by aggregating the server's scores. When to (re)build the totals is
-decided in `board_totals`; a build the database refuses (a full disk, a read-only file) falls
-back to the scores too, so a leaderboard never fails for want of a write.
+Order: points, solves that scored (`board_totals.counted_solves`), who reached their total
+first, user id; members without points are not ranked; only public posts count. Read from the
+kept totals when they serve the period and zone, else aggregated from the scores (the
+reference, and the fallback when a build is refused: a leaderboard never fails for a write).
 """
 
 from __future__ import annotations
@@ -15,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
@@ -42,11 +39,30 @@ from sqlalchemy import (
 )
 
 from bot.quiz.errors import StoreError
-from bot.store.board_totals import board_state, build_board, counted_solves, lock_boards
+from bot.store.answers import lock_boards
+from bot.store.board_totals import board_state, build_board, counted_solves
 from bot.store.periods import Period, period_bounds, period_key
 from bot.store.posts import public_scores
-from bot.store.records import Leaderboard, Rank
 from bot.store.tables import Member, MemberPeriod, MemberTotal, Score, table_of
+
+
+@dataclass(frozen=True, slots=True)
+class Rank:
+    rank: int
+    user_id: int
+    name: str
+    points: int
+    solved: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    rows: list[Rank]
+    me: Rank | None
+    """The asking member's rank, even outside `rows`; None without points in the period."""
+    zone: str
+    """The zone whose local days and weeks it counted (the server's): its footer names it."""
+
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +188,7 @@ def leaderboard(
     user_id: int | None,
     limit: int,
 ) -> Leaderboard:
-    """`Store.leaderboard`: the first attempt may (re)build the totals, the second reads."""
+    """A server's leaderboard: the first attempt may (re)build the totals, the second reads."""
     key = period_key(period, tz, now)
     for attempt in range(2):
         with units.read() as conn:

@@ -1,24 +1,11 @@
-"""The schema's lifecycle, with Alembic: create, recognise, back up, upgrade, or refuse.
+"""The schema's lifecycle, with Alembic (`upgrade_database`): an empty database is created
+from the models and stamped at the head (a test checks the migrations give the same schema); an
+unversioned 0.1.0 one is stamped at the baseline and upgraded; an older revision is upgraded.
+Refused, writing nothing: a newer revision (`SchemaTooNewError`), a version it cannot trust
+(`VersionTableError`), tables that are not quizbot's (`UnrecognisedSchemaError`).
 
-Every database quizbot opens goes through `upgrade_database`:
-- empty (a new file, `sqlite://`): `create_all` from the models, then stamped at the head
-  revision. Alembic's recommended path for new databases, and fast for the many in-memory
-  test databases; a test checks that running the migrations gives the same schema.
-- tables but no `alembic_version`: a quizbot 0.1.0 database (the release before migrations).
-  It is stamped at the baseline revision, which is exactly the 0.1.0 schema, then upgraded.
-- an older revision: upgraded to the head.
-- a revision these scripts do not know: written by a newer quizbot; refused with
-  `SchemaTooNewError`, since running old code on it could lose what the new code stored.
-- a version quizbot cannot trust: tables newer than 0.1.0's with no version (the
-  `alembic_version` table dropped or emptied), or more than one version in it. Refused with
-  `VersionTableError`, which says how to mend it: upgrading as if from 0.1.0 would fail half-way
-  on tables that exist, and either of two versions may be the wrong one.
-- tables that are not quizbot's: refused with `UnrecognisedSchemaError`.
-
-An SQLite file is copied to a timestamped backup beside it before anything is written to it.
-A PostgreSQL database is not copied (that is the operator's `pg_dump`, run before upgrading):
-the upgrade says so in the log, and runs in one transaction, so a failed one changes nothing.
-The revision scripts live in `migrations/versions/`, shipped inside the package.
+An SQLite file is backed up beside it first; PostgreSQL is the operator's `pg_dump` (logged).
+The upgrade runs in one transaction, so a failed one changes nothing.
 """
 
 from __future__ import annotations
@@ -44,7 +31,14 @@ from sqlmodel import SQLModel
 
 from bot.host_errors import HostError
 from bot.store import dialect, faults
-from bot.store.db import is_postgres, sqlite_file, writer
+from bot.store.db import (
+    BUSY_TIMEOUT_MS,
+    DEFAULT_SYNCHRONOUS,
+    build_engine,
+    is_postgres,
+    sqlite_file,
+    writer,
+)
 from bot.store.faults import Fault
 
 log = logging.getLogger(__name__)
@@ -53,7 +47,7 @@ MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
 BASELINE = "0001_baseline"
 """The revision whose schema is quizbot 0.1.0's, the last release without migrations."""
 BASELINE_TABLES = frozenset(
-    {
+    [
         "member",
         "guild_config",
         "post",
@@ -65,7 +59,7 @@ BASELINE_TABLES = frozenset(
         "member_period",
         "schedule",
         "schedule_run",
-    }
+    ]
 )
 """What `create_all` made in 0.1.0: an unversioned database with all of these is one."""
 SETTING = "DATABASE_URL"
@@ -79,10 +73,8 @@ def target_metadata() -> MetaData:
 
 
 def alembic_config(connection: Connection | None = None, url: str | None = None) -> Config:
-    """Alembic's configuration, in code: the scripts are found beside this module, so an
-    installed wheel upgrades as well as a checkout. `env.py` runs on `connection` if given,
-    else on an engine made from `url` (for writing new revisions against a scratch database).
-    """
+    """Alembic's configuration, in code (so an installed wheel finds its scripts). `env.py`
+    runs on `connection`, else on `url` (writing new revisions against a scratch database)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if url is not None:
@@ -107,25 +99,16 @@ def known_revisions() -> frozenset[str]:
     return frozenset(script.revision for script in _scripts().walk_revisions())
 
 
-# -- errors ---------------------------------------------------------------------------------
-
-
 class SchemaError(HostError):
-    """A database this quizbot must not open. The host fixes it, not the code: the command
-    line prints it as one line, like every other HostError."""
+    """A database this quizbot must not open: the host's to fix, printed as one line."""
 
     def __init__(self, problem: str, remedy: str) -> None:
         super().__init__(SETTING, problem, remedy)
-        self.remedy = remedy
 
 
 class SchemaTooNewError(SchemaError):
     def __init__(self, url: str, revision: str, head: str, file: Path | None) -> None:
-        self.revision = revision
-        self.head = head
-        backup = (
-            f" (a {file.name}.backup-<time> file beside it)" if file else ""
-        )
+        backup = f" (a {file.name}.backup-<time> file beside it)" if file else ""
         super().__init__(
             f"the database {url} is at schema revision {revision!r}, newer than this quizbot "
             f"knows (its newest is {head!r})",
@@ -136,7 +119,6 @@ class SchemaTooNewError(SchemaError):
 
 class UnrecognisedSchemaError(SchemaError):
     def __init__(self, url: str, missing: Collection[str], revision: str | None = None) -> None:
-        self.missing = frozenset(missing)
         version = (
             "no schema version"
             if revision is None
@@ -150,12 +132,10 @@ class UnrecognisedSchemaError(SchemaError):
 
 
 class MissingTablesError(SchemaError):
-    """`alembic_version` says this quizbot's head, but tables of it are gone (dropped by hand,
-    or a file holding only the version table): Alembic trusts the version, so nothing would
-    create them, and every query on them would fail."""
+    """At the head, but tables are gone (dropped by hand): Alembic trusts the version, so
+    nothing would create them."""
 
     def __init__(self, url: str, revision: str, missing: Collection[str]) -> None:
-        self.missing = frozenset(missing)
         super().__init__(
             f"the database {url} is at quizbot's schema revision {revision!r} but lacks its "
             f"tables {', '.join(sorted(missing))}",
@@ -164,9 +144,8 @@ class MissingTablesError(SchemaError):
 
 
 class VersionTableError(SchemaError):
-    """Quizbot's tables, but `alembic_version` does not say which schema revision they are
-    at: missing or empty on a schema newer than 0.1.0, holding several versions, or not
-    readable. Nothing was written."""
+    """Quizbot's tables, but `alembic_version` does not say which revision (dropped or
+    emptied after 0.1.0, several versions, unreadable): upgrading could fail half-way."""
 
     @classmethod
     def of(cls, conn: Connection, state: SchemaState) -> VersionTableError | None:
@@ -205,7 +184,6 @@ class VersionTableError(SchemaError):
 
 
 def _is_head_schema(conn: Connection) -> bool:
-    """Whether the database's tables, columns and indexes are the models' (the head's)."""
     with conn.begin_nested():  # PostgreSQL: an error inside would end the whole transaction
         return not compare_metadata(MigrationContext.configure(conn), target_metadata())
 
@@ -219,15 +197,12 @@ NOT_PERMITTED: Final = Fault(
     "make the role the database's owner (createdb -O <role>), or GRANT CREATE ON SCHEMA "
     "public TO <role>",
 )
-INSUFFICIENT_PRIVILEGE: Final = "42501"
-"""PostgreSQL's SQLSTATE for a missing privilege (since version 15 a new database's `public`
-schema lets only its owner create tables)."""
+INSUFFICIENT_PRIVILEGE: Final = "42501"  # PostgreSQL 15+: only the owner creates in `public`
 
 
 class UpgradeRefusedError(SchemaError):
-    """The database refused the upgrade: locked by another process, a full disk, a read-only
-    file, a role without the right to create tables. The upgrade ran in one transaction, so
-    the database is as it was; the host fixes the cause and starts again."""
+    """The database refused the upgrade (locked, full disk, read-only, no CREATE right);
+    rolled back whole."""
 
     def __init__(self, url: str, what: str, detail: str, fix: str) -> None:
         super().__init__(
@@ -255,22 +230,16 @@ class UpgradeRefusedError(SchemaError):
             )
         # The first line only: PostgreSQL's next ones quote the statement.
         reason = (str(driver).strip().splitlines() or [""])[0]
-        detail = f"{name}: {reason}"
-        return cls(url.render_as_string(hide_password=True), fault.what, detail, fix)
-
-
-# -- state ----------------------------------------------------------------------------------
+        return cls(url.render_as_string(hide_password=True), fault.what, f"{name}: {reason}", fix)
 
 
 @dataclass(frozen=True, slots=True)
 class SchemaState:
     revision: str | None
-    """In `alembic_version`; None when the database has no version (empty, or 0.1.0) or
-    more than one (`doubled`)."""
+    """None: no version (empty, or 0.1.0), or several (`doubled`)."""
     head: str
     tables: frozenset[str]
-    versions: tuple[str, ...] = ()
-    """Every row of `alembic_version`."""
+    versions: tuple[str, ...] = ()  # every row of `alembic_version`
 
     @property
     def empty(self) -> bool:
@@ -278,15 +247,13 @@ class SchemaState:
 
     @property
     def doubled(self) -> bool:
-        """More than one version recorded: which schema the tables have is unknown."""
         return len(set(self.versions)) > 1
 
     @property
     def missing(self) -> frozenset[str]:
-        """0.1.0's tables a database without a quizbot version lacks, when that makes it
-        someone else's: unversioned and lacking any of them, or at a version quizbot never had
-        (another Alembic application's) and lacking all of them (a newer quizbot may drop a
-        table, never all)."""
+        """0.1.0's tables lacking when that makes the database someone else's: unversioned
+        and lacking any, or at a foreign version and lacking all (a newer quizbot may drop
+        a table, never all)."""
         if self.doubled or self.empty or self.revision in known_revisions():
             return frozenset()
         missing = BASELINE_TABLES - self.tables
@@ -315,14 +282,10 @@ class SchemaState:
 
     @property
     def too_new(self) -> bool:
-        return (
-            self.revision is not None
-            and self.revision not in known_revisions()
-            and not self.missing
-        )
+        return self.revision not in (None, *known_revisions()) and not self.missing
 
     def describe(self) -> str:
-        """One line for `quizbot db current` (which refuses first what `problem` finds)."""
+        """One line for `quizbot db current`."""
         if self.empty:
             return f"empty (no tables yet; quizbot creates it at {self.head})"
         if self.doubled:
@@ -366,8 +329,7 @@ def read_state(conn: Connection) -> SchemaState:
 
 
 def problem(conn: Connection, state: SchemaState) -> SchemaError | None:
-    """Why the database must not be opened or upgraded, if it must not: a version quizbot
-    cannot trust (`VersionTableError`), or tables that are not quizbot's."""
+    """Why the database must not be opened or upgraded, if it must not."""
     if state.missing:
         return UnrecognisedSchemaError(_shown(conn), state.missing, state.revision)
     if state.gutted:
@@ -391,16 +353,11 @@ def checked_state(engine: Engine) -> SchemaState:
         return state
 
 
-# -- upgrading ------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
 class UpgradeResult:
-    before: str | None
-    """The revision found; None for a new or a 0.1.0 database (see `created`)."""
+    before: str | None  # None: a new or a 0.1.0 database
     after: str
-    created: bool
-    """The database was empty: its tables were created at the head."""
+    created: bool  # it was empty: created at the head
     backup: Path | None = None
 
     @property
@@ -409,12 +366,8 @@ class UpgradeResult:
 
 
 def upgrade_database(engine: Engine, *, backup: bool = True) -> UpgradeResult:
-    """Bring the database to the head revision (see the module docstring); a no-op when it
-    is there. With `backup`, an SQLite file with data is copied first (`backup_sqlite`).
-
-    Raises SchemaTooNewError or UnrecognisedSchemaError, having written nothing; and
-    UpgradeRefusedError when the database refused the upgrade (rolled back whole).
-    """
+    """Bring the database to the head (see the module docstring); with `backup`, an SQLite
+    file with data is copied first. Raises a SchemaError, having changed nothing."""
     try:
         return _upgrade(engine, backup=backup)
     except (DBAPIError, sqlite3.Error) as exc:
@@ -431,10 +384,8 @@ def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
     if not state.too_new and state.is_head and not state.gutted:
         return UpgradeResult(state.revision, state.head, created=False)
     url = engine.url.render_as_string(hide_password=True)
-    # The write lock (BEGIN IMMEDIATE on SQLite) is held from the re-check to the commit, so
-    # two processes starting together upgrade once, and a failed migration rolls back whole.
-    # PostgreSQL has no database-wide write lock: without the advisory one, two shards
-    # starting together would both create the tables, and one would crash on the other's.
+    # The write lock (on PostgreSQL, the advisory one) is held from the re-check to the
+    # commit: two processes starting together upgrade once.
     with writer(engine).begin() as conn:
         dialect.lock(conn, "schema", ["upgrade"])
         state = read_state(conn)
@@ -453,9 +404,7 @@ def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
             raise found
         dialect.lift_statement_timeout(conn)  # upgrading a large database may take long
         saved = None
-        if backup and file is not None:
-            # Another connection reads the committed file while this one holds the write
-            # lock: the copy is exactly what is about to be upgraded.
+        if backup and file is not None:  # the committed file, as it is about to be upgraded
             saved = backup_sqlite(file)
         config = alembic_config(conn)
         if state.revision is None:
@@ -484,9 +433,8 @@ def _upgrade(engine: Engine, *, backup: bool) -> UpgradeResult:
 
 
 def backup_sqlite(path: Path, now: datetime | None = None) -> Path:
-    """A consistent copy of the SQLite database `path`, beside it, named with the UTC time
-    (`quizbot.db.backup-20261201T140512Z`). Made with SQLite's online backup API, which
-    copies committed pages (the WAL included) while other connections keep working."""
+    """A consistent copy of `path` beside it (`quizbot.db.backup-20261201T140512Z`), made
+    with SQLite's online backup API while other connections keep working."""
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.backup-{stamp}")
     n = 1
@@ -502,19 +450,20 @@ def backup_sqlite(path: Path, now: datetime | None = None) -> Path:
     return target
 
 
-__all__ = [
-    "BASELINE",
-    "SchemaError",
-    "SchemaState",
-    "SchemaTooNewError",
-    "UnrecognisedSchemaError",
-    "UpgradeRefusedError",
-    "UpgradeResult",
-    "VersionTableError",
-    "alembic_config",
-    "backup_sqlite",
-    "checked_state",
-    "current_state",
-    "head_revision",
-    "upgrade_database",
-]
+def make_engine(
+    url: str,
+    *,
+    create: bool = True,
+    synchronous: str = DEFAULT_SYNCHRONOUS,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+) -> Engine:
+    """The application's one engine (`db.build_engine`); with `create`, the schema brought to
+    the current revision first."""
+    engine = build_engine(url, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms)
+    if create:
+        try:
+            upgrade_database(engine)
+        except BaseException:
+            engine.dispose()
+            raise
+    return engine

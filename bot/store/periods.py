@@ -1,7 +1,4 @@
-"""Leaderboard periods: the day and week boundaries of a moment, computed in local time
-(where "today" means something to people, see bot.clock), as aware UTC moments the timestamp
-columns compare with (`tables.UtcDateTime` stores them). Pure functions.
-"""
+"""Leaderboard periods: a moment's local day and week boundaries, as aware UTC moments."""
 
 from __future__ import annotations
 
@@ -37,9 +34,8 @@ def period_bounds(
 
 
 def period_key(period: Period | str, tz: ZoneInfo, now: datetime) -> tuple[str, date] | None:
-    """The stored bucket of a leaderboard period: ("day", local date) or ("week", local
-    Monday); None for all time. Agrees with `period_bounds`: a moment is in the bucket of
-    `now` exactly when it is within `period_bounds(period, tz, now)`."""
+    """The stored bucket of a period: ("day", local date), ("week", local Monday) or None
+    (all time); a moment is in `now`'s bucket exactly when within `period_bounds`."""
     match Period(period):
         case Period.TODAY:
             return "day", local_date(now, tz)

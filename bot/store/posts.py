@@ -5,15 +5,17 @@ matches, and that a post closes once (`closed_at` is set only while it is NULL).
 
 A private practice or review task is a post too (`session_id` set), read with its session
 (`PostInfo.session`). Group figures leave private posts out: `latest_post` and `search_posts`
-here, and every leaderboard and group read through `public_scores` / `PRIVATE_POST_IDS`. A post is
-created with its task's version and read with it (`PostInfo.task`, via `task_versions`), so it
-keeps the task it was posted with.
+here, and every leaderboard and group read through `public_scores` / `PRIVATE_POST_IDS`. A
+post is created with its task's version (`ensure_versions`) and read with it (`PostInfo.task`,
+`tasks_by_hash`, decoded once and cached), so it keeps the task it was posted with.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -37,13 +39,209 @@ from sqlalchemy import (
 
 from bot.clock import as_utc
 from bot.quiz import refs
-from bot.quiz.engine import post_closed
+from bot.quiz.engine import check_owner, post_closed
+from bot.quiz.errors import SessionExpiredError, UnknownTaskError
+from bot.quiz.rules import check_session_live
+from bot.quiz.task_codec import decode_task, encode_task
 from bot.quiz.tasks import Task
+from bot.store import dialect
 from bot.store.learning_tables import PracticeSession
-from bot.store.member_progress import public_progress
-from bot.store.records import PostCounts, PostInfo, SessionInfo
 from bot.store.tables import Attempt, Post, Reveal, Score, TaskVersion, table_of
-from bot.store.task_versions import ensure_versions, tasks_by_hash
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A member's private practice or review session (`practice_session`); aware UTC times."""
+
+    id: int
+    guild_id: int
+    user_id: int
+    kind: str
+    """'practice' or 'review'."""
+    topic: str | None
+    difficulty: str | None
+    started_at: datetime
+    last_active_at: datetime
+    ended_at: datetime | None = None
+
+    def check_member(self, user_id: int, now: datetime) -> None:
+        """The one check that a member may click in this session: its owner
+        (`engine.check_owner`, else PrivatePostError), while it lasts
+        (`rules.check_session_live`, else SessionExpiredError)."""
+        check_owner(self.user_id, user_id)
+        check_session_live(self.ended_at, self.last_active_at, now, self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class PostInfo:
+    """A posted task. Timestamps are aware UTC datetimes.
+
+    `task` is the task exactly as it was posted (its stored version), whatever the banks say
+    now; None only for a post from before versions (0.1.0) whose task was not loaded when the
+    service last pinned (`pin_unversioned`): nothing can grade or show it (`graded_task`)."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    task_id: str
+    posted_by: int | None
+    posted_at: datetime
+    schedule_id: int | None = None
+    closes_at: datetime | None = None
+    closed_at: datetime | None = None
+    task_version_id: int | None = None
+    task: Task | None = field(default=None, repr=False, compare=False)
+    """Decoded from the version `task_version_id` names (so equal ids mean equal tasks)."""
+    session_id: int | None = None
+    """The private practice or review session the post belongs to; None for a post in a
+    channel."""
+    session: SessionInfo | None = field(default=None, compare=False)
+    """That session, read with the post (None if its row is gone)."""
+
+    def graded_task(self) -> Task:
+        """The task this post grades with: its stored version. A post without one (its task
+        was gone from the banks when the service pinned) is refused with UnknownTaskError,
+        as 0.1.0 refused it: there is no task left to grade it on."""
+        if self.task is None:
+            raise UnknownTaskError(f"task {self.task_id!r} is no longer in the loaded banks")
+        return self.task
+
+    @property
+    def private(self) -> bool:
+        """A practice or review task: one member's, never shown in the channel, never scored
+        on the leaderboard."""
+        return self.session_id is not None
+
+    def is_closed(self, now: datetime) -> bool:
+        """Closed explicitly, or past its closing time (the rule: `engine.post_closed`)."""
+        return post_closed(self.closed_at, self.closes_at, now)
+
+    def check_member(self, user_id: int, now: datetime) -> None:
+        """A private post is its owner's alone, and only while its session lasts
+        (`SessionInfo.check_member`); a public post takes anyone."""
+        if self.session is not None:
+            self.session.check_member(user_id, now)
+        elif self.session_id is not None:  # its session's row is gone: nobody's any more
+            raise SessionExpiredError(idle=False, minutes=0)
+
+
+@dataclass(frozen=True, slots=True)
+class PostCounts:
+    """Distinct members who answered, solved, and solved on the first try."""
+
+    answered: int
+    solved: int
+    first_try: int
+
+
+_version = table_of(TaskVersion)
+
+_IDS_BY_HASH = select(_version.c.hash, _version.c.id).where(
+    _version.c.hash.in_(bindparam("hashes", expanding=True))
+)
+_ID_BY_HASH = select(_version.c.id).where(_version.c.hash == bindparam("hash"))
+"""One task's version (a /quiz, a practice or review step): a plain `=`, since expanding an
+IN list costs more than the statement."""
+_CONTENT_BY_HASH = select(_version.c.hash, _version.c.content).where(
+    _version.c.hash.in_(bindparam("hashes", expanding=True))
+)
+
+CACHE_SIZE = 512
+"""Distinct task versions kept decoded: far more than the posts open at once anywhere."""
+
+
+class VersionCache:
+    """A bounded map from a version's hash to its Task, least recently used out first.
+    Thread-safe: the service's reader threads and its writer share it. Process-local, and
+    correct with several processes on one database: versions are never changed and are named
+    by their content, so no process can hold a stale one."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._tasks: OrderedDict[str, Task] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._tasks
+
+    def get(self, key: str) -> Task | None:
+        with self._lock:
+            task = self._tasks.get(key)
+            if task is not None:
+                self._tasks.move_to_end(key)
+            return task
+
+    def put(self, key: str, task: Task) -> None:
+        with self._lock:
+            self._tasks[key] = task
+            self._tasks.move_to_end(key)
+            while len(self._tasks) > self.size:
+                self._tasks.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tasks.clear()
+
+
+CACHE = VersionCache()
+
+
+def ensure_versions(conn: Connection, tasks: Sequence[Task], now: datetime) -> list[int]:
+    """The version id of each task, inserting the versions not stored yet (in the caller's
+    unit of work, so a post and its version commit together)."""
+    if not tasks:
+        return []
+    encoded = [encode_task(task) for task in tasks]
+    rows = {}
+    for task, (content, key) in zip(tasks, encoded, strict=True):
+        rows[key] = {
+            "task_id": task.id,
+            "hash": key,
+            "content": content,
+            "created_at": now,
+        }
+        # Exactly the task the version decodes to (the codec round-trips): no decoding later.
+        CACHE.put(key, task)
+    if len(rows) == 1:
+        # The usual case, one task posted again: its version is found, nothing is written.
+        (key,) = rows
+        version_id = conn.execute(_ID_BY_HASH, {"hash": key}).scalar()
+        if version_id is None:
+            conn.execute(dialect.insert_ignoring_conflicts(conn, _version), list(rows.values()))
+            version_id = conn.execute(_ID_BY_HASH, {"hash": key}).scalar_one()
+        return [version_id for _ in tasks]
+    conn.execute(dialect.insert_ignoring_conflicts(conn, _version), list(rows.values()))
+    stored = conn.execute(_IDS_BY_HASH, {"hashes": list(rows)})
+    ids = {key: version_id for key, version_id in stored}
+    return [ids[key] for _, key in encoded]
+
+
+def tasks_by_hash(conn: Connection, hashes: Iterable[str | None]) -> dict[str, Task]:
+    """The Task of each version hash (None, a post without a version, is skipped): from the
+    cache, else read and decoded once, in one statement for all the misses."""
+    found: dict[str, Task] = {}
+    missing: set[str] = set()
+    for key in hashes:
+        if key is None or key in found:
+            continue
+        task = CACHE.get(key)
+        if task is None:
+            missing.add(key)
+        else:
+            found[key] = task
+    if missing:
+        for key, content in conn.execute(_CONTENT_BY_HASH, {"hashes": sorted(missing)}):
+            task = found[key] = decode_task(content)
+            CACHE.put(key, task)
+    return found
+
+
+__all__ = ["CACHE", "CACHE_SIZE", "VersionCache", "ensure_versions", "tasks_by_hash"]
+
 
 _post = table_of(Post)
 _version = table_of(TaskVersion)
@@ -154,9 +352,7 @@ def post_infos(conn: Connection, rows: Iterable[Row[Any]]) -> list[PostInfo]:
     """PostInfos of rows of `select_posts`, each with the Task of its version."""
     rows = list(rows)
     tasks = tasks_by_hash(conn, (row.task_hash for row in rows))
-    return [
-        _post_info(row._mapping, tasks.get(row.task_hash), _session_info(row)) for row in rows
-    ]
+    return [_post_info(row._mapping, tasks.get(row.task_hash), _session_info(row)) for row in rows]
 
 
 def post_info(conn: Connection, row: Row[Any]) -> PostInfo:
@@ -320,46 +516,10 @@ def open_public_tasks(conn: Connection, guild_id: int, now: datetime) -> frozens
     )
 
 
-@dataclass(frozen=True, slots=True)
-class OpenPost:
-    """A public post the member can still score on (`unfinished_public_posts`)."""
-
-    task_id: str
-    channel_id: int
-    message_id: int | None
-    """None until its message was sent."""
-
-
-def unfinished_public_posts(
-    conn: Connection, guild_id: int, user_id: int, now: datetime
-) -> list[OpenPost]:
-    """This server's open public posts on which the member can still score
-    (`Progress.can_score`, with their progress as the answer path reads it), the latest first.
-    Two reads: the open posts, then the member's rows on their tasks' public posts."""
-    rows = [
-        row
-        for row in conn.execute(_OPEN_PUBLIC_POSTS, {"g": guild_id}).all()
-        if not post_closed(None, row.closes_at, now)
-    ]
-    if not rows:
-        return []
-    progress = public_progress(conn, guild_id, user_id, {row.id: row.task_id for row in rows})
-    return [
-        OpenPost(row.task_id, row.channel_id, row.message_id)
-        for row in rows
-        if progress[row.id].can_score
-    ]
-
-
-def unfinished_post_of_task(
-    conn: Connection, guild_id: int, user_id: int, task_id: str, now: datetime
-) -> OpenPost | None:
-    """The latest open public post of `task_id` in this server, if the member can still score
-    with that task there (`unfinished_public_posts`)."""
-    return next(
-        (p for p in unfinished_public_posts(conn, guild_id, user_id, now) if p.task_id == task_id),
-        None,
-    )
+def open_public_posts(conn: Connection, guild_id: int, now: datetime) -> list[Any]:
+    """This server's open public posts, the latest first."""
+    rows = conn.execute(_OPEN_PUBLIC_POSTS, {"g": guild_id}).all()
+    return [row for row in rows if not post_closed(None, row.closes_at, now)]
 
 
 def post_counts(conn: Connection, post_id: int) -> PostCounts:
@@ -367,9 +527,7 @@ def post_counts(conn: Connection, post_id: int) -> PostCounts:
     return PostCounts(answered, solved, first_try)
 
 
-_UNVERSIONED_TASKS = (
-    select(_post.c.task_id).where(_post.c.task_version_id.is_(None)).distinct()
-)
+_UNVERSIONED_TASKS = select(_post.c.task_id).where(_post.c.task_version_id.is_(None)).distinct()
 _PIN = (
     update(_post)
     .where(_post.c.task_id == bindparam("task"), _post.c.task_version_id.is_(None))

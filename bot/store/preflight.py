@@ -1,20 +1,10 @@
-"""Before the bot goes online: can it open *and write* the SQLite database at DATABASE_URL?
+"""Before the bot goes online: can it open *and write* the database? One HostError if not.
 
-A database the bot cannot write opens and reads fine, so without this check the bot would
-connect, look online, and then fail every answer. Permission bits are not asked about (root
-ignores them, and they say nothing of read-only mounts or `?mode=ro` URLs): the check opens
-the database the way the engine will and takes the write lock in a transaction it rolls back,
-then turns SQLite's answer into one HostError naming DATABASE_URL.
-
-A PostgreSQL database is only connected to (`SELECT 1`): a server that cannot be reached, or
-refuses the role or the password, is one HostError too, not a traceback. What the role may
-write is the operator's to grant (the README says what quizbot needs).
-
-Commands that only read (`quizbot db current`, `quizbot export results`, the source of
-`quizbot db copy`) use `check_readable`: the same errors, but nothing is created or written,
-and a database that is not there yet is an error of its own.
-
-`setting` names what the host set: DATABASE_URL, or `quizbot db copy`'s SRC_URL and DST_URL.
+A read-only database opens fine, and the bot would then fail every answer. Permission bits lie
+(root, read-only mounts, `?mode=ro`), so the check opens SQLite as the engine will and takes the
+write lock in a transaction it rolls back. PostgreSQL is only connected to. Commands that only
+read use `check_readable`, which creates and writes nothing. `setting` names what the host set
+(DATABASE_URL, or `db copy`'s SRC_URL and DST_URL).
 """
 
 from __future__ import annotations
@@ -34,18 +24,13 @@ from bot.store import dialect
 from bot.store.db import PYSQLITE_OPTIONS, connect_url, is_memory, sqlite_file
 
 SETTING: Final = "DATABASE_URL"
-# Another process holding the write lock this long still means the file is writable.
-PROBE_TIMEOUT_S: Final = 1.0
+PROBE_TIMEOUT_S: Final = 1.0  # another writer holding the lock this long: still writable
 _PROBE_TABLE: Final = "quizbot_write_probe"
 
 
 def check_database(url: str, setting: str = SETTING) -> None:
-    """Raise HostError if the SQLite database at `url` cannot be used for writing.
-
-    Creates the data folder (as the engine would); leaves an existing database unchanged.
-    PostgreSQL is connected to (see the module docstring); in-memory databases pass without a
-    check.
-    """
+    """Raise HostError if the database at `url` cannot be written. Creates the data folder
+    (as the engine would); an in-memory database passes."""
     path = _sqlite_path(url, setting)
     if path is None:
         return
@@ -63,27 +48,22 @@ def check_database(url: str, setting: str = SETTING) -> None:
 
 
 def check_lasting(url: str, setting: str = SETTING) -> None:
-    """Raise HostError if `url` is an in-memory database (`sqlite://`, `sqlite:///:memory:`):
-    what the bot stores there is gone when it stops, so `run` refuses it, without a word
-    otherwise. Tests and `practice` may use one."""
+    """Raise HostError if `url` is in memory: gone when the bot stops (`run` refuses it)."""
     if make_url(url).get_backend_name() == "sqlite" and is_memory(url):
         raise HostError(
             setting,
-            f"{url} is an in-memory database: everything stored in it is lost when quizbot "
-            "stops",
+            f"{url} is an in-memory database: everything stored in it is lost when quizbot stops",
             f"point {setting} at a database file, e.g. sqlite:///data/quizbot.db",
         )
 
 
 def check_readable(url: str, setting: str = SETTING) -> None:
-    """Raise HostError if the database at `url` cannot be read: a SQLite file that is missing,
-    a folder, not a database, or cannot be opened; a PostgreSQL server that cannot be reached.
-    Creates and writes nothing (the SQLite file is opened read-only)."""
+    """Raise HostError if the database at `url` is missing or cannot be read; writes nothing."""
     path = _sqlite_path(url, setting)
     if path is None:
         return
     _check_not_a_folder(path, setting)
-    if not _exists(path):
+    if not database_exists(path, setting):
         fix = f"check {setting}"
         if setting == SETTING:
             fix += "; quizbot db upgrade (or quizbot run) creates a new one"
@@ -92,8 +72,7 @@ def check_readable(url: str, setting: str = SETTING) -> None:
 
 
 def _sqlite_path(url: str, setting: str) -> Path | None:
-    """The SQLite file to check; None when there is none (PostgreSQL, checked here by
-    connecting, or an in-memory database)."""
+    """The SQLite file to check; None for memory, or PostgreSQL (checked here by connecting)."""
     if make_url(url).get_backend_name() == "postgresql":
         _check_server(url, setting)
         return None
@@ -107,57 +86,46 @@ def _raise_problem(path: Path, error: sqlite3.Error | None, setting: str) -> Non
             raise problem
 
 
-def database_problem(
-    path: Path, error: sqlite3.Error, setting: str = SETTING
-) -> HostError | None:
-    """What SQLite's error on opening or writing `path` means for the operator; None if it
-    means the database is usable (busy: someone else is writing it right now)."""
+def database_problem(path: Path, error: sqlite3.Error, setting: str = SETTING) -> HostError | None:
+    """What SQLite's error on `path` means for the operator; None if usable (busy)."""
     code = getattr(error, "sqlite_errorcode", None) or 0
     primary = code & 0xFF  # extended codes keep the primary code in the low byte
     if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return None
-    if primary == sqlite3.SQLITE_NOTADB:
-        return HostError(
-            setting,
+    known = {  # by extended code first, then primary
+        sqlite3.SQLITE_NOTADB: (
             f"{path} is not an SQLite database",
             f"point {setting} at the bot's database file, or at a new file name to start "
             "an empty database",
-        )
-    if code == sqlite3.SQLITE_READONLY_DIRECTORY:
-        return HostError(
-            setting,
+        ),
+        sqlite3.SQLITE_READONLY_DIRECTORY: (
             f"the folder {path.parent} is read-only",
             "give the bot's user write access to the folder: SQLite keeps its -wal and -shm "
             "files beside the database",
-        )
-    if primary == sqlite3.SQLITE_READONLY:
-        return HostError(
-            setting,
+        ),
+        sqlite3.SQLITE_READONLY: (
             f"the database {path} is read-only",
             "give the bot's user write access to the file and its folder (and drop any "
             "mode=ro from the URL)",
-        )
-    if primary == sqlite3.SQLITE_CANTOPEN:
-        return HostError(
-            setting,
+        ),
+        sqlite3.SQLITE_CANTOPEN: (
             f"cannot open or create the database {path}",
             "give the bot's user read and write access to the file and its folder",
-        )
-    if primary == sqlite3.SQLITE_CORRUPT:
-        return HostError(
-            setting,
+        ),
+        sqlite3.SQLITE_CORRUPT: (
             f"the database {path} is damaged",
             "restore it from a backup, or move it aside to start an empty one",
-        )
-    return HostError(
-        setting,
+        ),
+    }
+    other = (
         f"cannot use the database {path} ({error})",
         "check the file, its folder and the free disk space",
     )
+    problem, fix = known.get(code) or known.get(primary, other)
+    return HostError(setting, problem, fix)
 
 
 def _check_server(url: str, setting: str) -> None:
-    """Connect to the PostgreSQL database at `url` once, or raise HostError saying why not."""
     from bot.store.db import CONNECT_TIMEOUT_S
 
     engine = create_engine(
@@ -180,8 +148,7 @@ def _check_server(url: str, setting: str) -> None:
 
 
 def database_exists(path: Path, setting: str = SETTING) -> bool:
-    """Whether the database file at `path` exists; HostError if that cannot be told because a
-    folder on the way may not be looked into (Path.exists would raise PermissionError)."""
+    """Whether `path` exists; HostError if a folder on the way may not be looked into."""
     try:
         path.stat()
     except (FileNotFoundError, NotADirectoryError):
@@ -204,21 +171,12 @@ def _check_not_a_folder(path: Path, setting: str) -> None:
             f"point {setting} at a file in it, e.g. sqlite:///{path / 'quizbot.db'}",
         )
     if database_exists(path, setting) and not path.is_file():
-        # A FIFO would block the read-only open for ever, /dev/null reads as an empty database
-        # and fails the switch to WAL: what SQLite says of them is no help.
+        # A FIFO would block the open for ever; /dev/null fails the switch to WAL.
         raise HostError(
             setting,
             f"{path} is not a database file (it is a device, a pipe or a socket)",
             f"point {setting} at the bot's database file",
         )
-
-
-def _exists(path: Path) -> bool:
-    try:
-        path.stat()
-    except OSError:  # not there, or a folder on the way that may not be looked into
-        return False
-    return True
 
 
 def _check_path(path: Path, setting: str) -> None:
@@ -268,10 +226,8 @@ def _probe(url: str) -> sqlite3.Error | None:
 
 
 def _read_probe(path: Path, url: str) -> sqlite3.Error | None:
-    """Open the existing file read-only (so nothing is created or written) and read its
-    schema, which is where a file that is no database shows. With the URL's own SQLite
-    options (vfs=, nolock=, modeof=...): one SQLite refuses is a line here, not the engine's
-    traceback later."""
+    """Open the file read-only and read its schema (where a non-database shows), with the
+    URL's own SQLite options: one SQLite refuses is a line here, not a traceback later."""
     options = {
         name: value
         for name, value in make_url(url).query.items()

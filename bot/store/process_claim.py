@@ -1,29 +1,16 @@
-"""One process per share of the servers: a bot refuses to start where another bot process
-already serves the same servers from the same database.
+"""One process per share of the servers: a bot refuses to start where another already serves
+the same servers from the same database (members would get two replies a click, and a differing
+`SHARD_COUNT` leaves some servers to no process at all).
 
-Two processes serving one server both receive its clicks and both run its schedules. The
-database keeps a day's quiz once and an answer once, but members get two replies to a click
-(one of them "This interaction failed"), and a `SHARD_COUNT` that differs between processes
-leaves some servers to no process at all (their daily quizzes never go out) and others to two.
-Nothing in the bot could notice that later; at start-up it is one line for the host.
+- SQLite: an exclusive `flock` on `<database>.lock` (holding the holder's pid, for the message),
+  which the kernel lets go however the process ends.
+- PostgreSQL: session advisory locks on a connection of its own. A process serving every shard
+  holds `EVERY` exclusively; any other holds `EVERY` and `COUNT` (its shard count) shared, and
+  `SHARD` exclusively on each of its shards.
 
-- **SQLite**: one bot per database file (README.md). The bot holds an exclusive `flock` on a
-  file beside the database, `<database>.lock`, for as long as it runs. The kernel lets go when
-  the process ends, however it ends, so a crash leaves nothing to clean up. The lock file
-  holds the holder's process id, for the message.
-- **PostgreSQL**: several processes, each with its own `SHARD_IDS` of one `SHARD_COUNT`. Each
-  holds session advisory locks on a connection of its own (`dialect.session_lock_connection`:
-  a host that vanishes lets go within about a minute) for as long as it runs:
-  - a process serving every shard (no `SHARD_IDS`, or none set at all): `EVERY` exclusively,
-    so it starts only alone and nothing starts beside it;
-  - any other: `EVERY` shared, `COUNT` shared on its shard count (another count held by
-    someone else is a mismatch), and `SHARD` exclusively on each of its shards.
-
-A server restart, or a connection cut on the way, lets go of the locks while the process runs
-on. The runner therefore renews the claim every half minute (`ProcessClaim.renew`): a lost hold
-is taken again, and if another process took it meanwhile (started while the database was back
-and this one had not noticed), this process stops with the same one line it would have met at
-start-up, so the servers never stay with two processes.
+A server restart lets go of the locks while the process runs on, so the runner renews the claim
+(`ProcessClaim.renew`): a lost hold is taken again, or, if another process took it, this one
+stops with the line it would have met at start-up.
 """
 
 from __future__ import annotations
@@ -51,20 +38,17 @@ log = logging.getLogger(__name__)
 
 SCALING_OUT: Final = "README.md, section 'Scaling out'"
 
-# Namespaces of `dialect.try_pair_lock`, apart from the 64-bit keys of `dialect.lock_key`:
-# "qui" and a role.
+# Namespaces of `dialect.try_pair_lock` ("qui" and a role), apart from `dialect.lock_key`'s.
 EVERY: Final = 0x71756901
 COUNT: Final = 0x71756902
 SHARD: Final = 0x71756903
 
-MAX_SHARD_LOCKS: Final = 1024
-"""Each advisory lock takes a slot of the server's shared lock table (64 per connection by
-default); a process running more shards than this is not checked shard by shard."""
+MAX_SHARD_LOCKS: Final = 1024  # more shards are not checked one by one (the lock table is shared)
 
 
 class ProcessClaim:
-    """What this process holds while it runs; `release` lets go (idempotent, never raises).
-    A file's claim cannot be lost while the process lives, so its `renew` has nothing to do."""
+    """What this process holds while it runs; `release` is idempotent and never raises. A
+    file's claim cannot be lost while the process lives: nothing to renew."""
 
     def __init__(self, release: Callable[[], None] | None = None) -> None:
         self._release = release
@@ -82,22 +66,16 @@ class ProcessClaim:
 
 @dataclass(frozen=True, slots=True)
 class Renewal:
-    """What `ProcessClaim.renew` found."""
-
-    retaken: bool = False
-    """The hold was lost (its connection cut) and is taken again."""
-    unreachable: str | None = None
-    """The database's error while it cannot be reached: nothing is held until a later
-    renewal takes it again."""
+    retaken: bool = False  # the hold was lost (its connection cut) and is taken again
+    unreachable: str | None = None  # the database's error: nothing held until a later renewal
 
 
 _ALIVE = text("SELECT 1")
 
 
 class _ShardClaim(ProcessClaim):
-    """The advisory locks of `claim_shards`, on a connection of their own. One lock serializes
-    `renew` (a worker thread) and `release` (at shutdown), so nothing is taken after the
-    process let go."""
+    """The advisory locks of `claim_shards`; the mutex keeps `renew` from taking anything
+    after `release`."""
 
     def __init__(self, engine: Engine, shards: ShardPlan, conn: Connection) -> None:
         super().__init__()
@@ -135,12 +113,8 @@ class _ShardClaim(ProcessClaim):
 
 
 def claim_database_file(url: str, *, reader: bool = False) -> ProcessClaim:
-    """Hold an SQLite database file for this process, or raise HostError naming DATABASE_URL
-    if another process holds it. Before the engine opens (or upgrades) the file. A no-op for
-    in-memory SQLite and for PostgreSQL (`claim_shards`).
-
-    A `reader` (`db copy`'s source) creates and writes nothing: no lock file means no bot runs
-    there (a bot makes one), so there is nothing to hold."""
+    """Hold an SQLite file for this process (before the engine opens it), or HostError if
+    another holds it. A `reader` (`db copy`'s source) creates nothing: no lock file, no bot."""
     file = sqlite_file(url)
     if file is None:
         return ProcessClaim()
@@ -149,15 +123,13 @@ def claim_database_file(url: str, *, reader: bool = False) -> ProcessClaim:
 
 
 def claim_shards(engine: Engine, shards: ShardPlan) -> ProcessClaim:
-    """Hold this process's shards on a PostgreSQL database, or raise HostError naming the
-    setting to change. A no-op on SQLite, where the file is held (`claim_database_file`)."""
+    """Hold this process's shards on PostgreSQL, or HostError naming the setting to change."""
     if not dialect.has_session_locks(engine):
         return ProcessClaim()
     return _ShardClaim(engine, shards, _claimed_connection(engine, shards))
 
 
 def _claimed_connection(engine: Engine, shards: ShardPlan) -> Connection:
-    """A new session-lock connection holding `shards`' locks."""
     conn = dialect.session_lock_connection(engine)
     try:
         _claim(conn, shards)
@@ -254,10 +226,8 @@ def _claim(conn: Connection, shards: ShardPlan) -> None:
         if not dialect.try_pair_lock(conn, SHARD, shard):
             raise HostError(
                 "SHARD_IDS",
-                f"shard {shard} is already running in another quizbot process on this "
-                "database",
-                f"give each process different SHARD_IDS, each shard in one process "
-                f"({SCALING_OUT})",
+                f"shard {shard} is already running in another quizbot process on this database",
+                f"give each process different SHARD_IDS, each shard in one process ({SCALING_OUT})",
             )
 
 
@@ -279,6 +249,3 @@ def _taken_error(conn: Connection, shards: ShardPlan) -> HostError:
         f"stop the other process, or give each process its own SHARD_IDS of one "
         f"SHARD_COUNT ({SCALING_OUT})",
     )
-
-
-__all__ = ["ProcessClaim", "Renewal", "claim_database_file", "claim_shards"]

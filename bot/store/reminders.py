@@ -1,10 +1,8 @@
 """Members' daily review reminders as rows of `member_reminder`.
 
-What the store decides here, once: the claim of a member's local day (`claim`: an UPDATE whose
-WHERE only a day not yet claimed passes, so at most one DM per member per local day, across
-restarts and processes), and the one-time notice that the reminders were turned off because
-the member's DMs are closed (`take_dm_notice`). When a member's hour has come is decided above
-the store (bot/quiz/reminders.py); the store only narrows the rows to read by hour.
+Decided here: the claim of a member's local day (`claim`: at most one DM a day, across
+processes) and the one-time closed-DMs notice (`take_dm_notice`). When a member's hour has come
+is bot/quiz/reminders.py's rule; the store only narrows the rows to read by hour.
 """
 
 from __future__ import annotations
@@ -22,34 +20,29 @@ from bot.store.tables import GuildConfig, table_of
 
 _reminder = table_of(MemberReminder)
 _config = table_of(GuildConfig)
+_ZONE = func.coalesce(_reminder.c.timezone, _config.c.timezone)  # the member's, else the server's
+_WITH_ZONE = _reminder.outerjoin(_config, _config.c.guild_id == _reminder.c.guild_id)
 
 
 Rezone = Callable[[date, str | None, str | None], date]
-"""A member's last reminder day (a local date) moved from one zone to another: (day, old zone,
-new zone), each zone the member's, else the server's (None: neither is set). The rule is
-`bot.quiz.reminders.sent_day_in`."""
+"""(last reminder day, old zone, new zone) -> the day in the new zone (`reminders.sent_day_in`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ReminderInfo:
-    """A member's reminder setting."""
-
     guild_id: int
     user_id: int
     enabled: bool
     hour: int
-    timezone: str | None
-    """The member's own IANA zone; None: the server's."""
-    last_sent_on: date | None
-    """The member's local date of the last reminder DM."""
+    timezone: str | None  # the member's own IANA zone; None: the server's
+    last_sent_on: date | None  # the member's local date of the last DM
 
 
 @dataclass(frozen=True, slots=True)
 class ReminderHour:
     """A local hour in a zone that at least one enabled reminder uses."""
 
-    zone: str | None
-    """The member's zone, else the server's; None: neither is set (the bot's default)."""
+    zone: str | None  # the member's, else the server's; None: neither is set
     hour: int
 
 
@@ -59,8 +52,7 @@ class ReminderCandidate:
 
     guild_id: int
     user_id: int
-    zone: str | None
-    """As in `ReminderHour`."""
+    zone: str | None  # as in `ReminderHour`
     hour: int
     last_sent_on: date | None
 
@@ -69,20 +61,13 @@ def _mine(guild_id: int, user_id: int) -> tuple[Any, ...]:
     return (_reminder.c.guild_id == guild_id, _reminder.c.user_id == user_id)
 
 
-def _info(row: Any) -> ReminderInfo:
-    return ReminderInfo(
-        guild_id=row.guild_id,
-        user_id=row.user_id,
-        enabled=bool(row.enabled),
-        hour=row.hour,
-        timezone=row.timezone,
-        last_sent_on=row.last_sent_on,
-    )
-
-
 def get(conn: Connection, guild_id: int, user_id: int) -> ReminderInfo | None:
     row = conn.execute(select(_reminder).where(*_mine(guild_id, user_id))).first()
-    return None if row is None else _info(row)
+    if row is None:
+        return None
+    return ReminderInfo(
+        row.guild_id, row.user_id, bool(row.enabled), row.hour, row.timezone, row.last_sent_on
+    )
 
 
 def turn_on(
@@ -96,12 +81,9 @@ def turn_on(
     server_zone: bool = False,
     rezone: Rezone | None = None,
 ) -> ReminderInfo:
-    """Enable the member's reminder. `hour` None keeps the stored hour (else `default_hour`);
-    `timezone` None keeps the stored zone (else the server's), and `server_zone` goes back to
-    the server's. A pending closed-DMs notice is dropped: turning reminders on again says it
-    all. `last_sent_on` stays, so turning them off and on cannot bring a second DM the same
-    day; when the zone changes it is moved into the new zone with `rezone`, read and written
-    here so that a claim cannot slip in between."""
+    """Enable the member's reminder; None keeps the stored hour and zone, `server_zone` goes
+    back to the server's. `last_sent_on` stays (off and on brings no second DM that day), moved
+    into a new zone with `rezone`, in this unit so that a claim cannot slip in between."""
     old = get(conn, guild_id, user_id)
     kept_zone = None if server_zone or old is None else old.timezone
     values: dict[str, Any] = {
@@ -129,9 +111,8 @@ def turn_on(
 def rezone_server(
     conn: Connection, guild_id: int, old: str | None, new: str | None, rezone: Rezone
 ) -> None:
-    """The server's zone changed from `old` to `new`: move the last reminder day of its
-    members who keep the server's zone, as `turn_on` does for a member who changes theirs.
-    One UPDATE (a CASE over the few distinct days), so no row is moved twice."""
+    """The server's zone changed: move the last reminder day of its members on the server's
+    zone, as `turn_on` does. One UPDATE (a CASE over the days), so no row moves twice."""
     if old == new:
         return
     of_server = (
@@ -159,21 +140,11 @@ def turn_off(conn: Connection, guild_id: int, user_id: int) -> bool:
     return result.rowcount == 1
 
 
-def _zone() -> Any:
-    """The zone a reminder keeps: the member's, else the server's (NULL: neither is set)."""
-    return func.coalesce(_reminder.c.timezone, _config.c.timezone)
-
-
-def _enabled_with_zone() -> Any:
-    return _reminder.outerjoin(_config, _config.c.guild_id == _reminder.c.guild_id)
-
-
 def hours_in_use(conn: Connection) -> list[ReminderHour]:
-    """Every (zone, hour) of an enabled reminder, once each: what the reminder pass needs to
-    know when to look next, however many members share them."""
+    """Every (zone, hour) of an enabled reminder, once: when the reminder pass looks next."""
     rows = conn.execute(
-        select(_zone().label("zone"), _reminder.c.hour)
-        .select_from(_enabled_with_zone())
+        select(_ZONE.label("zone"), _reminder.c.hour)
+        .select_from(_WITH_ZONE)
         .where(_reminder.c.enabled.is_(True))
         .distinct()
     )
@@ -181,10 +152,8 @@ def hours_in_use(conn: Connection) -> list[ReminderHour]:
 
 
 def candidates(conn: Connection, hours: Iterable[int], before: date) -> list[ReminderCandidate]:
-    """The enabled reminders at one of `hours` not sent on `before`. The caller checks each
-    candidate's own zone and day (a zone's day may be earlier than `before`). A day after
-    `before` is after every open day: a clock that ran ahead stamped it, and the caller sets it
-    right (`settle_day`)."""
+    """The enabled reminders at one of `hours` not sent on `before`; the caller checks each
+    one's zone and day (and `settle_day`s a day a clock ahead stamped)."""
     wanted = sorted(set(hours))
     if not wanted:
         return []
@@ -192,11 +161,11 @@ def candidates(conn: Connection, hours: Iterable[int], before: date) -> list[Rem
         select(
             _reminder.c.guild_id,
             _reminder.c.user_id,
-            _zone().label("zone"),
+            _ZONE.label("zone"),
             _reminder.c.hour,
             _reminder.c.last_sent_on,
         )
-        .select_from(_enabled_with_zone())
+        .select_from(_WITH_ZONE)
         .where(
             _reminder.c.enabled.is_(True),
             _reminder.c.hour.in_(wanted),
@@ -211,8 +180,8 @@ def candidates(conn: Connection, hours: Iterable[int], before: date) -> list[Rem
 
 
 def claim(conn: Connection, guild_id: int, user_id: int, day: date) -> bool:
-    """Take the member's local `day` for a reminder DM: True for exactly one caller, and only
-    while the reminder is enabled and that day (or a later one) has not been claimed."""
+    """Take the member's local `day` for a DM: True for one caller, while enabled and that day
+    (or a later one) is unclaimed."""
     result = conn.execute(
         update(_reminder)
         .where(
@@ -226,8 +195,7 @@ def claim(conn: Connection, guild_id: int, user_id: int, day: date) -> bool:
 
 
 def settle_day(conn: Connection, guild_id: int, user_id: int, today: date) -> bool:
-    """Date a last reminder day after the member's `today` as `today` (`reminders.as_of`):
-    True if it was."""
+    """Date a last reminder day after the member's `today` as `today`; True if it was."""
     result = conn.execute(
         update(_reminder)
         .where(*_mine(guild_id, user_id), _reminder.c.last_sent_on > today)
@@ -239,9 +207,7 @@ def settle_day(conn: Connection, guild_id: int, user_id: int, today: date) -> bo
 def dms_closed(conn: Connection, guild_id: int, user_id: int, now: datetime) -> None:
     """Discord refused to DM the member: turn the reminder off and leave a notice for them."""
     conn.execute(
-        update(_reminder)
-        .where(*_mine(guild_id, user_id))
-        .values(enabled=False, dms_closed_at=now)
+        update(_reminder).where(*_mine(guild_id, user_id)).values(enabled=False, dms_closed_at=now)
     )
 
 
@@ -255,8 +221,7 @@ def dm_notice_pending(conn: Connection, guild_id: int, user_id: int) -> bool:
 
 
 def take_dm_notice(conn: Connection, guild_id: int, user_id: int) -> bool:
-    """Whether a closed-DMs notice was pending for the member; it is cleared, so exactly one
-    caller sees True."""
+    """Whether a closed-DMs notice was pending; cleared, so exactly one caller sees True."""
     result = conn.execute(
         update(_reminder)
         .where(*_mine(guild_id, user_id), _reminder.c.dms_closed_at.is_not(None))

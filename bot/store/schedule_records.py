@@ -1,10 +1,9 @@
-"""Values the schedules store hands out: frozen, ORM-free, so they can cross threads.
-Timestamps in them are aware UTC, as the timestamp columns read (`tables.UtcDateTime`)."""
+"""Values the schedules store hands out: frozen, ORM-free, so they can cross threads."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -51,8 +50,7 @@ class PauseChange:
     """What /schedule pause or resume did (`ScheduleStore.set_paused`)."""
 
     schedule: ScheduleInfo
-    changed: bool
-    """False: it was paused (or running) already, and nothing was written."""
+    changed: bool  # False: it was so already, and nothing was written
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +70,7 @@ class RunInfo:
 
 @dataclass(frozen=True, slots=True)
 class TaskPosts:
-    """How often, and when last, a task was posted in a server (rotation input)."""
+    """How often, and when last, a task was posted in a server."""
 
     times: int
     last_at: datetime
@@ -80,8 +78,6 @@ class TaskPosts:
 
 @dataclass(frozen=True, slots=True)
 class AttemptInfo:
-    """One stored attempt (summary input)."""
-
     post_id: int
     user_id: int
     attempt_no: int
@@ -94,23 +90,11 @@ Chooser = Callable[[Mapping[str, TaskPosts]], Sequence[Task]]
 """Picks the day's tasks given the server's posting history (keyed by task id)."""
 
 
+# A row of the whole table: its columns are the fields.
 def schedule_info(row: Row[Any]) -> ScheduleInfo:
-    # Any: each field has its own type, which one dict's value type cannot say.
-    values: dict[str, Any] = {f.name: getattr(row, f.name) for f in fields(ScheduleInfo)}
-    return ScheduleInfo(**values)
+    return ScheduleInfo(**row._mapping)
 
 
 def run_info(row: Row[Any]) -> RunInfo:
-    return RunInfo(
-        id=row.id,
-        schedule_id=row.schedule_id,
-        local_date=row.local_date,
-        status=row.status,
-        scheduled_for=row.scheduled_for,
-        closes_at=row.closes_at,
-        post_ids=tuple(int(p) for p in row.post_ids.split(",") if p),
-        claimed_at=row.claimed_at,
-        posted_at=row.posted_at,
-        closed_at=row.closed_at,
-        error=row.error,
-    )
+    post_ids = tuple(int(p) for p in row.post_ids.split(",") if p)
+    return RunInfo(**{**row._mapping, "post_ids": post_ids})

@@ -1,10 +1,5 @@
-"""Units of work for the daily quizzes. Sync, like `Store`: the scheduler calls them from a
-worker thread (through the service's `run_read`/`run_write`).
-
-Timestamps cross this boundary as aware UTC datetimes, both ways (the columns' type,
-`tables.UtcDateTime`, stores them naive).
-The schedule limit is decided here, inside the insert (`add`), so no two adds can both pass it.
-"""
+"""Units of work for the daily quizzes (sync; the scheduler runs them in a worker thread).
+The schedule limit is decided inside the insert (`add`), so no two adds can both pass it."""
 
 from __future__ import annotations
 
@@ -51,10 +46,7 @@ class ScheduleStore:
 
     def __init__(self, store: Store | Engine) -> None:
         self.store = store if isinstance(store, Store) else Store(store)
-        self.deliveries = Deliveries(self.store)
-        """The days this process is sending (a claimed day is resumed by no one else)."""
-
-    # -- schedules ----------------------------------------------------------------------------
+        self.deliveries = Deliveries(self.store)  # the days this process is sending
 
     def add(
         self,
@@ -70,28 +62,25 @@ class ScheduleStore:
         count: int = 1,
         open_thread: bool = False,
     ) -> ScheduleInfo:
-        """A new schedule; ScheduleLimitError when the server already has MAX_SCHEDULES.
-
-        One statement counts and inserts (INSERT … SELECT … WHERE count < limit), so two
-        moderators adding at the same moment cannot both slip under the limit.
-        """
+        """A new schedule; ScheduleLimitError when the server already has MAX_SCHEDULES (one
+        INSERT … SELECT … WHERE count < limit, so two adds cannot both slip under it)."""
         if not 1 <= count <= MAX_TASKS_PER_RUN:
             raise ValueError(f"count must be between 1 and {MAX_TASKS_PER_RUN}")
-        values = {
-            "guild_id": guild_id,
-            "channel_id": channel_id,
-            "local_time": local_time,
-            "timezone": timezone,
-            "topic": topic,
-            "difficulty": difficulty,
-            "count": count,
-            "paused": False,
-            "open_thread": open_thread,
-            "created_by": created_by,
-            "created_at": now,
-            "active_since": now,
-            "failures": 0,
-        }
+        values = dict(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            local_time=local_time,
+            timezone=timezone,
+            topic=topic,
+            difficulty=difficulty,
+            count=count,
+            paused=False,
+            open_thread=open_thread,
+            created_by=created_by,
+            created_at=now,
+            active_since=now,
+            failures=0,
+        )
         existing = (
             select(func.count())
             .select_from(_schedule)
@@ -101,11 +90,7 @@ class ScheduleStore:
         row_values = select(
             *(literal(value, _schedule.c[name].type) for name, value in values.items())
         ).where(existing < MAX_SCHEDULES)
-        insert = (
-            _schedule.insert()
-            .from_select(list(values), row_values)
-            .returning(*_schedule.c)
-        )
+        insert = _schedule.insert().from_select(list(values), row_values).returning(*_schedule.c)
         with self.store.write() as conn:
             # Counted and inserted by one writer of this server at a time (PostgreSQL).
             dialect.lock(conn, "schedules", [guild_id])
@@ -114,47 +99,31 @@ class ScheduleStore:
             raise ScheduleLimitError(MAX_SCHEDULES)
         return schedule_info(row)
 
-    def get(self, schedule_id: int) -> ScheduleInfo | None:
-        with self.store.read() as conn:
-            row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).first()
-        return None if row is None else schedule_info(row)
-
-    def list_guild(self, guild_id: int) -> list[ScheduleInfo]:
-        stmt = (
-            select(_schedule)
-            .where(_schedule.c.guild_id == guild_id, _schedule.c.removed_at.is_(None))
-            .order_by(_schedule.c.id)
-        )
+    def _schedules(self, *where: ColumnElement[bool]) -> list[ScheduleInfo]:
+        stmt = select(_schedule).where(*where).order_by(_schedule.c.id)
         with self.store.read() as conn:
             return [schedule_info(r) for r in conn.execute(stmt)]
+
+    def get(self, schedule_id: int) -> ScheduleInfo | None:
+        return next(iter(self._schedules(_schedule.c.id == schedule_id)), None)
+
+    def list_guild(self, guild_id: int) -> list[ScheduleInfo]:
+        return self._schedules(_schedule.c.guild_id == guild_id, _schedule.c.removed_at.is_(None))
 
     def runnable(self) -> list[ScheduleInfo]:
         """Every schedule the scheduler should look at: not removed, not paused."""
-        stmt = (
-            select(_schedule)
-            .where(_schedule.c.removed_at.is_(None), _schedule.c.paused.is_(False))
-            .order_by(_schedule.c.id)
-        )
-        with self.store.read() as conn:
-            return [schedule_info(r) for r in conn.execute(stmt)]
+        return self._schedules(_schedule.c.removed_at.is_(None), _schedule.c.paused.is_(False))
 
     def stopped_with_pending(self) -> list[ScheduleInfo]:
-        """Paused or removed schedules with a day still claimed (interrupted while it was
-        sent): the scheduler finishes those days, so their posts that are out still close."""
-        stmt = (
-            select(_schedule)
-            .where(
-                (_schedule.c.removed_at.is_not(None)) | _schedule.c.paused.is_(True),
-                _schedule.c.id.in_(select(_run.c.schedule_id).where(_run.c.status == "claimed")),
-            )
-            .order_by(_schedule.c.id)
+        """Paused or removed schedules with a day still claimed (interrupted while sent): the
+        scheduler finishes those days, so their posts that are out still close."""
+        return self._schedules(
+            (_schedule.c.removed_at.is_not(None)) | _schedule.c.paused.is_(True),
+            _schedule.c.id.in_(select(_run.c.schedule_id).where(_run.c.status == "claimed")),
         )
-        with self.store.read() as conn:
-            return [schedule_info(r) for r in conn.execute(stmt)]
 
     def remove(self, guild_id: int, schedule_id: int, now: datetime) -> ScheduleInfo | None:
-        """Soft delete; None when the server has no such schedule (ids are global, so the
-        guild check keeps one server from removing another's)."""
+        """Soft delete; None when the server has no such schedule."""
         return self._change(guild_id, schedule_id, removed_at=now)
 
     def set_paused(
@@ -179,8 +148,9 @@ class ScheduleStore:
         with self.store.write() as conn:
             if conn.execute(update(_schedule).where(*mine).values(**values)).rowcount != 1:
                 return None
-            row = conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).one()
-        return schedule_info(row)
+            return schedule_info(
+                conn.execute(select(_schedule).where(_schedule.c.id == schedule_id)).one()
+            )
 
     def record_error(
         self, schedule_id: int, error: str, now: datetime, retry_at: datetime | None
@@ -198,30 +168,24 @@ class ScheduleStore:
                 )
             )
 
-    # -- runs ---------------------------------------------------------------------------------
+    def _runs(self, stmt: Any) -> list[RunInfo]:
+        with self.store.read() as conn:
+            return [run_info(r) for r in conn.execute(stmt)]
 
     def run(self, schedule_id: int, local_date: date) -> RunInfo | None:
-        stmt = select(_run).where(
-            _run.c.schedule_id == schedule_id, _run.c.local_date == local_date
-        )
-        with self.store.read() as conn:
-            row = conn.execute(stmt).first()
-        return None if row is None else run_info(row)
+        at = select(_run).where(_run.c.schedule_id == schedule_id, _run.c.local_date == local_date)
+        return next(iter(self._runs(at)), None)
 
     def get_run(self, run_id: int) -> RunInfo | None:
-        with self.store.read() as conn:
-            row = conn.execute(select(_run).where(_run.c.id == run_id)).first()
-        return None if row is None else run_info(row)
+        return next(iter(self._runs(select(_run).where(_run.c.id == run_id))), None)
 
     def pending_runs(self, schedule_id: int) -> list[RunInfo]:
         """Runs claimed but not finished: posting was interrupted or is being retried."""
-        stmt = (
+        return self._runs(
             select(_run)
             .where(_run.c.schedule_id == schedule_id, _run.c.status == "claimed")
             .order_by(_run.c.local_date)
         )
-        with self.store.read() as conn:
-            return [run_info(r) for r in conn.execute(stmt)]
 
     def claim(
         self,
@@ -233,23 +197,18 @@ class ScheduleStore:
         choose: Chooser,
         now: datetime,
     ) -> RunInfo | None:
-        """Claim the day and create its posts, in one committed transaction; None when the day
-        was already claimed (by an earlier tick, or another process).
-
-        The posts exist (without message ids) before anything is sent: the buttons of a
-        message carry its post id, and reconciliation after a crash looks for exactly those.
-        Each records the version of its task (`posts.insert_posts`), so the day's quiz keeps
-        the tasks it was posted with, and closes with their result.
-        """
-        claim = {
-            "schedule_id": schedule.id,
-            "local_date": local_date,
-            "status": "claimed",
-            "scheduled_for": scheduled_for,
-            "closes_at": closes_at,
-            "post_ids": "",
-            "claimed_at": now,
-        }
+        """Claim the day and create its posts (with their task versions) in one transaction;
+        None when the day was claimed already. The posts exist before anything is sent: a
+        message's buttons carry its post id, and recovery after a crash looks for those."""
+        claim = dict(
+            schedule_id=schedule.id,
+            local_date=local_date,
+            status="claimed",
+            scheduled_for=scheduled_for,
+            closes_at=closes_at,
+            post_ids="",
+            claimed_at=now,
+        )
         with self.store.write() as conn:
             run_id = conn.execute(_claim_statement(conn).values(claim)).scalar()
             if run_id is None:
@@ -286,16 +245,16 @@ class ScheduleStore:
         now: datetime,
     ) -> RunInfo | None:
         """Record a day that will not be posted (missed by more than the grace window)."""
-        skipped = {
-            "schedule_id": schedule_id,
-            "local_date": local_date,
-            "status": "skipped",
-            "scheduled_for": scheduled_for,
-            "post_ids": "",
-            "claimed_at": now,
-            "closed_at": now,
-            "error": _clip(reason),
-        }
+        skipped = dict(
+            schedule_id=schedule_id,
+            local_date=local_date,
+            status="skipped",
+            scheduled_for=scheduled_for,
+            post_ids="",
+            claimed_at=now,
+            closed_at=now,
+            error=_clip(reason),
+        )
         with self.store.write() as conn:
             run_id = conn.execute(_claim_statement(conn).values(skipped)).scalar()
             if run_id is None:
@@ -310,10 +269,7 @@ class ScheduleStore:
         """End a claimed run: posted (every message is out and recorded), or given up
         (skipped/failed). A posted run clears the schedule's error and backoff."""
         with self.store.write() as conn:
-            values: dict[str, Any] = {
-                "status": status,
-                "error": None if error is None else _clip(error),
-            }
+            values: dict[str, Any] = {"status": status, "error": error and _clip(error)}
             if status == "posted":
                 values["posted_at"] = now
             conn.execute(update(_run).where(_run.c.id == run_id).values(**values))
@@ -332,17 +288,11 @@ class ScheduleStore:
 
     def runs_to_close(self, now: datetime) -> list[RunInfo]:
         """Finished runs whose closing time has come and whose posts are not closed yet."""
-        stmt = (
+        return self._runs(
             select(_run)
-            .where(
-                _run.c.closed_at.is_(None),
-                _run.c.closes_at <= now,
-                _run.c.status != "claimed",
-            )
+            .where(_run.c.closed_at.is_(None), _run.c.closes_at <= now, _run.c.status != "claimed")
             .order_by(_run.c.closes_at, _run.c.id)
         )
-        with self.store.read() as conn:
-            return [run_info(r) for r in conn.execute(stmt)]
 
     def next_close(self, after: datetime) -> datetime | None:
         """The earliest closing time still ahead. Overdue runs are left out on purpose: one
@@ -357,17 +307,12 @@ class ScheduleStore:
 
     def mark_closed(self, run_id: int, now: datetime) -> None:
         with self.store.write() as conn:
-            conn.execute(
-                update(_run).where(_run.c.id == run_id).values(closed_at=now)
-            )
-
-    # -- what the rotation and the summary read -----------------------------------------------
+            conn.execute(update(_run).where(_run.c.id == run_id).values(closed_at=now))
 
     @staticmethod
     def _history(conn: Connection, guild_id: int, now: datetime) -> dict[str, TaskPosts]:
-        """The posts members have seen, or will: those that went out, and those still to go
-        out while open. A post that closed unsent (a daily quiz's day that failed or was
-        skipped) never reached them, so its task is still to come."""
+        """The posts members have seen, or will: sent, or unsent and still open (one that
+        closed unsent never reached them, so its task is still to come)."""
         # The rotation follows the channel's posts, not members' private practice.
         public = (_post.c.guild_id == guild_id, _post.c.session_id.is_(None))
         sent = (
@@ -375,10 +320,7 @@ class ScheduleStore:
             .where(*public, _post.c.message_id.is_not(None))
             .group_by(_post.c.task_id)
         )
-        history = {
-            task_id: TaskPosts(times, last)
-            for task_id, times, last in conn.execute(sent)
-        }
+        history = {task_id: TaskPosts(times, last) for task_id, times, last in conn.execute(sent)}
         unsent = select(_post.c.task_id, _post.c.posted_at, _post.c.closes_at).where(
             *public, _post.c.message_id.is_(None), _post.c.closed_at.is_(None)
         )
@@ -386,17 +328,12 @@ class ScheduleStore:
             if post_closed(None, closes_at, now):
                 continue
             seen = history.get(task_id)
-            last = posted_at
             history[task_id] = (
-                TaskPosts(1, last)
+                TaskPosts(1, posted_at)
                 if seen is None
-                else TaskPosts(seen.times + 1, max(seen.last_at, last))
+                else TaskPosts(seen.times + 1, max(seen.last_at, posted_at))
             )
         return history
-
-    def open_public_tasks(self, guild_id: int, now: datetime) -> frozenset[str]:
-        """`Store.open_public_tasks`: what a closing summary must not tell the answers of."""
-        return self.store.open_public_tasks(guild_id, now)
 
     def attempts(self, post_ids: Iterable[int]) -> list[AttemptInfo]:
         ids = list(post_ids)
@@ -419,20 +356,9 @@ class ScheduleStore:
             ]
 
 
-__all__ = [
-    "AttemptInfo",
-    "Chooser",
-    "PauseChange",
-    "RunInfo",
-    "ScheduleInfo",
-    "ScheduleStore",
-    "TaskPosts",
-]
-
-
 def _mine(guild_id: int, schedule_id: int) -> tuple[ColumnElement[bool], ...]:
-    """The server's schedule of that id, not removed (ids are global: the guild keeps one
-    server from changing another's)."""
+    """The server's schedule of that id, not removed (ids are global: the guild check keeps
+    one server from changing another's)."""
     return (
         _schedule.c.id == schedule_id,
         _schedule.c.guild_id == guild_id,
@@ -441,7 +367,7 @@ def _mine(guild_id: int, schedule_id: int) -> tuple[ColumnElement[bool], ...]:
 
 
 def _claim_statement(conn: Connection) -> Any:
-    """INSERT of a day's run that does nothing when the day is claimed already: the unique
-    key on (schedule, local date) decides, on every engine and across processes."""
+    """INSERT of a day's run that does nothing (no row returned) when the day is claimed
+    already: the unique key on (schedule, local date) decides, across processes."""
     statement = dialect.insert_ignoring_conflicts(conn, _run, ("schedule_id", "local_date"))
-    return statement.returning(_run.c.id)  # no row when the day was claimed already
+    return statement.returning(_run.c.id)

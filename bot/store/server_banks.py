@@ -1,9 +1,5 @@
-"""Units of work for the banks moderators upload (`/bank`): one row per server and name.
-
-Sync, like `Store`: the service runs them through `run_read`/`run_write`. A bank is stored as
-our YAML (`ServerBank.yaml`); turning it into tasks is bot/content/uploads.py's job, not the
-store's. Timestamps come back aware (UTC).
-"""
+"""Units of work for the banks moderators upload (`/bank`): one row per server and name, the
+bank as our YAML (turning it into tasks is bot/content/uploads.py's job)."""
 
 from __future__ import annotations
 
@@ -37,7 +33,6 @@ class BankSummary:
     task_count: int
     uploaded_by: int
     uploaded_at: datetime
-    """Aware UTC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +50,11 @@ class StoredBank:
 
 
 def _summary(row: Any) -> BankSummary:
-    return BankSummary(
-        row.guild_id, row.name, row.task_count, row.uploaded_by, row.uploaded_at
-    )
+    return BankSummary(row.guild_id, row.name, row.task_count, row.uploaded_by, row.uploaded_at)
 
 
 class BankStore:
-    """The `server_bank` rows. Shares `Store`'s connections (and, on an in-memory engine, its
-    lock)."""
+    """The `server_bank` rows, on `Store`'s connections."""
 
     def __init__(self, store: Store | Engine) -> None:
         self.store = store if isinstance(store, Store) else Store(store)
@@ -77,14 +69,14 @@ class BankStore:
         now: datetime,
     ) -> bool:
         """Store the bank, replacing the server's bank of that name; True if it replaced one."""
-        values = {
-            "guild_id": guild_id,
-            "name": name,
-            "yaml": yaml,
-            "task_count": task_count,
-            "uploaded_by": uploaded_by,
-            "uploaded_at": now,
-        }
+        values = dict(
+            guild_id=guild_id,
+            name=name,
+            yaml=yaml,
+            task_count=task_count,
+            uploaded_by=uploaded_by,
+            uploaded_at=now,
+        )
         with self.store.write() as conn:
             replaced = conn.execute(
                 select(_bank.c.id).where(_bank.c.guild_id == guild_id, _bank.c.name == name)
@@ -107,8 +99,7 @@ class BankStore:
         return None if row is None else StoredBank(_summary(row), row.yaml)
 
     def version(self) -> tuple[int, datetime | None]:
-        """What changes whenever any server's banks do, in any process: how many there are,
-        and the latest upload (a replacement is a later upload; a removal, one fewer)."""
+        """What changes whenever any server's banks do, in any process: (count, latest upload)."""
         query = select(func.count(), func.max(_bank.c.uploaded_at))
         with self.store.read() as conn:
             count, latest = conn.execute(query).one()

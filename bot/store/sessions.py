@@ -1,12 +1,8 @@
 """Private practice and review sessions: their rows, their posts, their summary.
 
-A session's tasks are posts with `post.session_id` set (`posts.create_post`), so everything a
-post does (the attempt limit, hints, solutions, task versions) they do too; its current task is
-its latest post. Decides: a member has one open session per server (starting one ends the
-previous), which tasks a session served, which tasks a member solved in the server (public or
-private posts), and what the summary counts. Whether a member may click in a session is the
-rule `SessionInfo.check_member` (owner, and `rules.check_session_live`), checked here before a
-post is added and by the answer write path on every click.
+A session's tasks are posts with `post.session_id` set, so they behave as every post does; its
+current task is its latest post. A member has one open session per server (starting one ends
+the previous). Who may click in one is `SessionInfo.check_member`.
 """
 
 from __future__ import annotations
@@ -14,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Connection, Integer, bindparam, func, select, true, update
 from sqlalchemy import cast as sql_cast
@@ -22,10 +17,21 @@ from sqlalchemy import cast as sql_cast
 from bot.clock import as_utc
 from bot.quiz.errors import SessionExpiredError, SessionMovedOnError
 from bot.quiz.tasks import Task
-from bot.store import dialect, posts, review_cards
+from bot.store import answers, dialect, posts, review_cards
 from bot.store.learning_tables import PracticeSession
-from bot.store.records import PostInfo, SessionInfo, SessionSummary
+from bot.store.posts import PostInfo, SessionInfo
 from bot.store.tables import Post, Score, table_of
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """What a session did: its tasks served and finished, solved, solved on the first try."""
+
+    served: int
+    finished: int
+    solved: int
+    first_try: int
+
 
 _session = table_of(PracticeSession)
 _post = table_of(Post)
@@ -33,22 +39,19 @@ _score = table_of(Score)
 
 _SESSION = select(_session).where(_session.c.id == bindparam("sid"))
 _INSERT = _session.insert()
-_END_OPEN = (
-    update(_session)
-    .where(
-        _session.c.guild_id == bindparam("g"),
-        _session.c.user_id == bindparam("u"),
-        _session.c.ended_at.is_(None),
-    )
-    .values(ended_at=bindparam("at"))
+_OPEN = (  # the member's open session in this server
+    _session.c.guild_id == bindparam("g"),
+    _session.c.user_id == bindparam("u"),
+    _session.c.ended_at.is_(None),
 )
+_END_OPEN = update(_session).where(*_OPEN).values(ended_at=bindparam("at"))
 _END = (
     update(_session)
     .where(_session.c.id == bindparam("sid"), _session.c.ended_at.is_(None))
     .values(ended_at=bindparam("at"))
 )
-_TOUCH = update(_session).where(_session.c.id == bindparam("sid")).values(
-    last_active_at=bindparam("at")
+_TOUCH = (
+    update(_session).where(_session.c.id == bindparam("sid")).values(last_active_at=bindparam("at"))
 )
 _SERVED = (
     select(_post.c.id, _post.c.task_id)
@@ -68,16 +71,11 @@ _SOLVED = (
 _OPEN_SESSION_POST = (
     select(_post.c.id)
     .select_from(_post.join(_session, _session.c.id == _post.c.session_id))
-    .where(
-        _session.c.guild_id == bindparam("g"),
-        _session.c.user_id == bindparam("u"),
-        _session.c.ended_at.is_(None),
-    )
+    .where(*_OPEN)
     .order_by(_post.c.id.desc())
     .limit(1)
 )
-UPCOMING = 100
-"""Cards not due yet read for "the next falls due": enough to skip those of removed tasks."""
+UPCOMING = 100  # cards not due yet read for "the next falls due": room to skip removed tasks
 _session_posts = select(_post.c.id).where(_post.c.session_id == bindparam("sid"))
 _of_session = _score.c.post_id.in_(_session_posts)
 _SUMMARY = select(
@@ -98,57 +96,32 @@ class SessionState:
     """What choosing a session's next task needs, read at once."""
 
     session: SessionInfo
-    served: tuple[str, ...]
-    """Task ids the session served, in order."""
+    served: tuple[str, ...]  # task ids, in order
     solved: frozenset[str]
-    """Task ids the member solved in this server (public or private posts); a review session
-    reads none (empty)."""
-    due: tuple[str, ...] = ()
-    """The task ids of a review session's due cards, the most overdue first (empty for
-    practice)."""
-    upcoming: tuple[tuple[str, datetime], ...] = ()
-    """A review session: (task id, due) of the member's next cards not due yet, the soonest
-    first (empty for practice)."""
-    withheld: frozenset[str] = frozenset()
-    """`unfinished_public_tasks`: never served privately while they are."""
-    current_post: int | None = None
-    """The post of the task the session serves now (its latest); None before the first."""
+    """Task ids the member solved in this server (public or private); a review reads none."""
+    due: tuple[str, ...] = ()  # review: due cards' task ids, the most overdue first
+    upcoming: tuple[tuple[str, datetime], ...] = ()  # review: (task id, due), soonest first
+    withheld: frozenset[str] = frozenset()  # `unfinished_public_tasks`: never served privately
+    current_post: int | None = None  # the latest post; None before the first
 
 
 @dataclass(frozen=True, slots=True)
 class ReviewQueue:
     """What /review starts from and what its reminders count, read at once."""
 
-    due: tuple[str, ...]
-    """The task ids of the member's due cards, the most overdue first (up to the limit)."""
+    due: tuple[str, ...]  # as in `SessionState`
     upcoming: tuple[tuple[str, datetime], ...]
-    """(task id, due) of the cards not due yet, the soonest first (up to UPCOMING)."""
     withheld: frozenset[str]
-    """`unfinished_public_tasks`: not to be served privately now."""
 
 
 @dataclass(frozen=True, slots=True)
 class SessionAdvance:
-    """What a Next click did, in one write unit (`advance`): the state it chose from, and the
-    session's new post, or (`post` None) the session's end and its summary."""
+    """What a Next click did (`advance`): the state it chose from, and the new post, or (None)
+    the session's end and its summary."""
 
     state: SessionState
     post: PostInfo | None
     summary: SessionSummary | None = None
-
-
-def _session_of(row: Any) -> SessionInfo:
-    return SessionInfo(
-        id=row.id,
-        guild_id=row.guild_id,
-        user_id=row.user_id,
-        kind=row.kind,
-        topic=row.topic,
-        difficulty=row.difficulty,
-        started_at=row.started_at,
-        last_active_at=row.last_active_at,
-        ended_at=row.ended_at,
-    )
 
 
 def start_session(
@@ -163,35 +136,33 @@ def start_session(
 ) -> SessionInfo:
     """A new open session of the member's, ending their previous open one in this server."""
     conn.execute(_END_OPEN, {"g": guild_id, "u": user_id, "at": now})
-    values = {
-        "guild_id": guild_id,
-        "user_id": user_id,
-        "kind": kind,
-        "topic": topic,
-        "difficulty": difficulty,
-        "started_at": now,
-        "last_active_at": now,
-        "ended_at": None,
-    }
+    values = dict(
+        guild_id=guild_id,
+        user_id=user_id,
+        kind=kind,
+        topic=topic,
+        difficulty=difficulty,
+        started_at=now,
+        last_active_at=now,
+        ended_at=None,
+    )
     inserted = conn.execute(_INSERT, values).inserted_primary_key
     assert inserted is not None
-    session_id = int(inserted[0])
-    session = get_session(conn, session_id)
+    session = get_session(conn, int(inserted[0]))
     assert session is not None
     return session
 
 
 def get_session(conn: Connection, session_id: int) -> SessionInfo | None:
     row = conn.execute(_SESSION, {"sid": session_id}).first()
-    return None if row is None else _session_of(row)
+    return None if row is None else SessionInfo(**row._mapping)
 
 
 def member_session(
     conn: Connection, session_id: int, guild_id: int, user_id: int, now: datetime
 ) -> SessionInfo:
-    """The session, if the member may click in it now (`SessionInfo.check_member`: raises
-    PrivatePostError or SessionExpiredError). A missing session, or one of another server,
-    has ended as far as this click goes (SessionExpiredError)."""
+    """The session, if the member may click in it now (else `check_member`'s error); a missing
+    one, or another server's, has ended (SessionExpiredError)."""
     session = get_session(conn, session_id)
     if session is None or session.guild_id != guild_id:
         raise SessionExpiredError(idle=False, minutes=0)
@@ -202,8 +173,7 @@ def member_session(
 def live_session_post(
     conn: Connection, guild_id: int, user_id: int, now: datetime
 ) -> PostInfo | None:
-    """The task the member's open session in this server shows now (its latest post), while
-    the member may still click in it; else None."""
+    """The latest post of the member's open session here, while they may click in it."""
     post_id = conn.execute(_OPEN_SESSION_POST, {"g": guild_id, "u": user_id}).scalar()
     post = None if post_id is None else posts.get_post(conn, post_id)
     if post is None or post.session is None:
@@ -218,27 +188,21 @@ def live_session_post(
 def unfinished_public_tasks(
     conn: Connection, guild_id: int, user_id: int, now: datetime
 ) -> frozenset[str]:
-    """The tasks of `posts.unfinished_public_posts`: practice and review withhold them (a solution
-    seen in private would give a public answer away)."""
-    open_posts = posts.unfinished_public_posts(conn, guild_id, user_id, now)
+    """The tasks of `answers.unfinished_public_posts`: withheld from practice and review (a
+    solution seen in private would give a public answer away)."""
+    open_posts = answers.unfinished_public_posts(conn, guild_id, user_id, now)
     return frozenset(post.task_id for post in open_posts)
 
 
 def review_queue(
     conn: Connection, guild_id: int, user_id: int, now: datetime, limit: int
 ) -> ReviewQueue:
-    """The member's due cards (up to `limit`), when the next falls due, and what is withheld."""
+    """The member's due cards (up to `limit`), the next ones, and what is withheld."""
     return ReviewQueue(
         tuple(review_cards.due_queue(conn, guild_id, user_id, now, limit)),
         tuple(review_cards.upcoming(conn, guild_id, user_id, now, UPCOMING)),
         unfinished_public_tasks(conn, guild_id, user_id, now),
     )
-
-
-def served_posts(conn: Connection, session_id: int) -> list[tuple[int, str]]:
-    """(post id, task id) of each task the session served, in order."""
-    served = conn.execute(_SERVED, {"sid": session_id}).all()
-    return [(post_id, task_id) for post_id, task_id in served]
 
 
 def solved_tasks(conn: Connection, guild_id: int, user_id: int) -> set[str]:
@@ -269,10 +233,6 @@ def touch(conn: Connection, session_id: int, now: datetime) -> None:
     conn.execute(_TOUCH, {"sid": session_id, "at": now})
 
 
-def end_session(conn: Connection, session_id: int, now: datetime) -> None:
-    conn.execute(_END, {"sid": session_id, "at": now})
-
-
 def summary(conn: Connection, session_id: int) -> SessionSummary:
     served, finished, solved, first_try = conn.execute(_SUMMARY, {"sid": session_id}).one()
     return SessionSummary(int(served), int(finished), int(solved), int(first_try))
@@ -287,16 +247,15 @@ def session_state(
     *,
     queue: int,
 ) -> SessionState:
-    """The session (if the member may click in it: `member_session`), what it served, what
-    the member solved and, for a review session, up to `queue` of their due cards and when
-    the next one falls due: all a Next click reads, in one unit."""
+    """All a Next click reads: the session (`member_session`), what it served, what the member
+    solved or, for a review, up to `queue` of their due cards and the next ones."""
     session = member_session(conn, session_id, guild_id, user_id, now)
-    posts_served = served_posts(conn, session_id)
+    posts_served = conn.execute(_SERVED, {"sid": session_id}).all()
     served = tuple(task_id for _, task_id in posts_served)
     current = posts_served[-1][0] if posts_served else None
     if session.kind == "review" and queue > 0:
-        # A review serves due cards, solved or not: what the member solved only orders
-        # practice (and it is the read that grows with every finish).
+        # A review serves due cards, solved or not: "solved" only orders practice (and it is
+        # the read that grows with every finish).
         cards = review_queue(conn, guild_id, user_id, now, queue)
         return SessionState(
             session,
@@ -328,21 +287,16 @@ def advance(
     queue: int,
     shown: int | None = None,
 ) -> SessionAdvance:
-    """A Next click, read and written in one write unit: the session's state
-    (`session_state`, so the member may click in it), whether the click came from the message
-    of the session's current task (`shown`; else SessionMovedOnError, so a second click or an
-    older message's Next skips nothing), `choose`'s pick of its next task
-    (the service's rule, run here in the unit), then that task's private post,
-    or, when `choose` picks none, the session ended and summed up. One unit rather than a
-    read and then a write: one thread hop and one transaction per click, and two clicks of
-    one session cannot both pick the same task (SQLite has one writer at a time; on
-    PostgreSQL the session's lock keeps them apart)."""
+    """A Next click in one write unit: the state, a check that the click came from the current
+    task's message (`shown`; else SessionMovedOnError, so a second click skips nothing),
+    `choose`'s pick, then its private post, or the session ended and summed up. One unit, so
+    two clicks cannot both pick the same task (on PostgreSQL the session's lock)."""
     dialect.lock(conn, "session", [session_id])
     state = session_state(conn, session_id, guild_id, user_id, now, queue=queue)
     if shown is not None and shown != state.current_post:
         raise SessionMovedOnError()
     task = choose(state)
     if task is None:
-        end_session(conn, session_id, now)
+        conn.execute(_END, {"sid": session_id, "at": now})
         return SessionAdvance(state, None, summary(conn, session_id))
     return SessionAdvance(state, add_post(conn, state.session, channel_id, task, now))

@@ -8,15 +8,54 @@ per local day, and the posts tried, each with its task version and first-try fac
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import BindParameter, Connection, and_, bindparam, func, select, true, union
 
 from bot.clock import day_start, local_date
-from bot.store.posts import post_infos, select_posts
-from bot.store.records import MemberActivity, MemberStats, TriedPost
+from bot.store.posts import PostInfo, post_infos, select_posts
 from bot.store.tables import Attempt, Post, Score, table_of
+
+
+@dataclass(frozen=True, slots=True)
+class MemberStats:
+    tried: int
+    """Distinct posts answered at least once or finished (a forfeit counts)."""
+    solved: int
+    first_try: int
+    first_try_rate: float
+    """Posts solved on the first try / posts tried; 0.0 when none tried."""
+    points: int
+    """On public posts: the leaderboard's points."""
+    practice_points: int
+    """On private posts (/practice, /review): the member's own, never on the leaderboard."""
+    streak_days: int
+    """Consecutive local days, ending today or yesterday, with at least one answer."""
+    last_active: datetime | None
+    """Latest answer or finish, aware UTC."""
+
+
+@dataclass(frozen=True, slots=True)
+class TriedPost:
+    """A post a member tried (as `MemberStats.tried` counts them), with its task version."""
+
+    post: PostInfo
+    first_try: bool
+    """Solved on the first try; False while the member has not finished it."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberActivity:
+    """A member's answers per local day over a span ending today, and every post they tried."""
+
+    first_day: date
+    """The local date counted by `attempts_per_day[0]`."""
+    attempts_per_day: tuple[int, ...]
+    """Answers given on each local day from `first_day` to today, both included."""
+    tried: tuple[TriedPost, ...]
+
 
 _attempt = table_of(Attempt)
 _score = table_of(Score)

@@ -1,4 +1,4 @@
-"""The SQLModel tables. Timestamps are stored naive UTC and read aware (`UtcDateTime`);
+"""The SQLModel tables. Timestamps are `dialect.UTC_TIMESTAMP` (stored naive UTC, read aware);
 Discord snowflakes are BigInteger.
 
 Every table lives on the one shared `SQLModel.metadata` (`migrate.target_metadata` imports
@@ -9,24 +9,22 @@ every module that adds tables). A change here needs its Alembic revision in
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 from sqlalchemy import (
     BigInteger,
     CheckConstraint,
-    DateTime,
-    Dialect,
     ForeignKey,
     Index,
     Table,
     Text,
-    TypeDecorator,
     UniqueConstraint,
 )
 from sqlmodel import Field, SQLModel
 
 from bot.quiz.rules import PostPolicy
 from bot.quiz.tasks import MAX_ATTEMPTS
+from bot.store.dialect import UTC_TIMESTAMP
 
 POST_POLICIES = tuple(policy.value for policy in PostPolicy)
 """The values `guild_config.post_policy` may hold: the rule's enum is their one source."""
@@ -50,32 +48,6 @@ def table_of(model: type[SQLModel]) -> Table:
     if not isinstance(table, Table):
         raise TypeError(f"{model.__name__} is not a table=True model")
     return table
-
-
-class UtcDateTime(TypeDecorator[datetime]):
-    """A timestamp stored as naive UTC (DATETIME, TIMESTAMP WITHOUT TIME ZONE: the schema
-    0.1.0 made) and handed in and out as an aware UTC datetime, the form everything above the
-    store uses. The one place the two forms meet: an aware value of any zone is stored as its
-    UTC reading, a naive one is taken to be UTC already, and a stored one comes back aware.
-
-    A value reaches it only where SQLAlchemy knows the column's type: a column's values, and
-    parameters compared with, or assigned to, a column. Not in `text()` or a bare `func`."""
-
-    impl = DateTime(timezone=False)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None or value.tzinfo is None:
-            return value
-        return value.astimezone(UTC).replace(tzinfo=None)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        return None if value is None else value.replace(tzinfo=UTC)
-
-
-UTC_TIMESTAMP = UtcDateTime()
-"""Every timestamp column's type. Spelled out also because recent SQLModel maps `datetime` to
-an aware type that rejects naive values, while older versions store naive."""
 
 
 class Member(SQLModel, table=True):
@@ -128,7 +100,7 @@ class Post(SQLModel, table=True):
         Index("ix_post_channel_time", "guild_id", "channel_id", "posted_at"),
         Index("ix_post_guild_time", "guild_id", "posted_at"),
         # A task's public posts in a server: a member's points and misses count once per task
-        # (`member_progress.progress_with_task`, `posts.unfinished_public_posts`); `session_id`
+        # (`answers.progress_with_task`, `answers.unfinished_public_posts`); `session_id`
         # last, so a seek skips practice posts.
         Index("ix_post_guild_task", "guild_id", "task_id", "session_id"),
     )
@@ -151,7 +123,7 @@ class Post(SQLModel, table=True):
         sa_column_args=[ForeignKey("task_version.id", name="fk_post_task_version")],
     )
     """The task as posted (`task_version`); None only for posts from before versions (0.1.0)
-    whose task was not loaded when the service last pinned them (`Store.pin_unversioned`)."""
+    whose task was not loaded when the service last pinned them (`pin_unversioned`)."""
     session_id: int | None = Field(default=None, index=True)
     """The private practice or review session (`practice_session`) the post belongs to; None
     for a post in a channel. No REFERENCES: SQLite can drop the column on a downgrade only

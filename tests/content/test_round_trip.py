@@ -101,7 +101,7 @@ def spike(draft: Draft, char: str, where: int) -> None:
     elif where == 1:
         draft.hint = inside(draft.hint or "")
     elif where == 2 and draft.mistakes:
-        draft.mistakes[0].text = inside(draft.mistakes[0].text)
+        draft.mistakes[0] = replace(draft.mistakes[0], text=inside(draft.mistakes[0].text))
     elif where == 3 and draft.kind == "fill":
         draft.language = inside(draft.language or "c")
     elif where == 4:

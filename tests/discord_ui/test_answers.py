@@ -13,6 +13,7 @@ from bot import rendering
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.error_texts import CLOSED
 from bot.quiz.tasks import Catalog, Solution, Task
+from bot.store import answers, posts
 from tests.discord_ui.conftest import (
     Driver,
     choice_task,
@@ -30,6 +31,7 @@ from tests.discord_ui.fakes import (
     response,
 )
 from tests.factories import choice, note
+from tests.store_calls import write
 
 ANSWER = "data parallelism"  # option B of mc-split
 CALLBACK = "/interactions/{webhook_id}/{webhook_token}/callback"
@@ -129,7 +131,7 @@ async def test_a_second_click_on_the_same_wrong_option_uses_no_attempt(
     )
     assert "Model parallelism splits the model itself." in again.text  # the note, again
     assert ANSWER not in again.text and "Solution" not in again.text
-    progress = await bot.service.progress(1, ALICE.id)
+    progress = await bot.service.run_read(answers.read_progress, 1, ALICE.id)
     assert (progress.wrong_tries, progress.attempts_left) == (1, 2)
     await bot.live_counts.drain()
     assert message["embeds"][0]["footer"]["text"].startswith("1 answered · 0 solved")
@@ -188,7 +190,7 @@ async def test_hint_is_private_recorded_and_halves_the_points(
     assert hint.ephemeral
     assert "Think about what gets copied" in hint.text
     assert "halved" in hint.text
-    assert (await bot.service.progress(1, ALICE.id)).hint_seen
+    assert (await bot.service.run_read(answers.read_progress, 1, ALICE.id)).hint_seen
 
     await driver.click(message, r"quiz:ans:\d+:B")
     assert "**5** points" in fake.last_reply().text
@@ -212,9 +214,7 @@ async def test_members_are_graded_separately_and_nothing_personal_is_public(
     assert fake.posts() == []  # no new channel messages
     for edit in fake.edits():  # the post's only change: aggregate counts
         assert "alice" not in edit.text.lower() and "bob" not in edit.text.lower()
-    assert fake.edits()[-1].data["embeds"][0]["footer"]["text"].startswith(
-        "2 answered · 1 solved"
-    )
+    assert fake.edits()[-1].data["embeds"][0]["footer"]["text"].startswith("2 answered · 1 solved")
 
 
 async def test_single_blank_fill_uses_option_buttons(driver: Driver, fake: FakeDiscordHTTP) -> None:
@@ -232,7 +232,7 @@ async def test_closed_post_says_so_kindly(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     message = await driver.post("mc-split")
-    bot.service.store.close_post(1, datetime.now(UTC))
+    write(bot.service.store, posts.close_post, 1, datetime.now(UTC))
     await driver.click(message, r"quiz:ans:\d+:B")
     reply = fake.last_reply()
     assert reply.ephemeral
@@ -243,12 +243,22 @@ async def test_post_from_another_server_is_refused(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     message = await driver.post("mc-split")
-    other = await bot.service.create_post(42, 43, bot.service.task("mc-split"), 1)
+    other = await bot.service.create_post(42, 43, bot.service.catalog.get_or_raise("mc-split"), 1)
     forged = {
         **message,
-        "components": [{"type": 1, "components": [{
-            "type": 2, "style": 2, "label": "B", "custom_id": f"quiz:ans:{other.post.id}:B"
-        }]}],
+        "components": [
+            {
+                "type": 1,
+                "components": [
+                    {
+                        "type": 2,
+                        "style": 2,
+                        "label": "B",
+                        "custom_id": f"quiz:ans:{other.post.id}:B",
+                    }
+                ],
+            }
+        ],
     }
     await driver.click(forged, rf"quiz:ans:{other.post.id}:B")
     reply = fake.last_reply()
@@ -284,11 +294,10 @@ async def test_a_refused_answer_reply_still_says_what_happened_to_the_attempt(
     assert refused_call.data.get("embeds")  # the detailed reply, which Discord refused
     assert short.callback_type == CHANNEL_MESSAGE and short.ephemeral
     assert short.data["content"] == (
-        "Your answer A was recorded: not right, **2** attempts left. "
-        "I couldn't show the details."
+        "Your answer A was recorded: not right, **2** attempts left. I couldn't show the details."
     )
     assert not short.data.get("embeds")
-    assert (await bot.service.progress(1, ALICE.id)).wrong_tries == 1
+    assert (await bot.service.run_read(answers.read_progress, 1, ALICE.id)).wrong_tries == 1
     (record,) = warnings_and_worse(caplog)
     assert record.levelno == logging.WARNING and record.exc_info is None
     assert "quiz:ans:1:A" in record.getMessage()
@@ -347,7 +356,7 @@ async def test_a_refused_picker_result_still_says_what_happened_to_the_attempt(
         "Your answer [1] A, [2] B was recorded: not right, **2** attempts left. "
         "I couldn't show the details."
     )
-    assert (await bot.service.progress(1, ALICE.id)).wrong_tries == 1
+    assert (await bot.service.run_read(answers.read_progress, 1, ALICE.id)).wrong_tries == 1
     (record,) = warnings_and_worse(caplog)
     assert record.exc_info is None and "quiz:submit:1:AB" in record.getMessage()
 
@@ -388,7 +397,7 @@ async def test_a_late_answer_click_is_one_log_line_and_no_reply_after_discord_dr
     assert len(fake.calls) == 1
     (record,) = warnings_and_worse(caplog)
     assert record.exc_info is None and "Unknown interaction" in record.getMessage()
-    assert (await bot.service.progress(1, ALICE.id)).wrong_tries == 1
+    assert (await bot.service.run_read(answers.read_progress, 1, ALICE.id)).wrong_tries == 1
 
     bot.ack_after = 5.0
     await driver.click(message, r"quiz:ans:\d+:C")  # the next click says where they stand

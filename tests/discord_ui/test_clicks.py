@@ -11,7 +11,7 @@ import pytest
 
 from bot.discord_ui import clicks
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.components import DYNAMIC_ITEMS, AnswerButton, HintButton
+from bot.discord_ui.post_view import DYNAMIC_ITEMS, AnswerButton, HintButton
 from tests.discord_ui.conftest import BUTTON, COMPONENT, Driver
 from tests.discord_ui.fakes import BOB, FakeDiscordHTTP, Member, interaction_payload
 
@@ -173,7 +173,7 @@ async def test_an_answered_click_leaves_little_for_the_cyclic_collector(
 async def test_a_practice_step_sent_with_its_buttons_leaves_little_garbage(
     driver: Driver, fake: FakeDiscordHTTP
 ) -> None:
-    """A sent task's view and buttons (`replies.spent`) and a command's interaction (freed on
+    """A sent task's view and buttons (`clicks.spent`) and a command's interaction (freed on
     completion) go when the reply is sent: a /practice and a Next used to leave ~80 objects."""
     members = [Member(9100 + n, f"p{n}") for n in range(21)]
     started = await driver.command("practice", topic="MLOps", member=members[0])  # warm up

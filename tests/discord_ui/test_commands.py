@@ -15,6 +15,8 @@ from bot.discord_ui.client import QuizBot
 from bot.discord_ui.replies import FORFEIT_LABEL
 from bot.quiz.errors import StoreAction, StoreUnavailableError
 from bot.quiz.tasks import Catalog
+from bot.store import answers as answers_unit
+from bot.store import posts
 from tests.discord_ui.conftest import Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -159,11 +161,11 @@ async def test_a_quiz_posted_while_the_database_fails_to_record_its_message_says
     """Discord took the post, so it is out and answers: "nothing was saved, try again" would
     have the member post it twice."""
 
-    def disk_full(post_id: int, message_id: int) -> None:
+    def disk_full(conn: object, post_id: int, message_id: int) -> None:
         raise StoreUnavailableError(StoreAction.WRITE, "database or disk is full")
 
     with monkeypatch.context() as patched:
-        patched.setattr(driver.bot.service.store, "set_post_message", disk_full)
+        patched.setattr(posts, "set_post_message", disk_full)
         await driver.command("quiz", task="mc-split")
     assert "Posted **" in fake.last_reply().text
     await driver.command("quiz", task="fill-one", member=BOB)
@@ -208,15 +210,19 @@ async def test_mods_only_policy(driver: Driver, fake: FakeDiscordHTTP, bot: Quiz
 async def test_mod_role_counts_as_moderator(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
-    await bot.service.update_guild_config(
-        800000000000000001, post_policy="mods", mod_role_id=555
-    )
+    await bot.service.update_guild_config(800000000000000001, post_policy="mods", mod_role_id=555)
     # Roles resolve through the guild cache, which the gateway fills on GUILD_CREATE.
-    bot._connection._add_guild_from_data({  # type: ignore[arg-type]
-        "id": "800000000000000001", "name": "Study group", "owner_id": "1", "features": [],
-        "emojis": [], "stickers": [],
-        "roles": [_role(800000000000000001, "@everyone"), _role(555, "tutors")],
-    })
+    bot._connection._add_guild_from_data(
+        {  # type: ignore[arg-type]
+            "id": "800000000000000001",
+            "name": "Study group",
+            "owner_id": "1",
+            "features": [],
+            "emojis": [],
+            "stickers": [],
+            "roles": [_role(800000000000000001, "@everyone"), _role(555, "tutors")],
+        }
+    )
     tutor = Member(444, "tutor", roles=(555,))
     await driver.command("quiz", task="mc-split", member=tutor)
     assert len(fake.posts()) == 1
@@ -251,8 +257,8 @@ async def test_hint_defaults_to_the_latest_post_here(
     reply = fake.last_reply()
     assert reply.ephemeral
     assert "device-moving method" in reply.text
-    assert (await bot.service.progress(2, ALICE.id)).hint_seen
-    assert not (await bot.service.progress(1, ALICE.id)).hint_seen
+    assert (await bot.service.run_read(answers_unit.read_progress, 2, ALICE.id)).hint_seen
+    assert not (await bot.service.run_read(answers_unit.read_progress, 1, ALICE.id)).hint_seen
 
 
 async def test_hint_and_solution_autocomplete_posts_of_this_server(
@@ -260,7 +266,9 @@ async def test_hint_and_solution_autocomplete_posts_of_this_server(
 ) -> None:
     await driver.post("mc-split")
     await driver.post("fill-one")
-    await bot.service.create_post(1, 2, bot.service.task("fill-two"), 3)  # another server
+    await bot.service.create_post(
+        1, 2, bot.service.catalog.get_or_raise("fill-two"), 3
+    )  # another server
     choices = await driver.autocomplete("hint", "task", task="")
     assert [c["value"] for c in choices] == ["2", "1"]
     assert "fill-one" in choices[0]["name"]
@@ -294,14 +302,14 @@ async def test_solution_asks_before_forfeiting(
     assert "Data parallelism copies" not in prompt.text
     button = find_component(fake.response_to(command), r"quiz:reveal:1")
     assert button["label"] == FORFEIT_LABEL
-    assert not (await bot.service.progress(1, ALICE.id)).finished
+    assert not (await bot.service.run_read(answers_unit.read_progress, 1, ALICE.id)).finished
 
     await driver.click(fake.response_to(command), r"quiz:reveal:\d+")
     shown = fake.last_reply()
     assert shown.callback_type == 7
     assert "Data parallelism copies the model" in shown.text
     assert shown.data["components"] == []
-    assert (await bot.service.progress(1, ALICE.id)).forfeited
+    assert (await bot.service.run_read(answers_unit.read_progress, 1, ALICE.id)).forfeited
 
     await driver.click(post, r"quiz:ans:\d+:B")
     assert "opened the solution" in fake.last_reply().text
@@ -322,9 +330,7 @@ async def test_solution_after_finishing_needs_no_confirmation(
 # -- standings ---------------------------------------------------------------------------------
 
 
-async def test_leaderboard_shows_top_ten_and_my_rank(
-    driver: Driver, fake: FakeDiscordHTTP
-) -> None:
+async def test_leaderboard_shows_top_ten_and_my_rank(driver: Driver, fake: FakeDiscordHTTP) -> None:
     post = await driver.post("mc-split")
     for n in range(11):
         await driver.click(post, r"quiz:ans:\d+:B", member=Member(1000 + n, f"student{n}"))
@@ -424,8 +430,11 @@ async def test_stats_attach_a_picture_of_the_figures(driver: Driver, fake: FakeD
 
 @pytest.mark.parametrize("step", ["render", "describe"])
 async def test_stats_still_answer_in_text_when_the_picture_fails(
-    driver: Driver, fake: FakeDiscordHTTP, monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture, step: str,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    step: str,
 ) -> None:
     def broken(progress: object) -> bytes:
         raise ValueError("a bug in the drawing")
@@ -452,9 +461,7 @@ async def test_stats_still_answer_in_text_when_discord_refuses_the_picture(
         # As Discord answers an attachment it will not take (a description over 1,024
         # characters, say): the whole message is refused.
         del fake.fail[callback]
-        return discord.HTTPException(
-            response(400), {"code": 50035, "message": "Invalid Form Body"}
-        )
+        return discord.HTTPException(response(400), {"code": 50035, "message": "Invalid Form Body"})
 
     fake.fail[callback] = once  # type: ignore[assignment]
     await driver.command("stats", member=BOB)
@@ -491,8 +498,15 @@ async def test_topics_with_no_banks_loaded_says_so(
 
 def _role(role_id: int, name: str) -> dict[str, object]:
     return {
-        "id": str(role_id), "name": name, "color": 0, "hoist": False, "position": 0,
-        "permissions": "0", "managed": False, "mentionable": False, "flags": 0,
+        "id": str(role_id),
+        "name": name,
+        "color": 0,
+        "hoist": False,
+        "position": 0,
+        "permissions": "0",
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
     }
 
 

@@ -10,10 +10,10 @@ import discord
 import pytest
 
 from bot.discord_ui import picker
+from bot.discord_ui.clicks import AnswerButton
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.components import (
+from bot.discord_ui.post_view import (
     DYNAMIC_ITEMS,
-    AnswerButton,
     ConfirmSolutionButton,
     HintButton,
     NextButton,
@@ -23,6 +23,7 @@ from bot.discord_ui.components import (
 )
 from bot.quiz.tasks import Catalog, Option
 from bot.service import PostedTask
+from bot.store import answers
 from tests.discord_ui.conftest import COMPONENT, BotFactory, Driver
 from tests.discord_ui.fakes import BOB, FakeDiscordHTTP, interaction_payload, walk
 
@@ -60,9 +61,11 @@ async def test_every_item_round_trips_through_its_custom_id(
         match = item.template.fullmatch(custom_id)
         assert match is not None, custom_id
         # Only this item's class claims the id: dispatch would otherwise run two callbacks.
-        claims = [cls for cls in DYNAMIC_ITEMS if cls.__discord_ui_compiled_template__.fullmatch(
-            custom_id
-        )]
+        claims = [
+            cls
+            for cls in DYNAMIC_ITEMS
+            if cls.__discord_ui_compiled_template__.fullmatch(custom_id)
+        ]
         assert claims == [type(item)]
         payload = interaction_payload(
             fake, kind=COMPONENT, data={"custom_id": custom_id, "component_type": 2}
@@ -85,11 +88,26 @@ def test_picks_encoding() -> None:
 
 
 FORGED = (
-    "quiz:ans:1:AB", "quiz:ans:x:A", "quiz:ans:²:A", "quiz:ans:99999999999999999999:A",
-    "quiz:ans:9223372036854775808:A", "quiz:ans:0:A", "quiz:ans:1:", "quiz:pick:1:6:A-",
-    "quiz:pick:1:0:A-", "quiz:pick:1:1:A", "quiz:pick:1:1:ABCDEF", "quiz:pick:1:1:ab",
-    "quiz:submit:1:abc", "quiz:submit:1:A", "quiz:submit:١٢:AB", "quiz:hint:", "quiz:hint:#1",
-    "quiz:reveal:1:2", "quiz:open: 1", f"quiz:hint:{'9' * 6000}",
+    "quiz:ans:1:AB",
+    "quiz:ans:x:A",
+    "quiz:ans:²:A",
+    "quiz:ans:99999999999999999999:A",
+    "quiz:ans:9223372036854775808:A",
+    "quiz:ans:0:A",
+    "quiz:ans:1:",
+    "quiz:pick:1:6:A-",
+    "quiz:pick:1:0:A-",
+    "quiz:pick:1:1:A",
+    "quiz:pick:1:1:ABCDEF",
+    "quiz:pick:1:1:ab",
+    "quiz:submit:1:abc",
+    "quiz:submit:1:A",
+    "quiz:submit:١٢:AB",
+    "quiz:hint:",
+    "quiz:hint:#1",
+    "quiz:reveal:1:2",
+    "quiz:open: 1",
+    f"quiz:hint:{'9' * 6000}",
 )
 
 
@@ -118,12 +136,12 @@ async def test_post_layout_choice_task(driver: Driver) -> None:
     rows = message["components"]
     labels = [c["label"] for c in rows[0]["components"]]
     assert labels == [
-        "A · model parallelism", "B · data parallelism", "C · pipeline flushing",
+        "A · model parallelism",
+        "B · data parallelism",
+        "C · pipeline flushing",
         "D · tensor sharding",
     ]
-    assert [c["custom_id"] for c in rows[0]["components"]] == [
-        f"quiz:ans:1:{x}" for x in "ABCD"
-    ]
+    assert [c["custom_id"] for c in rows[0]["components"]] == [f"quiz:ans:1:{x}" for x in "ABCD"]
     assert rows[1]["components"][0]["custom_id"] == "quiz:hint:1"
     embed = message["embeds"][0]
     # The embed lists every option in full.
@@ -155,9 +173,7 @@ async def test_twenty_options_fill_four_rows_and_hint_goes_below(
     assert rows[4]["components"][0]["custom_id"].startswith("quiz:hint:")
 
 
-async def test_buttons_work_after_a_restart(
-    make_bot: BotFactory, fake: FakeDiscordHTTP
-) -> None:
+async def test_buttons_work_after_a_restart(make_bot: BotFactory, fake: FakeDiscordHTTP) -> None:
     first = await make_bot()
     message = await Driver(first, fake).post("mc-split")
     await first.close()
@@ -170,7 +186,7 @@ async def test_buttons_work_after_a_restart(
     assert reply.ephemeral
     assert "Right" in reply.text
     assert "earned **10** points" in reply.text
-    progress = await second.service.progress(1, BOB.id)
+    progress = await second.service.run_read(answers.read_progress, 1, BOB.id)
     assert progress.solved
 
 

@@ -15,7 +15,7 @@ from bot.discord_ui.error_texts import SOMETHING_WENT_WRONG
 from bot.quiz.engine import Outcome, Progress, grade
 from bot.quiz.tasks import Catalog, Task
 from bot.service import QuizService
-from bot.store import AnswerRequest, Store, answers, make_engine
+from bot.store import AnswerRequest, Store, answers, make_engine, posts
 from tests.discord_ui.conftest import TOKEN, BotFactory, Driver, settings
 from tests.discord_ui.fakes import (
     ALICE,
@@ -27,6 +27,7 @@ from tests.discord_ui.fakes import (
     response,
 )
 from tests.store.conftest import fill_the_disk, write_lock_held
+from tests.store_calls import answer_batch, read
 
 CONTEXT = ("guild=800000000000000001", "channel=700000000000000001", "user=111")
 
@@ -44,7 +45,10 @@ def logged_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 
 
 async def test_a_failing_command_answers_privately_and_logs_the_traceback(
-    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    bot: QuizBot,
+    caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(bot.service, "leaderboard", aboom)
@@ -61,7 +65,10 @@ async def test_a_failing_command_answers_privately_and_logs_the_traceback(
 
 
 async def test_a_failing_button_answers_privately_and_logs_its_custom_id(
-    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    bot: QuizBot,
+    caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     message = await driver.post("mc-split")
@@ -76,7 +83,10 @@ async def test_a_failing_button_answers_privately_and_logs_its_custom_id(
 
 
 async def test_a_failing_picker_select_answers_privately(
-    driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot, caplog: pytest.LogCaptureFixture,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    bot: QuizBot,
+    caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     post = await driver.post("fill-two")
@@ -179,7 +189,9 @@ async def test_an_error_after_deferring_still_reaches_the_member(
 
 
 async def test_the_token_never_reaches_the_logs(
-    make_bot: BotFactory, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture,
+    make_bot: BotFactory,
+    fake: FakeDiscordHTTP,
+    caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -265,7 +277,10 @@ async def test_a_busy_database_tells_the_member_the_answer_was_not_recorded(
 
 
 async def test_an_attempt_the_database_refuses_says_all_attempts_are_used(
-    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture,
+    bot: QuizBot,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The engine stops a finished member itself; only the database's limit on attempts
@@ -274,9 +289,9 @@ async def test_an_attempt_the_database_refuses_says_all_attempts_are_used(
     message = await driver.post("mc-split")
     for pick in "ACD":  # three misses: every attempt used
         await driver.click(message, rf"quiz:ans:\d+:{pick}")
-    post = bot.service.store.latest_post(GUILD_ID, CHANNEL_ID)
+    post = read(bot.service.store, posts.latest_post, GUILD_ID, CHANNEL_ID)
     assert post is not None
-    before = await bot.service.progress(post.id, ALICE.id)
+    before = await bot.service.run_read(answers.read_progress, post.id, ALICE.id)
     assert before.finished and before.wrong_tries == 3
 
     def blind(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
@@ -287,7 +302,9 @@ async def test_an_attempt_the_database_refuses_says_all_attempts_are_used(
     reply = fake.last_reply()
     assert reply.ephemeral
     assert reply.text == "You've used all 3 attempts on this one."
-    assert await bot.service.progress(post.id, ALICE.id) == before  # nothing stored
+    assert (
+        await bot.service.run_read(answers.read_progress, post.id, ALICE.id) == before
+    )  # nothing stored
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
@@ -296,10 +313,11 @@ async def test_a_full_disk_leaves_leaderboard_and_stats_working(
 ) -> None:
     await driver.post("mc-split")
     store = bot.service.store
-    post = store.latest_post(GUILD_ID, CHANNEL_ID)
+    post = read(store, posts.latest_post, GUILD_ID, CHANNEL_ID)
     assert post is not None
     members = [(ALICE.id, ALICE.name)] + [(2000 + n, f"student{n}") for n in range(300)]
-    store.answer_batch(
+    answer_batch(
+        store,
         [AnswerRequest(post.id, GUILD_ID, user, name, ("B",)) for user, name in members],
         bot.service.clock(),
     )

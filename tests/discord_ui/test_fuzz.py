@@ -85,17 +85,69 @@ INJECTION = [
     "```",
 ]
 CONTROL = ["\x00", "\x1b[31mred", "line\nbreak\r\ttab", "\u202eevil", "\ufeff", "\x7f"]
-ORDINARY = ["", " ", "1", "#1", "0", "-1", "+1", " 1 ", "%", "_", "MLOps", "mc-split", "09:00",
-            "Europe/Berlin", "easy", "week", "mods", "A", "AB", "A-", "--", ":", "1:2"]
+ORDINARY = [
+    "",
+    " ",
+    "1",
+    "#1",
+    "0",
+    "-1",
+    "+1",
+    " 1 ",
+    "%",
+    "_",
+    "MLOps",
+    "mc-split",
+    "09:00",
+    "Europe/Berlin",
+    "easy",
+    "week",
+    "mods",
+    "A",
+    "AB",
+    "A-",
+    "--",
+    ":",
+    "1:2",
+]
 TEXTS = ORDINARY + HUGE + NON_ASCII_DIGITS + LONG + INJECTION + CONTROL
 WRONG_JSON = [12, -1, 10**20, 1.5, True, None, [], {}, ["a"]]
 
-NUMBERS = [0, -1, 1, 5, 6, 999, 2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, 10**20,
-           -(2**63) - 1, 10**4000]
+NUMBERS = [
+    0,
+    -1,
+    1,
+    5,
+    6,
+    999,
+    2**31,
+    2**53 + 1,
+    2**63 - 1,
+    2**63,
+    2**64,
+    10**20,
+    -(2**63) - 1,
+    10**4000,
+]
 WRONG_NUMBERS = ["3", "abc", "", "99999999999999999999", 3.0, 3.5, True, False, None, [], {}]
 BOOLS = [True, False, "yes", "true", 1, 0, None, "", []]
-SNOWFLAKES = ["1", "0", "-1", "abc", "", "²", "١٢", "9" * 20, "9" * 6000, "<@111>",
-              "700000000000000009", 123, None, 1.5, []]
+SNOWFLAKES = [
+    "1",
+    "0",
+    "-1",
+    "abc",
+    "",
+    "²",
+    "١٢",
+    "9" * 20,
+    "9" * 6000,
+    "<@111>",
+    "700000000000000009",
+    123,
+    None,
+    1.5,
+    [],
+]
 
 texts = st.one_of(
     st.text(max_size=300),
@@ -225,8 +277,14 @@ def _tree_options() -> list[Option]:
             others = {name: VALID[name] for name in required if name != parameter.display_name}
             options.append(
                 Option(
-                    command, parameter.display_name, parameter.type.value, fixed, strategy,
-                    member=MOD, others=others, public=command.partition(" ")[0] in PUBLIC,
+                    command,
+                    parameter.display_name,
+                    parameter.type.value,
+                    fixed,
+                    strategy,
+                    member=MOD,
+                    others=others,
+                    public=command.partition(" ")[0] in PUBLIC,
                     autocompleted=parameter.autocomplete,
                 )
             )
@@ -241,9 +299,17 @@ NOT_AUTOCOMPLETED = [option for option in OPTIONS if not option.autocompleted]
 def test_the_fuzz_covers_every_option_and_every_autocomplete() -> None:
     """The lists come from the command tree; these are the ones a member met before."""
     assert {str(o) for o in AUTOCOMPLETES} >= {
-        "/quiz topic", "/quiz task", "/hint task", "/solution task", "/schedule add timezone",
-        "/schedule add topic", "/schedule remove id", "/config timezone zone",
-        "/reminders on timezone", "/bank download name", "/practice topic",
+        "/quiz topic",
+        "/quiz task",
+        "/hint task",
+        "/solution task",
+        "/schedule add timezone",
+        "/schedule add topic",
+        "/schedule remove id",
+        "/config timezone zone",
+        "/reminders on timezone",
+        "/bank download name",
+        "/practice topic",
     }
     kinds = {o.kind for o in OPTIONS}
     assert {STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, ATTACHMENT} <= kinds
@@ -257,7 +323,10 @@ class Harness:
     it synchronously, one example at a time."""
 
     def __init__(
-        self, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+        self,
+        tmp_path: Path,
+        fake: FakeDiscordHTTP,
+        catalog: Catalog,
         caplog: pytest.LogCaptureFixture,
     ) -> None:
         self.loop = asyncio.new_event_loop()
@@ -308,7 +377,8 @@ class Harness:
         token = payload["token"]
         calls = self.fake.calls[first_call:]
         mine = [
-            (call, at) for call, at in zip(calls, self.stamps[first_call:], strict=True)
+            (call, at)
+            for call, at in zip(calls, self.stamps[first_call:], strict=True)
             if token in call.url
         ]
         what = f"{payload['type']} {str(payload['data'])[:300]}"
@@ -324,7 +394,10 @@ class Harness:
             assert all(rendering.discord_len(c["name"]) <= 100 for c in choices)
         else:
             assert response.callback_type in (
-                CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE
+                CHANNEL_MESSAGE,
+                DEFERRED_CHANNEL_MESSAGE,
+                DEFERRED_UPDATE,
+                UPDATE_MESSAGE,
             ), what
             if response.callback_type in (DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE):
                 assert len(mine) > 1, f"deferred and never answered: {what}"
@@ -336,9 +409,9 @@ class Harness:
             # Only a command's own result may be public (the leaderboard's embed); a refusal
             # is private, or an update of the private message it was clicked on.
             shown_to_all = public and bool(reply.data.get("embeds"))
-            assert (
-                reply.ephemeral or shown_to_all or self._edits_private_message(reply, payload)
-            ), what
+            assert reply.ephemeral or shown_to_all or self._edits_private_message(reply, payload), (
+                what
+            )
         posted = [c for c in calls if c.method == "POST" and c.path.endswith("/messages")]
         if posted:  # only /quiz posts, and says so
             assert public and any("Posted" in r.text for r in replies), f"posted: {what}"
@@ -353,9 +426,14 @@ class Harness:
         edits = reply.callback_type == UPDATE_MESSAGE or reply.method == "PATCH"
         if edits and message is not None:
             return bool(int(message.get("flags", 0)) & EPHEMERAL)
-        return edits and self.fake.messages.get(
-            self.fake.interaction_message.get(int(payload["id"]), 0), {}
-        ).get("flags", 0) & EPHEMERAL != 0
+        return (
+            edits
+            and self.fake.messages.get(
+                self.fake.interaction_message.get(int(payload["id"]), 0), {}
+            ).get("flags", 0)
+            & EPHEMERAL
+            != 0
+        )
 
     def command(self, option: Option, value: Any) -> None:
         payload = interaction_payload(
@@ -365,7 +443,9 @@ class Harness:
 
     def autocomplete(self, option: Option, value: Any) -> None:
         payload = interaction_payload(
-            self.fake, kind=AUTOCOMPLETE, data=option.data(value, focused=True),
+            self.fake,
+            kind=AUTOCOMPLETE,
+            data=option.data(value, focused=True),
             member=option.member,
         )
         self.send(payload)
@@ -411,7 +491,10 @@ def harness(
 
 @pytest.mark.parametrize("option", OPTIONS, ids=str)
 def test_every_option_refuses_hostile_values_privately(
-    option: Option, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    option: Option,
+    tmp_path: Path,
+    fake: FakeDiscordHTTP,
+    catalog: Catalog,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with harness(tmp_path, fake, catalog, caplog) as h:
@@ -428,7 +511,10 @@ def test_every_option_refuses_hostile_values_privately(
 
 @pytest.mark.parametrize("option", AUTOCOMPLETES, ids=str)
 def test_every_autocomplete_answers_hostile_text(
-    option: Option, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    option: Option,
+    tmp_path: Path,
+    fake: FakeDiscordHTTP,
+    catalog: Catalog,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with harness(tmp_path, fake, catalog, caplog) as h:
@@ -453,7 +539,10 @@ WRONG_TYPED: dict[int, list[Any]] = {
 
 @pytest.mark.parametrize("option", AUTOCOMPLETES, ids=str)
 def test_a_wrong_typed_autocomplete_value_gets_what_an_unknown_one_gets(
-    option: Option, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    option: Option,
+    tmp_path: Path,
+    fake: FakeDiscordHTTP,
+    catalog: Catalog,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with harness(tmp_path, fake, catalog, caplog) as h:
@@ -466,7 +555,10 @@ def test_a_wrong_typed_autocomplete_value_gets_what_an_unknown_one_gets(
 
 @pytest.mark.parametrize("option", NOT_AUTOCOMPLETED, ids=str)
 def test_an_autocomplete_for_an_option_without_one_gets_no_suggestions(
-    option: Option, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    option: Option,
+    tmp_path: Path,
+    fake: FakeDiscordHTTP,
+    catalog: Catalog,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """discord.py logs a traceback for these (CommandSignatureMismatch) and answers nothing."""
@@ -477,29 +569,76 @@ def test_an_autocomplete_for_an_option_without_one_gets_no_suggestions(
 
 
 AUTOCOMPLETE_SHAPES = [
-    {"id": "1", "name": "nosuch", "type": 1,
-     "options": [{"name": "x", "type": 3, "value": "", "focused": True}]},
-    {"id": "1", "name": "reminders", "type": 1, "options": [{"name": "nosuch", "type": 1,
-     "options": [{"name": "timezone", "type": 3, "value": "", "focused": True}]}]},
-    {"id": "1", "name": "quiz", "type": 1,
-     "options": [{"name": "nosuch", "type": 3, "value": "", "focused": True}]},
+    {
+        "id": "1",
+        "name": "nosuch",
+        "type": 1,
+        "options": [{"name": "x", "type": 3, "value": "", "focused": True}],
+    },
+    {
+        "id": "1",
+        "name": "reminders",
+        "type": 1,
+        "options": [
+            {
+                "name": "nosuch",
+                "type": 1,
+                "options": [{"name": "timezone", "type": 3, "value": "", "focused": True}],
+            }
+        ],
+    },
+    {
+        "id": "1",
+        "name": "quiz",
+        "type": 1,
+        "options": [{"name": "nosuch", "type": 3, "value": "", "focused": True}],
+    },
     {"id": "1", "name": "quiz", "type": 1, "options": [{"name": "topic", "type": 3, "value": ""}]},
-    {"id": "1", "name": "quiz", "type": 1, "options": [
-        {"name": "topic", "type": 3, "value": "", "focused": True},
-        {"name": "task", "type": 3, "value": "", "focused": True}]},
-    {"id": "1", "name": "quiz", "type": 1,
-     "options": [{"name": "topic", "type": 4, "value": 1, "focused": True}]},
-    {"id": "1", "name": "quiz", "type": 1, "options": [
-        {"name": "task", "type": 3, "value": "", "focused": True},
-        {"name": "topic", "type": 3, "value": ["MLOps"]}]},
-    {"id": "1", "name": "reminders", "type": 1, "options": [{"name": "on", "type": 1,
-     "options": [{"name": "timezone", "type": 3, "value": 12, "focused": True}]}]},
+    {
+        "id": "1",
+        "name": "quiz",
+        "type": 1,
+        "options": [
+            {"name": "topic", "type": 3, "value": "", "focused": True},
+            {"name": "task", "type": 3, "value": "", "focused": True},
+        ],
+    },
+    {
+        "id": "1",
+        "name": "quiz",
+        "type": 1,
+        "options": [{"name": "topic", "type": 4, "value": 1, "focused": True}],
+    },
+    {
+        "id": "1",
+        "name": "quiz",
+        "type": 1,
+        "options": [
+            {"name": "task", "type": 3, "value": "", "focused": True},
+            {"name": "topic", "type": 3, "value": ["MLOps"]},
+        ],
+    },
+    {
+        "id": "1",
+        "name": "reminders",
+        "type": 1,
+        "options": [
+            {
+                "name": "on",
+                "type": 1,
+                "options": [{"name": "timezone", "type": 3, "value": 12, "focused": True}],
+            }
+        ],
+    },
 ]
 
 
 @pytest.mark.parametrize("data", AUTOCOMPLETE_SHAPES, ids=lambda d: str(d)[:60])
 def test_an_autocomplete_the_bot_cannot_match_gets_no_suggestions(
-    data: dict[str, Any], tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    data: dict[str, Any],
+    tmp_path: Path,
+    fake: FakeDiscordHTTP,
+    catalog: Catalog,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """An unknown command, subcommand or option, none or two focused, a value of another
@@ -556,7 +695,10 @@ PATTERNS = [
 
 @pytest.mark.parametrize("pattern", PATTERNS, ids=str)
 def test_every_custom_id_refuses_hostile_fields_privately(
-    pattern: Pattern, tmp_path: Path, fake: FakeDiscordHTTP, catalog: Catalog,
+    pattern: Pattern,
+    tmp_path: Path,
+    fake: FakeDiscordHTTP,
+    catalog: Catalog,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with harness(tmp_path, fake, catalog, caplog) as h:
@@ -597,10 +739,21 @@ def test_the_mod_role_option_accepts_a_real_role(
     with harness(tmp_path, fake, catalog, caplog) as h:
         option = snowflake_option("config modrole", "role", ROLE, member=MOD)
         data = option.data(str(TUTORS))
-        data["resolved"] = {"roles": {str(TUTORS): {
-            "id": str(TUTORS), "name": "tutors", "color": 0, "hoist": False, "position": 1,
-            "permissions": "0", "managed": False, "mentionable": False, "flags": 0,
-        }}}
+        data["resolved"] = {
+            "roles": {
+                str(TUTORS): {
+                    "id": str(TUTORS),
+                    "name": "tutors",
+                    "color": 0,
+                    "hoist": False,
+                    "position": 1,
+                    "permissions": "0",
+                    "managed": False,
+                    "mentionable": False,
+                    "flags": 0,
+                }
+            }
+        }
         payload = interaction_payload(fake, kind=COMMAND, data=data, member=MOD)
         (reply,) = [c for c in h.send(payload) if c.data]
         assert "now count as moderators" in reply.text

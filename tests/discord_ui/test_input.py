@@ -15,14 +15,15 @@ import pytest
 from discord import app_commands
 from sqlalchemy import text
 
+from bot.discord_ui.clicks import send_private
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.error_texts import OUT_OF_DATE, UNREADABLE, shown
-from bot.discord_ui.errors import readable_payload, send_private
-from bot.discord_ui.params import Checked
+from bot.discord_ui.params import Checked, readable_payload
 from bot.quiz.engine import Progress
-from bot.quiz.errors import ScheduleInputError
+from bot.quiz.errors import ScheduleInputError, StoreAction
 from bot.quiz.refs import TEXT_LIMIT
 from bot.rendering import MESSAGE_CONTENT, discord_len
+from bot.store import answers, posts
 from tests.discord_ui.conftest import AUTOCOMPLETE, BUTTON, COMMAND, COMPONENT, Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -87,7 +88,10 @@ def private_message(fake: FakeDiscordHTTP) -> dict[str, Any]:
 @pytest.mark.parametrize("command", ["hint", "solution"])
 @pytest.mark.parametrize("task", ["²", "١٢", "9" * 20, "#99999999999999999999", "9" * 19])
 async def test_a_task_that_is_no_post_is_refused_privately(
-    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, command: str,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    caplog: pytest.LogCaptureFixture,
+    command: str,
     task: str,
 ) -> None:
     await driver.post("mc-split")
@@ -137,9 +141,7 @@ async def test_an_error_after_the_deferral_of_quiz_replaces_thinking(
     assert "couldn't find a matching task" in follow_up.text
 
 
-async def test_typed_text_quoted_back_is_escaped(
-    driver: Driver, fake: FakeDiscordHTTP
-) -> None:
+async def test_typed_text_quoted_back_is_escaped(driver: Driver, fake: FakeDiscordHTTP) -> None:
     await driver.command("quiz", task="**bold** @everyone <@111111111111111111>")
     reply = fake.last_reply()
     assert "'\\*\\*bold\\*\\* @\u200beveryone <@\u200b111111111111111111>'" in reply.text
@@ -161,8 +163,12 @@ async def test_typed_text_quoted_back_is_escaped(
     ],
 )
 async def test_a_value_outside_the_choices_is_refused_naming_the_option(
-    driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, command: str,
-    options: dict[str, Any], refusal: str | None,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    caplog: pytest.LogCaptureFixture,
+    command: str,
+    options: dict[str, Any],
+    refusal: str | None,
 ) -> None:
     payload = await driver.command(command, **options)
     if refusal is None:
@@ -177,8 +183,12 @@ async def test_a_value_outside_the_choices_is_refused_naming_the_option(
 async def test_a_member_that_is_not_in_the_server_is_refused_naming_the_option(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
-    data = {"id": "1", "name": "stats", "type": 1,
-            "options": [{"name": "member", "type": 6, "value": "123456789012345678"}]}
+    data = {
+        "id": "1",
+        "name": "stats",
+        "type": 1,
+        "options": [{"name": "member", "type": 6, "value": "123456789012345678"}],
+    }
     payload = interaction_payload(fake, kind=COMMAND, data=data)
     await driver.dispatch(payload)
     reply = only_reply(fake, payload)
@@ -187,25 +197,35 @@ async def test_a_member_that_is_not_in_the_server_is_refused_naming_the_option(
     assert troubles(caplog) == []
 
 
-@pytest.mark.parametrize(
-    "value", ["abc", "", "9" * 21, str(2**63), "0", 123, None, "²"]
-)
+@pytest.mark.parametrize("value", ["abc", "", "9" * 21, str(2**63), "0", 123, None, "²"])
 async def test_a_snowflake_option_discordpy_cannot_read_is_refused(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, value: Any
 ) -> None:
-    data = {"id": "1", "name": "stats", "type": 1,
-            "options": [{"name": "member", "type": 6, "value": value}]}
+    data = {
+        "id": "1",
+        "name": "stats",
+        "type": 1,
+        "options": [{"name": "member", "type": 6, "value": value}],
+    }
     assert not readable_payload(data)
     payload = interaction_payload(fake, kind=COMMAND, data=data)
     await driver.dispatch(payload)
     assert only_reply(fake, payload).text == UNREADABLE
     assert troubles(caplog) == []
 
-    payload = interaction_payload(fake, kind=AUTOCOMPLETE, data={
-        "id": "1", "name": "hint", "type": 1, "options": [
-            {"name": "task", "type": 3, "value": "", "focused": True},
-            {"name": "who", "type": 6, "value": value},
-        ]})
+    payload = interaction_payload(
+        fake,
+        kind=AUTOCOMPLETE,
+        data={
+            "id": "1",
+            "name": "hint",
+            "type": 1,
+            "options": [
+                {"name": "task", "type": 3, "value": "", "focused": True},
+                {"name": "who", "type": 6, "value": value},
+            ],
+        },
+    )
     await driver.dispatch(payload)
     (answer,) = [c for c in fake.calls if payload["token"] in c.url]
     assert answer.json["data"] == {"choices": []}
@@ -214,8 +234,12 @@ async def test_a_snowflake_option_discordpy_cannot_read_is_refused(
 async def test_a_command_in_a_shape_the_bot_does_not_know_says_so(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture
 ) -> None:
-    data = {"id": "1", "name": "schedule", "type": 1,
-            "options": [{"name": "remove", "type": 1, "options": []}]}  # without its `id`
+    data = {
+        "id": "1",
+        "name": "schedule",
+        "type": 1,
+        "options": [{"name": "remove", "type": 1, "options": []}],
+    }  # without its `id`
     payload = interaction_payload(fake, kind=COMMAND, data=data, member=MOD)
     await driver.dispatch(payload)
     assert only_reply(fake, payload).text == OUT_OF_DATE
@@ -242,8 +266,17 @@ async def test_a_post_id_beyond_sqlite_is_an_unknown_post(
 
 @pytest.mark.parametrize(
     "custom_id",
-    ["quiz:ans", "quiz:ans:{post}", "quiz:hint", "quiz:open", "quiz:reveal", "quiz:submit",
-     "quiz:submit:{post}", "quiz:pick:{post}", "quiz:pick:{post}:1"],
+    [
+        "quiz:ans",
+        "quiz:ans:{post}",
+        "quiz:hint",
+        "quiz:open",
+        "quiz:reveal",
+        "quiz:submit",
+        "quiz:submit:{post}",
+        "quiz:pick:{post}",
+        "quiz:pick:{post}:1",
+    ],
 )
 async def test_a_custom_id_missing_fields_is_refused_not_ignored(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, custom_id: str
@@ -273,7 +306,7 @@ async def test_picker_ids_on_a_choice_post_are_refused_and_record_nothing(
         assert reply.ephemeral
         assert reply.callback_type == CHANNEL_MESSAGE  # a new private message, no edit
         assert "doesn't fit this task's options" in reply.text, custom_id
-    assert await bot.service.progress(post_id, ALICE.id) == Progress()
+    assert await bot.service.run_read(answers.read_progress, post_id, ALICE.id) == Progress()
     assert troubles(caplog) == []
 
 
@@ -294,8 +327,8 @@ async def test_blanks_and_labels_the_task_does_not_have_are_refused(
         assert "doesn't fit this task's options" in only_reply(fake, payload).text, custom_id
     payload = await forge(driver, await driver.post("mc-split"), f"quiz:ans:{choice_id}:Z")
     assert "doesn't fit this task's options" in only_reply(fake, payload).text
-    assert await bot.service.progress(two_id, ALICE.id) == Progress()
-    assert await bot.service.progress(choice_id, ALICE.id) == Progress()
+    assert await bot.service.run_read(answers.read_progress, two_id, ALICE.id) == Progress()
+    assert await bot.service.run_read(answers.read_progress, choice_id, ALICE.id) == Progress()
     assert troubles(caplog) == []
 
 
@@ -310,13 +343,18 @@ async def test_a_private_control_on_a_public_post_never_edits_it(
     assert reply.callback_type == CHANNEL_MESSAGE and reply.ephemeral
     assert "doesn't belong to this message" in reply.text
     assert not [c for c in fake.calls if c.callback_type == UPDATE_MESSAGE]
-    assert await bot.service.progress(post_id, ALICE.id) == Progress()
+    assert await bot.service.run_read(answers.read_progress, post_id, ALICE.id) == Progress()
 
 
 @pytest.mark.parametrize(
     "forged",
-    ["quiz:next:abc:{shown}", "quiz:next:{session}:abc", "quiz:next:{big}:{shown}",
-     "quiz:next:{session}:", "quiz:next:²:{shown}"],
+    [
+        "quiz:next:abc:{shown}",
+        "quiz:next:{session}:abc",
+        "quiz:next:{big}:{shown}",
+        "quiz:next:{session}:",
+        "quiz:next:²:{shown}",
+    ],
 )
 async def test_a_malformed_next_button_is_refused_privately_and_moves_no_session(
     driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture, forged: str
@@ -397,7 +435,9 @@ async def test_send_private_cuts_what_it_is_given(
 
 async def closed_post(driver: Driver, bot: QuizBot, task: str = "mc-split") -> dict[str, Any]:
     post = await driver.post(task)
-    assert await bot.service.close_post(post_id_of(post), datetime.now(UTC))
+    assert await bot.service.run_write(
+        StoreAction.WRITE, posts.close_post, post_id_of(post), datetime.now(UTC)
+    )
     return post
 
 
@@ -416,7 +456,9 @@ async def test_the_hint_button_on_a_closed_post_is_free_and_records_nothing(
     assert reply.data["content"] == "This quiz has closed, so the hint is free."
     assert "what gets copied" in reply.text
     assert "halved" not in reply.text
-    assert await bot.service.progress(post_id_of(post), ALICE.id) == Progress()
+    assert (
+        await bot.service.run_read(answers.read_progress, post_id_of(post), ALICE.id) == Progress()
+    )
     assert reveals(bot) == []
 
 
@@ -427,7 +469,9 @@ async def test_hint_on_a_closed_post_is_free_and_records_nothing(
     await driver.command("hint", task=str(post_id_of(post)))
     reply = fake.last_reply()
     assert reply.data["content"] == "This quiz has closed, so the hint is free."
-    assert await bot.service.progress(post_id_of(post), ALICE.id) == Progress()
+    assert (
+        await bot.service.run_read(answers.read_progress, post_id_of(post), ALICE.id) == Progress()
+    )
     assert reveals(bot) == []
 
 
@@ -441,7 +485,9 @@ async def test_solution_on_a_closed_post_is_shown_without_the_forfeit_prompt(
     assert reply.data["content"] == "This quiz has closed, so here's the worked solution."
     assert "Data parallelism copies the model" in reply.text
     assert reply.custom_ids() == []  # no "Show the solution (forfeits…)" button
-    assert await bot.service.progress(post_id_of(post), ALICE.id) == Progress()
+    assert (
+        await bot.service.run_read(answers.read_progress, post_id_of(post), ALICE.id) == Progress()
+    )
     assert reveals(bot) == []
 
 
@@ -482,7 +528,9 @@ async def test_answers_on_a_closed_post_are_refused(
     await driver.click(post, r"quiz:ans:\d+:B")
     assert "This quiz has closed" in fake.last_reply().text
     assert fake.last_reply().ephemeral
-    assert await bot.service.progress(post_id_of(post), ALICE.id) == Progress()
+    assert (
+        await bot.service.run_read(answers.read_progress, post_id_of(post), ALICE.id) == Progress()
+    )
 
 
 async def test_raw_schedule_ids_beyond_int64_name_the_option(
@@ -490,9 +538,18 @@ async def test_raw_schedule_ids_beyond_int64_name_the_option(
 ) -> None:
     for sub in ("remove", "pause", "resume"):
         for value in (10**20, 0, -1, "7", 2**63):
-            data = {"id": "1", "name": "schedule", "type": 1, "options": [
-                {"name": sub, "type": 1, "options": [{"name": "id", "type": INTEGER,
-                                                      "value": value}]}]}
+            data = {
+                "id": "1",
+                "name": "schedule",
+                "type": 1,
+                "options": [
+                    {
+                        "name": sub,
+                        "type": 1,
+                        "options": [{"name": "id", "type": INTEGER, "value": value}],
+                    }
+                ],
+            }
             payload = interaction_payload(fake, kind=COMMAND, data=data, member=MOD)
             await driver.dispatch(payload)
             reply = only_reply(fake, payload)

@@ -13,10 +13,12 @@ import pytest
 from bot import rendering
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.cogs.insights import insights_embed
+from bot.quiz.errors import StoreAction
 from bot.reports import insights
 from bot.reports.insights import HardTask, Insights, InsightsPeriod, TaskMisconceptions
 from bot.reports.summary import Misconception
 from bot.store import AnswerRequest, PostInfo
+from bot.store import posts as posts_unit
 from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
 from tests.discord_ui.conftest import COMMAND, Driver, choice_task
 from tests.discord_ui.fakes import (
@@ -31,6 +33,7 @@ from tests.discord_ui.fakes import (
     interaction_payload,
 )
 from tests.discord_ui.test_schedule_cog import cache_guild
+from tests.store_calls import answer, read, write
 
 NOW = datetime(2025, 3, 12, 15, 0, tzinfo=UTC)  # a Wednesday
 STRING, BOOLEAN = 3, 5
@@ -48,9 +51,7 @@ def insights_data(**options: Any) -> dict[str, Any]:
 
 
 async def run(driver: Driver, fake: FakeDiscordHTTP, member: Member, **options: Any) -> Call:
-    payload = interaction_payload(
-        fake, kind=COMMAND, data=insights_data(**options), member=member
-    )
+    payload = interaction_payload(fake, kind=COMMAND, data=insights_data(**options), member=member)
     before = len(fake.replies())
     await driver.dispatch(payload)
     replies = fake.replies()
@@ -66,11 +67,28 @@ def seeded(bot: QuizBot) -> QuizBot:
     bot.service.clock = lambda: NOW
     store = bot.service.store
     yesterday = NOW - timedelta(days=1)
-    post = store.create_post(GUILD_ID, CHANNEL_ID, choice_task(), None, now=yesterday)
-    for member, pick in ((ALICE, "A"), (ALICE, "B"), (BOB, "A"), (BOB, "A"), (BOB, "C"),
-                         (MOD, "B")):
+    post = write(
+        store,
+        posts_unit.create_post,
+        GUILD_ID,
+        CHANNEL_ID,
+        choice_task(),
+        None,
+        now=yesterday,
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
+    for member, pick in (
+        (ALICE, "A"),
+        (ALICE, "B"),
+        (BOB, "A"),
+        (BOB, "A"),
+        (BOB, "C"),
+        (MOD, "B"),
+    ):
         request = AnswerRequest(post.id, GUILD_ID, member.id, member.name, (pick,))
-        store.answer(request, yesterday)
+        answer(store, request, yesterday)
     return bot
 
 
@@ -86,8 +104,9 @@ async def test_a_moderator_sees_the_figures_privately(
     assert reply.ephemeral
     shown = fields(reply)
     assert shown["title"] == "🔎 Insights · the last 7 days"
-    assert "(`mc-split`): 33% first try · 1/3 first try · 2 solved" in (
-        shown["Hardest tasks (lowest first-try rate)"]
+    assert (
+        "(`mc-split`): 33% first try · 1/3 first try · 2 solved"
+        in (shown["Hardest tasks (lowest first-try rate)"])
     )
     mistakes = shown["Misconceptions (≥ 20% of a task's answerers)"].splitlines()
     assert mistakes[1:] == [
@@ -163,9 +182,7 @@ def report(
     misconceptions: tuple[TaskMisconceptions, ...] = (), hardest: tuple[HardTask, ...] = ()
 ) -> Insights:
     days = tuple(DayActivity(day, n % 3, 2 * n) for n, day in enumerate(WEEK))
-    return Insights(
-        InsightsPeriod.WEEK, WEEK[0], WEEK[-1], 4, hardest, misconceptions, days
-    )
+    return Insights(InsightsPeriod.WEEK, WEEK[0], WEEK[-1], 4, hardest, misconceptions, days)
 
 
 def mistaken(n: int, labels: str = "AC", note: str = NOTE) -> TaskMisconceptions:
@@ -210,7 +227,8 @@ def test_tasks_that_do_not_fit_are_counted() -> None:
 
 def test_a_task_too_long_for_a_field_shortens_its_notes_not_its_markup() -> None:
     (field,) = [
-        f for f in checked_fields(report((mistaken(1, "ABCDEFGH"),)))
+        f
+        for f in checked_fields(report((mistaken(1, "ABCDEFGH"),)))
         if f["name"].startswith("Misconceptions")
     ]
     lines = field["value"].splitlines()
@@ -241,9 +259,9 @@ async def test_posted_insights_keep_an_open_tasks_wrong_options_to_themselves(
     private = fields(await run(driver, fake, MOD))
     assert "67% picked A" in private["Misconceptions (≥ 20% of a task's answerers)"]
 
-    post = seeded.service.store.latest_post(GUILD_ID, CHANNEL_ID)
+    post = read(seeded.service.store, posts_unit.latest_post, GUILD_ID, CHANNEL_ID)
     assert post is not None
-    seeded.service.store.close_post(post.id, NOW)
+    write(seeded.service.store, posts_unit.close_post, post.id, NOW)
     closed = fields(await run(driver, fake, MOD, post=True))
     assert "67% picked A" in closed["Misconceptions (≥ 20% of a task's answerers)"]
 
@@ -253,26 +271,40 @@ def test_the_tasks_left_out_are_counted_below_those_shown() -> None:
     (mistakes,) = [f for f in checked_fields(shown) if f["name"].startswith("Misconceptions")]
     assert "picked A" in mistakes["value"]
     assert mistakes["value"].endswith(
-        "Left out while still open for answers: 2 tasks (use /insights without `post` to see "
-        "them)."
+        "Left out while still open for answers: 2 tasks (use /insights without `post` to see them)."
     )
 
 
 def test_tasks_beyond_the_misconceptions_shown_are_counted_too() -> None:
     """Ten tasks with a misconception: the report keeps the most common eight
     (MISCONCEPTIONS_SHOWN); the embed must not pass the other two over in silence."""
-    posts = [PostInfo(
-        id=n, guild_id=GUILD_ID, channel_id=CHANNEL_ID, message_id=None, task_id=f"task-{n}",
-        posted_by=None, posted_at=NOW - timedelta(days=1), schedule_id=None, closes_at=None,
-        closed_at=None, task_version_id=None, task=None,
-    ) for n in range(10)]
+    posts = [
+        PostInfo(
+            id=n,
+            guild_id=GUILD_ID,
+            channel_id=CHANNEL_ID,
+            message_id=None,
+            task_id=f"task-{n}",
+            posted_by=None,
+            posted_at=NOW - timedelta(days=1),
+            schedule_id=None,
+            closes_at=None,
+            closed_at=None,
+            task_version_id=None,
+            task=None,
+        )
+        for n in range(10)
+    ]
     tasks = {n: replace(choice_task(), id=f"task-{n}") for n in range(10)}
     days = tuple(DayActivity(day, 4, 4) for day in WEEK)
     activity = WindowActivity(
-        WEEK[0], WEEK[-1],
+        WEEK[0],
+        WEEK[-1],
         tuple(TaskActivity(f"task-{n}", 4, 3, 3) for n in range(10)),
         tuple(WrongPick(n, ALICE.id, ("A",)) for n in range(10)),
-        {p.id: p for p in posts}, days, members=4,
+        {p.id: p for p in posts},
+        days,
+        members=4,
     )
     built = insights.build("week", activity, tasks)
     assert len(built.misconceptions) == insights.MISCONCEPTIONS_SHOWN

@@ -9,13 +9,14 @@ from datetime import UTC, datetime
 
 from bot.discord_ui import picker
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.embeds import stats_embed
+from bot.discord_ui.cogs.standings import stats_embed
 from bot.quiz import engine
 from bot.quiz.engine import Progress
 from bot.quiz.review import CardUpdate, ReviewRating
-from bot.store.records import MemberStats
+from bot.store.stats import MemberStats
 from tests.discord_ui.conftest import Driver, fill_two_task
 from tests.discord_ui.fakes import ALICE, EPHEMERAL, GUILD_ID, FakeDiscordHTTP
+from tests.store_calls import review_card
 from tests.test_render_limits import posted_of
 
 
@@ -45,7 +46,7 @@ async def test_a_right_review_after_three_public_misses_says_it_was_not_a_first_
         "they count in your /stats, never on the leaderboard) on your first attempt in this "
         "review (you've answered this task before, so not a first try)."
     )
-    card = bot.service.store.review_card(GUILD_ID, ALICE.id, "mc-split")
+    card = review_card(bot.service.store, GUILD_ID, ALICE.id, "mc-split")
     assert card is not None
     due = int(card.due.timestamp())
     assert card_line.startswith("🔁 Review card rated **Good**")
@@ -59,7 +60,7 @@ async def test_a_practice_reply_names_private_points_and_the_cards_next_due(
     message = fake.response_to(payload)
     footer = message["embeds"][0]["footer"]["text"]
     task_id = footer.split()[-1]
-    task = bot.service.task(task_id)
+    task = bot.service.catalog.get_or_raise(task_id)
     wrong = next(o.label for o in task.options if o.label not in task.answers)
     await driver.click(message, rf"quiz:ans:\d+:{wrong}")
     missed = fake.last_reply().data["content"]
@@ -70,7 +71,7 @@ async def test_a_practice_reply_names_private_points_and_the_cards_next_due(
         content
     )
     assert "on your second attempt in this practice" in content
-    card = bot.service.store.review_card(GUILD_ID, ALICE.id, task_id)
+    card = review_card(bot.service.store, GUILD_ID, ALICE.id, task_id)
     assert card is not None
     assert "Review card rated **Again** (a miss, or the solution opened first)" in content
     assert stamp(content, "f") == int(card.due.timestamp())
@@ -88,7 +89,7 @@ async def test_a_failed_review_says_it_is_due_again_at_once(
         await driver.click(review, rf"quiz:ans:\d+:{pick}")
     content = fake.last_reply().data["content"]
     assert "That was your last attempt" in content
-    card = bot.service.store.review_card(GUILD_ID, ALICE.id, "mc-split")
+    card = review_card(bot.service.store, GUILD_ID, ALICE.id, "mc-split")
     assert card is not None
     assert "Review card rated **Again**" in content and "due again right away" in content
     assert stamp(content, "f") == int(card.due.timestamp())
@@ -117,7 +118,7 @@ async def test_opening_a_practice_solution_first_says_the_card_comes_back_at_onc
     await driver.click(fake.response_to(click), r"quiz:reveal:\d+")
     content = fake.last_reply().data["content"]
     task_id = fake.response_to(payload)["embeds"][0]["footer"]["text"].split()[-1]
-    card = bot.service.store.review_card(GUILD_ID, ALICE.id, task_id)
+    card = review_card(bot.service.store, GUILD_ID, ALICE.id, task_id)
     assert card is not None
     assert "Review card rated **Again**" in content and "due again right away" in content
     assert stamp(content, "f") == int(card.due.timestamp())

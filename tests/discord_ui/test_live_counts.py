@@ -12,7 +12,7 @@ import discord
 import pytest
 
 from bot.discord_ui.client import QuizBot
-from bot.discord_ui.live_counts import LiveCounts
+from bot.discord_ui.post_view import LiveCounts
 from tests.discord_ui.conftest import BotFactory, Driver
 from tests.discord_ui.fakes import FakeDiscordHTTP, ManualSleep, Member, response
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from bot.discord_ui.client import QuizBot
+from bot.store import answers
 from tests.discord_ui.conftest import COMPONENT, Driver
 from tests.discord_ui.fakes import ALICE, COMPONENTS_V2, FakeDiscordHTTP, interaction_payload, walk
 
@@ -56,7 +57,7 @@ async def test_pick_submit_wrong_blank_then_right(
     assert "model.to_device(d)" in wrong.text
     assert "for d in [2]" in wrong.text
     assert "quiz:submit:1:A-" in wrong.custom_ids()
-    progress = await bot.service.progress(1, ALICE.id)
+    progress = await bot.service.run_read(answers.read_progress, 1, ALICE.id)
     assert progress.wrong_tries == 1
 
     await driver.select(picker, r"quiz:pick:\d+:2:A-", "C")
@@ -78,12 +79,10 @@ async def test_submit_with_an_empty_blank_spends_nothing(
     await driver.click(picker, r"quiz:submit:\d+:A-")
     reply = fake.last_reply()
     assert "Pick an option for blank [2] first" in reply.text
-    assert (await bot.service.progress(1, ALICE.id)).attempts_used == 0
+    assert (await bot.service.run_read(answers.read_progress, 1, ALICE.id)).attempts_used == 0
 
 
-async def test_three_wrong_submits_show_the_solution(
-    driver: Driver, fake: FakeDiscordHTTP
-) -> None:
+async def test_three_wrong_submits_show_the_solution(driver: Driver, fake: FakeDiscordHTTP) -> None:
     picker = await open_picker(driver, "fill-two")
     for picks in ("DD", "BB", "DB"):  # three different misses (a repeat uses no attempt)
         # Both blanks were wrong, so the previous miss cleared both.
@@ -96,9 +95,7 @@ async def test_three_wrong_submits_show_the_solution(
     assert "to_device over device_list." in failed.text
     assert failed.data["components"] == []
 
-    opened_again = await driver.click(
-        fake.messages[fake.channel_posts[-1]], r"quiz:open:\d+"
-    )
+    opened_again = await driver.click(fake.messages[fake.channel_posts[-1]], r"quiz:open:\d+")
     assert "already finished this one" in fake.last_reply().text
     assert fake.response_to(opened_again)["flags"] & 64
 
@@ -124,7 +121,7 @@ async def test_submitting_the_same_wrong_picks_again_uses_no_attempt(
     assert "devices_typo is not defined." in again.text  # the tied note, shown again
     assert "device_list" not in again.text  # the right option stays secret
     assert "quiz:submit:1:A-" in again.custom_ids()  # still playable, blank [2] cleared
-    progress = await bot.service.progress(1, ALICE.id)
+    progress = await bot.service.run_read(answers.read_progress, 1, ALICE.id)
     assert (progress.wrong_tries, progress.attempts_left) == (1, 2)
     await bot.live_counts.drain()
     assert fake.edits()[-1].data["embeds"][0]["footer"]["text"].startswith("1 answered · 0")
@@ -163,9 +160,17 @@ async def test_five_blanks_use_a_components_v2_layout(
 
 async def test_forged_picks_are_refused(driver: Driver, fake: FakeDiscordHTTP) -> None:
     picker = await open_picker(driver, "fill-two")
-    forged = {**picker, "components": [{"type": 1, "components": [
-        {"type": 2, "style": 1, "label": "Submit", "custom_id": "quiz:submit:1:AZ"}
-    ]}]}
+    forged = {
+        **picker,
+        "components": [
+            {
+                "type": 1,
+                "components": [
+                    {"type": 2, "style": 1, "label": "Submit", "custom_id": "quiz:submit:1:AZ"}
+                ],
+            }
+        ],
+    }
     await driver.click(forged, r"quiz:submit:1:AZ")
     reply = fake.last_reply()
     assert reply.ephemeral

@@ -9,7 +9,10 @@ from datetime import timedelta
 
 from bot.clock import utcnow
 from bot.discord_ui.client import QuizBot
-from bot.store.review_cards import StoredCard, save_cards
+from bot.quiz.errors import StoreAction
+from bot.store import answers, reminders
+from bot.store.answers import save_cards
+from bot.store.review_cards import StoredCard
 from tests.discord_ui.conftest import Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -21,6 +24,7 @@ from tests.discord_ui.fakes import (
     find_component,
     walk,
 )
+from tests.store_calls import write
 
 
 def custom_ids(message: dict[str, object]) -> list[str]:
@@ -75,8 +79,7 @@ async def test_others_and_idle_clicks_are_refused(
     expired = fake.last_reply()
     assert expired.flags & EPHEMERAL
     assert expired.text == (
-        "This practice session ended after 30 minutes without activity. "
-        "/practice starts a new one."
+        "This practice session ended after 30 minutes without activity. /practice starts a new one."
     )
     await driver.click(message, r"quiz:next:\d+:\d+")
     assert "ended after 30 minutes" in fake.last_reply().text
@@ -95,8 +98,17 @@ async def test_review_tells_once_that_closed_dms_turned_reminders_off(
     driver: Driver, fake: FakeDiscordHTTP, bot: QuizBot
 ) -> None:
     store = bot.service.store
-    store.turn_reminder_on(GUILD_ID, ALICE.id, hour=7, timezone=None, default_hour=18)
-    store.reminder_dms_closed(GUILD_ID, ALICE.id, utcnow())
+    write(
+        store,
+        reminders.turn_on,
+        GUILD_ID,
+        ALICE.id,
+        hour=7,
+        timezone=None,
+        default_hour=18,
+        action=StoreAction.CHANGE,
+    )
+    write(store, reminders.dms_closed, GUILD_ID, ALICE.id, utcnow())
     await driver.command("review")
     first = fake.last_reply()
     assert first.flags & EPHEMERAL
@@ -116,10 +128,10 @@ async def test_a_practice_task_has_a_solution_button_that_asks_first(
     prompt = fake.last_reply()
     assert prompt.flags & EPHEMERAL
     assert "haven't finished" in prompt.text
-    assert not (await bot.service.progress(post_id, ALICE.id)).finished
+    assert not (await bot.service.run_read(answers.read_progress, post_id, ALICE.id)).finished
 
     await driver.click(fake.response_to(click), r"quiz:reveal:\d+")
-    assert (await bot.service.progress(post_id, ALICE.id)).forfeited
+    assert (await bot.service.run_read(answers.read_progress, post_id, ALICE.id)).forfeited
     assert fake.channel_posts == []
 
 
@@ -130,15 +142,18 @@ async def test_hint_and_solution_typed_in_a_session_mean_its_task_not_the_public
     public_id = int(find_component(public, r"quiz:hint:\d+")["custom_id"].split(":")[2])
     payload = await driver.command("practice", topic="MLOps")
     private_id = int(
-        next(i for i in custom_ids(fake.response_to(payload)) if i.startswith("quiz:hint:"))
-        .split(":")[2]
+        next(i for i in custom_ids(fake.response_to(payload)) if i.startswith("quiz:hint:")).split(
+            ":"
+        )[2]
     )
     assert private_id != public_id
 
     await driver.command("hint")
     assert fake.last_reply().flags & EPHEMERAL
-    assert (await bot.service.progress(private_id, ALICE.id)).hint_seen
-    assert not (await bot.service.progress(public_id, ALICE.id)).hint_seen  # no points lost
+    assert (await bot.service.run_read(answers.read_progress, private_id, ALICE.id)).hint_seen
+    assert not (
+        await bot.service.run_read(answers.read_progress, public_id, ALICE.id)
+    ).hint_seen  # no points lost
     await driver.command("solution")
     assert "haven't finished" in fake.last_reply().text
     assert fake.last_reply().custom_ids() == [f"quiz:reveal:{private_id}"]
@@ -147,7 +162,7 @@ async def test_hint_and_solution_typed_in_a_session_mean_its_task_not_the_public
     later = utcnow() + timedelta(minutes=31)
     bot.service.clock = lambda: later
     await driver.command("hint")
-    assert (await bot.service.progress(public_id, ALICE.id)).hint_seen
+    assert (await bot.service.run_read(answers.read_progress, public_id, ALICE.id)).hint_seen
 
 
 async def test_a_second_next_on_the_same_task_skips_nothing(
@@ -187,7 +202,9 @@ async def test_every_task_withheld_by_posts_without_a_message_reads_without_link
     # Both MLOps tasks open on public posts whose message is not (yet) known: the post is
     # stored before its message is sent, and a crash in between leaves it without one.
     for task in ("mc-split", "fill-one"):
-        await bot.service.create_post(GUILD_ID, CHANNEL_ID, bot.service.task(task), BOB.id)
+        await bot.service.create_post(
+            GUILD_ID, CHANNEL_ID, bot.service.catalog.get_or_raise(task), BOB.id
+        )
     await driver.command("practice", topic="MLOps")
     reply = fake.last_reply()
     assert reply.flags & EPHEMERAL
@@ -256,8 +273,7 @@ async def test_a_session_pickers_selects_are_refused_to_others_and_after_the_idl
     later = utcnow() + timedelta(minutes=31)
     bot.service.clock = lambda: later
     expired = (
-        "This practice session ended after 30 minutes without activity. "
-        "/practice starts a new one."
+        "This practice session ended after 30 minutes without activity. /practice starts a new one."
     )
     await driver.select(picker, r"quiz:pick:\d+:1:[-A-Z]+", "A")
     assert fake.last_reply().text == expired

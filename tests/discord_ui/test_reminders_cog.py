@@ -15,7 +15,8 @@ import pytest
 from discord.http import Route
 
 from bot.discord_ui.client import QuizBot
-from bot.store.review_cards import StoredCard, save_cards
+from bot.store.answers import save_cards
+from bot.store.review_cards import StoredCard
 from tests.discord_ui.conftest import AUTOCOMPLETE, COMMAND, Driver
 from tests.discord_ui.fakes import (
     ALICE,
@@ -171,13 +172,19 @@ async def test_on_without_options_uses_18_in_the_servers_zone(
     [
         ({"hour": 24}, "The `hour` option takes a whole number from 0 to 23."),
         ({"hour": "7"}, "The `hour` option takes a whole number from 0 to 23."),
-        ({"timezone": "Mars/Olympus"}, "is not a time zone I know. Use an IANA name such as "
-         "Europe/Berlin"),
+        (
+            {"timezone": "Mars/Olympus"},
+            "is not a time zone I know. Use an IANA name such as Europe/Berlin",
+        ),
     ],
 )
 async def test_a_bad_hour_or_zone_is_refused_privately(
-    clocked: QuizBot, driver: Driver, fake: FakeDiscordHTTP, caplog: pytest.LogCaptureFixture,
-    options: dict[str, Any], refusal: str,
+    clocked: QuizBot,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    caplog: pytest.LogCaptureFixture,
+    options: dict[str, Any],
+    refusal: str,
 ) -> None:
     reply = await reminders(driver, fake, "on", **options)
     assert reply.ephemeral
@@ -273,7 +280,10 @@ async def test_a_member_who_left_gets_no_dm_and_their_reminder_goes_off(
     ids=["unknown-guild", "missing-access"],
 )
 async def test_a_server_that_removed_the_bot_gets_no_dm_and_the_reminder_goes_off(
-    bot: QuizBot, fake: FakeDiscordHTTP, dms: Members, caplog: pytest.LogCaptureFixture,
+    bot: QuizBot,
+    fake: FakeDiscordHTTP,
+    dms: Members,
+    caplog: pytest.LogCaptureFixture,
     refusal: discord.HTTPException,
 ) -> None:
     """The bot was removed from the server (so it is not cached): Discord answers the server's
@@ -322,17 +332,28 @@ async def test_a_lost_connection_fails_one_dm_and_not_the_pass(
 @pytest.mark.parametrize(
     ("route", "failure", "logged"),
     [
-        (MESSAGES, discord.DiscordServerError(response(500), "Internal Server Error"),
-         "Discord error 500: Internal Server Error"),
-        (MEMBER, discord.DiscordServerError(response(503), "Service Unavailable"),
-         "Discord error 503: Service Unavailable"),
+        (
+            MESSAGES,
+            discord.DiscordServerError(response(500), "Internal Server Error"),
+            "Discord error 500: Internal Server Error",
+        ),
+        (
+            MEMBER,
+            discord.DiscordServerError(response(503), "Service Unavailable"),
+            "Discord error 503: Service Unavailable",
+        ),
         (MEMBER, aiohttp.ClientConnectionError("connection reset"), "no connection to Discord"),
     ],
     ids=["send-500", "member-lookup-503", "member-lookup-connection-lost"],
 )
 async def test_a_discord_failure_keeps_the_reminder_logs_one_warning_and_waits_a_day(
-    clocked: QuizBot, fake: FakeDiscordHTTP, dms: Members, caplog: pytest.LogCaptureFixture,
-    route: str, failure: BaseException, logged: str,
+    clocked: QuizBot,
+    fake: FakeDiscordHTTP,
+    dms: Members,
+    caplog: pytest.LogCaptureFixture,
+    route: str,
+    failure: BaseException,
+    logged: str,
 ) -> None:
     fake.fail[route] = failure
     await clocked.service.turn_reminders_on(GUILD_ID, ALICE.id, hour=14, timezone="Europe/Berlin")

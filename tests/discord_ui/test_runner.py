@@ -315,7 +315,7 @@ async def test_sighup_reloads_the_content(
     root_logging: None,
 ) -> None:
     banks = tmp_path / "content"
-    shutil.copytree(CONTENT, banks)
+    shutil.copytree(CONTENT / "mlops", banks)
     (bank,) = banks.rglob("*.yaml")
     reloaded: list[list[str]] = []
     swapped = asyncio.Event()

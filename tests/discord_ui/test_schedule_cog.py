@@ -24,6 +24,7 @@ from bot.discord_ui.cogs.schedule import ScheduleCog
 from bot.discord_ui.poster import DiscordPoster, post_ids_of
 from bot.quiz.rules import MAX_SCHEDULES
 from bot.schedule.runner import PosterError
+from bot.store import posts
 from bot.store.schedules import ScheduleInfo
 from tests.discord_ui.conftest import AUTOCOMPLETE, COMMAND, BotFactory, Driver
 from tests.discord_ui.fakes import (
@@ -711,16 +712,16 @@ async def test_a_crash_after_discord_accepted_the_post_is_reconciled_from_histor
     class Crash(BaseException):
         pass
 
-    real_attach = bot.service.attach_message
+    real_attach = posts.set_post_message
 
-    async def crash(post_id: int, message_id: int) -> None:
+    def crash(conn: object, post_id: int, message_id: int) -> None:
         raise Crash
 
-    monkeypatch.setattr(bot.service, "attach_message", crash)
+    monkeypatch.setattr(posts, "set_post_message", crash)
     with pytest.raises(Crash):
         await sd.scheduler.tick()
     (sent,) = channel_messages(fake, OTHER_CHANNEL_ID)
-    monkeypatch.setattr(bot.service, "attach_message", real_attach)
+    monkeypatch.setattr(posts, "set_post_message", real_attach)
 
     (run,) = sd.scheduler.schedules.pending_runs((await sd.schedules())[0].id)
     clock.now += timedelta(minutes=1)
@@ -778,7 +779,9 @@ async def test_poster_maps_a_deleted_channel_to_a_poster_error(
     fake.fail["/channels/{channel_id}/messages"] = discord.NotFound(
         _Response(404), {"code": 10003, "message": "Unknown Channel"}
     )
-    posted = await bot.service.create_post(GUILD_ID, 424242, bot.service.task("mc-split"), None)
+    posted = await bot.service.create_post(
+        GUILD_ID, 424242, bot.service.catalog.get_or_raise("mc-split"), None
+    )
     with pytest.raises(PosterError, match="Unknown Channel"):
         await DiscordPoster(bot).post(posted, extra="x")
 

@@ -9,13 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.quiz import refs
+from bot.quiz.engine import post_id
 from bot.quiz.errors import (
     InvalidAnswerError,
     InvalidInputError,
     ScheduleInputError,
     UnknownPostError,
 )
-from bot.quiz.tasks import Difficulty
+from bot.quiz.tasks import Difficulty, blank_number, option_label
 
 BIGGEST = str(2**63 - 1)
 TOO_BIG = str(2**63)
@@ -54,19 +55,19 @@ def test_post_ref_is_an_id_only_in_ascii_digits_within_sqlite_range(
                                   "9" * 20, "9" * 6000, "1e3", "0x10"])
 def test_a_custom_id_post_field_that_is_no_id_is_an_unknown_post(text: str) -> None:
     with pytest.raises(UnknownPostError):
-        refs.post_id(text)
+        post_id(text)
 
 
 def test_a_custom_id_post_field_within_range_is_the_id() -> None:
-    assert refs.post_id("42") == 42
-    assert refs.post_id(BIGGEST) == 2**63 - 1
+    assert post_id("42") == 42
+    assert post_id(BIGGEST) == 2**63 - 1
 
 
 @pytest.mark.parametrize(
     ("parse", "good", "bad"),
     [
-        (refs.option_label, ["A", "Z"], ["", "a", "AB", "²", "-", "@"]),
-        (refs.blank_number, ["1", "5"], ["", "0", "6", "10", "²", "١", "-1", "a"]),
+        (option_label, ["A", "Z"], ["", "a", "AB", "²", "-", "@"]),
+        (blank_number, ["1", "5"], ["", "0", "6", "10", "²", "١", "-1", "a"]),
     ],
 )
 def test_custom_id_option_and_blank_fields(parse: Any, good: list[str], bad: list[str]) -> None:
@@ -96,6 +97,13 @@ def test_text_is_bounded_and_the_refusal_names_the_option_not_the_value() -> Non
     assert str(refused.value) == "The `topic` option takes at most 100 characters."
     with pytest.raises(InvalidInputError, match="`task` option takes text"):
         refs.text(12, "task")
+
+
+def test_text_takes_any_language_but_refuses_a_lone_surrogate() -> None:
+    """A raw payload's JSON can carry "\\ud800", which the database could not store."""
+    assert refs.text("Grüße, 東京 🎉", "topic") == "Grüße, 東京 🎉"
+    with pytest.raises(InvalidInputError, match="`topic` option takes text"):
+        refs.text("ok \ud800", "topic")
 
 
 @pytest.mark.parametrize("value", [0, 6, 999, -1, 2**64, "3", 3.0, True, None])
@@ -135,8 +143,8 @@ def test_any_text_is_an_in_range_id_or_search_text(text: str) -> None:
 
 def test_the_first_post_and_one_digit_ids_are_ids() -> None:
     """Post 1 is the first post a server ever gets: its buttons and `/hint 1` must find it."""
-    assert refs.post_id("1") == 1
-    assert refs.post_id("7") == 7
+    assert post_id("1") == 1
+    assert post_id("7") == 7
     assert refs.post_ref("1") == 1
     assert refs.post_ref("#9") == 9
 

@@ -10,7 +10,7 @@ import pytest
 from bot.reports import insights
 from bot.reports.insights import MIN_ANSWERERS, InsightsPeriod, sparkline
 from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
-from bot.store.records import PostInfo
+from bot.store.posts import PostInfo
 from tests.factories import choice, choice_task, fill_task, note
 
 TODAY = date(2024, 5, 8)

@@ -18,13 +18,16 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.quiz.errors import StoreAction
 from bot.quiz.reminders import DMS_CLOSED_NOTICE
 from bot.quiz.tasks import Catalog
 from bot.schedule.reminders import DmFailedError, DmsClosedError, Reminders
 from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.store import Store, make_engine
-from bot.store.review_cards import StoredCard, save_cards
+from bot.store import reminders as reminders_unit
+from bot.store.answers import save_cards
+from bot.store.review_cards import StoredCard
 from bot.store.server_banks import BankStore
 from tests.factories import Clock, bank_yaml, choice
 from tests.reminder_reads import reminder_on
@@ -74,9 +77,7 @@ class RecordingDMs:
 
 
 class Process:
-    def __init__(
-        self, url: str, clock: Clock, dms: RecordingDMs, *, enabled: bool = True
-    ) -> None:
+    def __init__(self, url: str, clock: Clock, dms: RecordingDMs, *, enabled: bool = True) -> None:
         self.engine = make_engine(url)
         self.store = Store(self.engine)
         # The tasks of `due_cards`' cards: a reminder counts only what /review would serve.
@@ -259,7 +260,7 @@ async def test_at_most_one_dm_a_day_across_a_restart(start: Callable[..., Proces
     await again.run_until(utc(2025, 6, 2, 8, 0))
     assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
     # Off and on again the same day brings no second DM either.
-    await again.service.turn_reminders_off(GUILD, ALICE)
+    await again.service.run_write(StoreAction.CHANGE, reminders_unit.turn_off, GUILD, ALICE)
     await remind_at(again, ALICE, 10, None)
     await again.run_until(utc(2025, 6, 2, 12, 0))
     assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
@@ -431,9 +432,7 @@ async def test_moving_to_a_zone_with_the_same_clock_keeps_the_next_days_dm(
     process = await alice_reminded(start, dms)  # 07:00 in Berlin: 05:00 UTC
     await process.run_until(utc(2025, 6, 3, 4, 0))  # 06:00 on 3 June in Berlin
     assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0)]
-    plan = await process.service.turn_reminders_on(
-        GUILD, ALICE, hour=7, timezone="Europe/Paris"
-    )
+    plan = await process.service.turn_reminders_on(GUILD, ALICE, hour=7, timezone="Europe/Paris")
     assert plan.next.at == utc(2025, 6, 3, 5, 0)  # 3 June had no DM, in Berlin or in Paris
     await process.run_until(utc(2025, 6, 3, 6, 0))
     assert dms.to(ALICE) == [utc(2025, 6, 2, 5, 0), utc(2025, 6, 3, 5, 0)]

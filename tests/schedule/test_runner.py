@@ -18,15 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from bot.quiz.errors import AnswerableElsewhereError, PostClosedError
+from bot.quiz.errors import AnswerableElsewhereError, PostClosedError, StoreAction
 from bot.quiz.tasks import Catalog, Task
 from bot.schedule.runner import PosterError, Scheduler
 from bot.service import PostedTask, QuizService
 from bot.sharding import ShardPlan
 from bot.store import AnswerRequest, Store, make_engine
+from bot.store import posts as posts_unit
 from bot.store.schedules import ScheduleInfo
+from tests import store_calls
 from tests.factories import Clock, choice_task, note
 from tests.pg_server import PgServer
+from tests.store_calls import read
 
 GUILD = 1
 CHANNEL = 10
@@ -294,7 +297,7 @@ async def test_posts_at_the_local_time_once_per_day_across_dst(
     # Each day's post closes when the next is made, with the result on it.
     assert all(m.closed_content is not None for m in sent[:-1])
     assert sent[-1].closed_content is None
-    posts = [bot.service.store.get_post(m.post_id) for m in sent]
+    posts = [read(bot.service.store, posts_unit.get_post, m.post_id) for m in sent]
     for post, following in zip(posts, sent[1:], strict=False):
         assert post is not None and post.closes_at is not None
         assert post.closes_at == following.sent_at
@@ -364,7 +367,7 @@ async def test_crash_between_sending_and_recording_does_not_post_twice(
         await first.scheduler.tick()
     await first.close()
     (message,) = poster.messages
-    assert first.service.store.get_post(message.post_id).message_id is None  # type: ignore[union-attr]
+    assert read(first.service.store, posts_unit.get_post, message.post_id).message_id is None  # type: ignore[union-attr]
 
     poster.crash = None
     clock.advance(minutes=1)
@@ -372,7 +375,7 @@ async def test_crash_between_sending_and_recording_does_not_post_twice(
     await second.run_until(datetime(2025, 3, 3, 7, tzinfo=UTC))
 
     assert poster.messages == [message]
-    post = second.service.store.get_post(message.post_id)
+    post = read(second.service.store, posts_unit.get_post, message.post_id)
     assert post is not None and post.message_id == message.id  # reconciled from the channel
     run = second.schedules.run(schedule.id, date(2025, 3, 2))
     assert run is not None and run.status == "posted"
@@ -500,7 +503,9 @@ async def test_rotates_through_the_whole_bank_before_repeating(
     bot = start()
     bot.add()
     await bot.run_until(datetime(2025, 3, 11, 9, tzinfo=UTC))  # ten posts: 2 to 11 March
-    tasks = [bot.service.store.get_post(m.post_id).task_id for m in poster.messages]  # type: ignore[union-attr]
+    tasks = [
+        read(bot.service.store, posts_unit.get_post, m.post_id).task_id for m in poster.messages
+    ]  # type: ignore[union-attr]
     assert len(tasks) == 10
     assert sorted(tasks[:5]) == sorted(tasks[5:]) == [t.id for t in BANK]
 
@@ -559,7 +564,7 @@ async def test_closing_shows_the_result_and_stops_answers(
 
     def answer(user: int, pick: str) -> None:
         request = AnswerRequest(first.post_id, GUILD, user, f"m{user}", (pick,))
-        bot.store.answer(request, clock())
+        store_calls.answer(bot.store, request, clock())
 
     for user in (1, 2, 3):
         answer(user, "A")
@@ -585,7 +590,9 @@ async def test_a_closing_summary_withholds_the_answer_while_the_task_is_open_on_
 ) -> None:
     bot, first, task = await first_daily_post(start, poster)
     elsewhere = await bot.service.create_post(GUILD, CHANNEL + 1, task, 99)
-    await bot.service.attach_message(elsewhere.post.id, 555)
+    await bot.service.run_write(
+        StoreAction.WRITE, posts_unit.set_post_message, elsewhere.post.id, 555
+    )
     for user, pick in ((1, "A"), (2, "B"), (3, "B")):
         await bot.service.answer(first.post_id, GUILD, user, f"m{user}", (pick,))
 
@@ -730,8 +737,11 @@ async def test_failures_beyond_grace_give_up_until_the_next_day(
     assert [m.sent_at for m in poster.messages] == [datetime(2025, 3, 3, 8, tzinfo=UTC)]
     # Members never saw the failed day's task, so it is the one that goes out next.
     (missed,) = run.post_ids
-    sent = bot.service.store.get_post(poster.messages[0].post_id)
-    assert sent is not None and sent.task_id == bot.service.store.get_post(missed).task_id  # type: ignore[union-attr]
+    sent = read(bot.service.store, posts_unit.get_post, poster.messages[0].post_id)
+    assert (
+        sent is not None
+        and sent.task_id == read(bot.service.store, posts_unit.get_post, missed).task_id
+    )  # type: ignore[union-attr]
 
 
 async def test_no_matching_task_is_an_error_not_a_crash(
@@ -983,7 +993,7 @@ async def test_the_scheduler_retries_inside_its_grace_window_while_postgres_is_d
     # The host was told the database is unreachable, in log lines without a traceback, and
     # the scheduler itself logged no error of its own.
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
-    faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.faults"]
+    faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.store"]
     assert any("cannot be reached" in m for m in faults), faults
     assert [r for r in caplog.records if r.name == "bot.schedule.runner"] == []
 
@@ -1089,7 +1099,7 @@ async def test_a_stopped_schedules_interrupted_day_still_closes_with_its_result(
     await second.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
 
     assert poster.messages == [message]  # nothing more sent for a stopped schedule
-    post = second.service.store.get_post(message.post_id)
+    post = read(second.service.store, posts_unit.get_post, message.post_id)
     assert post is not None and post.closed_at is not None
     assert message.closed_content is not None and "closed" in message.closed_content
 

@@ -15,9 +15,11 @@ import pytest
 from sqlalchemy import Engine, event
 
 from bot.quiz.engine import Outcome
+from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Task
-from bot.store import AnswerRequest, PostInfo, Store, make_engine
+from bot.store import AnswerRequest, PostInfo, Store, make_engine, posts
 from tests.factories import choice
+from tests.store_calls import answer, write
 
 GUILD = 1
 CHANNEL = 10
@@ -51,9 +53,9 @@ def finish(store: Store, post: PostInfo, user_id: int, now: datetime, wrong: int
     that already failed the task)."""
     outcome = None
     for picks in WRONGS[:wrong]:
-        outcome = store.answer(request(post, user_id, picks), now).outcome
+        outcome = answer(store, request(post, user_id, picks), now).outcome
     if wrong < 3:
-        outcome = store.answer(request(post, user_id, RIGHT), now).outcome
+        outcome = answer(store, request(post, user_id, RIGHT), now).outcome
     assert outcome is not None
     return outcome
 
@@ -65,7 +67,18 @@ def new_post(
     task: Task = TASK,
     closes_at: datetime | None = None,
 ) -> PostInfo:
-    return store.create_post(guild_id, CHANNEL, task, 99, closes_at=closes_at, now=now)
+    return write(
+        store,
+        posts.create_post,
+        guild_id,
+        CHANNEL,
+        task,
+        99,
+        closes_at=closes_at,
+        now=now,
+        schedule_id=None,
+        action=StoreAction.POST,
+    )
 
 
 @pytest.fixture

@@ -18,10 +18,11 @@ from bot.quiz.errors import (
     AttemptLimitError,
     InvalidAnswerError,
     PostClosedError,
+    StoreAction,
     UnknownPostError,
 )
 from bot.quiz.tasks import Task
-from bot.store import Answered, AnswerRequest, Store, answers, make_engine
+from bot.store import Answered, AnswerRequest, Store, answers, make_engine, posts
 from tests.factories import fill
 from tests.store.conftest import (
     GUILD,
@@ -33,6 +34,7 @@ from tests.store.conftest import (
     new_post,
     request,
 )
+from tests.store_calls import answer, answer_batch, read, write
 
 MANY_WRONG = fill(
     "t-many-wrong", prompt="[1] [2] [3] [4]", texts=("w", "x", "y", "z"), answers=("A",) * 4
@@ -68,10 +70,10 @@ def table_count(store: Store, table: str, where: str = "TRUE") -> int:
 
 def test_first_try_solve_scores_full_points(store: Store) -> None:
     post = new_post(store)
-    outcome = store.answer(request(post, 7), NOW).outcome
+    outcome = answer(store, request(post, 7), NOW).outcome
     assert outcome.status is Status.CORRECT
     assert outcome.points == 10
-    assert store.progress(post.id, 7) == Progress(solved=True, points=10)
+    assert read(store, answers.read_progress, post.id, 7) == Progress(solved=True, points=10)
     with store.read() as conn:
         score = conn.execute(text("SELECT * FROM score")).one()
     assert (score.points, score.solved, score.first_try, score.wrong_tries) == (10, 1, 1, 0)
@@ -79,10 +81,12 @@ def test_first_try_solve_scores_full_points(store: Store) -> None:
 
 def test_three_misses_fail_with_zero_points_and_one_score(store: Store) -> None:
     post = new_post(store)
-    answers = [store.answer(request(post, 7, p), NOW) for p in (*WRONGS, WRONG)]
-    statuses = [a.outcome.status for a in answers]
+    results = [answer(store, request(post, 7, p), NOW) for p in (*WRONGS, WRONG)]
+    statuses = [a.outcome.status for a in results]
     assert statuses == [Status.WRONG, Status.WRONG, Status.FAILED, Status.ALREADY_FINISHED]
-    assert store.progress(post.id, 7) == Progress(wrong_tries=3, tried=frozenset(WRONGS))
+    assert read(store, answers.read_progress, post.id, 7) == Progress(
+        wrong_tries=3, tried=frozenset(WRONGS)
+    )
     assert table_count(store, "attempt") == 3
     assert table_count(store, "score", "points = 0 AND NOT solved AND wrong_tries = 3") == 1
 
@@ -92,7 +96,9 @@ def test_progress_counts_wrong_tries_before_a_solve(store: Store) -> None:
     outcome = finish(store, post, 7, NOW, wrong=2)
     assert (outcome.status, outcome.points) == (Status.CORRECT, 3)
     tried = frozenset(WRONGS[:2])
-    assert store.progress(post.id, 7) == Progress(wrong_tries=2, solved=True, points=3, tried=tried)
+    assert read(store, answers.read_progress, post.id, 7) == Progress(
+        wrong_tries=2, solved=True, points=3, tried=tried
+    )
     with store.read() as conn:
         picks = conn.execute(text("SELECT picks FROM attempt ORDER BY attempt_no")).scalars()
         assert list(picks) == ["B", "C", "A"]
@@ -102,14 +108,14 @@ def test_the_same_wrong_answer_again_stores_nothing(store: Store) -> None:
     """A double click, or a retried click: not graded again, so no attempt row, no change
     to the post's counts, no score; a different wrong answer is graded as before."""
     post = new_post(store)
-    first = store.answer(request(post, 7, WRONG), NOW).outcome
-    again = store.answer(request(post, 7, WRONG), NOW).outcome
+    first = answer(store, request(post, 7, WRONG), NOW).outcome
+    again = answer(store, request(post, 7, WRONG), NOW).outcome
     assert (first.status, again.status) == (Status.WRONG, Status.REPEATED)
     assert again.attempts_left == 2 and again.notes == first.notes
-    assert again.progress == first.progress == store.progress(post.id, 7)
+    assert again.progress == first.progress == read(store, answers.read_progress, post.id, 7)
     assert table_count(store, "attempt") == 1
-    assert store.post_counts(post.id).answered == 1
-    other = store.answer(request(post, 7, ("C",)), NOW).outcome
+    assert read(store, posts.post_counts, post.id).answered == 1
+    other = answer(store, request(post, 7, ("C",)), NOW).outcome
     assert (other.status, other.attempts_left) == (Status.WRONG, 1)
     with store.read() as conn:
         rows = conn.execute(text("SELECT attempt_no, picks FROM attempt ORDER BY id")).all()
@@ -121,12 +127,12 @@ def test_a_repeat_of_a_multi_blank_answer_is_read_back_from_its_stored_picks(
 ) -> None:
     """The picks are stored as the engine graded them and read back into the same form."""
     post = new_post(store, task=MANY_WRONG)
-    first = store.answer(request(post, 7, ("A", "B", "A", "C")), NOW).outcome
+    first = answer(store, request(post, 7, ("A", "B", "A", "C")), NOW).outcome
     assert first.status is Status.WRONG and first.wrong_blanks == (2, 4)
-    assert store.progress(post.id, 7).tried == {("A", "B", "A", "C")}
-    again = store.answer(request(post, 7, ("A", "B", "A", "C")), NOW).outcome
+    assert read(store, answers.read_progress, post.id, 7).tried == {("A", "B", "A", "C")}
+    again = answer(store, request(post, 7, ("A", "B", "A", "C")), NOW).outcome
     assert again.status is Status.REPEATED and again.wrong_blanks == (2, 4)
-    swapped = store.answer(request(post, 7, ("A", "C", "A", "B")), NOW).outcome
+    swapped = answer(store, request(post, 7, ("A", "C", "A", "B")), NOW).outcome
     assert swapped.status is Status.WRONG  # other picks: another answer
     assert table_count(store, "attempt") == 2
 
@@ -135,19 +141,19 @@ def test_two_identical_clicks_in_one_batch_store_one_attempt(store: Store) -> No
     """The second click sees the first, graded earlier in the same write unit."""
     post = new_post(store)
     batch = [request(post, 1, WRONG), request(post, 1, WRONG), request(post, 2, WRONG)]
-    results = store.answer_batch([*batch, request(post, 1, RIGHT)], NOW)
+    results = answer_batch(store, [*batch, request(post, 1, RIGHT)], NOW)
     statuses = [r.outcome.status for r in results if isinstance(r, Answered)]
     assert statuses == [Status.WRONG, Status.REPEATED, Status.WRONG, Status.CORRECT]
     with store.read() as conn:
         rows = conn.execute(text("SELECT user_id, attempt_no, picks FROM attempt ORDER BY id"))
         assert [tuple(r) for r in rows] == [(1, 1, "B"), (2, 1, "B"), (1, 2, "A")]
     tried = frozenset({WRONG})
-    assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7, tried=tried)
+    assert read(store, answers.read_progress, post.id, 1) == Progress(
+        wrong_tries=1, solved=True, points=7, tried=tried
+    )
 
 
-def test_batch_isolates_a_failing_request(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_batch_isolates_a_failing_request(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bad request leaves no trace (not even its member row); the others commit."""
     post = new_post(store)
     calls = itertools.count(1)
@@ -166,7 +172,7 @@ def test_batch_isolates_a_failing_request(
         request(post, 4, WRONG),
         request(999, 5),  # no such post
     ]
-    results = store.answer_batch(batch, NOW)
+    results = answer_batch(store, batch, NOW)
 
     assert isinstance(results[0], Answered) and results[0].outcome.status is Status.CORRECT
     assert isinstance(results[1], RuntimeError)
@@ -183,9 +189,8 @@ def test_batch_isolates_a_failing_request(
 
 def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> None:
     post = new_post(store)
-    results = store.answer_batch(
-        [request(post, 1, WRONG), request(post, 1, RIGHT), request(post, 1, RIGHT)],
-        NOW,
+    results = answer_batch(
+        store, [request(post, 1, WRONG), request(post, 1, RIGHT), request(post, 1, RIGHT)], NOW
     )
     statuses = [r.outcome.status for r in results if isinstance(r, Answered)]
     assert statuses == [Status.WRONG, Status.CORRECT, Status.ALREADY_FINISHED]
@@ -193,7 +198,9 @@ def test_same_member_twice_in_a_batch_sees_the_first_answer(store: Store) -> Non
         rows = conn.execute(text("SELECT attempt_no, correct FROM attempt ORDER BY id")).all()
     assert [tuple(r) for r in rows] == [(1, 0), (2, 1)]
     tried = frozenset({WRONG})
-    assert store.progress(post.id, 1) == Progress(wrong_tries=1, solved=True, points=7, tried=tried)
+    assert read(store, answers.read_progress, post.id, 1) == Progress(
+        wrong_tries=1, solved=True, points=7, tried=tried
+    )
 
 
 def test_a_batch_failure_of_the_transaction_itself_raises(
@@ -207,38 +214,38 @@ def test_a_batch_failure_of_the_transaction_itself_raises(
     monkeypatch.setattr(answers, "grade", interrupt)
 
     with pytest.raises(KeyboardInterrupt):
-        store.answer_batch([request(post, 1), request(post, 2)], NOW)
+        answer_batch(store, [request(post, 1), request(post, 2)], NOW)
     assert table_count(store, "member") == 0
 
 
 def test_answer_reraises_the_slot_error(store: Store) -> None:
     post = new_post(store)
     with pytest.raises(InvalidAnswerError):
-        store.answer(request(post, 1, ("A", "B")), NOW)
+        answer(store, request(post, 1, ("A", "B")), NOW)
     with pytest.raises(UnknownPostError):
-        store.answer(replace(request(post, 1), guild_id=GUILD + 1), NOW)
+        answer(store, replace(request(post, 1), guild_id=GUILD + 1), NOW)
 
 
 def test_closed_posts_refuse_answers_but_report_finished_members(store: Store) -> None:
     post = new_post(store, closes_at=NOW + timedelta(hours=1))
-    store.answer(request(post, 1), NOW)
+    answer(store, request(post, 1), NOW)
     later = NOW + timedelta(hours=1)
     with pytest.raises(PostClosedError):
-        store.answer(request(post, 2), later)
-    finished = store.answer(request(post, 1), later)
+        answer(store, request(post, 2), later)
+    finished = answer(store, request(post, 1), later)
     assert finished.outcome.status is Status.ALREADY_FINISHED
 
     other = new_post(store)
-    assert store.close_post(other.id, NOW) is True
-    assert store.close_post(other.id, later) is False
+    assert write(store, posts.close_post, other.id, NOW) is True
+    assert write(store, posts.close_post, other.id, later) is False
     with pytest.raises(PostClosedError):
-        store.answer(request(other, 2), NOW)
+        answer(store, request(other, 2), NOW)
 
 
 def test_member_name_follows_the_latest_interaction(store: Store) -> None:
     post = new_post(store)
-    store.answer(AnswerRequest(post.id, GUILD, 1, "old", WRONG), NOW)
-    store.answer(AnswerRequest(post.id, GUILD, 1, "new", RIGHT), NOW)
+    answer(store, AnswerRequest(post.id, GUILD, 1, "old", WRONG), NOW)
+    answer(store, AnswerRequest(post.id, GUILD, 1, "new", RIGHT), NOW)
     with store.read() as conn:
         assert conn.execute(text("SELECT name FROM member")).scalar_one() == "new"
 
@@ -246,7 +253,7 @@ def test_member_name_follows_the_latest_interaction(store: Store) -> None:
 def test_database_rejects_a_fourth_attempt_without_the_store(file_store: Store) -> None:
     post = new_post(file_store)
     for picks in WRONGS:
-        file_store.answer(request(post, 1, picks), NOW)
+        answer(file_store, request(post, 1, picks), NOW)
     insert = text(
         "INSERT INTO attempt (post_id, guild_id, user_id, attempt_no, picks, correct, created_at)"
         " VALUES (:post, :guild, 1, :no, 'B', FALSE, '2024-05-08 12:00:00.000000')"
@@ -269,7 +276,7 @@ def test_database_limit_holds_even_if_grading_ignores_it(
 
     monkeypatch.setattr(answers, "grade", stubborn)
 
-    results = store.answer_batch([request(post, 1, WRONG)] * 4, NOW)
+    results = answer_batch(store, [request(post, 1, WRONG)] * 4, NOW)
     assert [type(r) for r in results] == [Answered, Answered, Answered, AttemptLimitError]
     assert table_count(store, "attempt") == 3
 
@@ -288,7 +295,7 @@ def test_concurrent_clicks_store_at_most_three_attempts(file_store: Store) -> No
     def click(n: int) -> None:
         for mine in picks[n]:
             # list.extend is atomic under the GIL
-            results.extend(file_store.answer_batch([request(post, 1, mine)], NOW))
+            results.extend(answer_batch(file_store, [request(post, 1, mine)], NOW))
 
     run_threads(threads, click)
 
@@ -299,7 +306,7 @@ def test_concurrent_clicks_store_at_most_three_attempts(file_store: Store) -> No
     assert statuses.count(Status.ALREADY_FINISHED) == threads * rounds - 3
     assert table_count(file_store, "attempt") == 3
     assert table_count(file_store, "score") == 1
-    progress = file_store.progress(post.id, 1)
+    progress = read(file_store, answers.read_progress, post.id, 1)
     assert replace(progress, tried=frozenset()) == Progress(wrong_tries=3)
     assert len(progress.tried) == 3
 
@@ -316,7 +323,7 @@ def test_concurrent_identical_clicks_store_one_attempt(shared_database_url: str)
         def click(n: int) -> None:
             for _ in range(rounds):
                 batch = [request(post, 1, WRONG)]
-                results.extend(stores[n % 2].answer_batch(batch, NOW))
+                results.extend(answer_batch(stores[n % 2], batch, NOW))
 
         run_threads(threads, click)
         assert all(isinstance(r, Answered) for r in results), results
@@ -324,7 +331,9 @@ def test_concurrent_identical_clicks_store_one_attempt(shared_database_url: str)
         assert statuses.count(Status.WRONG) == 1
         assert statuses.count(Status.REPEATED) == threads * rounds - 1
         assert table_count(stores[0], "attempt") == 1
-        assert stores[1].progress(post.id, 1) == Progress(wrong_tries=1, tried=frozenset({WRONG}))
+        assert read(stores[1], answers.read_progress, post.id, 1) == Progress(
+            wrong_tries=1, tried=frozenset({WRONG})
+        )
     finally:
         for store in stores:
             store.engine.dispose()
@@ -338,14 +347,14 @@ def test_concurrent_batches_of_many_members_all_commit(file_store: Store) -> Non
         users = range(n * 100, n * 100 + 10)
         for picks in (WRONG, RIGHT):
             batch = [request(post, u, picks) for u in users]
-            for result in file_store.answer_batch(batch, NOW):
+            for result in answer_batch(file_store, batch, NOW):
                 if isinstance(result, Exception):
                     raise result
 
     run_threads(threads, answer_for)
     assert table_count(file_store, "attempt") == threads * 10 * 2
     assert table_count(file_store, "score", "points = 7") == threads * 10
-    assert file_store.post_counts(post.id).solved == threads * 10
+    assert read(file_store, posts.post_counts, post.id).solved == threads * 10
 
 
 def test_concurrent_reveals_and_answers_finish_a_member_once(file_store: Store) -> None:
@@ -356,15 +365,25 @@ def test_concurrent_reveals_and_answers_finish_a_member_once(file_store: Store) 
     def act(n: int) -> None:
         for i in range(5):
             if n % 2:
-                file_store.reveal_solution(post.id, GUILD, 1, "ada", NOW)
+                write(
+                    file_store,
+                    answers.reveal_solution,
+                    post.id,
+                    GUILD,
+                    1,
+                    "ada",
+                    NOW,
+                    confirmed=True,
+                    action=StoreAction.REVEAL,
+                )
             else:  # different wrong answers, so the answers can finish the member too
                 picks = WRONGS[(n // 2 + i) % len(WRONGS)]
-                file_store.answer(request(post, 1, picks), NOW)
+                answer(file_store, request(post, 1, picks), NOW)
 
     run_threads(16, act)
     assert table_count(file_store, "score") == 1
     assert table_count(file_store, "reveal", "kind = 'solution'") == 1
-    assert file_store.progress(post.id, 1).finished
+    assert read(file_store, answers.read_progress, post.id, 1).finished
 
 
 # -- a task's points count once per member and server, with writers racing -------------------
@@ -405,7 +424,7 @@ def test_two_writers_answering_two_posts_of_one_task_score_it_once(file_store: S
     _while_a_unit_is_open(
         file_store,
         answer_first,
-        lambda: results.extend(file_store.answer_batch([request(again, 1)], NOW)),
+        lambda: results.extend(answer_batch(file_store, [request(again, 1)], NOW)),
     )
     points = sorted(r.outcome.points for r in results if isinstance(r, Answered))
     assert points == [0, 10], results
@@ -424,7 +443,7 @@ def test_a_forfeit_racing_an_answer_on_another_post_of_its_task_scores_nothing(
         lambda conn: answers.reveal_solution(
             conn, first.id, GUILD, 1, "user1", NOW, confirmed=True
         ),
-        lambda: results.extend(file_store.answer_batch([request(again, 1)], NOW)),
+        lambda: results.extend(answer_batch(file_store, [request(again, 1)], NOW)),
     )
     ((answered,),) = [results]
     assert isinstance(answered, Answered) and answered.outcome.points == 0, answered
@@ -445,7 +464,7 @@ def test_a_miss_racing_a_solve_on_another_post_of_its_task_costs_its_points(
     _while_a_unit_is_open(
         file_store,
         miss_first,
-        lambda: results.extend(file_store.answer_batch([request(again, 1)], NOW)),
+        lambda: results.extend(answer_batch(file_store, [request(again, 1)], NOW)),
     )
     points = [r.outcome.points for r in results if isinstance(r, Answered)]
     assert points == [0, 7], results

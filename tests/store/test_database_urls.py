@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.clock import utcnow
 from bot.quiz.errors import StoreUnavailableError
-from bot.store import Store, make_engine
+from bot.store import Store, answers, guild_config, make_engine
 from bot.store.db import check_url, is_memory, sqlite_file
 from tests.store.conftest import GUILD
+from tests.store_calls import read, write
 from tests.test_cli_db import assert_one_database_line
 
 pytestmark = pytest.mark.sqlite_only
@@ -31,7 +33,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A quizbot database with one member; cwd is its folder, DISCORD_TOKEN set."""
     path = tmp_path / "b.db"
     engine = make_engine(f"sqlite:///{path}")
-    Store(engine).upsert_member(GUILD, 7, "ada")
+    write(Store(engine), answers.upsert_member, GUILD, 7, "ada", utcnow())
     engine.dispose()
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
@@ -57,9 +59,9 @@ def test_mode_ro_is_honoured_and_names_no_file_after_the_query(db: Path, query: 
         engine = make_engine(f"sqlite:///b.db{query}", create=False)
     store = Store(engine)
     try:
-        assert store.guild_config(GUILD).guild_id == GUILD  # it reads
+        assert read(store, guild_config.guild_config, GUILD).guild_id == GUILD  # it reads
         with pytest.raises(StoreUnavailableError):
-            store.upsert_member(GUILD, 8, "bob")  # and it does not write
+            write(store, answers.upsert_member, GUILD, 8, "bob", utcnow())  # and it does not write
     finally:
         engine.dispose()
     assert not [n for n in names(db.parent) if "?" in n or "mode" in n]

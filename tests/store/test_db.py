@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, inspect, text
 
+from bot.clock import utcnow
 from bot.settings import Settings
-from bot.store import DEFAULT_DATABASE_URL, Store, make_engine
+from bot.store import DEFAULT_DATABASE_URL, Store, answers, make_engine
+from tests.store_calls import write
 
 # About SQLite itself (its file, WAL mode, pragmas, write lock): not run on PostgreSQL.
 pytestmark = pytest.mark.sqlite_only
@@ -64,7 +66,7 @@ def test_connections_opening_a_new_file_together_all_switch_it_to_wal(tmp_path: 
 def test_restart_keeps_data(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/quizbot.db"
     first = make_engine(url)
-    Store(first).upsert_member(1, 2, "ada")
+    write(Store(first), answers.upsert_member, 1, 2, "ada", utcnow())
     first.dispose()
     second = make_engine(url)
     with second.connect() as conn:
@@ -107,7 +109,10 @@ def test_a_failed_unit_of_work_writes_nothing(sqlite_file_store: Store) -> None:
 def test_memory_url_shares_one_database_across_threads() -> None:
     engine = make_engine("sqlite://")
     store = Store(engine)
-    threads = [threading.Thread(target=store.upsert_member, args=(1, n, f"m{n}")) for n in range(8)]
+    threads = [
+        threading.Thread(target=write, args=(store, answers.upsert_member, 1, n, f"m{n}", utcnow()))
+        for n in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -150,9 +155,7 @@ def test_synchronous_is_full_by_default_and_normal_when_set(tmp_path: Path) -> N
     every pooled connection, not only the first."""
     url = f"sqlite:///{tmp_path}/quizbot.db"
     for setting, expected in ((None, 2), ("NORMAL", 1), ("FULL", 2)):
-        engine = (
-            make_engine(url) if setting is None else make_engine(url, synchronous=setting)
-        )
+        engine = make_engine(url) if setting is None else make_engine(url, synchronous=setting)
         try:
             with engine.connect() as first, engine.connect() as second:
                 for conn in (first, second):

@@ -20,8 +20,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from bot.quiz.errors import StoreBusyError, StoreError, StoreUnavailableError
-from bot.store import Store, make_engine
+from bot.quiz.errors import StoreAction, StoreBusyError, StoreError, StoreUnavailableError
+from bot.store import Store, answers, guild_config, leaderboard, make_engine, posts, stats
 from tests.store.conftest import (
     GUILD,
     NOW,
@@ -32,6 +32,7 @@ from tests.store.conftest import (
     request,
     write_lock_held,
 )
+from tests.store_calls import answer, answer_batch, configure, read, write
 
 UTC_ZONE = ZoneInfo("UTC")
 BUSY_MS = 100
@@ -51,7 +52,7 @@ def database_of(store: Store) -> str:
 
 
 def fault_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "bot.store.faults"]
+    return [r for r in caplog.records if r.name == "bot.store.store"]
 
 
 def assert_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
@@ -81,9 +82,9 @@ def test_a_held_write_lock_refuses_the_answer_as_busy_and_nothing_is_lost(
     post = new_post(busy_store)
     with write_lock_held(database_of(busy_store)):
         with pytest.raises(StoreBusyError) as refused:
-            busy_store.answer(request(post, 7, WRONG), NOW)
+            answer(busy_store, request(post, 7, WRONG), NOW)
         # Readers are not blocked by a writer (WAL): the member's progress is still there.
-        assert busy_store.progress(post.id, 7).attempts_used == 0
+        assert read(busy_store, answers.read_progress, post.id, 7).attempts_used == 0
     assert str(refused.value) == NOT_RECORDED_BUSY
     (record,) = fault_records(caplog)
     assert record.levelno == logging.WARNING
@@ -91,7 +92,7 @@ def test_a_held_write_lock_refuses_the_answer_as_busy_and_nothing_is_lost(
     assert f"{busy_store.engine.url} (DATABASE_URL)" in record.getMessage()
     assert_no_traceback(caplog)
     # The lock is gone: the same answer is the member's first attempt, not their second.
-    outcome = busy_store.answer(request(post, 7, WRONG), NOW).outcome
+    outcome = answer(busy_store, request(post, 7, WRONG), NOW).outcome
     assert outcome.progress.attempts_used == 1
     assert count(busy_store, "attempt") == 1
 
@@ -99,14 +100,29 @@ def test_a_held_write_lock_refuses_the_answer_as_busy_and_nothing_is_lost(
 @pytest.mark.parametrize(
     ("action", "lost"),
     [
-        (lambda s, p: s.reveal_hint(p.id, GUILD, 7, "ada", NOW), "nothing was shown or saved"),
         (
-            lambda s, p: s.reveal_solution(p.id, GUILD, 7, "ada", NOW),
+            lambda s, p: write(
+                s, answers.reveal_hint, p.id, GUILD, 7, "ada", NOW, action=StoreAction.REVEAL
+            ),
             "nothing was shown or saved",
         ),
-        (lambda s, p: s.update_guild_config(GUILD, timezone="UTC"), "your change was not saved"),
+        (
+            lambda s, p: write(
+                s,
+                answers.reveal_solution,
+                p.id,
+                GUILD,
+                7,
+                "ada",
+                NOW,
+                confirmed=True,
+                action=StoreAction.REVEAL,
+            ),
+            "nothing was shown or saved",
+        ),
+        (lambda s, p: configure(s, GUILD, timezone="UTC"), "your change was not saved"),
         (lambda s, p: new_post(s), "the quiz was not posted"),
-        (lambda s, p: s.close_post(p.id, NOW), "nothing was saved"),
+        (lambda s, p: write(s, posts.close_post, p.id, NOW), "nothing was saved"),
     ],
 )
 def test_the_busy_message_says_what_was_not_saved(
@@ -138,16 +154,14 @@ def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
     store = sqlite_file_store
     first, second = new_post(store), new_post(store)
     members = range(1, 301)
-    store.answer_batch(
-        [request(first, m, RIGHT if m % 3 else WRONG) for m in members], NOW
-    )
+    answer_batch(store, [request(first, m, RIGHT if m % 3 else WRONG) for m in members], NOW)
     fill_the_disk(store.engine)
 
     # A burst of answers (one group commit) needs new pages: refused whole, nothing stored.
     with pytest.raises(StoreUnavailableError) as refused:
-        store.answer_batch([request(second, m) for m in members], NOW)
+        answer_batch(store, [request(second, m) for m in members], NOW)
     assert str(refused.value) == NOT_RECORDED_UNAVAILABLE
-    assert store.post_counts(second.id).answered == 0
+    assert read(store, posts.post_counts, second.id).answered == 0
     (record,) = fault_records(caplog)
     assert record.levelno == logging.ERROR
     message = record.getMessage()
@@ -158,21 +172,23 @@ def test_a_full_disk_refuses_answers_and_leaderboards_still_answer(
     # from the scores instead, exactly, and keeps answering.
     caplog.clear()
     for period in ("all", "week", "today"):
-        board = store.leaderboard(GUILD, period, UTC_ZONE, NOW, user_id=3)
-        assert board == store.leaderboard_exact(GUILD, period, UTC_ZONE, NOW, user_id=3)
+        board = leaderboard.leaderboard(store, GUILD, period, UTC_ZONE, NOW, 3, 10)
+        assert board == read(
+            store, leaderboard.leaderboard_exact, GUILD, period, UTC_ZONE, NOW, 3, 10
+        )
         assert len(board.rows) == 10 and board.me is None  # member 3 answered wrongly
     assert [r.levelno for r in fault_records(caplog)] == [logging.ERROR] * 3
     fallbacks = [r for r in caplog.records if "aggregated from the scores" in r.getMessage()]
     assert len(fallbacks) == 3 and all(r.levelno == logging.WARNING for r in fallbacks)
     assert "the disk is full" in fallbacks[0].getMessage()
     assert_no_traceback(caplog)
-    assert store.member_stats(GUILD, 1, UTC_ZONE, NOW).points == 10
+    assert read(store, stats.member_stats, GUILD, 1, UTC_ZONE, NOW).points == 10
 
     # Space freed (a new engine without the limit): the totals are built, the ranks unchanged.
     freed = Store(make_engine(str(store.engine.url)))
     try:
-        assert freed.leaderboard(GUILD, "all", UTC_ZONE, NOW) == store.leaderboard_exact(
-            GUILD, "all", UTC_ZONE, NOW
+        assert leaderboard.leaderboard(freed, GUILD, "all", UTC_ZONE, NOW, None, 10) == read(
+            store, leaderboard.leaderboard_exact, GUILD, "all", UTC_ZONE, NOW, None, 10
         )
         assert count(freed, "member_total") == 200
     finally:
@@ -187,15 +203,15 @@ def test_a_read_only_database_refuses_writes_and_leaderboards_still_answer(
     sqlite_file_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(sqlite_file_store)
-    sqlite_file_store.answer_batch([request(post, m) for m in range(1, 4)], NOW)
+    answer_batch(sqlite_file_store, [request(post, m) for m in range(1, 4)], NOW)
     url = f"sqlite:///file:{database_of(sqlite_file_store)}?mode=ro&uri=true"
     read_only = Store(make_engine(url, create=False))
     try:
         with pytest.raises(StoreUnavailableError) as refused:
-            read_only.answer(request(post, 9), NOW)
+            answer(read_only, request(post, 9), NOW)
         assert str(refused.value) == NOT_RECORDED_UNAVAILABLE
         assert "read-only" in fault_records(caplog)[0].getMessage()
-        board = read_only.leaderboard(GUILD, "all", UTC_ZONE, NOW)
+        board = leaderboard.leaderboard(read_only, GUILD, "all", UTC_ZONE, NOW, None, 10)
         assert [r.user_id for r in board.rows] == [1, 2, 3]
     finally:
         read_only.engine.dispose()
@@ -225,12 +241,12 @@ def test_a_damaged_page_is_reported_once_without_a_traceback(
     sqlite_file_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(sqlite_file_store)
-    sqlite_file_store.answer(request(post, 1), NOW)
+    answer(sqlite_file_store, request(post, 1), NOW)
     damaged = Store(make_engine(damaged_copy(sqlite_file_store, tmp_path, "attempt")))
     try:
         caplog.clear()
         with pytest.raises(StoreUnavailableError) as refused:
-            damaged.answer(request(post, 2), NOW)
+            answer(damaged, request(post, 2), NOW)
         assert str(refused.value) == NOT_RECORDED_UNAVAILABLE
         (record,) = fault_records(caplog)
         assert record.levelno == logging.ERROR
@@ -239,13 +255,13 @@ def test_a_damaged_page_is_reported_once_without_a_traceback(
 
         caplog.clear()
         with pytest.raises(StoreUnavailableError) as read_refused:
-            damaged.progress(post.id, 1)
+            read(damaged, answers.read_progress, post.id, 1)
         # A read lost nothing, so its message names nothing.
         assert str(read_refused.value) == (
             "The quiz database is unavailable. Try again in a minute; the bot's host has been told."
         )
         assert len(fault_records(caplog)) == 1
-        assert damaged.get_post(post.id) == post  # the undamaged tables still read
+        assert read(damaged, posts.get_post, post.id) == post  # the undamaged tables still read
     finally:
         damaged.engine.dispose()
     assert_no_traceback(caplog)
@@ -261,7 +277,7 @@ def test_a_vanished_database_folder_is_reported(
     shutil.rmtree(folder)
     try:
         with pytest.raises(StoreError) as refused:
-            store.guild_config(GUILD)
+            read(store, guild_config.guild_config, GUILD)
     finally:
         store.engine.dispose()
     assert isinstance(refused.value, StoreUnavailableError)

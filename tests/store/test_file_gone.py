@@ -21,9 +21,10 @@ from bot.quiz.engine import Status
 from bot.quiz.errors import StoreUnavailableError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.store import Store, make_engine
+from bot.store import Store, answers, guild_config, make_engine
 from tests.factories import Clock, choice_task
 from tests.store.conftest import GUILD, NOW, new_post, request
+from tests.store_calls import answer, read
 
 pytestmark = pytest.mark.sqlite_only  # about an SQLite file
 
@@ -41,7 +42,11 @@ def unlink_database(path: Path) -> None:
 
 
 def fault_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "bot.store.faults"]
+    return [
+        r
+        for r in caplog.records
+        if r.name == "bot.store.store" and r.getMessage().startswith("database fault")
+    ]
 
 
 def assert_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
@@ -104,12 +109,12 @@ def test_a_file_renamed_over_the_database_is_detected(
     store: Store, path: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(store)
-    store.answer(request(post, 1), NOW)
+    answer(store, request(post, 1), NOW)
     other = tmp_path / "other.db"
     make_engine(f"sqlite:///{other}").dispose()
     other.replace(path)  # e.g. a restored backup moved into place under the running bot
     with pytest.raises(StoreUnavailableError) as refused:
-        store.answer(request(post, 2), NOW)
+        answer(store, request(post, 2), NOW)
     assert str(refused.value) == NOT_RECORDED
     assert len(fault_lines(caplog)) == 1
     assert_no_traceback(caplog)
@@ -119,17 +124,17 @@ def test_a_deleted_wal_refuses_the_write_it_would_have_held(
     store: Store, path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     post = new_post(store)
-    store.answer(request(post, 1), NOW)
+    answer(store, request(post, 1), NOW)
     Path(f"{path}-wal").unlink()
     Path(f"{path}-shm").unlink()
     with pytest.raises(StoreUnavailableError):
-        store.answer(request(post, 2), NOW)
+        answer(store, request(post, 2), NOW)
     # Later answers are refused before they are written: the orphaned -wal, which reads
     # still see, holds none of them.
     for user in (3, 4):
         with pytest.raises(StoreUnavailableError):
-            store.answer(request(post, user), NOW)
-        assert store.progress(post.id, user).attempts_used == 0
+            answer(store, request(post, user), NOW)
+        assert read(store, answers.read_progress, post.id, user).attempts_used == 0
     assert len(fault_lines(caplog)) == 1
     assert_no_traceback(caplog)
 
@@ -141,9 +146,9 @@ def test_a_file_moved_back_is_written_again(
     aside = tmp_path / "aside.db"
     shutil.move(path, aside)
     with pytest.raises(StoreUnavailableError):
-        store.answer(request(post, 1), NOW)
+        answer(store, request(post, 1), NOW)
     shutil.move(aside, path)  # the same file (inode) again
-    assert store.answer(request(post, 1), NOW).outcome.points == 10
+    assert answer(store, request(post, 1), NOW).outcome.points == 10
     assert any("is back" in r.getMessage() for r in caplog.records)
     assert len(fault_lines(caplog)) == 1
 
@@ -155,7 +160,7 @@ def test_a_new_connection_does_not_create_an_empty_file_in_its_place(
     store.engine.dispose()  # every pooled connection closed: the next one opens the path
     unlink_database(path)
     with pytest.raises(StoreUnavailableError):
-        store.guild_config(GUILD)
+        read(store, guild_config.guild_config, GUILD)
     with pytest.raises(StoreUnavailableError):
         new_post(store)
     assert not path.exists()

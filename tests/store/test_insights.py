@@ -7,10 +7,13 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import text
 
-from bot.store import Store
+from bot.quiz.errors import StoreAction
+from bot.store import Store, answers, posts
 from bot.store.insights import InsightsStore, ResultRow, WrongPick
+from tests import store_calls
 from tests.factories import choice, fill_task
 from tests.store.conftest import GUILD, new_post, request
+from tests.store_calls import read, write
 
 BERLIN = ZoneInfo("Europe/Berlin")
 MONDAY = datetime(2024, 5, 6, 10, 0, tzinfo=UTC)
@@ -20,7 +23,7 @@ FILL = fill_task()
 
 
 def answer(store: Store, post_id: int, user: int, picks: tuple[str, ...], at: datetime) -> None:
-    store.answer(request(post_id, user, picks), at)
+    store_calls.answer(store, request(post_id, user, picks), at)
 
 
 def seed(store: Store) -> tuple[int, int]:
@@ -72,7 +75,7 @@ def test_a_wrong_pick_repeated_before_repeats_were_refused_counts_once(store: St
         )
     activity = InsightsStore(store).window(GUILD, FIRST, LAST, BERLIN)
     assert activity.wrong_picks == (WrongPick(c, 3, ("B",)),)
-    assert store.progress(c, 3).wrong_tries == 2  # each stored try still counts
+    assert read(store, answers.read_progress, c, 3).wrong_tries == 2  # each stored try still counts
 
 
 def test_days_are_local_to_the_server_and_every_day_of_the_window_is_there(
@@ -97,7 +100,7 @@ def test_days_are_local_to_the_server_and_every_day_of_the_window_is_there(
 
 def test_another_servers_activity_stays_out(store: Store) -> None:
     post = new_post(store, MONDAY, guild_id=GUILD + 1, task=CHOICE)
-    store.answer(request(post, 1, ("A",)), MONDAY)
+    store_calls.answer(store, request(post, 1, ("A",)), MONDAY)
     activity = InsightsStore(store).window(GUILD, FIRST, LAST, BERLIN)
     assert activity.tasks == () and activity.posts == {} and activity.members == 0
 
@@ -105,9 +108,28 @@ def test_another_servers_activity_stays_out(store: Store) -> None:
 def test_results_one_row_per_member_and_task_over_their_posts(store: Store) -> None:
     _, f = seed(store)
     again = new_post(store, MONDAY + timedelta(days=2), task=CHOICE).id
-    store.reveal_hint(again, GUILD, 3, "user3", MONDAY + timedelta(days=2))
+    write(
+        store,
+        answers.reveal_hint,
+        again,
+        GUILD,
+        3,
+        "user3",
+        MONDAY + timedelta(days=2),
+        action=StoreAction.REVEAL,
+    )
     answer(store, again, 3, ("A",), MONDAY + timedelta(days=2))
-    store.reveal_solution(f, GUILD, 5, "user5", MONDAY + timedelta(days=2))
+    write(
+        store,
+        answers.reveal_solution,
+        f,
+        GUILD,
+        5,
+        "user5",
+        MONDAY + timedelta(days=2),
+        confirmed=True,
+        action=StoreAction.REVEAL,
+    )
     rows = InsightsStore(store).results(GUILD, BERLIN)
     points = {(r.user_id, r.task_id): r.points for r in rows}
     assert rows == [
@@ -131,7 +153,17 @@ def test_results_count_a_solution_opened_after_finishing_while_the_post_was_open
     post = new_post(store, MONDAY, task=CHOICE).id
     answer(store, post, 1, ("A",), MONDAY)
     answer(store, post, 2, ("A",), MONDAY)
-    store.reveal_solution(post, GUILD, 1, "user1", MONDAY + timedelta(hours=1))
+    write(
+        store,
+        answers.reveal_solution,
+        post,
+        GUILD,
+        1,
+        "user1",
+        MONDAY + timedelta(hours=1),
+        confirmed=True,
+        action=StoreAction.REVEAL,
+    )
     rows = InsightsStore(store).results(GUILD, BERLIN)
     assert [(r.user_id, r.solved, r.first_try, r.points, r.solution) for r in rows] == [
         (1, True, True, 10, True),
@@ -145,9 +177,19 @@ def test_results_leave_out_a_solution_opened_after_the_post_closed(store: Store)
     post = new_post(store, MONDAY, task=CHOICE).id
     answer(store, post, 1, ("A",), MONDAY)  # solved
     answer(store, post, 2, ("B",), MONDAY)  # one miss, then the post closes
-    store.close_post(post, MONDAY + timedelta(hours=1))
+    write(store, posts.close_post, post, MONDAY + timedelta(hours=1))
     for user in (1, 2):
-        store.reveal_solution(post, GUILD, user, f"user{user}", MONDAY + timedelta(hours=2))
+        write(
+            store,
+            answers.reveal_solution,
+            post,
+            GUILD,
+            user,
+            f"user{user}",
+            MONDAY + timedelta(hours=2),
+            confirmed=True,
+            action=StoreAction.REVEAL,
+        )
     rows = InsightsStore(store).results(GUILD, BERLIN)
     assert [(r.user_id, r.solved, r.solution) for r in rows] == [
         (1, True, False),
@@ -164,10 +206,14 @@ def test_results_since_a_local_date_count_only_the_posts_made_from_then(store: S
 
 def test_results_carry_names_only_when_asked(store: Store) -> None:
     seed(store)
-    store.upsert_member(GUILD, 2, "Grace Hopper", MONDAY)
+    write(store, answers.upsert_member, GUILD, 2, "Grace Hopper", MONDAY)
     plain = InsightsStore(store).results(GUILD, BERLIN)
     named = InsightsStore(store).results(GUILD, BERLIN, names=True)
     assert {r.name for r in plain} == {None}
     assert [(r.user_id, r.name) for r in named] == [
-        (1, "user1"), (1, "user1"), (2, "Grace Hopper"), (3, "user3"), (4, "user4")
+        (1, "user1"),
+        (1, "user1"),
+        (2, "Grace Hopper"),
+        (3, "user3"),
+        (4, "user4"),
     ]

@@ -12,7 +12,9 @@ import pytest
 from sqlalchemy import event
 
 from bot.store import Rank, Store
+from bot.store import leaderboard as leaderboard_unit
 from tests.store.conftest import GUILD, finish, fresh_task, new_post
+from tests.store_calls import read
 
 BERLIN = ZoneInfo("Europe/Berlin")  # UTC+2 in May
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")  # UTC-7 in May
@@ -25,7 +27,10 @@ def solve_at(store: Store, user_id: int, at: datetime, wrong: int = 0, guild: in
 
 
 def ranked(store: Store, period: str, tz: ZoneInfo, now: datetime) -> list[tuple[int, int]]:
-    return [(r.user_id, r.points) for r in store.leaderboard(GUILD, period, tz, now).rows]
+    return [
+        (r.user_id, r.points)
+        for r in leaderboard_unit.leaderboard(store, GUILD, period, tz, now, None, 10).rows
+    ]
 
 
 def local(tz: ZoneInfo, *args: int) -> datetime:
@@ -78,7 +83,9 @@ def test_ties_break_on_solved_then_who_got_there_first_then_id(store: Store) -> 
     solve_at(store, 30, t + timedelta(hours=6), wrong=3)  # ... a later 0-point fail changes nothing
     solve_at(store, 20, t + timedelta(hours=3))  # same as 50 in every way: lower id first
     solve_at(store, 60, t, wrong=3)  # no points: not ranked
-    board = store.leaderboard(GUILD, "today", ZoneInfo("UTC"), t + timedelta(hours=8))
+    board = leaderboard_unit.leaderboard(
+        store, GUILD, "today", ZoneInfo("UTC"), t + timedelta(hours=8), None, 10
+    )
     assert [(r.rank, r.user_id, r.points, r.solved) for r in board.rows] == [
         (1, 40, 10, 2),
         (2, 30, 10, 1),
@@ -88,8 +95,8 @@ def test_ties_break_on_solved_then_who_got_there_first_then_id(store: Store) -> 
     assert board.rows[0].name == "user40"
     # The asker's rank is counted separately from the top list: both must agree.
     for row in board.rows:
-        alone = store.leaderboard(
-            GUILD, "today", ZoneInfo("UTC"), t + timedelta(hours=8), user_id=row.user_id, limit=1
+        alone = leaderboard_unit.leaderboard(
+            store, GUILD, "today", ZoneInfo("UTC"), t + timedelta(hours=8), row.user_id, 1
         )
         assert alone.me == row
 
@@ -100,14 +107,21 @@ def test_me_is_ranked_outside_the_top(store: Store) -> None:
         for n in range(user):
             solve_at(store, user, t + timedelta(minutes=n))
     now = t + timedelta(hours=1)
-    board = store.leaderboard(GUILD, "today", ZoneInfo("UTC"), now, user_id=2)
+    board = leaderboard_unit.leaderboard(store, GUILD, "today", ZoneInfo("UTC"), now, 2, 10)
     assert [r.user_id for r in board.rows] == list(range(12, 2, -1))
     assert board.me == Rank(11, 2, "user2", 20, 2)
-    inside = store.leaderboard(GUILD, "today", ZoneInfo("UTC"), now, user_id=12)
+    inside = leaderboard_unit.leaderboard(store, GUILD, "today", ZoneInfo("UTC"), now, 12, 10)
     assert inside.me == inside.rows[0] == Rank(1, 12, "user12", 120, 12)
-    assert store.leaderboard(GUILD, "today", ZoneInfo("UTC"), now, user_id=99).me is None
-    assert store.leaderboard(GUILD, "all", ZoneInfo("UTC"), now, limit=3).me is None
-    assert len(store.leaderboard(GUILD, "all", ZoneInfo("UTC"), now, limit=3).rows) == 3
+    assert (
+        leaderboard_unit.leaderboard(store, GUILD, "today", ZoneInfo("UTC"), now, 99, 10).me is None
+    )
+    assert (
+        leaderboard_unit.leaderboard(store, GUILD, "all", ZoneInfo("UTC"), now, None, 3).me is None
+    )
+    assert (
+        len(leaderboard_unit.leaderboard(store, GUILD, "all", ZoneInfo("UTC"), now, None, 3).rows)
+        == 3
+    )
 
 
 def test_period_filtering_and_server_isolation(store: Store) -> None:
@@ -120,8 +134,12 @@ def test_period_filtering_and_server_isolation(store: Store) -> None:
     assert ranked(store, "today", utc, now) == [(1, 10)]
     assert ranked(store, "week", utc, now) == [(2, 10), (1, 10)]
     assert ranked(store, "all", utc, now) == [(3, 10), (2, 10), (1, 10)]
-    assert store.leaderboard(GUILD, "all", utc, now, user_id=1).me == Rank(3, 1, "user1", 10, 1)
-    assert store.leaderboard(GUILD + 1, "all", utc, now, user_id=1).me == Rank(1, 1, "user1", 10, 1)
+    assert leaderboard_unit.leaderboard(store, GUILD, "all", utc, now, 1, 10).me == Rank(
+        3, 1, "user1", 10, 1
+    )
+    assert leaderboard_unit.leaderboard(store, GUILD + 1, "all", utc, now, 1, 10).me == Rank(
+        1, 1, "user1", 10, 1
+    )
 
 
 def query_plan(store: Store, read: Callable[[], object]) -> str:
@@ -154,11 +172,18 @@ def test_leaderboards_are_index_reads_and_the_fallback_reads_covering_indexes(
         solve_at(store, user, t - timedelta(days=user % 3, hours=user), wrong=user % 4)
     utc, now = ZoneInfo("UTC"), t + timedelta(hours=1)
     for period, index in (("all", "ix_member_total_rank"), ("week", "ix_member_period_rank")):
-        plan = query_plan(store, partial(store.leaderboard, GUILD, period, utc, now, 3))
+        plan = query_plan(
+            store, partial(leaderboard_unit.leaderboard, store, GUILD, period, utc, now, 3, 10)
+        )
         # The top N in index order (no sort), and the asker's rank as three index ranges.
         assert plan.count(f"USING COVERING INDEX {index}") == 4, plan
         assert "TEMP B-TREE" not in plan and "SCAN member" not in plan, plan
     for period in ("all", "today"):
-        plan = query_plan(store, partial(store.leaderboard_exact, GUILD, period, utc, now, 3))
+        plan = query_plan(
+            store,
+            partial(
+                read, store, leaderboard_unit.leaderboard_exact, GUILD, period, utc, now, 3, 10
+            ),
+        )
         assert "SEARCH score USING COVERING INDEX ix_score_guild_" in plan, plan
         assert "SCAN score" not in plan, plan

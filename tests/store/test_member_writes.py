@@ -15,6 +15,7 @@ from bot.store import Store
 from bot.store.answers import upsert_member
 from bot.store.tables import Member, table_of
 from tests.store.conftest import GUILD, NOW, WRONGS, fresh_task, new_post, request
+from tests.store_calls import answer
 
 _member = table_of(Member)
 
@@ -43,18 +44,18 @@ def _name(store: Store, user_id: int) -> str | None:
 
 def test_same_name_again_writes_no_member(store: Store, member_writes: list[str]) -> None:
     post = new_post(store, task=fresh_task())
-    store.answer(request(post, 7, WRONGS[0]), NOW)
+    answer(store, request(post, 7, WRONGS[0]), NOW)
     assert len(member_writes) == 1  # first sighting: the row must exist
-    store.answer(request(post, 7, WRONGS[1]), NOW)
+    answer(store, request(post, 7, WRONGS[1]), NOW)
     assert len(member_writes) == 1
     assert _name(store, 7) == "user7"
 
 
 def test_a_new_name_is_written(store: Store, member_writes: list[str]) -> None:
     post = new_post(store, task=fresh_task())
-    store.answer(request(post, 7, WRONGS[0]), NOW)
+    answer(store, request(post, 7, WRONGS[0]), NOW)
     renamed = dataclasses.replace(request(post, 7, WRONGS[1]), member_name="Seven")
-    store.answer(renamed, NOW)
+    answer(store, renamed, NOW)
     assert len(member_writes) == 2
     assert _name(store, 7) == "Seven"
 
@@ -67,7 +68,7 @@ def test_a_rolled_back_write_is_written_again(store: Store, member_writes: list[
         upsert_member(conn, GUILD, 7, "user7", NOW)
         raise Boom
     assert _name(store, 7) is None
-    store.answer(request(new_post(store, task=fresh_task()), 7, WRONGS[0]), NOW)
+    answer(store, request(new_post(store, task=fresh_task()), 7, WRONGS[0]), NOW)
     assert len(member_writes) == 2
     assert _name(store, 7) == "user7"
 
@@ -75,8 +76,8 @@ def test_a_rolled_back_write_is_written_again(store: Store, member_writes: list[
 def test_a_new_store_writes_the_member_again(store: Store, member_writes: list[str]) -> None:
     """What one store committed is no other store's knowledge (a restart starts afresh)."""
     post = new_post(store, task=fresh_task())
-    store.answer(request(post, 7, WRONGS[0]), NOW)
-    Store(store.engine).answer(request(post, 7, WRONGS[1]), NOW)
+    answer(store, request(post, 7, WRONGS[0]), NOW)
+    answer(Store(store.engine), request(post, 7, WRONGS[1]), NOW)
     assert len(member_writes) == 2
 
 
@@ -88,5 +89,5 @@ def test_a_write_in_a_rolled_back_savepoint_is_written_again(
         upsert_member(conn, GUILD, 7, "user7", NOW)
         raise LookupError
     assert _name(store, 7) is None
-    store.answer(request(new_post(store, task=fresh_task()), 7, WRONGS[0]), NOW)
+    answer(store, request(new_post(store, task=fresh_task()), 7, WRONGS[0]), NOW)
     assert _name(store, 7) == "user7"

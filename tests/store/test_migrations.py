@@ -17,8 +17,10 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from alembic import command
@@ -26,12 +28,26 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, event, text
 
+from bot.clock import utcnow
 from bot.content import load_banks
-from bot.quiz.engine import Status
-from bot.quiz.errors import PostClosedError, UnknownTaskError
+from bot.quiz.engine import Progress, Status
+from bot.quiz.errors import PostClosedError, StoreAction, UnknownTaskError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
-from bot.store import AnswerRequest, Store, make_engine
+from bot.store import (
+    AnswerRequest,
+    GuildConfigInfo,
+    Leaderboard,
+    PostCounts,
+    PostInfo,
+    Store,
+    guild_config,
+    leaderboard,
+    make_engine,
+    posts,
+    stats,
+)
+from bot.store import answers as answers_unit
 from bot.store.migrate import (
     BASELINE,
     SchemaTooNewError,
@@ -46,6 +62,7 @@ from bot.store.migrate import (
 )
 from bot.store.schedules import ScheduleStore
 from tests.store.fixtures import make_0_1_0_db as fixture
+from tests.store_calls import answer_batch, read, write
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OLD_DB = FIXTURES / "quizbot-0.1.0.db"
@@ -93,6 +110,33 @@ def test_the_fixture_is_an_unversioned_0_1_0_database(old_db: Path) -> None:
     assert counts["attempt"] > 10 and counts["schedule_run"] == 3
 
 
+class _Reads010:
+    """0.1.0's `Store` reads that `fixture.facts` makes, on today's unit functions."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get_post(self, post_id: int) -> PostInfo | None:
+        return read(self.store, posts.get_post, post_id)
+
+    def guild_config(self, guild_id: int) -> GuildConfigInfo:
+        return read(self.store, guild_config.guild_config, guild_id)
+
+    def leaderboard(
+        self, guild_id: int, period: str, tz: ZoneInfo, now: datetime, user_id: int
+    ) -> Leaderboard:
+        return leaderboard.leaderboard(self.store, guild_id, period, tz, now, user_id, 10)
+
+    def member_stats(self, guild_id: int, user_id: int, tz: ZoneInfo, now: datetime) -> Any:
+        return read(self.store, stats.member_stats, guild_id, user_id, tz, now)
+
+    def post_counts(self, post_id: int) -> PostCounts:
+        return read(self.store, posts.post_counts, post_id)
+
+    def progress(self, post_id: int, user_id: int) -> Progress:
+        return read(self.store, answers_unit.read_progress, post_id, user_id)
+
+
 @pytest.mark.sqlite_only  # an SQLite file
 def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine) -> None:
     state = current_state(upgraded)
@@ -100,7 +144,7 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
     store = Store(upgraded)
     ids = {k: EXPECTED[k] for k in ("schedule_ids", "run_ids", "post_ids")}
     ids |= {"open_post": EXPECTED["open_post"], "closed_post": EXPECTED["closed_post"]}
-    now_facts = fixture.plain(fixture.facts(store, ScheduleStore(store), ids))
+    now_facts = fixture.plain(fixture.facts(_Reads010(store), ScheduleStore(store), ids))
     # 0002_task_versions: the posts have no version until the service pins them (below).
     for post in now_facts["posts"].values():
         assert (post.pop("task_version_id"), post.pop("task")) == (None, None)
@@ -121,8 +165,8 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
     # MemberStats.practice_points (points on private posts, apart from the board's): new since
     # 0.1.0, and 0 there (no private post).
     for members in now_facts["member_stats"].values():
-        for stats in members.values():
-            assert stats.pop("practice_points") == 0
+        for figures in members.values():
+            assert figures.pop("practice_points") == 0
     # Leaderboard.zone (the zone its days and weeks counted in, for its footer): new since 0.1.0.
     for guild, boards in now_facts["leaderboards"].items():
         for board in boards.values():
@@ -169,7 +213,7 @@ async def test_an_old_open_post_still_takes_answers_that_score(upgraded: Engine)
     board_then = EXPECTED["leaderboards"][str(guild)]["all"]["rows"]
     before = {row["user_id"]: row["points"] for row in board_then}
     try:
-        task = service.task(EXPECTED["posts"][str(open_post)]["task_id"])
+        task = service.catalog.get_or_raise(EXPECTED["posts"][str(open_post)]["task_id"])
         reply = await service.answer(open_post, guild, carol, "carol", task.answers)
         assert reply.outcome.status is Status.CORRECT and reply.outcome.points > 0
         board = await service.leaderboard(guild, "all", carol)
@@ -180,8 +224,8 @@ async def test_an_old_open_post_still_takes_answers_that_score(upgraded: Engine)
     assert board.me.solved == EXPECTED["member_stats"][str(guild)][str(carol)]["solved"] + 1
     # The maintained totals carried over and were kept: they equal the scores' sums.
     zone = fixture.ZoneInfo(fixture.ZONES[guild])
-    assert store.leaderboard(guild, "all", zone, now) == store.leaderboard_exact(
-        guild, "all", zone, now
+    assert leaderboard.leaderboard(store, guild, "all", zone, now, None, 10) == read(
+        store, leaderboard.leaderboard_exact, guild, "all", zone, now, None, 10
     )
 
 
@@ -192,15 +236,15 @@ async def test_an_old_closed_post_still_refuses_answers(upgraded: Engine) -> Non
     closed_post, guild, dave = EXPECTED["closed_post"], fixture.GUILD_A, fixture.DAVE
     service = QuizService(load_banks(CONTENT), store, clock=lambda: now)
     try:
-        task = service.task(EXPECTED["posts"][str(closed_post)]["task_id"])
+        task = service.catalog.get_or_raise(EXPECTED["posts"][str(closed_post)]["task_id"])
         with pytest.raises(PostClosedError):
             await service.answer(closed_post, guild, dave, "dave", task.answers)
     finally:
         await service.close()
     request = AnswerRequest(closed_post, guild, dave, "dave", task.answers)
-    (result,) = store.answer_batch([request], now)
+    (result,) = answer_batch(store, [request], now)
     assert isinstance(result, PostClosedError)
-    assert store.progress(closed_post, dave).attempts_used == 0
+    assert read(store, answers_unit.read_progress, closed_post, dave).attempts_used == 0
 
 
 @pytest.mark.sqlite_only  # an SQLite file
@@ -220,7 +264,7 @@ async def test_the_service_pins_old_posts_so_a_later_edit_does_not_change_them(
     service = QuizService(Catalog.of(others), store, clock=lambda: now)
     try:
         await service.start()
-        pinned = {p: store.get_post(p) for p in EXPECTED["post_ids"]}
+        pinned = {p: read(store, posts.get_post, p) for p in EXPECTED["post_ids"]}
         assert pinned[open_post] is not None and pinned[open_post].task is None
         assert all(
             post.task == catalog.get(post.task_id)
@@ -255,7 +299,7 @@ async def test_an_old_post_whose_task_is_gone_is_refused_cleanly(
     task = catalog.get_or_raise(EXPECTED["posts"][str(open_post)]["task_id"])
     others = Catalog.of([t for t in catalog if t.id != task.id])
     service = QuizService(others, store, clock=lambda: now)
-    before = store.progress(open_post, carol)
+    before = read(store, answers_unit.read_progress, open_post, carol)
     try:
         await service.start()
         with pytest.raises(UnknownTaskError, match="no longer in the loaded banks"):
@@ -268,7 +312,7 @@ async def test_an_old_post_whose_task_is_gone_is_refused_cleanly(
             await service.posted(open_post, guild)
     finally:
         await service.close()
-    assert store.progress(open_post, carol) == before
+    assert read(store, answers_unit.read_progress, open_post, carol) == before
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
@@ -280,7 +324,18 @@ def test_0002_downgrades_to_the_0_1_0_schema_keeping_every_row(
     shutil.copyfile(OLD_DB, reference)
     before = row_counts(reference)
     task = load_banks(CONTENT).get_or_raise("mlops-parallelism-mc-1")
-    post = Store(upgraded).create_post(fixture.GUILD_A, 1, task, None, now=fixture.NOW)
+    post = write(
+        Store(upgraded),
+        posts.create_post,
+        fixture.GUILD_A,
+        1,
+        task,
+        None,
+        now=fixture.NOW,
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
     with upgraded.begin() as conn:
         command.downgrade(alembic_config(conn), BASELINE)
         assert conn.execute(text("PRAGMA foreign_key_check")).all() == []
@@ -323,7 +378,7 @@ def test_down_to_the_baseline_and_up_again_gives_the_models_schema(
     database at an older revision to the head (on PostgreSQL saying the copy is pg_dump's)."""
     engine = make_engine(empty_database_url)
     try:
-        Store(engine).upsert_member(1, 2, "ada")
+        write(Store(engine), answers_unit.upsert_member, 1, 2, "ada", utcnow())
         with engine.begin() as conn:
             command.downgrade(alembic_config(conn), BASELINE)
         assert current_state(engine).revision == BASELINE
@@ -344,7 +399,7 @@ def test_a_new_database_is_created_at_the_head(tmp_path: Path, empty_database_ur
         engine = make_engine(url)
         try:
             assert current_state(engine).is_head
-            Store(engine).upsert_member(1, 2, "ada")
+            write(Store(engine), answers_unit.upsert_member, 1, 2, "ada", utcnow())
         finally:
             engine.dispose()
     assert list(tmp_path.glob("*.backup-*")) == []  # nothing to back up
@@ -394,7 +449,7 @@ def test_backup_copies_what_is_still_in_the_wal(tmp_path: Path) -> None:
     store = Store(engine)
     try:
         with store.read() as conn:  # an open reader keeps the WAL from being checkpointed
-            store.upsert_member(1, 2, "ada")
+            write(store, answers_unit.upsert_member, 1, 2, "ada", utcnow())
             assert (tmp_path / "quizbot.db-wal").stat().st_size > 0
             first = backup_sqlite(path)
             second = backup_sqlite(path)

@@ -62,9 +62,7 @@ async def test_stopping_the_server_under_load_loses_nothing_acknowledged_and_rec
     server_and_service: tuple[PgServer, QuizService], caplog: pytest.LogCaptureFixture
 ) -> None:
     server, service = server_and_service
-    posts = [
-        (await service.create_post(GUILD, CHANNEL, TASK, 99)).post.id for _ in range(POSTS)
-    ]
+    posts = [(await service.create_post(GUILD, CHANNEL, TASK, 99)).post.id for _ in range(POSTS)]
     tally = Tally()
     stopped = asyncio.Event()
     restarted = asyncio.Event()
@@ -131,7 +129,7 @@ async def test_stopping_the_server_under_load_loses_nothing_acknowledged_and_rec
     # Told once per fault, without a traceback; the log names the server as unreachable.
     tracebacks = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.exc_info]
     assert not tracebacks, f"a traceback was logged: {tracebacks}"
-    faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.faults"]
+    faults = [r.getMessage() for r in caplog.records if r.name == "bot.store.store"]
     assert faults and all("was refused and stored nothing" in m for m in faults)
     assert any("cannot be reached" in m for m in faults)
 

@@ -6,18 +6,30 @@ from datetime import UTC, timedelta, timezone
 from typing import TypeVar, cast
 
 import pytest
+from sqlalchemy import Connection
 
-from bot.store import GuildConfigInfo, PostInfo, Store, Unit
+from bot.quiz.errors import StoreAction
+from bot.store import GuildConfigInfo, PostInfo, Store, Unit, guild_config, posts, sessions
 from tests.factories import choice
 from tests.store.conftest import CHANNEL, GUILD, NOW, WRONG, new_post, request
+from tests.store_calls import answer, configure, read, write
 
 T = TypeVar("T")
 
 
 def test_create_get_and_attach_the_message(store: Store) -> None:
     later = NOW + timedelta(days=1)
-    post = store.create_post(
-        GUILD, CHANNEL, choice("gpu-1"), 42, schedule_id=3, closes_at=later, now=NOW
+    post = write(
+        store,
+        posts.create_post,
+        GUILD,
+        CHANNEL,
+        choice("gpu-1"),
+        42,
+        schedule_id=3,
+        closes_at=later,
+        now=NOW,
+        action=StoreAction.POST,
     )
     assert (post.guild_id, post.channel_id, post.task_id, post.posted_by) == (
         GUILD,
@@ -27,32 +39,48 @@ def test_create_get_and_attach_the_message(store: Store) -> None:
     )
     assert post.posted_at == NOW and post.posted_at.tzinfo is UTC
     assert post.schedule_id == 3 and post.message_id is None
-    store.set_post_message(post.id, 123456789012345678)
-    fetched = store.get_post(post.id)
+    write(store, posts.set_post_message, post.id, 123456789012345678)
+    fetched = read(store, posts.get_post, post.id)
     assert fetched is not None and fetched.message_id == 123456789012345678
     assert not fetched.is_closed(NOW)
     assert fetched.is_closed(NOW + timedelta(days=1))
-    assert store.get_post(post.id + 1) is None
+    assert read(store, posts.get_post, post.id + 1) is None
 
 
 def test_discard_deletes_only_an_unsent_unused_post(store: Store) -> None:
     refused = new_post(store)
-    assert store.discard_post(refused.id)
-    assert store.get_post(refused.id) is None
+    assert write(store, posts.discard_post, refused.id, action=StoreAction.POST)
+    assert read(store, posts.get_post, refused.id) is None
     sent = new_post(store)
-    store.set_post_message(sent.id, 123456789012345678)
+    write(store, posts.set_post_message, sent.id, 123456789012345678)
     answered = new_post(store)
-    store.answer(request(answered, 7, WRONG), NOW)
-    assert not store.discard_post(sent.id) and not store.discard_post(answered.id)
-    assert store.get_post(sent.id) is not None and store.get_post(answered.id) is not None
+    answer(store, request(answered, 7, WRONG), NOW)
+    assert not write(store, posts.discard_post, sent.id, action=StoreAction.POST) and not write(
+        store, posts.discard_post, answered.id, action=StoreAction.POST
+    )
+    assert (
+        read(store, posts.get_post, sent.id) is not None
+        and read(store, posts.get_post, answered.id) is not None
+    )
 
 
 def test_latest_post_per_channel(store: Store) -> None:
-    assert store.latest_post(GUILD, CHANNEL) is None
+    assert read(store, posts.latest_post, GUILD, CHANNEL) is None
     new_post(store, NOW - timedelta(hours=1), task=choice("older"))
     latest = new_post(store, NOW, task=choice("newer"))
-    store.create_post(GUILD, CHANNEL + 1, choice("elsewhere"), None, now=NOW + timedelta(hours=1))
-    found = store.latest_post(GUILD, CHANNEL)
+    write(
+        store,
+        posts.create_post,
+        GUILD,
+        CHANNEL + 1,
+        choice("elsewhere"),
+        None,
+        now=NOW + timedelta(hours=1),
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
+    found = read(store, posts.latest_post, GUILD, CHANNEL)
     assert found is not None and found.id == latest.id
 
 
@@ -62,24 +90,29 @@ def test_search_posts_most_recent_first(store: Store) -> None:
     c = new_post(store, NOW, task=choice("GPU-streams"))
     new_post(store, NOW, guild_id=GUILD + 1, task=choice("gpu-other-server"))
     d = new_post(store, NOW, task=choice("gpu_under"))
-    assert [p.id for p in store.search_posts(GUILD, "gpu-")] == [c.id, a.id]
-    assert [p.id for p in store.search_posts(GUILD, "")] == [d.id, c.id, b.id, a.id]
-    assert [p.id for p in store.search_posts(GUILD, "", limit=2)] == [d.id, c.id]
+    assert [p.id for p in read(store, posts.search_posts, GUILD, "gpu-", 25)] == [c.id, a.id]
+    assert [p.id for p in read(store, posts.search_posts, GUILD, "", 25)] == [
+        d.id,
+        c.id,
+        b.id,
+        a.id,
+    ]
+    assert [p.id for p in read(store, posts.search_posts, GUILD, "", 2)] == [d.id, c.id]
     # LIKE wildcards in the text are literal characters.
-    assert [p.id for p in store.search_posts(GUILD, "gpu_")] == [d.id]
-    assert store.search_posts(GUILD, "%") == []
-    assert [p.id for p in store.search_posts(GUILD, f"#{b.id}")] == [b.id]
+    assert [p.id for p in read(store, posts.search_posts, GUILD, "gpu_", 25)] == [d.id]
+    assert read(store, posts.search_posts, GUILD, "%", 25) == []
+    assert [p.id for p in read(store, posts.search_posts, GUILD, f"#{b.id}", 25)] == [b.id]
 
 
 def test_guild_config_defaults_and_updates(store: Store) -> None:
-    assert store.guild_config(GUILD) == GuildConfigInfo(GUILD)
-    updated = store.update_guild_config(GUILD, timezone="Europe/Berlin", cooldown_seconds=5)
+    assert read(store, guild_config.guild_config, GUILD) == GuildConfigInfo(GUILD)
+    updated = configure(store, GUILD, timezone="Europe/Berlin", cooldown_seconds=5)
     assert updated == GuildConfigInfo(GUILD, timezone="Europe/Berlin", cooldown_seconds=5)
-    again = store.update_guild_config(GUILD, post_policy="mods", mod_role_id=77)
+    again = configure(store, GUILD, post_policy="mods", mod_role_id=77)
     assert again == GuildConfigInfo(GUILD, "Europe/Berlin", 77, "mods", 5)
-    assert store.guild_config(GUILD) == again
-    assert store.guild_config(GUILD + 1) == GuildConfigInfo(GUILD + 1)
-    assert store.update_guild_config(GUILD, timezone=None).timezone is None
+    assert read(store, guild_config.guild_config, GUILD) == again
+    assert read(store, guild_config.guild_config, GUILD + 1) == GuildConfigInfo(GUILD + 1)
+    assert configure(store, GUILD, timezone=None).timezone is None
 
 
 @pytest.mark.parametrize(
@@ -88,13 +121,13 @@ def test_guild_config_defaults_and_updates(store: Store) -> None:
 )
 def test_guild_config_rejects_bad_values(store: Store, changes: dict[str, object]) -> None:
     with pytest.raises(ValueError):
-        store.update_guild_config(GUILD, **changes)
-    assert store.guild_config(GUILD) == GuildConfigInfo(GUILD)
+        configure(store, GUILD, **changes)
+    assert read(store, guild_config.guild_config, GUILD) == GuildConfigInfo(GUILD)
 
 
 def test_guild_config_rejects_unknown_settings(store: Store) -> None:
     with pytest.raises(TypeError):
-        store.update_guild_config(GUILD, colour="blue")
+        configure(store, GUILD, colour="blue")
 
 
 def _committed(store: Store, unit: Unit[T]) -> T:
@@ -104,7 +137,7 @@ def _committed(store: Store, unit: Unit[T]) -> T:
 
 
 def _same_as_read_back(store: Store, created: PostInfo) -> None:
-    fetched = store.get_post(created.id)
+    fetched = read(store, posts.get_post, created.id)
     assert fetched is not None
     # `task` and `session` are left out of PostInfo's equality: compare them too.
     assert (created, created.task, created.session) == (fetched, fetched.task, fetched.session)
@@ -113,28 +146,47 @@ def _same_as_read_back(store: Store, created: PostInfo) -> None:
 def test_a_created_post_is_what_reading_it_back_gives(store: Store) -> None:
     """Posts are built from what was inserted, not read back: the two must not drift."""
     local_now = NOW.astimezone(timezone(timedelta(hours=2)))  # stored and read back as UTC
-    public = store.create_post(
-        GUILD, CHANNEL, choice("gpu-1"), 42, schedule_id=3, closes_at=NOW, now=local_now
+    public = write(
+        store,
+        posts.create_post,
+        GUILD,
+        CHANNEL,
+        choice("gpu-1"),
+        42,
+        schedule_id=3,
+        closes_at=NOW,
+        now=local_now,
+        action=StoreAction.POST,
     )
     assert public.posted_at.tzinfo is UTC
     _same_as_read_back(store, public)
 
-    first = _committed(
-        store, store.open_session_unit(GUILD, 7, "practice", CHANNEL, choice("gpu-2"), local_now)
-    )
+    def open_practice(conn: Connection) -> PostInfo:
+        session = sessions.start_session(
+            conn, GUILD, 7, "practice", topic=None, difficulty=None, now=local_now
+        )
+        return sessions.add_post(conn, session, CHANNEL, choice("gpu-2"), local_now)
+
+    first = _committed(store, Unit(open_practice, StoreAction.POST))
     assert first.private and first.session is not None and first.session.user_id == 7
     _same_as_read_back(store, first)
 
-    assert first.session_id is not None
+    session_id = first.session_id
+    assert session_id is not None
     step = _committed(
         store,
-        store.advance_session_unit(
-            first.session_id,
-            GUILD,
-            7,
-            CHANNEL,
-            NOW + timedelta(minutes=5),
-            lambda _state: choice("gpu-3"),
+        Unit(
+            lambda conn: sessions.advance(
+                conn,
+                session_id,
+                GUILD,
+                7,
+                CHANNEL,
+                NOW + timedelta(minutes=5),
+                lambda _state: choice("gpu-3"),
+                queue=0,
+            ),
+            StoreAction.POST,
         ),
     )
     assert step.post is not None and step.post.task_id == "gpu-3"

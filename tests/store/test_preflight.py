@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
+from bot.clock import utcnow
 from bot.host_errors import HostError
-from bot.store import Store, make_engine, preflight
+from bot.store import Store, answers, make_engine, preflight
 from bot.store.preflight import check_database, check_readable, database_problem
+from tests.store_calls import write
 
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 ROOT_WRITES_ANYWAY = "root ignores permission bits, so chmod cannot make a read-only database"
@@ -31,7 +33,7 @@ def refused(url: str) -> str:
 
 def existing_database(path: Path) -> Path:
     engine = make_engine(f"sqlite:///{path}")
-    Store(engine).upsert_member(1, 2, "ada")
+    write(Store(engine), answers.upsert_member, 1, 2, "ada", utcnow())
     engine.dispose()
     return path
 

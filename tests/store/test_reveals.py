@@ -6,8 +6,8 @@ import pytest
 from sqlalchemy import text
 
 from bot.quiz.engine import Progress, Status
-from bot.quiz.errors import UnknownPostError
-from bot.store import PostCounts, Store
+from bot.quiz.errors import StoreAction, UnknownPostError
+from bot.store import PostCounts, Store, answers, posts
 from tests.store.conftest import (
     GUILD,
     NOW,
@@ -17,6 +17,7 @@ from tests.store.conftest import (
     new_post,
     request,
 )
+from tests.store_calls import answer, read, write
 
 
 def score_row(store: Store, post_id: int, user_id: int) -> tuple[int, ...] | None:
@@ -33,8 +34,12 @@ def score_row(store: Store, post_id: int, user_id: int) -> tuple[int, ...] | Non
 
 def test_hint_halves_the_points_of_a_later_solve(store: Store) -> None:
     post = new_post(store)
-    assert store.reveal_hint(post.id, GUILD, 1, "ada", NOW).progress == Progress(hint_seen=True)
-    assert store.reveal_hint(post.id, GUILD, 1, "ada", NOW).progress == Progress(hint_seen=True)
+    assert write(
+        store, answers.reveal_hint, post.id, GUILD, 1, "ada", NOW, action=StoreAction.REVEAL
+    ).progress == Progress(hint_seen=True)
+    assert write(
+        store, answers.reveal_hint, post.id, GUILD, 1, "ada", NOW, action=StoreAction.REVEAL
+    ).progress == Progress(hint_seen=True)
     outcome = finish(store, post, 1, NOW)
     assert outcome.points == 5
     assert score_row(store, post.id, 1) == (5, 1, 1, 0, 1, 0)
@@ -43,21 +48,49 @@ def test_hint_halves_the_points_of_a_later_solve(store: Store) -> None:
 def test_hint_after_finishing_costs_nothing_and_is_not_recorded(store: Store) -> None:
     post = new_post(store)
     finish(store, post, 1, NOW)
-    after = store.reveal_hint(post.id, GUILD, 1, "ada", NOW).progress
+    after = write(
+        store, answers.reveal_hint, post.id, GUILD, 1, "ada", NOW, action=StoreAction.REVEAL
+    ).progress
     assert after == Progress(solved=True, points=10)
-    assert store.progress(post.id, 1) == after
+    assert read(store, answers.read_progress, post.id, 1) == after
 
 
 def test_solution_before_finishing_forfeits_once(store: Store) -> None:
     post = new_post(store)
-    store.answer(request(post, 1, WRONG), NOW)
+    answer(store, request(post, 1, WRONG), NOW)
     forfeited = Progress(wrong_tries=1, forfeited=True, tried=frozenset({WRONG}))
-    assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
-    assert store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access.progress == forfeited
-    assert store.progress(post.id, 1) == forfeited
+    assert (
+        write(
+            store,
+            answers.reveal_solution,
+            post.id,
+            GUILD,
+            1,
+            "ada",
+            NOW,
+            confirmed=True,
+            action=StoreAction.REVEAL,
+        ).access.progress
+        == forfeited
+    )
+    assert (
+        write(
+            store,
+            answers.reveal_solution,
+            post.id,
+            GUILD,
+            1,
+            "ada",
+            NOW,
+            confirmed=True,
+            action=StoreAction.REVEAL,
+        ).access.progress
+        == forfeited
+    )
+    assert read(store, answers.read_progress, post.id, 1) == forfeited
     assert score_row(store, post.id, 1) == (0, 0, 0, 1, 0, 1)
     # Answering after forfeiting changes nothing.
-    late = store.answer(request(post, 1), NOW).outcome
+    late = answer(store, request(post, 1), NOW).outcome
     assert late.status is Status.ALREADY_FINISHED
     assert score_row(store, post.id, 1) == (0, 0, 0, 1, 0, 1)
 
@@ -66,20 +99,55 @@ def test_solution_after_failing_or_solving_is_not_a_forfeit(store: Store) -> Non
     post = new_post(store)
     finish(store, post, 1, NOW, wrong=3)
     finish(store, post, 2, NOW, wrong=1)
-    failed = store.reveal_solution(post.id, GUILD, 1, "ada", NOW).access
+    failed = write(
+        store,
+        answers.reveal_solution,
+        post.id,
+        GUILD,
+        1,
+        "ada",
+        NOW,
+        confirmed=True,
+        action=StoreAction.REVEAL,
+    ).access
     assert failed.progress == Progress(wrong_tries=3, tried=frozenset(WRONGS))
     solved = Progress(wrong_tries=1, solved=True, points=7, tried=frozenset(WRONGS[:1]))
-    assert store.reveal_solution(post.id, GUILD, 2, "bob", NOW).access.progress == solved
-    assert store.progress(post.id, 2) == solved
+    assert (
+        write(
+            store,
+            answers.reveal_solution,
+            post.id,
+            GUILD,
+            2,
+            "bob",
+            NOW,
+            confirmed=True,
+            action=StoreAction.REVEAL,
+        ).access.progress
+        == solved
+    )
+    assert read(store, answers.read_progress, post.id, 2) == solved
     assert score_row(store, post.id, 2) == (7, 1, 0, 1, 0, 0)
 
 
 def test_reveals_need_a_post_of_that_server(store: Store) -> None:
     post = new_post(store)
     with pytest.raises(UnknownPostError):
-        store.reveal_hint(post.id + 1, GUILD, 1, "ada", NOW)
+        write(
+            store, answers.reveal_hint, post.id + 1, GUILD, 1, "ada", NOW, action=StoreAction.REVEAL
+        )
     with pytest.raises(UnknownPostError):
-        store.reveal_solution(post.id, GUILD + 1, 1, "ada", NOW)
+        write(
+            store,
+            answers.reveal_solution,
+            post.id,
+            GUILD + 1,
+            1,
+            "ada",
+            NOW,
+            confirmed=True,
+            action=StoreAction.REVEAL,
+        )
 
 
 def test_post_counts_count_distinct_members(store: Store) -> None:
@@ -87,8 +155,18 @@ def test_post_counts_count_distinct_members(store: Store) -> None:
     finish(store, post, 1, NOW)  # first try
     finish(store, post, 2, NOW, wrong=2)  # solved later
     finish(store, post, 3, NOW, wrong=3)  # failed
-    store.reveal_solution(post.id, GUILD, 4, "dan", NOW)  # forfeited without answering
+    write(
+        store,
+        answers.reveal_solution,
+        post.id,
+        GUILD,
+        4,
+        "dan",
+        NOW,
+        confirmed=True,
+        action=StoreAction.REVEAL,
+    )  # forfeited without answering
     finish(store, other, 5, NOW)
-    assert store.post_counts(post.id) == PostCounts(answered=3, solved=2, first_try=1)
-    assert store.post_counts(other.id) == PostCounts(answered=1, solved=1, first_try=1)
-    assert store.post_counts(other.id + 1) == PostCounts(0, 0, 0)
+    assert read(store, posts.post_counts, post.id) == PostCounts(answered=3, solved=2, first_try=1)
+    assert read(store, posts.post_counts, other.id) == PostCounts(answered=1, solved=1, first_try=1)
+    assert read(store, posts.post_counts, other.id + 1) == PostCounts(0, 0, 0)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.store import Store
-from bot.store.review_cards import StoredCard, due_queue, load_cards, save_cards
+from bot.store import Store, review_cards, sessions
+from bot.store.answers import save_cards
+from bot.store.review_cards import StoredCard, due_queue, load_cards
 from tests.store.conftest import GUILD, NOW
+from tests.store_calls import read
 
 
 def card(task_id: str, due: datetime, user_id: int = 7, guild_id: int = GUILD) -> StoredCard:
@@ -24,10 +26,10 @@ def test_the_queue_is_most_overdue_first_and_only_what_is_due(store: Store) -> N
                 card("d", NOW - timedelta(days=1), user_id=8),  # another member's
             ],
         )
-    assert store.review_queue(GUILD, 7, NOW) == ["a", "b"]
-    queue = store.review_queue_state(GUILD, 7, NOW, 10)
+    assert read(store, review_cards.due_queue, GUILD, 7, NOW, 25) == ["a", "b"]
+    queue = read(store, sessions.review_queue, GUILD, 7, NOW, 10)
     assert queue.due == ("a", "b") and queue.upcoming == (("c", NOW + timedelta(hours=5)),)
-    assert store.review_queue_state(GUILD, 99, NOW, 10).upcoming == ()
+    assert read(store, sessions.review_queue, GUILD, 99, NOW, 10).upcoming == ()
 
 
 def test_saving_a_card_again_replaces_it(store: Store) -> None:

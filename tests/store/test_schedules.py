@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
-from bot.quiz.errors import ScheduleLimitError
+from bot.quiz.errors import ScheduleLimitError, StoreAction
 from bot.quiz.rules import MAX_SCHEDULES
 from bot.quiz.tasks import Task
 from bot.store import Store, make_engine
+from bot.store import posts as posts_unit
 from bot.store.schedules import RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
 from tests.factories import choice
+from tests.store_calls import read, write
 
 GUILD = 1
 NOW = datetime(2025, 3, 2, 7, 0, tzinfo=UTC)
@@ -214,7 +216,7 @@ def test_claim_is_once_per_day_and_creates_the_posts(
     schedule = add(schedules, count=2)
     run = claim(schedules, schedule, "t1", "t2")
     assert run is not None and run.status == "claimed" and len(run.post_ids) == 2
-    posts = [store.get_post(p) for p in run.post_ids]
+    posts = [read(store, posts_unit.get_post, p) for p in run.post_ids]
     assert [p.task_id for p in posts if p] == ["t1", "t2"]
     for post in posts:
         assert post is not None and post.message_id is None and post.posted_by is None
@@ -314,9 +316,42 @@ def test_runs_to_close(schedules: ScheduleStore) -> None:
 def test_the_rotation_sees_every_public_post_in_the_server(
     schedules: ScheduleStore, store: Store
 ) -> None:
-    store.create_post(GUILD, 10, choice("t1"), 7, now=NOW)
-    store.create_post(GUILD, 10, choice("t1"), 7, now=NOW + timedelta(hours=1))
-    store.create_post(2, 10, choice("t2"), 7, now=NOW)
+    write(
+        store,
+        posts_unit.create_post,
+        GUILD,
+        10,
+        choice("t1"),
+        7,
+        now=NOW,
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
+    write(
+        store,
+        posts_unit.create_post,
+        GUILD,
+        10,
+        choice("t1"),
+        7,
+        now=NOW + timedelta(hours=1),
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
+    write(
+        store,
+        posts_unit.create_post,
+        2,
+        10,
+        choice("t2"),
+        7,
+        now=NOW,
+        schedule_id=None,
+        closes_at=None,
+        action=StoreAction.POST,
+    )
     seen = rotation_history(schedules, add(schedules), NOW)
     assert seen == {"t1": TaskPosts(2, NOW + timedelta(hours=1))}
 
@@ -327,7 +362,9 @@ def test_a_daily_post_that_never_went_out_leaves_its_task_to_come(
     schedule = add(schedules)
     run = claim(schedules, schedule, "t1", "t2")
     assert run is not None
-    store.set_post_message(run.post_ids[1], 555)  # t2 went out; t1 is still being sent
+    write(
+        store, posts_unit.set_post_message, run.post_ids[1], 555
+    )  # t2 went out; t1 is still being sent
     assert rotation_history(schedules, schedule, DUE).keys() == {"t1", "t2"}
     # The day closed with t1 unsent (its day failed): members never saw it.
     assert rotation_history(schedules, schedule, CLOSES).keys() == {"t2"}

@@ -11,13 +11,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from bot.clock import utcnow
 from bot.quiz import task_codec
 from bot.quiz.engine import Status
+from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Option
-from bot.store import Store, make_engine, task_versions
-from bot.store.task_versions import CACHE, VersionCache
+from bot.store import Store, make_engine, posts
+from bot.store import answers as answers_unit
+from bot.store.posts import CACHE, VersionCache
 from tests.factories import choice, note
 from tests.store.conftest import CHANNEL, GUILD, NOW, TASK, new_post, request
+from tests.store_calls import answer, read, write
 
 EDITED = replace(TASK, answers=("B",))
 """TASK with its right answer moved from A to B."""
@@ -41,9 +45,9 @@ def test_a_post_keeps_its_version_when_the_task_is_edited(store: Store) -> None:
     assert old.task == TASK and new.task == EDITED
     assert old.task_version_id != new.task_version_id
     # The same member answers A on both: right on the old version, wrong on the new one.
-    assert store.answer(request(old, 1, ("A",)), NOW).outcome.status is Status.CORRECT
-    assert store.answer(request(new, 1, ("A",)), NOW).outcome.status is Status.WRONG
-    assert store.answer(request(new, 1, ("B",)), NOW).outcome.status is Status.CORRECT
+    assert answer(store, request(old, 1, ("A",)), NOW).outcome.status is Status.CORRECT
+    assert answer(store, request(new, 1, ("A",)), NOW).outcome.status is Status.WRONG
+    assert answer(store, request(new, 1, ("B",)), NOW).outcome.status is Status.CORRECT
 
 
 def test_an_unchanged_task_posted_again_reuses_its_version(store: Store) -> None:
@@ -63,17 +67,42 @@ def test_every_read_of_a_post_brings_its_version(store: Store) -> None:
     )
     post = new_post(store)
     new_post(store, task=edited_notes)  # the latest version of the task
-    store.set_post_message(post.id, 5)
-    fetched = store.get_post(post.id)
+    write(store, posts.set_post_message, post.id, 5)
+    fetched = read(store, posts.get_post, post.id)
     assert fetched is not None and fetched.task == TASK
-    found = store.search_posts(GUILD, TASK.id)
+    found = read(store, posts.search_posts, GUILD, TASK.id, 25)
     assert [p.task for p in found] == [edited_notes, TASK]
-    latest = store.latest_post(GUILD, CHANNEL)
+    latest = read(store, posts.latest_post, GUILD, CHANNEL)
     assert latest is not None and latest.task == edited_notes
-    state, _ = store.member_state(post.id, GUILD, 1)
+    state, _ = read(store, answers_unit.member_state, post.id, GUILD, 1, utcnow())
     assert state.task == TASK
-    assert store.reveal_hint(post.id, GUILD, 1, "ada", NOW).post.task == TASK
-    assert store.reveal_solution(post.id, GUILD, 2, "bob", NOW).post.task == TASK
+    assert (
+        write(
+            store,
+            answers_unit.reveal_hint,
+            post.id,
+            GUILD,
+            1,
+            "ada",
+            NOW,
+            action=StoreAction.REVEAL,
+        ).post.task
+        == TASK
+    )
+    assert (
+        write(
+            store,
+            answers_unit.reveal_solution,
+            post.id,
+            GUILD,
+            2,
+            "bob",
+            NOW,
+            confirmed=True,
+            action=StoreAction.REVEAL,
+        ).post.task
+        == TASK
+    )
 
 
 def test_a_restart_still_grades_the_posted_version(tmp_path: Path) -> None:
@@ -87,7 +116,7 @@ def test_a_restart_still_grades_the_posted_version(tmp_path: Path) -> None:
     try:
         store = Store(engine)
         new_post(store, task=EDITED)  # the banks changed while the bot was down
-        answered = store.answer(request(post, 1, ("A",)), NOW)
+        answered = answer(store, request(post, 1, ("A",)), NOW)
         assert answered.outcome.status is Status.CORRECT
         assert answered.post.task == TASK
     finally:
@@ -97,7 +126,7 @@ def test_a_restart_still_grades_the_posted_version(tmp_path: Path) -> None:
 def test_a_post_and_its_version_commit_together(store: Store) -> None:
     """A post that is not stored leaves no version behind (one write unit)."""
     with pytest.raises(RuntimeError), store.write() as conn:
-        task_versions.ensure_versions(conn, [TASK], NOW)
+        posts.ensure_versions(conn, [TASK], NOW)
         raise RuntimeError("the post insert failed")
     assert versions(store) == []
 
@@ -115,17 +144,17 @@ def unversioned_post(store: Store, task_id: str) -> int:
 
 def test_pinning_gives_old_posts_the_version_of_their_loaded_task(store: Store) -> None:
     a1, a2, gone = (unversioned_post(store, t) for t in ("a", "a", "gone"))
-    assert store.get_post(a1).task is None  # type: ignore[union-attr]
+    assert read(store, posts.get_post, a1).task is None  # type: ignore[union-attr]
     loaded = {"a": choice("a", hint="As loaded now."), "other": choice("other")}
 
-    assert store.pin_unversioned(loaded, NOW) == 2
+    assert write(store, posts.pin_unversioned, loaded, NOW) == 2
     for post_id in (a1, a2):
-        pinned = store.get_post(post_id)
+        pinned = read(store, posts.get_post, post_id)
         assert pinned is not None and pinned.task == loaded["a"]
-    still = store.get_post(gone)
+    still = read(store, posts.get_post, gone)
     assert still is not None and still.task is None and still.task_version_id is None
-    assert store.pin_unversioned(loaded, NOW) == 0  # pinned once; nothing else to do
-    assert store.pin_unversioned(loaded | {"gone": choice("gone")}, NOW) == 1
+    assert write(store, posts.pin_unversioned, loaded, NOW) == 0  # pinned once; nothing else to do
+    assert write(store, posts.pin_unversioned, loaded | {"gone": choice("gone")}, NOW) == 1
 
 
 # -- the cache of decoded versions ---------------------------------------------------------
@@ -142,19 +171,19 @@ def test_a_version_is_decoded_once_however_often_it_is_read(
         decoded.append(content)
         return task_codec.decode_task(content)
 
-    monkeypatch.setattr(task_versions, "decode_task", counting)
+    monkeypatch.setattr(posts, "decode_task", counting)
     for n in range(5):
-        store.answer(request(post, n, ("B",)), NOW)
-        assert store.get_post(post.id).task == TASK  # type: ignore[union-attr]
+        answer(store, request(post, n, ("B",)), NOW)
+        assert read(store, posts.get_post, post.id).task == TASK  # type: ignore[union-attr]
     assert len(decoded) == 1
 
 
 def test_posting_a_task_caches_it_without_decoding(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(task_versions, "decode_task", lambda _c: pytest.fail("decoded"))
+    monkeypatch.setattr(posts, "decode_task", lambda _c: pytest.fail("decoded"))
     post = new_post(store)
-    assert store.get_post(post.id).task is TASK  # type: ignore[union-attr]
+    assert read(store, posts.get_post, post.id).task is TASK  # type: ignore[union-attr]
 
 
 def test_the_cache_is_bounded_and_drops_the_least_recently_used() -> None:
@@ -173,18 +202,18 @@ def test_the_cache_is_bounded_and_drops_the_least_recently_used() -> None:
 def test_an_evicted_version_is_read_and_decoded_again(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(task_versions, "CACHE", VersionCache(size=1))
+    monkeypatch.setattr(posts, "CACHE", VersionCache(size=1))
     decoded: list[str] = []
 
     def counting(content: str):  # type: ignore[no-untyped-def]
         decoded.append(content)
         return task_codec.decode_task(content)
 
-    monkeypatch.setattr(task_versions, "decode_task", counting)
+    monkeypatch.setattr(posts, "decode_task", counting)
     tasks = [choice(f"t{n}") for n in range(3)]
     for task in tasks:
         new_post(store, task=task)  # each one cached as posted, pushing the one before out
-    found = store.search_posts(GUILD, "t")
+    found = read(store, posts.search_posts, GUILD, "t", 25)
     assert [p.task for p in found] == tasks[::-1]
     assert len(decoded) == 2  # t0 and t1 were evicted; t2 was still cached
-    assert len(task_versions.CACHE) == 1
+    assert len(posts.CACHE) == 1

@@ -1,6 +1,6 @@
-"""What practice and review hold back (`posts.unfinished_public_posts`: the open public posts a
+"""What practice and review hold back (`answers.unfinished_public_posts`: the open public posts a
 member can still score on) is the engine's `Progress.can_score` on the progress the answer path
-reads (`Store.member_state`), and agrees with what the rows say, stated in SQL (the query the
+reads (`answers.member_state`), and agrees with what the rows say, stated in SQL (the query the
 store used to run): no score on any public post of the task, and fewer than MAX_ATTEMPTS misses
 across them. Over generated histories, so neither can drift from the other."""
 
@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, false, func, select
 
-from bot.quiz.errors import AnswerableElsewhereError, PostClosedError
+from bot.quiz.errors import AnswerableElsewhereError, PostClosedError, StoreAction
 from bot.quiz.tasks import MAX_ATTEMPTS
-from bot.store import Store, posts
+from bot.store import Store, answers, posts
 from bot.store.tables import Attempt, Post, Score, table_of
 from tests.store.conftest import GUILD, NOW, fresh_task, new_post, request
+from tests.store_calls import answer, read, write
 
 _post = table_of(Post)
 _attempt = table_of(Attempt)
@@ -69,30 +70,49 @@ def test_held_back_posts_are_those_the_engine_says_can_still_score(
         new_post(store, NOW - timedelta(hours=2), task=task, closes_at=NOW - timedelta(hours=1)),
     ]
     for post in made:
-        store.set_post_message(post.id, post.id * 100)
+        write(store, posts.set_post_message, post.id, post.id * 100)
     for index, action in actions:
         post = made[index]
         try:
             if action == "hint":
-                store.reveal_hint(post.id, GUILD, user, "m", NOW)
+                write(
+                    store,
+                    answers.reveal_hint,
+                    post.id,
+                    GUILD,
+                    user,
+                    "m",
+                    NOW,
+                    action=StoreAction.REVEAL,
+                )
             elif action == "solution":
-                store.reveal_solution(post.id, GUILD, user, "m", NOW, confirmed=True)
+                write(
+                    store,
+                    answers.reveal_solution,
+                    post.id,
+                    GUILD,
+                    user,
+                    "m",
+                    NOW,
+                    confirmed=True,
+                    action=StoreAction.REVEAL,
+                )
             else:
-                store.answer(request(post, user, (action,)), NOW)
+                answer(store, request(post, user, (action,)), NOW)
         except (PostClosedError, AnswerableElsewhereError):
             pass  # closed, or answerable elsewhere: nothing stored
     with store.read() as conn:
-        held = posts.unfinished_public_posts(conn, GUILD, user, NOW)
+        held = answers.unfinished_public_posts(conn, GUILD, user, NOW)
         sql_says_none = scores_none_in_sql(conn, task.id, user)
     can_score = [
         post
         for post in reversed(made[:2])  # the open ones, the latest first
-        if store.member_state(post.id, GUILD, user, NOW)[1].can_score
+        if read(store, answers.member_state, post.id, GUILD, user, NOW)[1].can_score
     ]
     # Earlier examples' tasks are other tasks: each example looks at its own.
     assert [p.message_id for p in held if p.task_id == task.id] == [
         post.id * 100 for post in can_score
     ]
     for post in made[:2]:
-        progress = store.member_state(post.id, GUILD, user, NOW)[1]
+        progress = read(store, answers.member_state, post.id, GUILD, user, NOW)[1]
         assert progress.can_score == (not sql_says_none)

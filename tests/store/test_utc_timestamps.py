@@ -1,4 +1,4 @@
-"""Timestamp columns (`tables.UtcDateTime`): stored as naive UTC, the schema and the rows 0.1.0
+"""Timestamp columns (`dialect.UtcDateTime`): stored as naive UTC, the schema and the rows 0.1.0
 wrote, and handed out aware UTC, whatever zone a value came in, on every engine."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select, text
 
-from bot.store import Store
+from bot.store import Store, posts
 from bot.store.tables import Post, table_of
 from tests.store.conftest import NOW, new_post
+from tests.store_calls import read
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")
@@ -33,7 +34,7 @@ def test_a_column_reads_aware_utc_and_is_stored_as_the_naive_utc_reading(store: 
     # TIMESTAMP WITHOUT TIME ZONE on PostgreSQL), as 0.1.0 stored it.
     assert [str(value)[:19] for value in stored] == ["2024-05-08 12:00:00", "2024-05-08 15:00:00"]
     assert not any("+" in str(value) for value in stored)
-    assert store.get_post(post.id) == post
+    assert read(store, posts.get_post, post.id) == post
 
 
 def test_a_parameter_of_any_zone_is_compared_by_its_instant(store: Store) -> None:
@@ -51,5 +52,5 @@ def test_a_parameter_of_any_zone_is_compared_by_its_instant(store: Store) -> Non
 
 def test_a_naive_value_is_taken_to_be_utc(store: Store) -> None:
     post = new_post(store, now=datetime(2024, 5, 8, 12, 0))
-    stored = store.get_post(post.id)
+    stored = read(store, posts.get_post, post.id)
     assert stored is not None and stored.posted_at == NOW and stored.posted_at.tzinfo is UTC

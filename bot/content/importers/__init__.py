@@ -1,10 +1,5 @@
-"""Importers: other quiz formats (GIFT, Moodle XML, Aiken, practice pages) into our banks,
-and our banks back out as GIFT or Moodle XML.
-
-Each format is one module with `parse(text, *, source, topic) -> ImportResult` (and, where it
-exports, `export(tasks, *, bank) -> str`, and `looks_like(text)` for detection). The parser
-produces `drafts.Draft` tasks and a report of what it left out; `drafts.bank_yaml` writes them
-as one bank, which the ordinary content check then validates.
+"""Importers: other quiz formats into our banks, and our banks out as GIFT or Moodle XML. Each
+format is one module: `parse`, `looks_like` and, where it exports, `export` and `cannot_export`.
 """
 
 from __future__ import annotations
@@ -19,20 +14,15 @@ from bot.content.importers.drafts import ImportResult
 from bot.quiz.tasks import Task
 
 FORMATS: Final = {"gift": "gift", "moodle-xml": "moodle_xml", "aiken": "aiken", "page": "page"}
-"""Format name -> its module in this package."""
 EXPORTS: Final = ("gift", "moodle-xml")
+# Most specific first: XML or a practice page could also pass the looser checks.
 DETECTION_ORDER: Final = ("moodle-xml", "page", "gift", "aiken")
-"""Most specific first: an XML document or a practice page could also pass the looser checks."""
-
 
 _XML_ENCODING = re.compile(rb"""<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']""")
-"""The encoding an XML declaration names, at the very start of the file."""
 
 
 def decode(data: bytes) -> str:
-    """A source's text: UTF-8 (a byte order mark dropped), or an XML document in the encoding
-    its declaration names. XML may be in any encoding it declares, and tools other than Moodle
-    write ISO-8859-1. UnicodeDecodeError for any other bytes that are not UTF-8."""
+    """A source's text: UTF-8, or XML in the encoding it declares; else UnicodeDecodeError."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as not_utf8:
@@ -42,8 +32,7 @@ def decode(data: bytes) -> str:
         try:
             return data.decode(declared[1].decode("ascii"))
         except (LookupError, UnicodeError):
-            # No such encoding, not a text encoding (base64), or not these bytes' encoding:
-            # what is wrong is still that the file is not UTF-8.
+            # No such encoding, or not these bytes': the file is still not UTF-8.
             raise not_utf8 from None
 
 
@@ -65,9 +54,9 @@ def detect(text: str) -> str:
     )
 
 
-def parse(text: str, *, source: str, fmt: str | None = None, topic: str | None = None) -> (
-    tuple[str, ImportResult]
-):
+def parse(
+    text: str, *, source: str, fmt: str | None = None, topic: str | None = None
+) -> tuple[str, ImportResult]:
     """The format used and what it parsed."""
     fmt = fmt or detect(text)
     parser = cast(Callable[..., ImportResult], _module(fmt).parse)

@@ -1,18 +1,7 @@
-"""Aiken: plain-text multiple choice, one question after another.
+"""Aiken: plain-text multiple choice (question lines, `A)` or `A.` options, `ANSWER: X`).
 
-```
-What does len([1, 2, 3]) return?
-A) 2
-B. 3
-C) 4
-ANSWER: B
-```
-
-The question's lines, then options `A)` or `A.` in order (A, B, C, …), then `ANSWER: X`.
-Questions are separated by blank lines (or simply follow an ANSWER line). Each becomes a choice
-task; a malformed one becomes a report line naming the line at fault. Aiken carries no
-feedback, hint or title: the hint is a neutral one, the solution gives only the answer, and
-the id is a slug of the question.
+Each question becomes a choice task, a malformed one a report line naming the line at fault.
+Aiken has no feedback, hint or title: a neutral hint, the answer as solution, a slug as id.
 """
 
 from __future__ import annotations
@@ -21,27 +10,17 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from bot.content.importers.drafts import (
-    NEUTRAL_HINT,
-    NEUTRAL_HINT_COMMENT,
-    Draft,
-    ImportResult,
-    ReportLine,
-    slug,
-    unique_ids,
-)
+from bot.content.importers import drafts
+from bot.content.importers.drafts import Draft, ImportResult, ReportLine
 from bot.quiz.tasks import OPTION_LABELS
 
 FORMAT_NAME = "Aiken"
 
 _OPTION = re.compile(r"^(?P<label>[A-Z])[.)][ \t]+(?P<text>\S.*)$")
 _EMPTY_OPTION = re.compile(r"^(?P<label>[A-Z])[.)]$")
-_TIGHT_OPTION = re.compile(r"^[A-Z][.)]\S")
-"""`A)x`: an option line but for the space Aiken needs after the label."""
-"""An option label with no text: reported as such, not read as the question's text."""
+_TIGHT_OPTION = re.compile(r"^[A-Z][.)]\S")  # `A)x`: the space after the label is missing
+# Any ANSWER line, even a malformed one, ends its question: it is reported as what it is.
 _ANSWER = re.compile(r"^ANSWER[ \t]*:[ \t]*(?P<label>.*?)[ \t]*$", re.IGNORECASE)
-"""Any ANSWER line, even one naming no option or several: it ends its question either way, so a
-malformed one is reported as what it is and the next question is not read into this one."""
 _SEVERAL = re.compile(r"[\s,;/&]+")
 _NO_FEEDBACK_COMMENT = "Aiken has no feedback: the solution gives only the answer."
 
@@ -62,35 +41,27 @@ class _Block:
     """The lines of one question, each with its line number."""
 
     lines: list[tuple[int, str]] = field(default_factory=list)
-    options: bool = False
-    """Whether an option line has been seen (the question text is over)."""
+    options: bool = False  # an option line was seen: the question text is over
 
 
 def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
-    """Every Aiken question in `text` as a choice task; every malformed one as a report line.
-    The bank's topic is `topic`, else the source file's name."""
+    """Every question as a choice task or a report line; the topic is `topic` or the file's name."""
     name = PurePath(source).stem or "aiken"
-    drafts: list[Draft] = []
+    made: list[Draft] = []
     report: list[ReportLine] = []
     for block in _blocks(text.removeprefix("\ufeff").splitlines()):
         outcome = _question(block)
         if isinstance(outcome, Draft):
-            drafts.append(outcome)
+            made.append(outcome)
         else:
             report.append(outcome)
-    unique_ids(drafts)
-    return ImportResult(
-        drafts,
-        report,
-        bank=name,
-        topic=topic or name,
-        source=f"{FORMAT_NAME}: {PurePath(source).name}",
-    )
+    drafts.unique_ids(made)
+    shown = f"{FORMAT_NAME}: {PurePath(source).name}"
+    return ImportResult(made, report, name, topic or name, shown)
 
 
 def _blocks(lines: list[str]) -> list[_Block]:
-    """Split into questions: at an ANSWER line, and at a blank line once options have begun (a
-    blank line between the question and its first option does not split it)."""
+    """Split into questions at an ANSWER line, and at a blank line once options have begun."""
     blocks: list[_Block] = []
     block = _Block()
     following = _following(lines)
@@ -107,7 +78,8 @@ def _blocks(lines: list[str]) -> list[_Block]:
             if block.lines and (block.options or not _OPTION.match(following[number - 1])):
                 flush()
             continue
-        if not block.lines and _ANSWER.match(line) and blocks and _ends_answered(blocks[-1]):
+        before = blocks[-1].lines[-1][1] if blocks else ""
+        if not block.lines and _ANSWER.match(line) and _ANSWER.match(before):
             # A second ANSWER line belongs to the question before it, which has two.
             blocks[-1].lines.append((number, line))
             continue
@@ -124,13 +96,8 @@ def _is_option(line: str) -> bool:
     return bool(_OPTION.match(line) or _EMPTY_OPTION.match(line))
 
 
-def _ends_answered(block: _Block) -> bool:
-    return _ANSWER.match(block.lines[-1][1]) is not None
-
-
 def _following(lines: list[str]) -> list[str]:
-    """The next non-blank line after each line, stripped ("" at the end): found in one pass
-    from the end, not by a search from each blank line (quadratic on many blank lines)."""
+    """The next non-blank line after each, stripped: one pass from the end (linear)."""
     following = [""] * len(lines)
     after = ""
     for i in range(len(lines) - 1, -1, -1):
@@ -170,10 +137,8 @@ def _question(block: _Block) -> Draft | ReportLine:
             if not label:
                 return bad(number, "the ANSWER line names no option")
             if len(_SEVERAL.split(label)) > 1:
-                shown = found["label"]
-                return bad(
-                    number, f"the ANSWER line names several options ({shown!r}); one is right"
-                )
+                why = f"the ANSWER line names several options ({found['label']!r}); one is right"
+                return bad(number, why)
             if len(label) != 1 or label not in OPTION_LABELS[: len(options)]:
                 last = OPTION_LABELS[len(options) - 1]
                 return bad(number, f"ANSWER {found['label']!r} is not one of the options A–{last}")
@@ -201,13 +166,13 @@ def _question(block: _Block) -> Draft | ReportLine:
         return bad(last_line, "no ANSWER: line after its options")
     text = "\n".join(question)
     return Draft(
-        id=slug(text),
+        id=drafts.slug(text),
         kind="choice",
         options=options,
         answers=[answer],
         question=text,
-        hint=NEUTRAL_HINT,
+        hint=drafts.NEUTRAL_HINT,
         final_answer=options[OPTION_LABELS.index(answer)],
         source_line=start,
-        comment=f"{_NO_FEEDBACK_COMMENT}\n{NEUTRAL_HINT_COMMENT}",
+        comment=f"{_NO_FEEDBACK_COMMENT}\n{drafts.NEUTRAL_HINT_COMMENT}",
     )

@@ -1,9 +1,7 @@
-"""What an importer produces: tasks in our bank format, not yet checked, plus a report.
+"""What an importer produces: unchecked tasks in our bank format, plus a report.
 
-Every format's parser (GIFT, Moodle XML, Aiken, practice pages) turns its source into `Draft`
-tasks and `ReportLine`s; `bank_yaml` writes the drafts as one YAML bank in the format of
-content/README.md, which the ordinary loader then checks like any hand-written bank. So an
-import is never trusted more than a bank a person wrote.
+`bank_yaml` writes them as one bank that the ordinary loader checks: an import is never
+trusted more than a bank a person wrote.
 """
 
 from __future__ import annotations
@@ -13,28 +11,18 @@ import io
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
-from bot.quiz.tasks import Kind, Task
+from bot.content.schema import ID_PATTERN, MAX_ID_LENGTH
+from bot.quiz.tasks import Kind, MistakeNote, SolutionStep, Task
 
-KINDS = ("choice", "fill")
 DIFFICULTIES = ("easy", "medium", "hard")
 
 
-@dataclass(slots=True)
-class Note:
-    """A mistake note; `options` are the labels it is tied to (none: general to the task)."""
-
-    text: str
-    options: tuple[str, ...] = ()
-
-
-@dataclass(slots=True)
-class Step:
-    title: str
-    text: str
+Note = MistakeNote  # a draft's notes and steps are the task model's own
+Step = SolutionStep
 
 
 @dataclass(slots=True)
@@ -42,35 +30,24 @@ class Draft:
     """One imported task, in the words of our bank format (content/README.md)."""
 
     id: str
-    kind: str
-    """"choice" or "fill"."""
+    kind: str  # "choice" or "fill"
     options: list[str]
-    answers: list[str]
-    """Option labels (A, B, …): exactly one for a choice task, one per blank for a fill task."""
-    question: str | None = None
-    """A choice task's question."""
-    instruction: str | None = None
-    """A fill task's instruction ("Complete the code to …")."""
+    answers: list[str]  # labels: one for a choice task, one per blank for a fill task
+    question: str | None = None  # a choice task's
+    instruction: str | None = None  # a fill task's, with its code and language
     code: str | None = None
-    """A fill task's template, blanks written [1] … [n]."""
-    language: str | None = None
-    """A fill task's code language; None: the bank's default (python)."""
+    language: str | None = None  # None: python
     difficulty: str = "medium"
-    topic: str | None = None
-    """None: the bank's topic."""
+    topic: str | None = None  # None: the bank's
     hint: str | None = None
     steps: list[Step] = field(default_factory=list)
     final_answer: str | None = None
     quick_check: str | None = None
     explanation: str | None = None
     mistakes: list[Note] = field(default_factory=list)
-    confirmed: bool = True
-    """False: the importer guessed the answers and a person must check them (a multi-blank
-    fill task from a practice page). `content check` refuses the task until it is set."""
-    source_line: int | None = None
-    """Where the question starts in the source, for the report."""
-    comment: str | None = None
-    """A note for the person reading the YAML (written as a comment above the task)."""
+    confirmed: bool = True  # False: the answers are a guess a person must check
+    source_line: int | None = None  # where the question starts in the source
+    comment: str | None = None  # written as a YAML comment above the task
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,25 +66,29 @@ def left_out(line: int | None, kind: str) -> ReportLine:
     return ReportLine(line, f"left out: {kind} questions are not supported (yet)")
 
 
-NEUTRAL_HINT = "Read each option carefully."
-"""The hint of a task whose source has none (our format requires one)."""
+class LeftOut(Exception):
+    """Not imported (a question, or a whole file); `report` says why."""
+
+    def __init__(self, report: ReportLine) -> None:
+        super().__init__(report.message)
+        self.report = report
+
+
+NEUTRAL_HINT = "Read each option carefully."  # for a source without hints (ours needs one)
 NEUTRAL_HINT_COMMENT = "The source has no hint: a neutral one was written; a real nudge is better."
-"""The draft's `comment` that says so, for the person checking the bank."""
 
 
 @dataclass(slots=True)
 class ImportResult:
     drafts: list[Draft]
     report: list[ReportLine]
-    bank: str
-    """The bank's title."""
+    bank: str  # the title
     topic: str
     source: str | None = None
 
 
 def task_texts(task: Task) -> Iterator[tuple[str, str]]:
-    """Every text of a task with the name of its field, for an exporter to check that its
-    format can carry each one."""
+    """Every text of a task with its field's name, for an exporter to check it can carry it."""
     yield "id", task.id
     yield "topic", task.topic
     fill = task.kind is Kind.FILL
@@ -129,17 +110,14 @@ def task_texts(task: Task) -> Iterator[tuple[str, str]]:
 
 
 def note_list(notes: Sequence[str]) -> str:
-    """Notes as one feedback text (`note_items` reads it back): one note as it is; two or
-    more, or one that itself starts with `- `, as a `- ` list, continuation lines indented two
-    spaces."""
+    """Notes as one feedback text: one note as it is, else a `- ` list (`note_items` reads it)."""
     if len(notes) == 1 and not notes[0].startswith("- "):
         return notes[0]
     return "\n".join("- " + note.replace("\n", "\n  ") for note in notes)
 
 
 def note_items(feedback: str) -> list[str]:
-    """A feedback's notes: the items of a `- ` list (continuation lines indented two spaces, or
-    empty), else the whole text."""
+    """A feedback's notes: the items of a `- ` list, else the whole text."""
     lines = feedback.split("\n")
     if not lines[0].startswith("- ") or not all(
         not line or line.startswith(("- ", "  ")) for line in lines
@@ -155,12 +133,8 @@ def note_items(feedback: str) -> list[str]:
 
 
 def merged_order(sequences: list[list[str]]) -> list[str]:
-    """Every text once, in an order that keeps each sequence's own order (so every option shows
-    its notes in the order they were written), else in order of first appearance.
-
-    A topological sort on the links between neighbours in each sequence (which imply all the
-    rest), always taking the earliest text that is ready: linear, where comparing every text
-    with all before it was quadratic in a feedback of many `- ` items."""
+    """Every text once, keeping each sequence's order, else the order of first appearance: a
+    topological sort on neighbours, earliest ready first (linear; pairwise was quadratic)."""
     first: dict[str, int] = {}
     follow: dict[str, list[str]] = {}
     waiting: dict[str, int] = {}
@@ -189,6 +163,34 @@ def merged_order(sequences: list[list[str]]) -> list[str]:
         placed = set(done)
         done += [t for t in first if t not in placed]
     return done
+
+
+def tied_notes(shown: list[tuple[str, list[str]]]) -> list[Note]:
+    """One note per distinct (option label, feedback items) text, tied to every option giving it."""
+    tied: dict[str, list[str]] = {text: [] for text in merged_order([i for _, i in shown])}
+    for label, items in shown:
+        for text in items:
+            tied[text].append(label)
+    return [Note(text, tuple(labels)) for text, labels in tied.items()]
+
+
+def task_id(title: str | None, text: str) -> str:
+    """The title when it already is a valid id (an export of ours), else a slug of it or `text`."""
+    if title and ID_PATTERN.fullmatch(title) and len(title) <= MAX_ID_LENGTH:
+        return title
+    return slug(title or text)
+
+
+def category_topic(path: str) -> str | None:
+    """`$course$/top/Sub` -> "Sub", a Moodle category's topic (`//` is a `/` in a name); the
+    root names none. GIFT and Moodle XML both name categories so."""
+    parts = [p.replace("\0", "/").strip() for p in path.replace("//", "\0").split("/")]
+    parts = [p for p in parts if p]
+    if parts and parts[0].startswith("$") and parts[0].endswith("$"):
+        parts = parts[1:]
+    if parts and parts[0].casefold() == "top":
+        parts = parts[1:]
+    return parts[-1] if parts else None
 
 
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -222,17 +224,15 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
     task: dict[str, Any] = {"id": draft.id, "kind": draft.kind, "difficulty": draft.difficulty}
     if draft.topic:
         task["topic"] = draft.topic
+    options = list(draft.options)
     if draft.kind == "choice":
-        task["question"] = draft.question
-        task["options"] = list(draft.options)
-        task["answer"] = draft.answers[0] if draft.answers else None
+        answer = draft.answers[0] if draft.answers else None
+        task.update(question=draft.question, options=options, answer=answer)
     else:
-        task["instruction"] = draft.instruction
-        task["code"] = draft.code
+        task.update(instruction=draft.instruction, code=draft.code)
         if draft.language and draft.language != "python":
             task["language"] = draft.language
-        task["options"] = list(draft.options)
-        task["answers"] = list(draft.answers)
+        task.update(options=options, answers=list(draft.answers))
     if not draft.confirmed:
         task["confirmed"] = False
     task["hint"] = draft.hint
@@ -265,10 +265,8 @@ _Dumper.add_representer(str, _str)
 
 
 class _FastDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """`_Dumper` on libyaml's emitter when PyYAML has it (the PyPI wheels do): the same text,
-    several times faster. libyaml writes characters outside the BMP (emoji) and U+0085 as
-    `\\U…` / `\\N` escapes, so a task whose text comes out with one is written again with
-    `_Dumper`, which keeps them as they are."""
+    """`_Dumper` on libyaml's emitter, several times faster; it escapes emoji and U+0085
+    (`\\U…`, `\\N`), so such a text is written again with `_Dumper`."""
 
 
 _FastDumper.add_representer(str, _str)
@@ -282,54 +280,39 @@ def _dump(data: Any) -> str:
     return text
 
 
-def bank_document(result: ImportResult) -> dict[str, Any]:
-    """The bank as plain data, as `bank_yaml` writes it (less the comments)."""
+def _head(result: ImportResult) -> dict[str, Any]:
     head: dict[str, Any] = {"bank": result.bank, "topic": result.topic}
-    if result.source:
-        head["source"] = result.source
-    return {**head, "tasks": [task_mapping(d) for d in result.drafts]}
+    return head | ({"source": result.source} if result.source else {})
 
 
 def bank_tree(result: ImportResult) -> yaml.Node:
-    """The YAML node tree of `bank_yaml`'s text, built by the same representer that writes it,
-    so the content check can walk it without parsing the text back (it has no line numbers)."""
-    return _Dumper(io.StringIO()).represent_data(bank_document(result))
+    """`bank_yaml`'s node tree, from the same representer: checked without parsing it back."""
+    data = {**_head(result), "tasks": [task_mapping(d) for d in result.drafts]}
+    return _Dumper(io.StringIO()).represent_data(data)
 
 
 def bank_yaml(result: ImportResult) -> str:
-    """The drafts as one bank file. Comments (a draft's `comment`, the unconfirmed marker) go
-    above their task; everything else is plain data a person can edit."""
-    head: dict[str, Any] = {"bank": result.bank, "topic": result.topic}
-    if result.source:
-        head["source"] = result.source
-    parts = [_dump(head), "tasks:\n"]
+    """The drafts as one bank file, each draft's comments above it."""
+    parts = [_dump(_head(result)), "tasks:\n"]
     for draft in result.drafts:
         text = _dump([task_mapping(draft)])
         comments = _comments(draft)
         parts.append("\n" + "".join(f"  # {c}\n" for c in comments))
-        parts.append(_indent(text, "  "))
+        lines = text.splitlines(True)
+        parts.append("".join("  " + ln if ln.rstrip(_YAML_BREAKS) else ln for ln in lines))
     return "".join(parts)
 
 
 def _comments(draft: Draft) -> Sequence[str]:
-    lines = []
-    if draft.comment:
-        lines.extend(draft.comment.splitlines())
-    if not draft.confirmed:
-        lines += [
-            "confirmed: false: the importer guessed which option fills which blank.",
-            "Check `answers`, then delete the `confirmed: false` line.",
-        ]
-    return lines
+    lines = draft.comment.splitlines() if draft.comment else []
+    return lines if draft.confirmed else [*lines, *_UNCONFIRMED]
 
 
+_UNCONFIRMED: Final = (
+    "confirmed: false: the importer guessed which option fills which blank.",
+    "Check `answers`, then delete the `confirmed: false` line.",
+)
+
+
+# YAML's line breaks: a line of other Unicode spaces is text and must be indented.
 _YAML_BREAKS = "\r\n\x85\u2028\u2029"
-"""YAML's line breaks. Its only blanks are space and tab, which the emitter never leaves alone
-on a line of a block: a line of no-break or other Unicode spaces is text, and must be indented
-(`str.strip` would call it empty, and the unindented line ends the block)."""
-
-
-def _indent(text: str, prefix: str) -> str:
-    return "".join(
-        prefix + line if line.rstrip(_YAML_BREAKS) else line for line in text.splitlines(True)
-    )

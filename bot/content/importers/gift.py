@@ -1,41 +1,5 @@
-"""GIFT, Moodle's text format for quiz questions: import into drafts, export our tasks.
-
-One module for the whole format, longer than most: its grammar (escapes, markers, answer
-blocks) and its writer must agree character for character, which is easier to keep true when
-they sit together.
-
-Written on the format's public documentation (docs.moodle.org, "GIFT format");
-content/README.md ("Importing GIFT") tells authors what becomes what. In short:
-
-- Questions are separated by blank lines and may span lines; lines starting with `//` are
-  comments (a `//` later in a line is text, so `a // b` in code survives). Three comments are
-  read back because our export writes them: `// hint: …`, `// difficulty: easy|medium|hard`
-  and `// note: …` (a general mistake note) in a question's block. Without them the hint is a
-  neutral one (GIFT has none; the task's YAML comment says so) and the difficulty "medium".
-- `$CATEGORY: $course$/top/Sub` sets the topic of the questions after it ("Sub", the last part;
-  `//` is a `/` inside a name). A `topic` given to `parse` wins over every category.
-- `::title::` becomes the id: a title that already is a valid id is kept as it is, any other is
-  slugged, and without a title the question text is; ids are then made unique in the bank.
-- `[markdown]`, `[html]`, `[plain]`, `[moodle]` (the default) give a text's format; answers and
-  feedback take the question's unless they carry their own. Markdown is kept, HTML converted by
-  `html_text` (never shown as tags), plain and Moodle text escaped so Discord shows it as
-  written. Code (a fill task's template and options) is taken as plain text.
-- `\\~ \\= \\# \\{ \\} \\: \\\\` are the character itself, `\\n` a line break.
-- Multiple choice with one `=` is a choice task: each wrong answer's `#feedback` becomes a
-  mistake note tied to it (one note per distinct text, tied to every option that gives it); the
-  right answer's feedback and the `####` general feedback make the solution. True/false is a
-  choice task with the options True and False; in `{FALSE#wrong#right}` the first feedback is
-  tied to the wrong option and the second joins the solution. Missing word (the answer block
-  with text after it) is a fill task with one blank: see `_split_missing_word`. Every other
-  kind is left out with a report line.
-
-Export writes the reverse: a choice task as `::id:: [markdown]question {=right ~wrong#note …
-####solution}` (options True and False as a true/false question), a fill task with one blank as
-a missing-word question whose code is a fenced block around the answer block, and any other
-fill task as a `// left out:` comment line. The solution is written in the bot's layout
-("**Step 1: …**", "**Final answer:** …", "**Quick check:** …", then the explanation) and read
-back into those parts, so import(export(tasks)) gives every field back (see `export`), a fill
-task's `language` too (the code fence's).
+"""GIFT, Moodle's text format: import into drafts, export our tasks. Grammar and writer sit
+together because they must agree character for character (content/README.md, "Importing GIFT").
 """
 
 from __future__ import annotations
@@ -46,24 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Final
 
-from bot.content.importers import html_text
-from bot.content.importers.drafts import (
-    DIFFICULTIES,
-    NEUTRAL_HINT,
-    Draft,
-    ImportResult,
-    Note,
-    ReportLine,
-    Step,
-    left_out,
-    merged_order,
-    note_items,
-    note_list,
-    slug,
-    task_texts,
-    unique_ids,
-)
-from bot.content.schema import ID_PATTERN, MAX_ID_LENGTH
+from bot.content.importers import drafts, html_text
+from bot.content.importers.drafts import Draft, ImportResult, LeftOut, Note, ReportLine, Step
 from bot.quiz.tasks import OPTION_LABELS, Kind, Task
 
 DEFAULT_FORMAT: Final = "moodle"
@@ -77,10 +25,8 @@ NEUTRAL_INSTRUCTION_COMMENT: Final = (
     "No text came before the blank's line: the instruction is a neutral placeholder."
 )
 LITERAL_INDEX_COMMENT: Final = "A literal index such as x[0] in the code is written x[ 0 ] here."
-BLANK: Final = "\ue000"
-"""Stands for the answer block while a missing-word text is converted."""
-BLANK_LINE: Final = "_____"
-"""Where the answer block was, in a true/false statement with text after the block."""
+BLANK: Final = "\ue000"  # the answer block while a missing-word text is converted
+BLANK_LINE: Final = "_____"  # the answer block in a true/false statement with text after it
 
 _SPECIAL: Final = "~=#{}:\\"
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -95,11 +41,10 @@ _LITERAL_INDEX = re.compile(r"\[(\d+)\]")
 
 @dataclass(frozen=True, slots=True)
 class _Token:
-    """A token of the syntax, found only where it is not escaped."""
+    """A token, found only unescaped: `pattern` matches an escape pair or (group 1) the token."""
 
     text: str
     pattern: re.Pattern[str]
-    """Matches an escape pair (group 1 unset) or the token itself (group 1 set)."""
 
 
 def _token(text: str) -> _Token:
@@ -140,30 +85,24 @@ def _split(token: _Token, text: str, limit: int = -1) -> list[str]:
 
 
 def unescape(text: str) -> str:
-    r"""GIFT's escapes: `\~ \= \# \{ \} \: \\` are the character, `\n` a line break; any other
-    backslash is kept as written (LaTeX, regular expressions, Markdown escapes)."""
+    r"""GIFT's escapes undone; any other backslash is kept (LaTeX, regexes, Markdown)."""
     if "\\" not in text:
         return text
 
     def one(match: re.Match[str]) -> str:
         char = match.group(1)
-        if char == "n":
-            return "\n"
-        return char if char in _SPECIAL else match.group(0)
+        return "\n" if char == "n" else (char if char in _SPECIAL else match.group(0))
 
     return _UNESCAPE.sub(one, text)
 
 
 def escape(text: str) -> str:
-    r"""`text` with every GIFT special character escaped (`\` too). Line breaks are kept:
-    `protect_lines` makes them safe once the whole question is assembled."""
+    r"""Every GIFT special character escaped; line breaks are `protect_lines`' job."""
     return _ESCAPE.sub(r"\\\1", text)
 
 
 def protect_lines(question: str) -> str:
-    r"""A whole question safe as one GIFT block: a line break is written `\n` where a real one
-    would end the question (before a blank line) or start a comment (before a line starting
-    with `//`)."""
+    r"""A line break as `\n` where a real one would end the question or start a comment."""
     lines = question.split("\n")
     out = [lines[0]]
     for line in lines[1:]:
@@ -172,15 +111,9 @@ def protect_lines(question: str) -> str:
     return "".join(out)
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading the file: blank-line-separated blocks
-# ---------------------------------------------------------------------------------------------
-
-
 @dataclass(slots=True)
 class _Block:
-    """One block: its lines without the comment lines, their line numbers, and the `// hint:`,
-    `// difficulty:` and `// note:` comments found in it (each key: its values in order)."""
+    """A question's lines without comments, their numbers, and its `// key:` comments."""
 
     lines: list[str]
     numbers: list[int]
@@ -215,17 +148,10 @@ def _blocks(source: str) -> Iterator[_Block]:
         yield block
 
 
-# ---------------------------------------------------------------------------------------------
-# Texts
-# ---------------------------------------------------------------------------------------------
-
-
 def _format_of(text: str, default: str) -> tuple[str, str]:
     """The text's own `[format]` marker (or `default`) and the text after it."""
     match = _FORMAT.match(text)
-    if match:
-        return match.group(1).lower(), text[match.end() :]
-    return default, text
+    return (match.group(1).lower(), text[match.end() :]) if match else (default, text)
 
 
 def _convert(text: str, fmt: str, *, markup: bool) -> str:
@@ -246,25 +172,11 @@ def _part(raw: str, fmt: str, *, markup: bool = True) -> str:
     return _convert(unescape(raw), fmt, markup=markup)
 
 
-# ---------------------------------------------------------------------------------------------
-# One question
-# ---------------------------------------------------------------------------------------------
-
-
-class _LeftOut(Exception):
-    """The question is not imported; `report` says why."""
-
-    def __init__(self, report: ReportLine) -> None:
-        super().__init__(report.message)
-        self.report = report
-
-
-def _malformed(line: int, what: str, *, at: int | None = None) -> _LeftOut:
-    """The question at `line` is left out for `what`; `at` is the line at fault, when the
-    question spans lines and it is another one."""
+def _malformed(line: int, what: str, *, at: int | None = None) -> LeftOut:
+    """`at`: the line at fault, when the question spans lines and it is another one."""
     if at is None or at == line:
-        return _LeftOut(ReportLine(line, f"left out: the question has {what}"))
-    return _LeftOut(ReportLine(at, f"left out: the question at line {line} has {what}"))
+        return LeftOut(ReportLine(line, f"left out: the question has {what}"))
+    return LeftOut(ReportLine(at, f"left out: the question at line {line} has {what}"))
 
 
 @dataclass(slots=True)
@@ -295,15 +207,12 @@ class _Parts:
     options: list[str]
     answer: int
     notes: list[tuple[int, str]]
-    """(option index, feedback) for each wrong option with feedback."""
     right_feedback: str
     general: str
 
 
 def _question(block: _Block, topic: str | None) -> _Question:
-    """The question cut at its one answer block. A brace the author did not escape is never
-    guessed at: a `}` outside the block or a `{` inside it leaves the question out, naming the
-    line, since reading past it would garble the options or the text."""
+    """The question cut at its one answer block; a stray brace is never guessed at."""
     text = block.text
     title: str | None = None
     stripped = text.lstrip()
@@ -328,7 +237,7 @@ def _question(block: _Block, topic: str | None) -> _Question:
     if stray >= 0:
         raise _malformed(block.line, _STRAY_CLOSE, at=line_at(stray))
     if start < 0:
-        raise _LeftOut(left_out(block.line, "description"))
+        raise LeftOut(drafts.left_out(block.line, "description"))
     end = _find(_CLOSE, text, start + 1)
     nested = _find(_OPEN, text[:end] if end >= 0 else text, start + 1)
     if nested >= 0:
@@ -376,17 +285,13 @@ def _answers(raw: str, line: int) -> list[_Answer]:
 
 
 def _kind_left_out(answers: list[_Answer]) -> str | None:
-    """The kind of a question we leave out, or None for multiple choice with one right answer."""
+    """The kind of a question we leave out; None for multiple choice with one right answer."""
     wrong = [a for a in answers if not a.right]
     if not wrong:
-        if all(_find(_ARROW, a.text) >= 0 for a in answers):
-            return "matching"
-        return "short answer"
+        return "matching" if all(_find(_ARROW, a.text) >= 0 for a in answers) else "short answer"
     if any(a.weight is not None and a.weight > 0 for a in wrong):
         return "multiple-answer"
-    if sum(a.right for a in answers) > 1:
-        return "multiple-answer"
-    return None
+    return "multiple-answer" if sum(a.right for a in answers) > 1 else None
 
 
 def _true_false(fmt: str, inside: str, general: str) -> _Parts | None:
@@ -417,9 +322,9 @@ def _draft(q: _Question, meta: dict[str, list[str]]) -> Draft:
     inside, *rest = _split(_GENERAL, q.inside, 1)
     general = _part(rest[0], q.fmt) if rest else ""
     if not inside.strip():
-        raise _LeftOut(left_out(q.line, "essay"))
+        raise LeftOut(drafts.left_out(q.line, "essay"))
     if inside.lstrip().startswith("#"):
-        raise _LeftOut(left_out(q.line, "numerical"))
+        raise LeftOut(drafts.left_out(q.line, "numerical"))
     notes = [n for n in meta.get("note", []) if n]
     missing_word = bool(q.after.strip())
     parts = _true_false(q.fmt, inside, general)
@@ -429,7 +334,7 @@ def _draft(q: _Question, meta: dict[str, list[str]]) -> Draft:
         answers = _answers(inside, q.line)
         kind = _kind_left_out(answers)
         if kind:
-            raise _LeftOut(left_out(q.line, kind))
+            raise LeftOut(drafts.left_out(q.line, kind))
         if not any(a.right for a in answers):
             raise _malformed(q.line, "no right answer ('=')")
         if len(answers) > len(OPTION_LABELS):
@@ -452,49 +357,27 @@ def _question_text(q: _Question, missing_word: bool) -> str:
 
 
 def _notes(parts: _Parts, general_notes: list[str]) -> list[Note]:
-    """The mistake notes: each wrong option's feedback tied to it, one note per distinct text
-    tied to every option that gives it, then the general notes (`// note:` comments).
-
-    A feedback that is a `- ` list (as our export writes two notes or more) is one note per
-    item; a feedback that is exactly the general notes is the bot's fallback for an option
-    without notes of its own (as our export writes it), not a tied note."""
+    """Each wrong option's own feedback tied to it (not our export's general fallback), then the
+    `// note:` comments."""
     shown: list[tuple[str, list[str]]] = []
     for index, feedback in parts.notes:
-        items = note_items(feedback)
+        items = drafts.note_items(feedback)
         if general_notes and items == general_notes:
             continue
         shown.append((OPTION_LABELS[index], items))
-    tied: dict[str, list[str]] = {}
-    for text in merged_order([items for _, items in shown]):
-        tied[text] = []
-    for label, items in shown:
-        for text in items:
-            tied[text].append(label)
-    tied_notes = [Note(text, tuple(labels)) for text, labels in tied.items()]
-    return tied_notes + [Note(text) for text in general_notes]
+    return drafts.tied_notes(shown) + [Note(text) for text in general_notes]
 
 
 def _choice_draft(q: _Question, parts: _Parts, question: str, general_notes: list[str]) -> Draft:
-    draft = Draft(
-        id=_id(q.title, question),
-        kind="choice",
-        options=parts.options,
-        answers=[OPTION_LABELS[parts.answer]],
-        question=question,
-        topic=q.topic,
-        hint=NEUTRAL_HINT,
-        mistakes=_notes(parts, general_notes),
-        source_line=q.line,
-        comment=NEUTRAL_HINT_COMMENT,
-    )
-    _set_solution(draft, parts)
+    draft = _new_draft(q, parts, general_notes, "choice", question)
+    draft.question, draft.hint = question, drafts.NEUTRAL_HINT
     return draft
 
 
 def _fill_draft(q: _Question, parts: _Parts, general_notes: list[str]) -> Draft:
     instruction, code, language = _split_missing_word(q)
+    draft = _new_draft(q, parts, general_notes, "fill", instruction or code)
     comments = [NEUTRAL_HINT_COMMENT]
-    task_id = _id(q.title, instruction or code)
     if not instruction:
         instruction = FILL_INSTRUCTION
         comments.append(NEUTRAL_INSTRUCTION_COMMENT)
@@ -502,20 +385,17 @@ def _fill_draft(q: _Question, parts: _Parts, general_notes: list[str]) -> Draft:
     if _LITERAL_INDEX.search(head) or _LITERAL_INDEX.search(tail):
         code = _protect_indexes(head) + blank + _protect_indexes(tail)
         comments.append(LITERAL_INDEX_COMMENT)
-    draft = Draft(
-        id=task_id,
-        kind="fill",
-        options=parts.options,
-        answers=[OPTION_LABELS[parts.answer]],
-        instruction=instruction,
-        code=code,
-        language=language,
-        topic=q.topic,
-        hint=FILL_HINT,
-        mistakes=_notes(parts, general_notes),
-        source_line=q.line,
-        comment="\n".join(comments),
-    )
+    draft.instruction, draft.code, draft.language = instruction, code, language
+    draft.hint, draft.comment = FILL_HINT, "\n".join(comments)
+    return draft
+
+
+def _new_draft(q: _Question, parts: _Parts, notes: list[str], kind: str, text: str) -> Draft:
+    """What a choice and a fill draft share; the id comes from the title, else `text`."""
+    options, answers = parts.options, [OPTION_LABELS[parts.answer]]
+    mistakes = _notes(parts, notes)
+    draft = Draft(drafts.task_id(q.title, text), kind, options, answers, topic=q.topic)
+    draft.mistakes, draft.source_line, draft.comment = mistakes, q.line, NEUTRAL_HINT_COMMENT
     _set_solution(draft, parts)
     return draft
 
@@ -526,13 +406,7 @@ def _protect_indexes(code: str) -> str:
 
 
 def _split_missing_word(q: _Question) -> tuple[str, str, str | None]:
-    """(instruction, code, language) of a missing-word question; the instruction may be empty,
-    the language is the code fence's (None without one).
-
-    The code is the fenced block (```) that holds the answer block, without its fence lines, if
-    there is one; else the lines from the answer block's line to the end. The instruction is
-    the rest of the text. The code is plain text (with `[1]` where the answer block was), the
-    instruction Markdown. `html_text` lays both conversions out in the same lines."""
+    """(instruction, code, fence language): the code is the fence holding the answer block."""
     raw = unescape(q.before + BLANK + q.after)
     plain = _convert(raw, q.fmt, markup=False).split("\n")
     marked = _convert(raw, q.fmt, markup=True).split("\n")
@@ -566,12 +440,6 @@ def _split_missing_word(q: _Question) -> tuple[str, str, str | None]:
     return instruction, code.replace(BLANK, "[1]"), language
 
 
-def _id(title: str | None, text: str) -> str:
-    if title and ID_PATTERN.fullmatch(title) and len(title) <= MAX_ID_LENGTH:
-        return title
-    return slug(title or text)
-
-
 def _apply_meta(draft: Draft, meta: dict[str, list[str]]) -> None:
     """The `// hint:` and `// difficulty:` comments of the question's block (the last wins)."""
     hint = meta.get("hint", [""])[-1]
@@ -580,13 +448,9 @@ def _apply_meta(draft: Draft, meta: dict[str, list[str]]) -> None:
         rest = [c for c in (draft.comment or "").split("\n") if c != NEUTRAL_HINT_COMMENT]
         draft.comment = "\n".join(rest) or None
     difficulty = meta.get("difficulty", [""])[-1].lower()
-    if difficulty in DIFFICULTIES:
+    if difficulty in drafts.DIFFICULTIES:
         draft.difficulty = difficulty
 
-
-# ---------------------------------------------------------------------------------------------
-# Solutions: the text the export writes, read back into its parts
-# ---------------------------------------------------------------------------------------------
 
 _FINAL: Final = "**Final answer:** "
 _CHECK: Final = "**Quick check:** "
@@ -599,9 +463,7 @@ _MARKER = re.compile(
 
 
 def general_feedback(task: Task) -> str:
-    """The task's solution as one Markdown text (GIFT's general feedback), laid out as the bot
-    shows it; the explanation is labelled when something comes before it, so that reading it
-    back (`_set_solution`) finds every part again."""
+    """The solution as GIFT's general feedback, each part marked so `_set_solution` finds it."""
     solution = task.solution
     parts = [f"**Step {n}: {s.title}**\n{s.text}" for n, s in enumerate(solution.steps, start=1)]
     if solution.final_answer:
@@ -615,10 +477,8 @@ def general_feedback(task: Task) -> str:
 
 
 def _set_solution(draft: Draft, parts: _Parts) -> None:
-    """Steps, final answer, quick check and explanation from the general feedback (in the
-    layout `general_feedback` writes; any other text is all explanation), with the right option's
-    feedback before the explanation. Our format wants a solution: without any feedback, the
-    final answer is what the bot would show anyway (the right option; `[1] = …` in a fill task)."""
+    """The solution's parts from the general feedback (unmarked text is explanation); without
+    any feedback, the final answer is the right option, as the bot would show anyway."""
     text = parts.general
     explanation = ""
     explained: list[str] = []  # joined once: joining at each part was quadratic
@@ -647,59 +507,37 @@ def _join(*texts: str) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
-# ---------------------------------------------------------------------------------------------
-# The whole file
-# ---------------------------------------------------------------------------------------------
-
-
-def category_topic(path: str) -> str | None:
-    """`$course$/top/Sub` -> "Sub": the last part of a category path (`//` is a `/` inside a
-    name); None for a bare root (`$course$`, `$course$/top`)."""
-    parts = [p.replace("\0", "/").strip() for p in path.replace("//", "\0").split("/")]
-    parts = [p for p in parts if p]
-    if not parts or parts[-1].startswith("$"):
-        return None
-    if parts[-1].casefold() == "top" and len(parts) <= 2:
-        return None
-    return parts[-1]
-
-
 def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
     """Every question of a GIFT file as a draft, or as a report line saying why not."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace(BLANK, "")  # our placeholder, never the author's text
-    drafts: list[Draft] = []
+    made: list[Draft] = []
     report: list[ReportLine] = []
     first_category: str | None = None
     category: str | None = None
     for block in _blocks(text):
         if _CATEGORY.match(block.lines[0]):
-            category = category_topic(_CATEGORY.sub("", block.lines[0], count=1))
+            category = drafts.category_topic(_CATEGORY.sub("", block.lines[0], count=1))
             first_category = first_category or category
             if len(block.lines) == 1:
                 continue
             block = _Block(block.lines[1:], block.numbers[1:], block.meta)
         try:
-            drafts.append(_draft(_question(block, topic or category), block.meta))
-        except _LeftOut as left:
+            made.append(_draft(_question(block, topic or category), block.meta))
+        except LeftOut as left:
             report.append(left.report)
-    unique_ids(drafts)
-    bank = _bank_title(source)
+    drafts.unique_ids(made)
+    bank = (PurePath(source).stem if source and source != "-" else "") or "GIFT import"
     bank_topic = topic or first_category
     if not bank_topic:
         bank_topic = bank
-        if drafts:
+        if made:
             message = f"no $CATEGORY: line, so every task's topic is {bank!r} (choose one)"
             report.append(ReportLine(None, message))
-    for draft in drafts:
+    for draft in made:
         if draft.topic == bank_topic:
             draft.topic = None
-    return ImportResult(drafts, report, bank, bank_topic, source)
-
-
-def _bank_title(source: str) -> str:
-    name = PurePath(source).stem if source and source != "-" else ""
-    return name or "GIFT import"
+    return ImportResult(made, report, bank, bank_topic, source)
 
 
 _LOOKS = re.compile(
@@ -709,25 +547,16 @@ _LOOKS = re.compile(
 
 
 def looks_like(text: str) -> bool:
-    """Whether `text` reads as GIFT: a `::title::` or `$CATEGORY:` line, or an answer block
-    (`{=…`, `{~…`, `{T}`, `{FALSE…`). XML and HTML (a first character `<`) never do."""
-    if text.lstrip("\ufeff \t\r\n").startswith("<"):
-        return False
-    return _LOOKS.search(text) is not None
-
-
-# ---------------------------------------------------------------------------------------------
-# Export
-# ---------------------------------------------------------------------------------------------
+    """A `::title::` or `$CATEGORY:` line, or an answer block; never XML or HTML."""
+    xml_or_html = text.lstrip("\ufeff \t\r\n").startswith("<")
+    return not xml_or_html and _LOOKS.search(text) is not None
 
 
 def cannot_export(task: Task) -> str | None:
-    """Why `task` has no GIFT form that our import reads back as it is, or None. What the
-    format cannot say is known here; `quizbot content export` also reads every export back
-    and leaves out, with a line, any task that does not come back the same."""
+    """Why `task` has no GIFT form our import reads back as it is, or None."""
     if task.kind is Kind.FILL and task.blanks != 1:
         return f"a fill task with {task.blanks} blanks has no GIFT form"
-    for name, text in task_texts(task):
+    for name, text in drafts.task_texts(task):
         for char, what in _NO_GIFT_FORM.items():
             if char in text:
                 return f"its {name} holds {what}, which GIFT cannot carry"
@@ -741,20 +570,7 @@ _NO_GIFT_FORM: Final = {
 
 
 def export(tasks: Sequence[Task], *, bank: str, skip: Mapping[str, str] | None = None) -> str:
-    """`tasks` as a GIFT file, every text `[markdown]` (our texts are Discord Markdown).
-
-    - Each run of tasks with one topic starts with `$CATEGORY: $course$/top/<topic>`.
-    - Above each question, `// hint:`, `// difficulty:` and one `// note:` per general mistake
-      note: Moodle ignores comments, our import reads these back.
-    - A choice task: `{=right ~wrong#feedback …####solution}`. A wrong option's feedback is
-      what the bot shows whoever picks it: the notes tied to it, or else the general notes (two
-      or more as a `- ` list). Options True and False (in that order) are written as a
-      true/false question.
-    - A fill task with one blank: a missing-word question, the instruction then the code in a
-      fenced block with the answer block where the blank was.
-    - A task GIFT cannot carry (`cannot_export`), or one `skip` names (id -> why), is a
-      `// left out: <id>: <why>` comment line.
-    """
+    """`tasks` as GIFT; one it cannot carry, or `skip` names (id -> why), is a comment line."""
     out = [f"// {_one_line(bank)}", "// Exported by quizbot; `quizbot content import` reads it."]
     topic: str | None = None
     for task in tasks:
@@ -775,8 +591,7 @@ def _one_line(text: str) -> str:
 
 
 def _text(text: str) -> str:
-    """An answer or feedback text: escaped, and marked `[markdown]` if it starts with something
-    GIFT would read as a format marker or as a weight (`%50%`: `%` has no escape)."""
+    """Escaped, and marked `[markdown]` if it starts like a format or a weight (`%`: no escape)."""
     shield = _FORMAT.match(text) or _WEIGHT.match(text)
     return ("[markdown]" if shield else "") + escape(text)
 
@@ -788,18 +603,15 @@ def _export_task(task: Task) -> list[str]:
     close = f"####{_text(general)}\n}}" if general else "}"
     head = f"::{task.id}:: [markdown]"
     if task.kind is Kind.CHOICE and tuple(o.text for o in task.options) == TRUE_FALSE:
-        right = task.answers[0]
-        feedback = _feedback(task, "B" if right == "A" else "A")
-        word = "TRUE" if right == "A" else "FALSE"
-        block = "{" + word + (f"#{_text(feedback)}" if feedback else "") + close
+        true = task.answers[0] == "A"
+        block = "{" + ("TRUE" if true else "FALSE") + _feedback(task, "B" if true else "A") + close
         return [*lines, protect_lines(f"{head}{escape(task.prompt)} {block}")]
-    answers = []
-    for option in task.options:
-        if option.label in task.answers:
-            answers.append(f"={_text(option.text)}")
-        else:
-            feedback = _feedback(task, option.label)
-            answers.append(f"~{_text(option.text)}" + (f"#{_text(feedback)}" if feedback else ""))
+    answers = [
+        f"={_text(o.text)}"
+        if o.label in task.answers
+        else f"~{_text(o.text)}{_feedback(task, o.label)}"
+        for o in task.options
+    ]
     block = "{\n" + "\n".join(answers) + "\n" + close
     if task.kind is Kind.CHOICE:
         return [*lines, protect_lines(f"{head}{escape(task.prompt)} {block}")]
@@ -809,7 +621,6 @@ def _export_task(task: Task) -> list[str]:
 
 
 def _feedback(task: Task, label: str) -> str:
-    """A wrong option's feedback: what the bot shows whoever picks it (the notes tied to it, or
-    else the general notes); two or more, or one that itself starts with `- `, as a `- ` list,
-    continuation lines indented two spaces."""
-    return note_list(task.notes_for(label) or task.general_notes)
+    """`#` and a wrong option's feedback, what the bot shows whoever picks it; "" for none."""
+    feedback = drafts.note_list(task.notes_for(label) or task.general_notes)
+    return f"#{_text(feedback)}" if feedback else ""

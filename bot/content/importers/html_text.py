@@ -1,23 +1,9 @@
-"""HTML from other quiz formats (GIFT's `[html]` and `[moodle]` texts, Moodle XML) as the Discord
-Markdown our banks hold, or as plain text for code. Never raw tags.
+"""HTML from other quiz formats as the Discord Markdown our banks hold, or as plain text for
+code; never raw tags. Small on purpose: other tags are dropped, their text kept.
 
-Kept small on purpose: paragraphs and `<div>`s become blank-line breaks, `<br>` a line break,
-`<b>`/`<strong>` `**bold**`, `<i>`/`<em>` `*italic*`, `<code>` a code span, `<pre>` a fenced
-code block, `<ul>`/`<ol>` items `- item` / `1. item`, links `text (url)`, headings a bold
-paragraph, images `[image: alt]`. Every other tag is dropped and its text kept; `<script>` and
-`<style>` are dropped with their content. Entities are decoded (`html.unescape`). Text outside
-code is escaped so Discord shows it as written: `2*3*4` stays `2*3*4`, not an italic 3.
-
-Every input costs work and output in proportion to its size (a bank upload is 1 MB of anyone's
-HTML): the tags are read by `_tokens`, a single forward scan (Python 3.11's `HTMLParser` rescans
-to the end for each unclosed `<`, quadratic on `<a x<a x…`); lists deeper than
-`MAX_LIST_INDENT` levels are laid out at that depth, and inline marks nested deeper than
-`MAX_MARK_DEPTH` are read as their text, since each level would otherwise indent, or copy,
-everything inside it again.
-
-`to_markdown` and `to_text` lay out the same lines (only inline marks and escapes differ), so a
-caller may find a place in one and take the matching line from the other: the GIFT importer does
-that to split a missing-word question into instruction (Markdown) and code (plain text).
+Cost stays linear in anyone's 1 MB of HTML: `_tokens` is one forward scan (3.11's `HTMLParser`
+rescans for each unclosed `<`), and lists and marks nest to a bound. `to_markdown` and `to_text`
+lay out the same lines, so GIFT can split instruction from code.
 """
 
 from __future__ import annotations
@@ -25,9 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from html import unescape
-from typing import Final, Protocol
+from typing import Final
 
 BLOCKS: Final = frozenset(
     {"p", "div", "ul", "ol", "blockquote", "table", "section", "article", "header", "footer"}
@@ -35,10 +20,8 @@ BLOCKS: Final = frozenset(
 HEADINGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 DROPPED: Final = frozenset({"script", "style", "head", "title"})
 MARKS: Final = {"b": "**", "strong": "**", "i": "*", "em": "*"}
-MAX_LIST_INDENT: Final = 4
-"""List levels shown indented; a list nested deeper is laid out at this level."""
-MAX_MARK_DEPTH: Final = 8
-"""Inline marks (bold, code, links, …) open at once; one inside more is read as its text."""
+MAX_LIST_INDENT: Final = 4  # list levels shown indented; deeper ones are laid out at this one
+MAX_MARK_DEPTH: Final = 8  # inline marks open at once; one inside more is read as its text
 
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _ALWAYS = re.compile(r"([\\*`])")
@@ -46,16 +29,11 @@ _PAIRS = re.compile(r"(~~|\|\|)")
 _UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 # `[^\S\n]`, not `\s`: a match may not run on over blank lines (quadratic on "#\n\n\n…").
 _LINE_START = re.compile(r"^([^\S\n]*)(#{1,3} |-# |>{1,3} )", re.MULTILINE)
-_PRE = "\ue001"
-"""Stands for a `<pre>` block until the layout is cleaned, so its spacing is never touched."""
+_PRE = "\ue001"  # a `<pre>` block until the layout is cleaned, so its spacing is kept
 
 
 def escape_markdown(text: str) -> str:
-    """`text` with the characters Discord would read as Markdown escaped.
-
-    `\\`, `*` and backticks always; `_` only where it could start or end an emphasis (so
-    `snake_case` stays as written); `~~` and `||` (strike-through, spoiler); `#`, `-#` and `>` at
-    the start of a line (headings, subtext, quotes)."""
+    """`text` with what Discord would read as Markdown escaped (`snake_case` stays)."""
     text = _ALWAYS.sub(r"\\\1", text)
     if "_" in text:
         text = _UNDERSCORE.sub(r"\\_", text)
@@ -67,16 +45,12 @@ def escape_markdown(text: str) -> str:
 
 
 def to_markdown(html: str, *, newlines: bool = False) -> str:
-    """`html` as Discord Markdown.
-
-    `newlines`: the text is Moodle's "auto-format", where line breaks and spaces count as typed
-    (HTML may still appear); otherwise whitespace collapses as in a browser."""
+    """`html` as Discord Markdown; `newlines`: spacing counts as typed (Moodle's auto-format)."""
     return _convert(html, markup=True, newlines=newlines)
 
 
 def to_text(html: str, *, newlines: bool = False) -> str:
-    """`html` as plain text with no Markdown added or escaped (for code and code options);
-    `<pre>` blocks are still fenced, so the lines match `to_markdown`'s."""
+    """`html` as plain text for code, laid out in the same lines as `to_markdown`'s."""
     return _convert(html, markup=False, newlines=newlines)
 
 
@@ -88,14 +62,20 @@ def _convert(html: str, *, markup: bool, newlines: bool) -> str:
         text = escape_markdown(text) if markup else text
         return _tidy(text, newlines)
     converter = _Converter(markup=markup, newlines=newlines)
-    for event in _tokens(html):
-        event.send(converter)
+    for kind, value, attrs in _tokens(html):
+        if kind == "data":
+            converter.handle_data(value)
+        elif kind == "start":
+            converter.handle_starttag(value, attrs)
+        elif kind == "startend":
+            converter.handle_startendtag(value, attrs)
+        else:
+            converter.handle_endtag(value)
     return converter.result()
 
 
 def _tidy(text: str, newlines: bool) -> str:
-    """Trailing spaces off every line (and, unless spacing counts as typed, runs of spaces
-    squeezed), at most one blank line in a row, no blank ends."""
+    """Trailing spaces off (runs squeezed unless spacing counts), one blank line at most."""
     if "\n" not in text:
         return (text.rstrip() if newlines else " ".join(text.split())).lstrip()
     lines = [line.rstrip() if newlines else _fold(line) for line in text.split("\n")]
@@ -103,9 +83,7 @@ def _tidy(text: str, newlines: bool) -> str:
     for line in lines:
         if line or (out and out[-1]):
             out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    return "\n".join(out).lstrip()
+    return "\n".join(out).strip("\n").lstrip()
 
 
 _NESTED_ITEM = re.compile(r"^( +)(?:- |\d+\. )")
@@ -123,24 +101,16 @@ class _Converter:
         self.markup = markup
         self.newlines = newlines
         self.parts: list[str] = []
-        self.pending = 0
-        """Line breaks owed before the next text (2: a paragraph break)."""
-        self.marks: list[tuple[str, int, str]] = []
-        """Open inline elements: (tag, index in parts where they start, href for links)."""
-        self.open_marks: Counter[str] = Counter()
-        """How many of `marks` each tag has: a stray end tag is known without a search."""
-        self.unmarked: Counter[str] = Counter()
-        """Marks opened past `MAX_MARK_DEPTH` (read as text), whose end tags are still due."""
-        self.lists: list[list[int]] = []
-        """Open lists: [0] for a bulleted one, [count] for a numbered one."""
+        self.pending = 0  # line breaks owed before the next text
+        self.marks: list[tuple[str, int, str]] = []  # open inline: (tag, start in parts, href)
+        self.open_marks: Counter[str] = Counter()  # per tag: a stray end tag needs no search
+        self.unmarked: Counter[str] = Counter()  # past MAX_MARK_DEPTH: end tags still due
+        self.lists: list[list[int]] = []  # [0]: bulleted, [count]: numbered
         self.pres: list[str] = []
         self.pre: list[str] | None = None
         self.code_depth = 0
         self.dropped = 0
-        self.cells = 0
-        """Cells begun in the current table row: they are joined with " | "."""
-
-    # Layout ---------------------------------------------------------------------------------
+        self.cells = 0  # in the current table row, joined with " | "
 
     def _break(self, lines: int) -> None:
         if self.parts:
@@ -157,8 +127,6 @@ class _Converter:
         if self.pres:
             text = re.sub(_PRE + r"(\d+)" + _PRE, lambda m: self.pres[int(m[1])], text)
         return text
-
-    # Parser callbacks -----------------------------------------------------------------------
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in DROPPED:
@@ -247,8 +215,6 @@ class _Converter:
             data = escape_markdown(data)
         self._emit(data)
 
-    # Inline elements ------------------------------------------------------------------------
-
     def _open(self, tag: str, href: str) -> bool:
         """Whether the mark is shown (False: it is one too deep, read as its text)."""
         if len(self.marks) >= MAX_MARK_DEPTH:
@@ -299,39 +265,15 @@ class _Converter:
         return lead + shown + trail
 
 
-# Reading the tags ------------------------------------------------------------------------------
+_Event = tuple[str, str, list[tuple[str, str | None]]]
+"""(kind, tag or decoded text, attributes); kind: "data", "start", "startend" or "end"."""
 
 
-class _Handler(Protocol):
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None: ...
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None: ...
-    def handle_endtag(self, tag: str) -> None: ...
-    def handle_data(self, data: str) -> None: ...
+def _data(text: str) -> _Event:
+    return "data", unescape(text), []
 
 
-@dataclass(slots=True)
-class _Event:
-    """One thing read: text (entities decoded), a start tag, a self-closing tag or an end tag."""
-
-    kind: str
-    """"data", "start", "startend" or "end"."""
-    tag: str = ""
-    attrs: list[tuple[str, str | None]] = field(default_factory=list)
-    text: str = ""
-
-    def send(self, handler: _Handler) -> None:
-        if self.kind == "data":
-            handler.handle_data(self.text)
-        elif self.kind == "start":
-            handler.handle_starttag(self.tag, self.attrs)
-        elif self.kind == "startend":
-            handler.handle_startendtag(self.tag, self.attrs)
-        else:
-            handler.handle_endtag(self.tag)
-
-
-RAW_TEXT: Final = frozenset({"script", "style"})
-"""Elements whose content is not markup (it runs to their end tag), as in `HTMLParser`."""
+RAW_TEXT: Final = frozenset({"script", "style"})  # content runs to the end tag, unread
 
 _NAME = re.compile(r"[a-zA-Z][^\s/>\x00]*")
 _GAP = re.compile(r"[\s/]*")
@@ -342,9 +284,7 @@ _RAW_END = {tag: re.compile(rf"</{tag}(?=[\s/>])", re.IGNORECASE) for tag in RAW
 
 
 class _Finder:
-    """`str.find` on one text that fails in constant time once a search for the same string has
-    failed from an earlier place: a search either finds what is then read past, or fails, so the
-    whole scan stays linear."""
+    """`str.find` failing in constant time once it failed from earlier on: the scan is linear."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -358,13 +298,7 @@ class _Finder:
 
 
 def _tokens(html: str) -> Iterator[_Event]:
-    """The text and tags of `html`, read as a browser reads them in the cases that matter here
-    (tags, end tags, quoted attributes, comments, `<script>`), in one forward scan.
-
-    Markup that never ends (no `>` after it, or a tag whose every `>` is inside its quoted
-    values) is text. `<!-- … -->` is a comment (one without its `-->` ends at the next `>`),
-    `<![CDATA[ … ]]>` is left out, and every other `<!…>`, `<?…>` or `</…>` that is not an end
-    tag is a comment too, as in a browser."""
+    """The text and tags of `html` as a browser reads them, in one forward scan."""
     finder = _Finder(html)
     n = len(html)
     text_from = 0
@@ -377,34 +311,33 @@ def _tokens(html: str) -> Iterator[_Event]:
         read = _markup(html, lt, finder) if finder.find(">", lt) >= 0 else None
         if read is None:
             if lt > text_from:  # a text `<` starts a new piece, as in `HTMLParser`
-                yield _Event("data", text=unescape(html[text_from:lt]))
+                yield _data(html[text_from:lt])
                 text_from = lt
             i = lt + 1
             continue
         end, event = read
         if lt > text_from:
-            yield _Event("data", text=unescape(html[text_from:lt]))
+            yield _data(html[text_from:lt])
         i = text_from = end
         if event is None:
             continue
         yield event
-        if event.kind == "start" and event.tag in RAW_TEXT:
-            closing = _RAW_END[event.tag].search(html, end)
+        if event[0] == "start" and event[1] in RAW_TEXT:
+            closing = _RAW_END[event[1]].search(html, end)
             i = text_from = closing.start() if closing else n  # the content is dropped
     if text_from < n:
-        yield _Event("data", text=unescape(html[text_from:]))
+        yield _data(html[text_from:])
 
 
 def _markup(html: str, lt: int, finder: _Finder) -> tuple[int, _Event | None] | None:
-    """What starts at `html[lt]` (a `<` with a `>` somewhere after it): where it ends and the
-    tag it is (None: a comment), or None if the `<` is text."""
+    """Where the markup at `html[lt]` ends and its tag (None: a comment); None if it is text."""
     after = html[lt + 1]
     if after.isascii() and after.isalpha():
         return _start_tag(html, lt, finder)
     if after == "/":
         name = _NAME.match(html, lt + 2)
         if name:
-            return finder.find(">", name.end()) + 1, _Event("end", name[0].lower())
+            return finder.find(">", name.end()) + 1, ("end", name[0].lower(), [])
         return finder.find(">", lt + 2) + 1, None  # `</>`, `</ x>`: a comment
     if after == "?":
         return finder.find(">", lt + 2) + 1, None
@@ -434,11 +367,11 @@ def _start_tag(html: str, lt: int, finder: _Finder) -> tuple[int, _Event | None]
         assert gap is not None  # matches the empty string
         at = gap.end()
         if at >= n:
-            return n, _Event("data", text=unescape(html[lt:]))  # every `>` was quoted
+            return n, _data(html[lt:])  # every `>` was quoted
         if html[at] == ">":
             closed = gap.end() > gap.start() and html[at - 1] == "/"
             tag = name[0].lower()
-            return at + 1, _Event("startend" if closed else "start", tag, attrs)
+            return at + 1, ("startend" if closed else "start", tag, attrs)
         attr = _ATTR_NAME.match(html, at)
         assert attr is not None  # the character at `at` is none of space, `/`, `>`
         at = attr.end()

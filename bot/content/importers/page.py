@@ -1,48 +1,6 @@
 """Practice pages ("… - Interactive Practice"), as copied from the browser, into our bank format.
-
-Longer than most modules because a page has no grammar of its own: every section's reading, and
-the report line for what is not understood, is here in one place.
-
-A page is a title, fill-in-the-blank tasks, then multiple-choice questions (either part may be
-missing, and their order does not matter)::
-
-    Data parallelism vs model parallelism in MLOps - Interactive Practice
-    1fill in blank                      <- a fill task starts: number glued to "fill in blank"
-    easy                                <- difficulty (missing: medium, reported)
-    Complete the code to …              <- instruction
-    MLOps                               <- topic tag (optional)
-    distributed_data = dataset.[1](n)   <- the code, up to the next section
-    Drag options to blanks, …           <- options follow, the label glued on: "Abatch"
-    Attempts: / 3 left                  <- ignored
-    💡 Hint                             <- hint text, often none
-    Common Mistakes                     <- mistake note(s), then the explanation (last paragraph)
-
-    1. What is the main difference …?   <- a choice task starts: "N. " then a difficulty or "A. "
-    easy
-    A. Data parallelism splits …        <- options "A. text"
-    Solution                            <- "Step N: title" + indented text (any number of steps),
-                                           "Final Answer:" (… -> Option A), "Quick Check:"
-    Hint: …
-    Common Mistakes:                    <- "• note" bullets
-
-Within a task the sections after the head (options, solution, hint, mistakes) may come in any
-order. What the page does not say, a person decides; the importer never pretends to know:
-
-- A choice task's answer is the "-> Option X" of its final answer.
-- A fill task's answer is read off its explanation, which names the right option(s) as words.
-  One blank and exactly one option named: that option. Otherwise the importer proposes a
-  guess and marks the task `confirmed: false`: which option fills which blank is for a person
-  to say. One blank, several options named: the first one named. Several blanks: the options
-  named that are written like code (`device_list`, `//`, `gpu0`; all named ones if none is),
-  in the order named, the last repeated when there are more blanks than candidates; a plain
-  word such as `devices` is usually the explanation talking, not the blank's text.
-  No option named at all: the task is left out (reported).
-- A mistake note is tied to the wrong options whose text it names ("Using batch instead of
-  split" -> batch), or that it names by label ("option B"); otherwise it is general.
-- A fill task without hint text gets a placeholder hint, a comment and a report line.
-- Code is kept as on the page, even when its brackets do not balance (reported).
-
-Every line that is not understood becomes a report line with its line number.
+A page has no grammar, so every section's reading lives here (content/README.md shows what
+becomes what); a guessed answer is `confirmed: false`, any line not understood reported.
 """
 
 from __future__ import annotations
@@ -54,23 +12,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.content.importers.drafts import (
-    DIFFICULTIES,
-    Draft,
-    ImportResult,
-    Note,
-    ReportLine,
-    Step,
-    slug,
-    unique_ids,
-)
+from bot.content.importers import drafts
+from bot.content.importers.drafts import Draft, ImportResult, Note, ReportLine, Step
 from bot.quiz.tasks import BLANK_PATTERN, OPTION_LABELS
 
 PLACEHOLDER_HINT = "Read the code around each blank, then each option, carefully."
-"""The hint written for a fill task whose page shows "💡 Hint" with no text."""
 
-# Matches start only where white space starts (`(?<!\s)`) and never give back what `\s++` took:
-# tried from every space of a long run of them, the search was quadratic.
+# `(?<!\s)` and `\s++`: tried from every space of a long run, the search was quadratic.
 _TITLE_SUFFIX = re.compile(r"(?<!\s)\s++[-–—]\s++(?:Interactive\s++)?Practice\s*$", re.I)
 _HEADER = re.compile(r"^Practice(?:\s+[-–—]\s+\d+\s+Tasks?)?$", re.I)
 _FILL_START = re.compile(r"^(\d+)\s*fill in (?:the )?blanks?$", re.I)
@@ -83,11 +31,10 @@ _BULLET = re.compile(r"^\s*[•·*\-]\s+(\S.*)$")
 _ANSWER = re.compile(r"(?:->|→)\s*Option\s+([A-Z])\b")
 _LABEL_REF = re.compile(r"\b[Oo]ptions?\s+\(?([A-Z])\)?(?:\s*(?:,|or|and)\s*\(?([A-Z])\)?)*")
 _LEFT = re.compile(r"^\d+\s+left$", re.I)
-_QUESTION_LINES = 3
-"""More lines of a question, after its numbered first line, before its difficulty."""
+_QUESTION_LINES = 3  # a question's lines after its numbered first one, before its difficulty
 _WORD = re.compile(r"[a-z0-9]+")
 
-# Section markers, matched on unindented lines. The group is the text on the marker's line.
+# Section markers, on unindented lines; the group is the text on the marker's line.
 _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("fill-options", re.compile(r"^Drag options to blanks\b.*()$", re.I)),
     ("attempts", re.compile(r"^Attempts\s*:?\s*(.*)$", re.I)),
@@ -102,14 +49,12 @@ _DULL = frozenset(
     | {"practice", "their", "this", "using", "versus", "what", "when", "which", "with", "your"}
 )
 
-Lines = list[tuple[int, str]]
-"""(line number, text) pairs, in page order."""
+Lines = list[tuple[int, str]]  # (line number, text), in page order
 
 
 def looks_like(text: str) -> bool:
-    """Whether `text` reads as a practice page (for format detection)."""
     head = text[:200_000]
-    # `[^\S\n]*`, not `\s*`: from every line start `\s*` ran on over all the blank lines after it.
+    # `[^\S\n]*`, not `\s*`, which ran on over every blank line after each line start.
     if re.search(r"^[^\S\n]*\d+\s*fill in (?:the )?blanks?\s*$", head, re.M | re.I):
         return True
     if re.search(r"^Drag options to blanks", head, re.M | re.I):
@@ -118,11 +63,9 @@ def looks_like(text: str) -> bool:
 
 
 def parse(text: str, *, source: str, topic: str | None = None) -> ImportResult:
-    """The page's tasks as drafts, and a report line for everything guessed or not understood.
-    `source` names the file in report lines; `topic` overrides the page's topic tags."""
-    del source  # report lines carry line numbers; the caller renders them with the file name
-    page = _Page(text.splitlines())
-    return page.result(topic)
+    """The page's tasks, and a report line for all guessed or not understood; `topic` wins."""
+    del source  # the caller renders report lines with the file name
+    return _Page(text.splitlines()).result(topic)
 
 
 @dataclass(slots=True)
@@ -138,24 +81,20 @@ class _Block:
 
     kind: str
     start: int
-    first: str
-    """The text on the task's first line (a choice task's question starts there)."""
+    first: str  # the text on its first line, where a choice task's question starts
     head: Lines = field(default_factory=list)
     sections: dict[str, _Section] = field(default_factory=dict)
-    options: Lines = field(default_factory=list)
-    """A choice task's option lines, wherever they stand."""
+    options: Lines = field(default_factory=list)  # a choice task's, wherever they stand
+
+    def body(self, name: str) -> Lines:
+        section = self.sections.get(name)
+        return section.body if section else []
 
 
 class _Page:
     def __init__(self, lines: Sequence[str]) -> None:
         self.lines = [line.rstrip() for line in lines]
         self.report: list[ReportLine] = []
-        self.following = [""] * len(self.lines)
-        """The text of the next non-blank line after each line ("" at the end)."""
-        after = ""
-        for i in range(len(self.lines) - 1, -1, -1):
-            self.following[i] = after
-            after = self.lines[i].strip() or after
 
     def note(self, line: int | None, message: str) -> None:
         self.report.append(ReportLine(line, message))
@@ -164,8 +103,6 @@ class _Page:
         shown = text.strip()
         shown = shown if len(shown) <= 60 else shown[:57] + "…"
         self.note(line, f"not understood, skipped: {shown!r}")
-
-    # ---- the page ---------------------------------------------------------------------------
 
     def result(self, topic: str | None) -> ImportResult:
         numbered = list(enumerate(self.lines, start=1))
@@ -192,7 +129,7 @@ class _Page:
             self.note(None, f"the page names no topic: using the title {bank!r}; pass --topic")
         prefix = _id_prefix(bank, bank_topic)
         counts = Counter[str]()
-        drafts = []
+        made = []
         for block in blocks:
             draft = self._fill(block) if block.kind == "fill" else self._choice(block)
             if draft is None:
@@ -203,12 +140,12 @@ class _Page:
             tag = _topic_tag(block.head)
             if topic is None and tag and tag[1] != bank_topic:
                 draft.topic = tag[1]
-            drafts.append(draft)
-        unique_ids(drafts)
+            made.append(draft)
+        drafts.unique_ids(made)
         if not starts:
             self.note(None, "no tasks found: no 'Nfill in blank' or numbered question lines")
         report = sorted(self.report, key=lambda r: r.line or 0)
-        return ImportResult(drafts, report, bank, bank_topic, full_title or None)
+        return ImportResult(made, report, bank, bank_topic, full_title or None)
 
     def _start_kind(self, n: int) -> str | None:
         text = self.lines[n - 1]
@@ -217,14 +154,13 @@ class _Page:
         m = _NUMBERED.match(text)
         if not m or _STEP.match(m[2]) or _FINAL.match(m[2]) or _QUICK.match(m[2]):
             return None
-        # The question may run on over a few lines before its difficulty or first option; read
-        # as text of the task before, it would garble that task and lose this one.
+        # The question may run on over a few lines: read into the task before, it is lost.
         seen = 0
         for line in itertools.islice(self.lines, n, None):  # no copy: a page has many numbers
             following = line.strip()
             if not following:
                 continue
-            if following.casefold() in DIFFICULTIES or re.match(r"^A\.\s+\S", following):
+            if following.casefold() in drafts.DIFFICULTIES or re.match(r"^A\.\s+\S", following):
                 return "choice"
             seen += 1
             if seen > _QUESTION_LINES or _marker(line) or _NUMBERED.match(following):
@@ -259,8 +195,6 @@ class _Page:
                 if current is block.options and _CHOICE_OPTION.match(text):
                     labelled += 1
         return block
-
-    # ---- fill tasks -------------------------------------------------------------------------
 
     def _fill(self, block: _Block) -> Draft | None:
         paragraphs = _paragraphs(block.head)
@@ -324,11 +258,8 @@ class _Page:
         )
 
     def _fill_options(self, block: _Block) -> list[str]:
-        section = block.sections.get("fill-options")
-        if section is None:
-            return []
         options: list[str] = []
-        for n, text in section.body:
+        for n, text in block.body("fill-options"):
             line = text.strip()
             if not line:
                 continue
@@ -342,13 +273,11 @@ class _Page:
         return options
 
     def _fill_mistakes(self, block: _Block) -> tuple[list[str], str | None, int | None]:
-        """The notes, the explanation and its line: a separate "Explanation" section, else the
-        paragraph after the notes (the last one of the section)."""
-        section = block.sections.get("mistakes")
-        lines = section.body if section else []
+        """The notes, and the explanation (its own section, else the last paragraph) and line."""
+        lines = block.body("mistakes")
         bullets = [(n, m[1]) for n, t in lines if (m := _BULLET.match(t))]
         plain = [(n, t) for n, t in lines if not _BULLET.match(t)]
-        paragraphs = [_joined(p) for p in _paragraphs(plain)]
+        paragraphs = [(p[0][0], " ".join(t.strip() for _, t in p)) for p in _paragraphs(plain)]
         notes = [text for _, text in bullets]
         explained = block.sections.get("explanation")
         if explained is not None:
@@ -356,7 +285,7 @@ class _Page:
             return notes, self._explanation(block), explained.line
         if not paragraphs:
             return notes, None, None
-        if len(paragraphs) == 1 and not bullets and section is not None:
+        if len(paragraphs) == 1 and not bullets and "mistakes" in block.sections:
             self.note(
                 paragraphs[0][0],
                 "one paragraph after 'Common Mistakes': read as the explanation; no mistake note",
@@ -381,8 +310,6 @@ class _Page:
         guess = [candidates[min(b, len(candidates) - 1)] for b in range(blanks)]
         return [OPTION_LABELS[i] for i in guess], False
 
-    # ---- choice tasks -----------------------------------------------------------------------
-
     def _choice(self, block: _Block) -> Draft | None:
         question_lines = [block.first]
         difficulty: str | None = None
@@ -390,7 +317,7 @@ class _Page:
             line = text.strip()
             if not line:
                 continue
-            if difficulty is None and line.casefold() in DIFFICULTIES:
+            if difficulty is None and line.casefold() in drafts.DIFFICULTIES:
                 difficulty = line.casefold()
             elif difficulty is None:
                 question_lines.append(line)
@@ -399,13 +326,7 @@ class _Page:
         if difficulty is None:
             self.note(block.start, "no difficulty (easy, medium or hard): medium")
             difficulty = "medium"
-        options = []
-        for n, text in block.options:
-            m = _CHOICE_OPTION.match(text)
-            if m:
-                options.append(m[2].strip())
-            elif text.strip():
-                self.not_understood(n, text)
+        options = self._matched(block.options, _CHOICE_OPTION, 2)
         if len(options) < 2:
             self.note(block.start, "left out: the question has fewer than 2 options 'A. …'")
             return None
@@ -417,7 +338,7 @@ class _Page:
         if answer is None:
             return None
         hint, hint_comment = self._hint(block, fill=False)
-        notes = self._choice_mistakes(block)
+        notes = self._matched(block.body("mistakes"), _BULLET, 1)
         mistakes = [_tie(text, options, [answer]) for text in notes]
         comments = [c for c in (hint_comment,) if c]
         if mistakes and not any(n.options for n in mistakes):
@@ -458,28 +379,24 @@ class _Page:
         return label
 
     def _final_line(self, block: _Block) -> int:
-        section = block.sections.get("solution")
-        for n, text in section.body if section else []:
-            if _FINAL.match(_unnumbered(text.strip())):
+        for n, text in block.body("solution"):
+            numbered = _NUMBERED.match(text.strip())
+            if _FINAL.match(numbered[2] if numbered else text.strip()):
                 return n
         return block.start
 
-    def _choice_mistakes(self, block: _Block) -> list[str]:
-        section = block.sections.get("mistakes")
-        notes = []
-        for n, text in section.body if section else []:
-            m = _BULLET.match(text)
-            if m:
-                notes.append(m[1].strip())
+    def _matched(self, lines: Lines, pattern: re.Pattern[str], group: int) -> list[str]:
+        """The `group` of each line `pattern` matches; any other non-blank line is reported."""
+        found = []
+        for n, text in lines:
+            if m := pattern.match(text):
+                found.append(m[group].strip())
             elif text.strip():
                 self.not_understood(n, text)
-        return notes
-
-    # ---- shared sections --------------------------------------------------------------------
+        return found
 
     def _attempts(self, block: _Block) -> None:
-        """The "Attempts: 3 left" lines say nothing about the task; anything else there is
-        reported."""
+        """ "Attempts: 3 left" says nothing about the task; anything else there is reported."""
         section = block.sections.get("attempts")
         for n, text in [(section.line, section.inline), *section.body] if section else []:
             if text.strip() and not _LEFT.match(text.strip()):
@@ -487,14 +404,12 @@ class _Page:
 
     def _explanation(self, block: _Block) -> str | None:
         section = block.sections.get("explanation")
-        if section is None:
-            return None
-        return _text([section.inline, *(t for _, t in section.body)]) or None
+        return None if section is None else _section_text(section) or None
 
     def _difficulty(self, block: _Block, paragraphs: list[Lines]) -> str:
         if paragraphs and len(paragraphs[0]) == 1:
             word = paragraphs[0][0][1].strip().casefold()
-            if word in DIFFICULTIES:
+            if word in drafts.DIFFICULTIES:
                 paragraphs.pop(0)
                 return word
         self.note(block.start, "no difficulty (easy, medium or hard): medium")
@@ -502,7 +417,7 @@ class _Page:
 
     def _hint(self, block: _Block, *, fill: bool) -> tuple[str, str | None]:
         section = block.sections.get("hint")
-        text = _text([section.inline, *(t for _, t in section.body)]) if section else ""
+        text = _section_text(section) if section else ""
         if text:
             return text, None
         self.note(
@@ -516,11 +431,8 @@ class _Page:
         return (PLACEHOLDER_HINT if fill else "Read each option carefully."), comment
 
     def _solution(self, block: _Block) -> tuple[list[Step], str | None, str | None]:
-        section = block.sections.get("solution")
-        if section is None:
-            return [], None, None
         items: list[tuple[int, str, str, list[str]]] = []  # line, what, title/inline, body
-        for n, text in section.body:
+        for n, text in block.body("solution"):
             line = text.strip()
             if not line:
                 if items:
@@ -548,9 +460,6 @@ class _Page:
         return steps, final, quick
 
 
-# ---- helpers ----------------------------------------------------------------------------------
-
-
 def _comment(lines: Sequence[str]) -> str | None:
     """Comment lines for the YAML, wrapped to fit the bank's line length."""
     wrapped = [part for line in lines for part in textwrap.wrap(line, 90)]
@@ -568,15 +477,9 @@ def _marker(text: str) -> tuple[str, str] | None:
 
 
 def _is_next_option(text: str, expected: int) -> bool:
-    """An unindented "X. text" line where X is the next label of a choice task's options,
-    `expected` option lines having come before it."""
+    """An unindented "X. text" line, X the label after `expected` options."""
     m = _CHOICE_OPTION.match(text)
     return m is not None and expected < len(OPTION_LABELS) and m[1] == OPTION_LABELS[expected]
-
-
-def _unnumbered(line: str) -> str:
-    m = _NUMBERED.match(line)
-    return m[2] if m else line
 
 
 def _item(line: str) -> tuple[str, str] | None:
@@ -602,19 +505,19 @@ def _paragraphs(lines: Lines) -> list[Lines]:
     return [p for p in paragraphs if p]
 
 
-def _joined(paragraph: Lines) -> tuple[int, str]:
-    return paragraph[0][0], " ".join(t.strip() for _, t in paragraph)
-
-
 def _text(lines: Sequence[str]) -> str:
     """Lines as one text: the common indent removed, blank lines at either end dropped."""
     return textwrap.dedent("\n".join(line for line in lines)).strip()
 
 
+def _section_text(section: _Section) -> str:
+    return _text([section.inline, *(t for _, t in section.body)])
+
+
 def _topic_tag(head: Lines) -> tuple[int, str] | None:
     """A fill task's topic tag: the short single line between the instruction and the code."""
     paragraphs = _paragraphs(head)
-    if paragraphs and paragraphs[0][0][1].strip().casefold() in DIFFICULTIES:
+    if paragraphs and paragraphs[0][0][1].strip().casefold() in drafts.DIFFICULTIES:
         paragraphs = paragraphs[1:]
     if len(paragraphs) < 3 or len(paragraphs[1]) != 1:
         return None
@@ -625,13 +528,11 @@ def _topic_tag(head: Lines) -> tuple[int, str] | None:
     return n, tag
 
 
-_QUICK_TRIES = 8
-"""Mentions of an option tried one by one before a search that cannot take quadratic time."""
+_QUICK_TRIES = 8  # mentions tried one by one before the search that is never quadratic
 
 
 def _first_mention(text: str, option: str) -> int | None:
-    """Where `text` first names `option` as a whole token: not inside a longer word or symbol
-    run (the text's ends count as spaces)."""
+    """Where `text` first names `option` as a whole token (the text's ends count as spaces)."""
     if not option:
         return None
     start = text.find(option)
@@ -646,9 +547,8 @@ def _first_mention(text: str, option: str) -> int | None:
         start = text.find(option, start + 1)
     if start < 0:
         return None
-    # Many overlapping mentions ("aaaa…" naming "aaa"): `find` again from each would cost the
-    # option's length each time. One regular expression whose search starts with the option as
-    # a literal (scanned once) and checks both neighbours in constant time does not.
+    # Many overlapping mentions ("aaaa…" naming "aaa"): one regex that scans for the option
+    # once and checks both neighbours in constant time, where `find` from each was quadratic.
     head, tail = re.escape(option[0]), re.escape(option[-1])
     whole = re.compile(rf"{re.escape(option)}(?![\w{tail}])(?<![\w{head}](?s:.){{{len(option)}}})")
     while found := whole.search(text, start):
@@ -682,9 +582,8 @@ def _named(text: str, options: Sequence[str]) -> list[int]:
 
 def _tie(text: str, options: Sequence[str], answers: Sequence[str]) -> Note:
     """The note tied to the wrong options it names; general when it names none."""
-    labels = sorted(
-        OPTION_LABELS[i] for i in _named(text, options) if OPTION_LABELS[i] not in answers
-    )
+    named = _named(text, options)
+    labels = sorted(OPTION_LABELS[i] for i in named if OPTION_LABELS[i] not in answers)
     return Note(text, tuple(labels))
 
 
@@ -701,8 +600,7 @@ def _unbalanced(code: str) -> str | None:
 
 
 def _id_prefix(title: str, topic: str) -> str:
-    """`<topic>-<key word of the title>`: the title's most repeated word (the first on a tie)
-    of more than 3 letters that is neither the topic's nor a filler word."""
+    """`<topic>-<the title's most repeated word of 4+ letters, not the topic's nor filler>`."""
     topic_words = set(_WORD.findall(topic.casefold()))
     words = [
         w
@@ -710,10 +608,10 @@ def _id_prefix(title: str, topic: str) -> str:
         if len(w) > 3 and w not in _DULL and w not in topic_words
     ]
     if not words:
-        return slug(topic, limit=40)
+        return drafts.slug(topic, limit=40)
     counts = Counter(words)
     at: dict[str, int] = {}
     for i, word in enumerate(words):
         at.setdefault(word, i)
     key = max(words, key=lambda w: (counts[w], -at[w]))  # counted once: a long title is linear
-    return slug(f"{topic} {key}", limit=40)
+    return drafts.slug(f"{topic} {key}", limit=40)

@@ -1,10 +1,5 @@
-"""/bank: the banks a server's moderators upload (served in that server only).
-
-Thin: checking a file is bot/content/uploads.py's job and storing it the service's
-(`QuizService.upload_bank`); this reads the attachment (after refusing one too large from the
-size Discord announces), and renders the replies. Every subcommand is moderator-only, checked
-here on each call.
-"""
+"""/bank: the banks a server's moderators upload, served in that server only. Checking a file
+is bot/content/uploads.py's, storing it the service's; this reads the attachment."""
 
 from __future__ import annotations
 
@@ -20,9 +15,8 @@ from bot import rendering
 from bot.content.safety import topic_problem
 from bot.content.uploads import MAX_UPLOAD_TASKS, UploadedBank, size_problem
 from bot.discord_ui.checks import moderator_group, moderator_only
-from bot.discord_ui.errors import NO_CONNECTION, context, guild_id_of
+from bot.discord_ui.clicks import NO_CONNECTION, Responder, context, guild_id_of
 from bot.discord_ui.params import Text, TopicParam, typed
-from bot.discord_ui.replies import Responder
 from bot.quiz.errors import BankRefusedError
 
 if TYPE_CHECKING:

@@ -1,8 +1,4 @@
-"""/config: a server's time zone, moderator role and who may post with /quiz (moderators).
-
-Thin: which zone a text means is decided in bot/schedule/zones.py, the posting policies in
-bot/quiz/rules.py; the values are stored through the service.
-"""
+"""/config: a server's time zone, moderator role and who may post with /quiz (moderators)."""
 
 from __future__ import annotations
 
@@ -14,9 +10,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord_ui.checks import moderator_group, moderator_only
-from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.params import ServerRole, Text, ValueChoices, zone_autocomplete
-from bot.discord_ui.replies import Responder
 from bot.quiz.rules import PostPolicy
 from bot.schedule.zones import known_zones, resolve_zone
 

@@ -1,9 +1,5 @@
-"""/insights: the group's hardest tasks, misconceptions and participation (moderators).
-
-Thin: the service reads the period (bot/service.py `insights`), the figures are decided in
-bot/reports/insights.py, and the embed fits them into Discord's limits. Private unless the
-moderator asks to post it: it names tasks and how the group did on them, not members.
-"""
+"""/insights: the group's hardest tasks, misconceptions and participation (moderators); figures
+from bot/reports/insights.py. Private unless posted: it names tasks, never members."""
 
 from __future__ import annotations
 
@@ -16,9 +12,9 @@ from discord.ext import commands
 
 from bot import rendering
 from bot.discord_ui.checks import moderator_only
-from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.params import Flag, ValueChoices
-from bot.discord_ui.replies import Reply, Responder
+from bot.discord_ui.replies import Reply
 from bot.reports.insights import Insights, InsightsPeriod
 from bot.wording import plural
 

@@ -1,8 +1,5 @@
-"""/practice and /review: a member's private sessions. Every response is ephemeral.
-
-The cog only parses and renders: which task comes next, and when a session ends, is decided in
-bot/practice_sessions.py; the task message is a post's (`components.session_message`).
-"""
+"""/practice and /review: a member's private sessions (what comes next:
+bot/practice_sessions.py); every response is ephemeral."""
 
 from __future__ import annotations
 
@@ -12,10 +9,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_ui.components import session_message
-from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.params import DifficultyParam, TopicParam, topic_autocomplete
-from bot.discord_ui.replies import Responder
+from bot.discord_ui.post_view import session_message
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot

@@ -9,24 +9,24 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import rendering
-from bot.discord_ui import replies
 from bot.discord_ui.checks import is_moderator
-from bot.discord_ui.components import offer_solution
+from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.error_texts import (
     MissingChannelPermissions,
     PostCooldownError,
     missing_post_permissions,
 )
-from bot.discord_ui.errors import guild_id_of, member_name
 from bot.discord_ui.params import (
+    CHOICE_NAME,
+    MAX_CHOICES,
     DifficultyParam,
     TaskParam,
     TopicParam,
     topic_autocomplete,
     typed,
 )
+from bot.discord_ui.post_view import offer_solution, send_hint
 from bot.discord_ui.posting import post_task
-from bot.discord_ui.replies import Responder
 from bot.quiz import refs
 from bot.quiz.errors import NothingPostedError, UnknownPostError
 from bot.quiz.rules import check_may_post
@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from bot.service import PostedTask
 
 Interaction = discord.Interaction["QuizBot"]
-MAX_CHOICES = 25
-CHOICE_NAME = 100
 TASK_DEFAULT = "A task posted in this server; default: your practice task, else the latest here"
 
 
@@ -166,16 +164,9 @@ class QuizCog(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(task=TASK_DEFAULT)
     async def hint(self, interaction: Interaction, task: TaskParam | None = None) -> None:
-        service = self.bot.service
         async with Responder(interaction) as responder:
             posted = await self.resolve(interaction, task)
-            hint = await service.hint(
-                posted.post.id,
-                guild_id_of(interaction),
-                interaction.user.id,
-                member_name(interaction),
-            )
-            await responder.send(replies.hint_reply(service.posted_of(hint.post), hint))
+            await send_hint(interaction, responder, posted.post.id)
 
     @app_commands.command(name="solution", description="The worked solution, privately.")
     @app_commands.guild_only()

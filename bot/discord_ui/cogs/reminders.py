@@ -1,10 +1,5 @@
-"""/reminders on|off: a member's opt-in daily DM when reviews are due.
-
-Thin: which zone a text means is decided in bot/schedule/zones.py, when a reminder goes out in
-bot/quiz/reminders.py (sent by the pass on the bot's scheduler, bot/schedule/reminders.py), the
-setting is stored through the service. Two subcommands rather than an on/off choice: `off` takes
-no hour or zone.
-"""
+"""/reminders on|off: a member's opt-in daily DM when reviews are due (when: bot/quiz/reminders.py).
+Two subcommands, not a choice: `off` takes no hour or zone."""
 
 from __future__ import annotations
 
@@ -16,11 +11,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.clock import discord_timestamp
-from bot.discord_ui.errors import guild_id_of
+from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.params import Text, WholeNumber, typed, zone_autocomplete
-from bot.discord_ui.replies import Responder
+from bot.quiz.errors import StoreAction
 from bot.quiz.reminders import DEFAULT_HOUR, ReminderPlan
 from bot.schedule.zones import MAX_CHOICES, known_zones, resolve_zone
+from bot.store import reminders
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -107,7 +103,9 @@ class RemindersCog(commands.Cog):
     async def reminders_off(self, interaction: Interaction) -> None:
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
-            was_on = await self.bot.service.turn_reminders_off(guild_id, interaction.user.id)
+            was_on = await self.bot.service.run_write(
+                StoreAction.CHANGE, reminders.turn_off, guild_id, interaction.user.id
+            )
             text = (
                 "🔕 Review reminders are **off**. `/reminders on` brings them back."
                 if was_on

@@ -1,10 +1,5 @@
-"""/schedule: moderators add, list, pause, resume and remove daily quizzes.
-
-Thin: it parses the options, asks the bot's scheduler (bot/schedule/runner.py, owned by
-QuizBot) and renders the reply (bot/discord_ui/schedule_list.py). Which zone a text means is
-decided in bot/schedule/zones.py, "no matching task" by Catalog.matching, and the schedule
-limit by ScheduleStore.add, atomically.
-"""
+"""/schedule: moderators add, list, pause, resume and remove daily quizzes (bot/schedule/runner.py
+decides; this parses the options and renders the reply)."""
 
 from __future__ import annotations
 
@@ -17,8 +12,8 @@ from discord.ext import commands
 
 from bot.clock import discord_timestamp
 from bot.discord_ui.checks import is_moderator, moderator_group, moderator_only
+from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.error_texts import missing_post_permissions
-from bot.discord_ui.errors import guild_id_of
 from bot.discord_ui.params import (
     CountParam,
     DifficultyParam,
@@ -30,7 +25,6 @@ from bot.discord_ui.params import (
     typed,
     zone_autocomplete,
 )
-from bot.discord_ui.replies import Responder
 from bot.discord_ui.schedule_list import choice_name, list_embed, schedule_lines, what
 from bot.quiz import timing
 from bot.quiz.errors import ScheduleInputError

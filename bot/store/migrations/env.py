@@ -36,9 +36,9 @@ def run_online() -> None:
     if connection is not None:
         run_migrations(connection)
         return
-    from bot.store.db import make_engine
+    from bot.store.db import build_engine
 
-    engine = make_engine(config.get_main_option("sqlalchemy.url") or "", create=False)
+    engine = build_engine(config.get_main_option("sqlalchemy.url") or "")
     try:
         with engine.begin() as conn:
             run_migrations(conn)

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from bot.content.importers import gift
-from bot.content.importers.drafts import NEUTRAL_HINT, Draft, ImportResult, Note, Step, bank_yaml
+from bot.content.importers.drafts import (
+    NEUTRAL_HINT,
+    Draft,
+    ImportResult,
+    Note,
+    Step,
+    bank_yaml,
+    category_topic,
+)
 from bot.content.loader import check_banks
 from bot.quiz.tasks import Catalog, Difficulty, Solution, SolutionStep, Task
 from tests.factories import choice, fill, note
@@ -175,12 +183,13 @@ def test_a_topic_given_to_the_import_wins_over_the_categories(tmp_path: Path) ->
 
 
 def test_category_paths() -> None:
-    assert gift.category_topic("$course$/top/Default for X/Loops") == "Loops"
-    assert gift.category_topic("$course$/Top/Sub") == "Sub"
-    assert gift.category_topic("$course$/top/CI//CD") == "CI/CD"  # '//' is a '/' in a name
-    assert gift.category_topic("Just a name") == "Just a name"
-    assert gift.category_topic("$course$") is None
-    assert gift.category_topic("$course$/top") is None
+    assert category_topic("$course$/top/Default for X/Loops") == "Loops"
+    assert category_topic("$course$/Top/Sub") == "Sub"
+    assert category_topic("$course$/top/CI//CD") == "CI/CD"  # '//' is a '/' in a name
+    assert category_topic("Just a name") == "Just a name"
+    assert category_topic("$course$") is None
+    assert category_topic("$course$/top") is None
+    assert category_topic("$course$/top/$money") == "$money"  # as Moodle XML reads it
 
 
 def test_without_a_category_the_topic_is_the_files_name_and_the_report_says_so() -> None:
