@@ -256,7 +256,7 @@ def test_an_export_names_every_task_it_leaves_out_and_exits_1(
     in_folder(tmp_path, monkeypatch)
     output = tmp_path / f"seed.{fmt}"
 
-    code = main(["content", "export", str(SHIPPED), "--format", fmt, "--output", str(output)])
+    code = main(["content", "export", str(SEED), "--format", fmt, "--output", str(output)])
 
     assert code == 1
     assert capsys.readouterr().err.splitlines() == [

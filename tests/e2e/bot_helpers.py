@@ -6,7 +6,7 @@
 - `reply_of`: what a member finally sees for an interaction, whichever way the bot answered
   (an immediate reply, a deferral then a follow-up, an update of the clicked message).
 - `text_of`: every visible string of a message (content, embeds, v2 text displays).
-- `ANSWERS`: the answer key of the shipped seed bank.
+- `ANSWERS`: the answer key of the shipped banks, read from their YAML.
 
 Nothing here imports the bot: the tests see it only through Discord and its database file.
 """
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
 from fakediscord import BotProcess, DiscordEmulator, Driver, Guild, InteractionRecord, Message
 from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
@@ -33,16 +34,9 @@ EPHEMERAL = 1 << 6
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONTENT_DIR = REPO_ROOT / "content"
 ANSWERS: dict[str, tuple[str, ...]] = {
-    "mlops-parallelism-fill-1": ("B",),
-    "mlops-parallelism-fill-2": ("D",),
-    "mlops-parallelism-fill-3": ("A",),
-    "mlops-parallelism-fill-4": ("A", "C"),
-    "mlops-parallelism-fill-5": ("A", "C", "C"),
-    "mlops-parallelism-mc-1": ("A",),
-    "mlops-parallelism-mc-2": ("D",),
-    "mlops-parallelism-mc-3": ("B",),
-    "mlops-parallelism-mc-4": ("A",),
-    "mlops-parallelism-mc-5": ("C",),
+    task["id"]: (task["answer"],) if task["kind"] == "choice" else tuple(task["answers"])
+    for bank in sorted(CONTENT_DIR.rglob("*.yaml"))
+    for task in yaml.safe_load(bank.read_text(encoding="utf-8"))["tasks"]
 }
 COMMANDS = {
     "quiz",

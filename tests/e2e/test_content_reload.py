@@ -57,7 +57,7 @@ def world(driver: Driver) -> World:
 @pytest.fixture
 def content(tmp_path: Path) -> Path:
     folder = tmp_path / "content"
-    shutil.copytree(CONTENT_DIR, folder)
+    shutil.copytree(CONTENT_DIR / "mlops", folder / "mlops")
     return folder
 
 
