@@ -1,6 +1,6 @@
 # A slim image: the bot, its banks and nothing else. The SQLite file lives on the /data volume;
 # the PostgreSQL driver is installed too, so DATABASE_URL=postgresql+psycopg://… works as well
-# (compose.yaml runs it that way, in two sharded processes).
+# (compose.postgres.yaml runs it that way, in two sharded processes).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -27,5 +27,7 @@ COPY content ./content
 
 USER 10001
 VOLUME ["/data"]
+# Healthy only while the database answers and the gateway is connected (compose reads this too).
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 CMD ["quizbot", "health"]
 ENTRYPOINT ["quizbot"]
 CMD ["run"]

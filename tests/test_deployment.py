@@ -1,4 +1,4 @@
-"""compose.yaml: PostgreSQL and two bot processes that split the shards exactly once."""
+"""compose.postgres.yaml: PostgreSQL and two bot processes that split the shards exactly once."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ BOT_SERVICES = ("shard-0", "shard-1")
 
 @pytest.fixture(scope="module")
 def compose() -> dict[str, Any]:
-    return yaml.safe_load((ROOT / "compose.yaml").read_text())
+    return yaml.safe_load((ROOT / "compose.postgres.yaml").read_text())
 
 
 def environment(service: dict[str, Any]) -> dict[str, str]:
