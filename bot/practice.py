@@ -1,5 +1,5 @@
 """`quizbot practice`: the tutor in a terminal, on the bot's own store and engine, so a content
-author sees what a member would see."""
+author sees what a member would see. It records to a database of its own, never the bot's."""
 
 from __future__ import annotations
 
@@ -8,13 +8,27 @@ import os
 import textwrap
 from collections.abc import Callable
 from enum import StrEnum
+from pathlib import Path
 from typing import TextIO
 
+from bot import rendering
 from bot.clock import utcnow
 from bot.quiz.engine import Outcome, Status
-from bot.quiz.errors import InvalidAnswerError, StoreAction
+from bot.quiz.errors import InvalidAnswerError, NoHintError, StoreAction
+from bot.quiz.numeric import NOT_A_NUMBER, NotANumberError
 from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Kind, Task
+from bot.quiz.typed import MAX_TYPED
 from bot.store import AnswerRequest, SolutionSeen, Store, answers, posts
+
+PRACTICE_DB_HELP = "$XDG_DATA_HOME/quizbot/practice.db, else ~/.local/share/quizbot/practice.db"
+
+
+def default_database() -> Path:
+    """The practice database: the user's own data folder (XDG), so practising leaves the bot's
+    leaderboard alone and progress carries over between sessions."""
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "quizbot" / "practice.db"
+
 
 PRACTICE_GUILD = 0
 PRACTICE_CHANNEL = 0
@@ -79,7 +93,10 @@ class PracticeSession:
     def say(self, text: str = "") -> None:
         print(text, file=self.out)
 
-    def run(self) -> int:
+    def run(self, where: str | None = None) -> int:
+        """`where`: the database it records to, said first so nobody wonders."""
+        if where:
+            self.say(f"Recording your progress to {where} (--db to choose another).")
         self.say(f"Practice: {len(self.tasks)} task(s), {MAX_ATTEMPTS} attempts each. {HELP}.")
         for number, task in enumerate(self.tasks, 1):
             self.say()
@@ -120,15 +137,24 @@ class PracticeSession:
                 case Command.NEXT:
                     return True
                 case Command.HINT:
-                    with self.store.write(StoreAction.REVEAL) as conn:
-                        answers.reveal_hint(
-                            conn, post.id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
-                        )
-                    self.say(f"Hint: {task.hint}")
+                    self.hint(task, post.id)
                 case Command.SOLUTION:
                     self.solution(task, post.id)
                 case unknown:
                     self.say(f"{unknown!r} is not a command. {HELP}.")
+
+    def hint(self, task: Task, post_id: int) -> None:
+        """The next hint of the task's ladder and the ones seen before (`engine.see_hint`)."""
+        try:
+            with self.store.write(StoreAction.REVEAL) as conn:
+                seen = answers.reveal_hint(
+                    conn, post_id, PRACTICE_GUILD, self.user_id, self.name, utcnow()
+                )
+        except NoHintError as exc:
+            self.say(str(exc))
+            return
+        for number in range(1, seen.access.shown + 1):
+            self.say(f"{rendering.hint_title(task, number)}: {rendering.hint_text(task, number)}")
 
     def solution(self, task: Task, post_id: int) -> None:
         """Show the solution as `engine.open_solution` decides, on the progress the store
@@ -163,12 +189,15 @@ class PracticeSession:
         return reply is not None and reply.strip().casefold() in YES
 
     def answer(self, task: Task, post_id: int, line: str) -> None:
-        picks = parse_picks(line)
+        picks = (line,) if task.typed else parse_picks(line)
         if picks is None:  # the engine checks the count and the labels
             self.ask_again(task)
             return
         request = AnswerRequest(post_id, PRACTICE_GUILD, self.user_id, self.name, picks)
         (result,) = self.store.commit_group([request], utcnow(), ()).answered
+        if isinstance(result, NotANumberError):
+            self.say(NOT_A_NUMBER)
+            return
         if isinstance(result, InvalidAnswerError):
             self.ask_again(task)
             return
@@ -177,14 +206,21 @@ class PracticeSession:
         self.report(task, result.outcome)
 
     def ask_again(self, task: Task) -> None:
+        if task.typed:  # blank or too long: nothing was stored
+            self.say(f"Type your answer (up to {MAX_TYPED} characters), or a command: {COMMANDS}.")
+            return
+        # A multi task's count of right options is the author's to show (`show_count`).
+        count = "one or more" if task.kind is Kind.MULTI else str(task.blanks)
         self.say(
-            f"Give {task.blanks} letter(s) from {', '.join(task.labels)}, or a command: {COMMANDS}."
+            f"Give {count} letter(s) from {', '.join(task.labels)}, or a command: {COMMANDS}."
         )
 
     def report(self, task: Task, outcome: Outcome) -> None:
         if outcome.status is Status.CORRECT:
             self.total += outcome.points
-            self.say(f"Correct! +{outcome.points} point(s).")
+            self.say(f"Correct! +{outcome.points} point(s).{zero_points_reason(outcome)}")
+            if outcome.expected:  # a typo forgiven
+                self.say(f"Accepted as {outcome.expected}, the expected spelling.")
             self.show_solution(task)
             return
         if outcome.status is Status.REPEATED:  # nothing was stored
@@ -198,17 +234,28 @@ class PracticeSession:
         where = ""
         if task.multi_blank:
             where = f" (blank {', '.join(f'[{b}]' for b in outcome.wrong_blanks)} wrong)"
+        if outcome.credit and task.typed:
+            where = f" (that answer earns {round(outcome.credit * 100)}% of the credit)"
+        elif outcome.credit is not None and not task.typed:
+            wrong = len(outcome.wrong_picks)
+            share = round(outcome.credit * 100)
+            where = f" ({len(outcome.picks) - wrong} right, {wrong} wrong: {share}% of the answer)"
         self.say(f"Not quite{where}.")
         for note in outcome.notes:
             self.say(f"  - {note}")
         if outcome.status is Status.FAILED:
+            if outcome.points:  # a multi task's last attempt earns its credit's share
+                self.total += outcome.points
+                self.say(f"+{outcome.points} point(s) for the right part.")
             self.say("That was your last attempt. Here is the worked solution:")
             self.show_solution(task)
-        else:
+        elif task.hints:
             self.say(
                 f"{outcome.attempts_left} attempt(s) left. Try again, or "
                 f"{COMMAND_PREFIX}{Command.HINT} for a hint."
             )
+        else:
+            self.say(f"{outcome.attempts_left} attempt(s) left. Try again.")
 
     def show(self, task: Task) -> None:
         if task.kind is Kind.FILL:
@@ -216,6 +263,8 @@ class PracticeSession:
             self.say(textwrap.indent(task.prompt, "    "))
         else:
             self.say(task.prompt)
+        if task.kind is Kind.MULTI:
+            self.say(rendering.multi_instruction(task))
         for option in task.options:
             self.say(f"  {option.label}. {option.text}")
 
@@ -231,9 +280,23 @@ class PracticeSession:
             self.say(f"  {task.solution.explanation}")
 
 
+def zero_points_reason(outcome: Outcome) -> str:
+    """Why a right answer scored nothing, as a sentence to follow "+0 point(s).": "" otherwise."""
+    if outcome.points:
+        return ""
+    progress = outcome.progress
+    if progress.finished_elsewhere:
+        return " A task scores once: you finished this one in an earlier session."
+    if progress.scores_none:
+        return f" Earlier sessions used all {MAX_ATTEMPTS} scoring attempts on this task."
+    return " The misses and hints on this task left no points."
+
+
 def prompt(task: Task) -> str:
     """What the terminal shows before each line: the letters this task takes and the commands,
     so neither is guessed."""
+    if task.typed:
+        return f"your answer or {COMMANDS} > "
     labels = task.labels
     letters = labels[0] if len(labels) == 1 else f"{labels[0]}-{labels[-1]}"
     return f"[{letters}] or {COMMANDS} > "

@@ -37,7 +37,14 @@ MAX_SELECT_OPTIONS: Final = 25
 ELLIPSIS: Final = "…"
 FENCE: Final = "```"
 CLOSE_FENCE: Final = "\n```"
-KIND_TITLES: Final = {Kind.CHOICE: "Multiple choice", Kind.FILL: "Fill in the blank"}
+KIND_TITLES: Final = {
+    Kind.CHOICE: "Multiple choice",
+    Kind.FILL: "Fill in the blank",
+    Kind.MULTI: "Several answers",
+    Kind.SHORT: "Short answer",
+    Kind.NUMERICAL: "Numerical answer",
+}
+TYPE_INSTRUCTION: Final = "Type your answer: press **Answer**."
 
 _DRAWS_NOTHING: Final = frozenset(
     (
@@ -237,7 +244,11 @@ def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> s
     """A member's picks in words for a Markdown sentence, as the buttons show them: one line,
     cut to `limit`, escaped. E.g. "B · a\\*b", "[1] to\\_device, [2] devices"."""
     kind = task.kind
-    if kind is Kind.CHOICE or task.blanks == 1:
+    if task.typed:  # the member's own text, as graded (one line, never a mention)
+        words = _one_line(",".join(picks))
+    elif kind is Kind.MULTI:
+        words = ", ".join(f"{p} · {_one_line(_option_plain(task.option(p), kind))}" for p in picks)
+    elif kind is Kind.CHOICE or task.blanks == 1:
         words = f"{picks[0]} · {_one_line(_option_plain(task.option(picks[0]), kind))}"
     else:
         words = ", ".join(
@@ -288,9 +299,21 @@ def task_description(task: Task) -> str:
     """The question (or instruction and code template) followed by every option in full."""
     if task.kind is Kind.CHOICE:
         head = task.prompt
+    elif task.kind is Kind.MULTI:
+        head = f"{task.prompt}\n\n*{multi_instruction(task)}*"
+    elif task.typed:
+        return f"{task.prompt}\n\n*{TYPE_INSTRUCTION}*"
     else:
         head = f"{task.instruction}\n{code_block(task, task.prompt)}"
     return f"{head}\n\n{_option_lines(task)}"
+
+
+def multi_instruction(task: Task) -> str:
+    """What a multi task asks of the member, with how many options are right if shown."""
+    if task.show_count:
+        n = len(task.answers)
+        return f"Pick the {n} right answer{'' if n == 1 else 's'}."
+    return "Pick every right answer: one or more."
 
 
 def filled_code(task: Task, picks: Mapping[int, str]) -> str:
@@ -300,8 +323,25 @@ def filled_code(task: Task, picks: Mapping[int, str]) -> str:
     return code_block(task, task.filled(picks))
 
 
-def hint_text(task: Task) -> str:
-    return task.hint
+def hint_title(task: Task, number: int) -> str:
+    """"Hint" for a task's one hint, "Hint 2 of 3" on a ladder."""
+    count = len(task.hints)
+    return "Hint" if count == 1 else f"Hint {number} of {count}"
+
+
+def hint_text(task: Task, number: int) -> str:
+    """The task's hint `number`, from 1."""
+    return task.hints[number - 1]
+
+
+def _hint_problems(task: Task) -> list[tuple[str, str]]:
+    if len(task.hints) == 1:
+        return _too_long("hint", "the hint", hint_text(task, 1), EMBED_FIELD_VALUE)
+    problems: list[tuple[str, str]] = []
+    for n in range(1, len(task.hints) + 1):
+        text = hint_text(task, n)
+        problems += _too_long(f"hints[{n - 1}]", f"hint {n}", text, EMBED_FIELD_VALUE)
+    return problems
 
 
 def notes_text(notes: Iterable[str]) -> str:
@@ -430,6 +470,8 @@ def _too_long(field: str, what: str, text: str, limit: int) -> list[tuple[str, s
 def _option_count_problems(task: Task) -> list[tuple[str, str]]:
     if task.multi_blank:
         limit, shown = MAX_SELECT_OPTIONS, "a select menu per blank"
+    elif task.kind is Kind.MULTI:
+        limit, shown = MAX_SELECT_OPTIONS, "one select menu"
     else:
         limit, shown = MAX_BUTTON_OPTIONS, "one button per option"
     if len(task.options) <= limit:
@@ -444,12 +486,12 @@ def render_problems(task: Task) -> list[tuple[str, str]]:
         *_too_long("topic", "the task title", task_title(task), EMBED_TITLE),
         *_too_long("topic", "the solution title", solution_title(task), EMBED_TITLE),
         *_too_long(
-            "question" if task.kind is Kind.CHOICE else "code",
+            "code" if task.kind is Kind.FILL else "question",
             "the task as posted (text, code and all options)",
             task_description(task),
             EMBED_DESCRIPTION,
         ),
-        *_too_long("hint", "the hint", hint_text(task), EMBED_FIELD_VALUE),
+        *_hint_problems(task),
         # Several wrong blanks can bring several notes at once; all of them must still fit.
         *_too_long(
             "mistakes",

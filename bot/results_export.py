@@ -1,6 +1,6 @@
 """`quizbot export results`: each member's result on each public task, as CSV or JSON, for
 teachers who grade elsewhere. Ids as JSON strings (JavaScript loses precision); CSV with a BOM,
-1/0 for yes/no, and formula-like cells made inert (`_inert`).
+1/0 for yes/no, and formula-like cells made inert (`inert`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,12 @@ from bot.wording import plural
 FORMATS = ("csv", "json")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What makes Excel, LibreOffice or Sheets read a cell as a formula (OWASP's CSV injection list)."""
-FIELDS = ("member_id", "task_id", "attempts", "solved", "points", "first_try", "hint", "solution")
-"""The columns, in order; `name` follows `member_id` with --names."""
+FIELDS = (
+    "member_id", "task_id", "attempts", "solved", "points", "first_try", "hint", "solution",
+    "answer",
+)  # fmt: skip
+"""The columns, in order; `name` follows `member_id` with --names. `answer`: the last one
+stored, option letters or the text typed."""
 
 
 def columns(names: bool) -> tuple[str, ...]:
@@ -45,11 +49,12 @@ def _record(row: ResultRow, names: bool) -> dict[str, Any]:
         "first_try": row.first_try,
         "hint": row.hint,
         "solution": row.solution,
+        "answer": row.answer,
     }
     return record
 
 
-def _inert(value: Any) -> Any:
+def inert(value: Any) -> Any:
     """A text cell a spreadsheet shows rather than runs: members choose their display names,
     so `=HYPERLINK(...)` must not become a live formula on the teacher's machine. The leading
     quote is OWASP's advice; spreadsheets hide it. Numbers stay numbers, so sums still work."""
@@ -66,7 +71,7 @@ def write_csv(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) -
     writer = csv.DictWriter(out, fieldnames=columns(names), lineterminator="\r\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _inert(v) for k, v in _record(row, names).items()})
+        writer.writerow({k: inert(v) for k, v in _record(row, names).items()})
 
 
 def write_json(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) -> None:
@@ -74,7 +79,7 @@ def write_json(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) 
     out.write("\n")
 
 
-def _database_files(url: str) -> list[Path]:
+def database_files(url: str) -> list[Path]:
     """The SQLite file the rows came from, with its journals and the running bot's lock file
     (`process_claim`): not to be written over."""
     file = sqlite_file(url)
@@ -137,7 +142,7 @@ def export_results(
                 output,
                 encoding,
                 lambda file_out: write(rows, file_out, names=names),
-                reads=_database_files(url),
+                reads=database_files(url),
             )
         except OSError as exc:
             print(cannot_write(output, exc), file=err)

@@ -46,6 +46,7 @@ from bot.quiz.errors import (
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.reports import insights
 from bot.reports.insights import Insights, InsightsPeriod
+from bot.reports.items import ItemStats, item_stats
 from bot.store import (
     Answered,
     AnswerRequest,
@@ -66,6 +67,7 @@ from bot.store import (
 )
 from bot.store import reminders as store_reminders
 from bot.store.insights import InsightsStore
+from bot.store.items import first_attempts
 from bot.store.reminders import Rezone
 from bot.store.server_banks import BankStore, BankSummary
 
@@ -574,6 +576,10 @@ class QuizService:
         if public:
             withheld = await self.run_read(posts.open_public_tasks, guild_id, now)
         return insights.build(period, activity, tasks, withheld=withheld)
+
+    async def item_stats(self, guild_id: int) -> list[ItemStats]:
+        """/insights-tasks: every task's item analysis over all time (`reports/items.py`)."""
+        return item_stats(await self.run_read(first_attempts, guild_id))
 
     async def stats_progress(
         self, guild_id: int, user_id: int, due: Mapping[str, int] | None = None

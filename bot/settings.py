@@ -19,6 +19,7 @@ from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_va
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.health import default_status_path
 from bot.host_errors import HostError, HostErrors
 from bot.schedule.zones import AmbiguousZoneError, NotAPlaceError, ZoneError, resolve_zone
 from bot.sharding import ShardPlan
@@ -33,6 +34,7 @@ README_TOKEN_SECTION = "README.md, section 'Creating the Discord application'"
 
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_GRACE_MINUTES: Final = 24 * 60
+MAX_REMOVAL_GRACE_DAYS: Final = 3650
 # Far more shards than Discord gives any bot, and still few enough to list: a typo such as
 # 10**23 overflowed discord.py's range(), and 10**11 with a long SHARD_IDS hung the start.
 MAX_SHARD_COUNT: Final = 2**16
@@ -56,11 +58,13 @@ FIXES: Final[dict[str, str]] = {
     "as Berlin",
     "LOG_LEVEL": f"use one of {', '.join(LOG_LEVELS)}",
     "SCHEDULE_GRACE_MINUTES": f"use a whole number of minutes from 0 to {MAX_GRACE_MINUTES}",
+    "REMOVAL_GRACE_DAYS": f"use a whole number of days from 0 to {MAX_REMOVAL_GRACE_DAYS}",
     "DISCORD_API_BASE": "leave it unset to use Discord itself (it is for tests), "
     "or give an http(s) URL such as http://127.0.0.1:8080/api/v10",
     "QUIZBOT_LOOP_LAG_PROBE": "use true or false",
     "SHARD_COUNT": f"use a whole number of shards from 1 to {MAX_SHARD_COUNT}, or leave it "
     "unset for one process (see README.md, section 'Scaling out')",
+    "HEALTH_FILE": "give a file path the bot's user may write, or leave it unset",
     "SHARD_IDS": "list this process's shards, e.g. 0,1 or 0-3, each below SHARD_COUNT, "
     "with SHARD_COUNT set (see README.md, section 'Scaling out')",
 }
@@ -118,6 +122,10 @@ class Settings(BaseSettings):
     schedule_grace_minutes: int = Field(
         default=120, ge=0, le=MAX_GRACE_MINUTES, validation_alias="SCHEDULE_GRACE_MINUTES"
     )
+    # Days a server's data is kept after the bot is removed from it (docs/privacy.md).
+    removal_grace_days: int = Field(
+        default=30, ge=0, le=MAX_REMOVAL_GRACE_DAYS, validation_alias="REMOVAL_GRACE_DAYS"
+    )
     # Only for tests and benchmarks against an emulated Discord; production leaves it unset.
     discord_api_base: str | None = Field(default=None, validation_alias="DISCORD_API_BASE")
     loop_lag_probe: bool = Field(default=False, validation_alias="QUIZBOT_LOOP_LAG_PROBE")
@@ -127,6 +135,9 @@ class Settings(BaseSettings):
         default=None, ge=1, le=MAX_SHARD_COUNT, validation_alias="SHARD_COUNT"
     )
     shard_ids: str | None = Field(default=None, validation_alias="SHARD_IDS")
+    # The running bot's status file for `quizbot health`; unset: one in the temp folder named
+    # after the database and the shards (read through `health_status_path`).
+    health_file: Path | None = Field(default=None, validation_alias="HEALTH_FILE")
 
     @field_validator("database_url")
     @classmethod
@@ -152,7 +163,7 @@ class Settings(BaseSettings):
             raise ValueError(f"cannot reach {value} ({exc.strerror or exc})") from None
         return value
 
-    @field_validator("content_cache", mode="before")
+    @field_validator("content_cache", "health_file", mode="before")
     @classmethod
     def _empty_is_off(cls, value: object) -> object:
         return None if value == "" else value
@@ -227,6 +238,10 @@ class Settings(BaseSettings):
     def shards(self) -> ShardPlan:
         """This process's shards (bot/sharding.py); `ShardPlan.UNSHARDED` without settings."""
         return ShardPlan.parse(self.shard_count, self.shard_ids)
+
+    @cached_property
+    def health_status_path(self) -> Path:
+        return self.health_file or default_status_path(self.database_url, self.shard_ids)
 
     @cached_property
     def zone(self) -> ZoneInfo:

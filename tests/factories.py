@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from fractions import Fraction
 
 from bot.quiz.tasks import (
     OPTION_LABELS,
@@ -14,6 +15,7 @@ from bot.quiz.tasks import (
     Option,
     Solution,
     Task,
+    equal_weights,
 )
 
 
@@ -26,13 +28,14 @@ def note(text: str, *labels: str) -> MistakeNote:
     return MistakeNote(text, tuple(labels))
 
 
-def choice(
+def choice(  # `hints` (the ladder, maybe empty) rather than the one `hint`
     id: str = "t-choice",
     *,
     prompt: str = "Which one?",
     texts: Sequence[str] = ("right", "wrong", "also wrong"),
     answer: str = "A",
     hint: str = "It is the first.",
+    hints: Sequence[str] | None = None,
     solution: Solution | None = None,
     mistakes: Sequence[MistakeNote] = (),
     topic: str = "Testing",
@@ -46,7 +49,7 @@ def choice(
         prompt=prompt,
         options=options(*texts),
         answers=(answer,),
-        hint=hint,
+        hints=(hint,) if hints is None else tuple(hints),
         solution=solution or Solution(final_answer=answer),
         mistakes=tuple(mistakes),
     )
@@ -59,6 +62,7 @@ def fill(
     texts: Sequence[str],
     answers: Sequence[str],
     hint: str = "Look at each blank on its own.",
+    hints: Sequence[str] | None = None,
     solution: Solution | None = None,
     mistakes: Sequence[MistakeNote] = (),
     instruction: str = "Fill the blanks.",
@@ -73,10 +77,47 @@ def fill(
         prompt=prompt,
         options=options(*texts),
         answers=tuple(answers),
-        hint=hint,
+        hints=(hint,) if hints is None else tuple(hints),
         solution=solution or Solution(explanation="The answer."),
         mistakes=tuple(mistakes),
         instruction=instruction,
+    )
+
+
+def multi(
+    id: str = "t-multi",
+    *,
+    prompt: str = "Which are right?",
+    texts: Sequence[str] = ("right", "also right", "wrong", "far off"),
+    answers: Sequence[str] = ("A", "B"),
+    weights: Sequence[float | str] | None = None,
+    show_count: bool = False,
+    hint: str = "Two of them.",
+    mistakes: Sequence[MistakeNote] = (),
+    topic: str = "Testing",
+    difficulty: Difficulty = Difficulty.MEDIUM,
+) -> Task:
+    """A multi task: `answers` share 100% (each wrong pick takes a share), unless `weights`
+    (percent, one per option) are given."""
+    opts = options(*texts)
+    labels = tuple(o.label for o in opts)
+    if weights is None:
+        weighted = equal_weights(labels, tuple(answers))
+    else:
+        weighted = tuple(Fraction(str(w)) for w in weights)
+    return Task(
+        id=id,
+        topic=topic,
+        kind=Kind.MULTI,
+        difficulty=difficulty,
+        prompt=prompt,
+        options=opts,
+        answers=tuple(label for label, w in zip(labels, weighted, strict=True) if w > 0),
+        hints=(hint,) if hint else (),
+        solution=Solution(explanation="The first two."),
+        mistakes=tuple(mistakes),
+        weights=weighted,
+        show_count=show_count,
     )
 
 

@@ -110,10 +110,13 @@ def test_csv_has_a_header_and_one_row_per_member_and_task(
 ) -> None:
     rows = list(csv.reader(io.StringIO(export(capsys))))
     assert rows == [
-        ["member_id", "task_id", "attempts", "solved", "points", "first_try", "hint", "solution"],
-        [str(ALICE), "t-one", "2", "1", rows[1][4], "0", "0", "0"],
-        [str(ALICE), "t-two", "1", "1", rows[2][4], "1", "1", "0"],
-        [str(BOB), "t-one", "3", "0", "0", "0", "0", "0"],
+        [
+            *("member_id", "task_id", "attempts", "solved", "points", "first_try", "hint"),
+            *("solution", "answer"),
+        ],
+        [str(ALICE), "t-one", "2", "1", rows[1][4], "0", "0", "0", "A"],  # the last answer
+        [str(ALICE), "t-two", "1", "1", rows[2][4], "1", "1", "0", "A"],
+        [str(BOB), "t-one", "3", "0", "0", "0", "0", "0", "D"],
     ]
     assert int(rows[1][4]) > 0 and int(rows[2][4]) > 0
     assert "Alice" not in "".join(",".join(r) for r in rows)  # no names unless asked
@@ -138,6 +141,7 @@ def test_json_keeps_ids_exact_and_adds_names_when_asked(
         "first_try": True,
         "hint": True,
         "solution": False,
+        "answer": "A",
     }
     assert "name" not in json.loads(export(capsys, "--format", "json"))[0]
 

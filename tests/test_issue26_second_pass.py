@@ -432,7 +432,7 @@ GUTTED_COMMANDS = [
     ("db", "current"),
     ("db", "upgrade"),
     ("export", "results", "--guild", str(GUILD)),
-    ("practice",),
+    ("practice", "--db", "{database}"),
 ]
 
 
@@ -446,6 +446,7 @@ def test_a_head_version_over_a_dropped_table_is_one_line(
         conn.execute("DROP TABLE reveal")
         conn.commit()
     env = quizbot_env(DATABASE_URL=f"sqlite:///{database}", CONTENT_DIR=str(ROOT / "content"))
+    command = tuple(part.format(database=database) for part in command)
     result = run_quizbot_cli(*command, env=env, cwd=database.parent, input=":q\n")
     one_line(result, "is at quizbot's schema revision", "but lacks its tables reveal")
 

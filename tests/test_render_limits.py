@@ -34,9 +34,9 @@ from bot.discord_ui.cogs.quiz import posted_choice_name, task_choice_name
 from bot.discord_ui.post_view import confirm_view, task_embed
 from bot.discord_ui.posting import post_message
 from bot.quiz import engine
-from bot.quiz.engine import Progress, SolutionAccess, Status
+from bot.quiz.engine import HintAccess, Progress, SolutionAccess, Status
 from bot.quiz.review import CardUpdate, ReviewRating
-from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Task
+from bot.quiz.tasks import MAX_ATTEMPTS, MAX_HINTS, OPTION_LABELS, Task
 from bot.reports import summary
 from bot.service import PostedTask
 from bot.store import HintSeen, PostCounts, PostInfo, SolutionSeen
@@ -209,9 +209,9 @@ CARDS = (
 
 STARTS = (
     Progress(),
-    Progress(hint_seen=True),
+    Progress(hints_seen=1),
     Progress(wrong_tries=1),
-    Progress(wrong_tries=MAX_ATTEMPTS - 1, hint_seen=True),
+    Progress(wrong_tries=MAX_ATTEMPTS - 1, hints_seen=1),
     Progress(solved=True, points=30),
     Progress(forfeited=True),
 )
@@ -307,8 +307,10 @@ def render_everything(task: Task) -> Messages:
             add(f"picker open {picks}", picker_message(task, picker.open_screen(posted, picks)))
 
     for post in (posted, closed):
-        for free in (False, True):
-            hint = HintSeen(post.post, Progress(hint_seen=not free), free)
+        for free in (False, True) if task.hints else ():
+            seen = Progress(hints_seen=0 if free else len(task.hints))
+            access = HintAccess(seen, len(task.hints), charged=not free, free=free)
+            hint = HintSeen(post.post, access)  # every hint of the ladder at once
             add(f"hint {post.closed} {free}", outgoing(replies.hint_reply(post, hint)))
         for access in (
             SolutionAccess(shown=True, progress=Progress(forfeited=True), forfeited_now=True),
@@ -427,6 +429,17 @@ def mistakes(draw: st.DrawFn, labels: list[str], answers: list[str]) -> list[Any
     return notes
 
 
+@st.composite
+def hint_keys(draw: st.DrawFn) -> dict[str, Any]:
+    """No hint, one, or a ladder: each hint an embed field of its own, shown all at once."""
+    count = draw(st.integers(0, MAX_HINTS))
+    size = rendering.EMBED_FIELD_VALUE - 1
+    hints = [f"{n}{draw(text(draw(budgets(size))))}" for n in range(count)]  # distinct
+    if not hints:
+        return {}
+    return {"hint": hints[0]} if count == 1 else {"hints": hints}
+
+
 def option_texts(draw: st.DrawFn, count: int, room: int) -> list[str]:
     # Numbered, so they are distinct; `room` is shared by all of them.
     return [f"{n}{draw(texts(PIECES, room // count - 12))}" for n in range(count)]
@@ -446,7 +459,7 @@ def choice_tasks(draw: st.DrawFn, n: int) -> dict[str, Any]:
         "question": draw(text(room["question"])),
         "options": option_texts(draw, count, room["options"]),
         "answer": answer,
-        "hint": draw(text(draw(budgets(rendering.EMBED_FIELD_VALUE)))),
+        **draw(hint_keys()),
         "solution": draw(solutions()),
         "mistakes": draw(mistakes(labels, [answer])),
     }

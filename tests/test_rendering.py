@@ -143,7 +143,11 @@ def test_fill_solution_shows_solved_code_and_falls_back_to_the_answers() -> None
 
 
 def test_hint_and_notes() -> None:
-    assert rendering.hint_text(CHOICE) == "Not the data."
+    assert rendering.hint_text(CHOICE, 1) == "Not the data."
+    assert rendering.hint_title(CHOICE, 1) == "Hint"
+    ladder = replace(CHOICE, hints=("One.", "Two.", "Three."))
+    second = (rendering.hint_title(ladder, 2), rendering.hint_text(ladder, 2))
+    assert second == ("Hint 2 of 3", "Two.")
     assert rendering.notes_text(["one", "two"]) == "• one\n• two"
 
 
@@ -166,12 +170,14 @@ def test_description_over_the_embed_limit() -> None:
 def test_hint_notes_and_solution_limits() -> None:
     task = replace(
         CHOICE,
-        hint="h" * 1025,
+        hints=("h" * 1025,),
         mistakes=(MistakeNote("n" * 600, ("A",)), MistakeNote("m" * 600)),
         solution=Solution(explanation="s" * 4100),
     )
     fields = [field for field, _ in rendering.render_problems(task)]
     assert fields == ["hint", "mistakes", "solution"]
+    ladder = replace(CHOICE, hints=("fits", "h" * 1025))
+    assert [field for field, _ in rendering.render_problems(ladder)] == ["hints[1]"]
 
 
 def test_long_title_is_a_topic_problem() -> None:

@@ -26,12 +26,13 @@ OTHER = choice("other", topic="Other")
 
 
 def edited(task: Task = TASK) -> Task:
-    """The task after a bank edit: B is right now, and the options and notes changed."""
+    """The task after a bank edit: B is right now, and the options, notes and hints changed."""
     return replace(
         task,
         answers=("B",),
         options=(Option("A", "renamed A"), *task.options[1:]),
         mistakes=(note("A is wrong now.", "A"),),
+        hints=("A new first hint.", "And a second."),
     )
 
 
@@ -82,7 +83,7 @@ async def test_an_open_post_shows_and_explains_its_own_version(service: QuizServ
     latest = await service.latest_posted(GUILD, CHANNEL)
     assert latest is not None and latest.task == TASK
     hint = await service.hint(posted.post.id, GUILD, 2, "bob")
-    assert service.posted_of(hint.post).task.hint == TASK.hint
+    assert service.posted_of(hint.post).task.hints == TASK.hints
     [found] = await service.search_posts(GUILD, TASK.id)
     assert found.task == TASK
 

@@ -9,7 +9,7 @@ from typing import Any, Final, TextIO
 from bot.content.loader import check_banks, find_bank_files, read_banks
 from bot.content.problems import Problem, tally
 from bot.content.schema import ParsedTask
-from bot.quiz.task_codec import options_data, solution_data
+from bot.quiz.task_codec import numeric_data, options_data, short_data, solution_data
 from bot.quiz.tasks import Kind, Task
 from bot.rendering import truncate
 from bot.wording import plural
@@ -48,12 +48,21 @@ def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
         "language": task.language if task.kind is Kind.FILL else None,
         "options": options_data(task),
         "answers": list(task.answers),
-        "hint": task.hint,
+        "hint": task.hints[0] if task.hints else None,
         "solution": solution_data(task.solution),
         "mistakes": [{"note": n.text, "options": list(n.options)} for n in task.mistakes],
         # Last, so the keys before it keep their order for older readers.
         "confirmed": confirmed,
-    }
+        "hints": list(task.hints),  # the whole ladder; `hint` is its first, or None
+    } | (
+        # A multi task's weights in percent, one per option; `answers` are its right options.
+        {"weights": [float(w) for w in task.weights], "show_count": task.show_count}
+        if task.kind is Kind.MULTI
+        else {}
+    ) | (
+        # A typed task's grading: accepted answers, credits, case, typos, units, known mistakes.
+        {"short": short_data(task.short)} if task.short is not None else {}
+    ) | ({"numeric": numeric_data(task.numeric)} if task.numeric is not None else {})
 
 
 def _listing(tasks: list[ParsedTask]) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Final, TypeVar
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -15,7 +16,18 @@ from bot.content import limits
 from bot.content.blanks import answer_count_problem, blank_problems, read_marks
 from bot.content.nodes import NodeChecker, describe, join, shown
 from bot.content.safety import Shape, look_alike
-from bot.quiz.tasks import OPTION_LABELS, Kind, MistakeNote, Option, Solution, SolutionStep
+from bot.quiz.tasks import (
+    CREDIT_TOLERANCE,
+    FULL_CREDIT,
+    MAX_HINTS,
+    OPTION_LABELS,
+    Kind,
+    MistakeNote,
+    Option,
+    Solution,
+    SolutionStep,
+    equal_weights,
+)
 from bot.rendering import plain_text
 
 Labels = tuple[str, ...] | None  # option labels; None: unknown, as a part failed
@@ -33,6 +45,9 @@ SOLUTION_KEYS: Final = {
 }
 STEP_KEYS: Final = {"title": True, "text": True}
 MISTAKE_KEYS: Final = {"note": True, "options": True}
+WEIGHTED_OPTION_KEYS: Final = {"text": True, "weight": False}
+"""A multi task's option may be a mapping: its text and its weight in percent."""
+NUMBER_TAGS: Final = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +58,15 @@ class Body:
     answers: tuple[str, ...]
     instruction: str | None = None
     language: str = "python"
+    weights: tuple[Fraction, ...] = ()
+    show_count: bool = False
+
+    @property
+    def always_right(self) -> tuple[str, ...]:
+        """Options right wherever picked: a note tied to one would never be shown."""
+        if self.weights:
+            return self.answers
+        return self.answers if len(set(self.answers)) == 1 else ()
 
 
 def _repeat(text: str, label: str, first: Option) -> str:
@@ -70,11 +94,15 @@ class TaskParts(NodeChecker):
     def _body(self, fields: Fields, prefix: str, kind: Kind | None, labels: Labels) -> Body | None:
         if kind is Kind.CHOICE:
             return self._choice(fields, prefix, labels)
+        if kind is Kind.MULTI:
+            return self._multi(fields, prefix, labels)
         return self._fill(fields, prefix, labels) if kind is Kind.FILL else None
 
     def _options(
         self, node: Node | None, path: str, kind: Kind | None
     ) -> tuple[Option, ...] | None:
+        self.option_weights: dict[str, Fraction | None] = {}
+        """A multi task's `weight:`s by option label (None: a weight with a problem)."""
         if node is None:
             return None
         items = self.sequence(
@@ -88,7 +116,14 @@ class TaskParts(NodeChecker):
         case = kind is Kind.FILL
         for i, item in enumerate(items):
             label = OPTION_LABELS[i]
-            text = self.text(item, f"{path}[{i}]", shape=Shape.OPTION)
+            text_node: Node | None = item
+            at = f"{path}[{i}]"
+            if kind is Kind.MULTI and isinstance(item, MappingNode):
+                text_node = self._weighted_option(item, at, label)
+                at = join(at, "text")
+            if text_node is None:
+                continue
+            text = self.text(text_node, at, shape=Shape.OPTION)
             if text is None:
                 continue
             # A choice option's button shows it as plain text: `**ab**` and `ab` read the same.
@@ -100,6 +135,32 @@ class TaskParts(NodeChecker):
             seen[key] = option
             options.append(option)
         return tuple(options) if len(options) == len(items) else None
+
+    def _weighted_option(self, node: MappingNode, path: str, label: str) -> Node | None:
+        """A multi option's `text:` node, its `weight:` noted for `_multi`; None on a problem."""
+        fields = self.mapping(node, path, WEIGHTED_OPTION_KEYS)
+        if fields is None or "text" not in fields:
+            return None
+        if "weight" in fields:
+            self.option_weights[label] = self._weight(fields["weight"], path)
+        return fields["text"]
+
+    def _weight(self, node: Node, path: str) -> Fraction | None:
+        at = join(path, "weight")
+        if not self.fresh(node, at):
+            return None
+        if not (isinstance(node, ScalarNode) and node.tag in NUMBER_TAGS):
+            self.report(node, at, f"expected a number of percent, got {describe(node)}")
+            return None
+        try:
+            weight = Fraction(node.value.replace("_", ""))
+        except (ValueError, ZeroDivisionError):
+            self.report(node, at, f"'{shown(node.value)}' is not a plain number of percent")
+            return None
+        if not -FULL_CREDIT <= weight <= FULL_CREDIT:
+            self.report(node, at, f"a weight is a percentage from -100 to 100, got {node.value}")
+            return None
+        return weight
 
     def _label(self, node: Node, path: str, labels: Labels, what: str) -> str | None:
         label = self.text(node, path)
@@ -117,6 +178,49 @@ class TaskParts(NodeChecker):
         at = join(prefix, "answer")
         answer = None if answer_node is None else self._label(answer_node, at, labels, "answer")
         return Body(question, (answer,)) if question and answer else None
+
+    def _multi(self, fields: Fields, prefix: str, labels: Labels) -> Body | None:
+        """`answers:` (equal weights) or a `weight:` on options (Moodle's), never both."""
+        question = self._text_of(fields, prefix, "question")
+        show_count = (
+            self.flag(fields["show_count"], join(prefix, "show_count"))
+            if "show_count" in fields
+            else False
+        )
+        weighted = self.option_weights
+        at = join(prefix, "answers")
+        if "answers" in fields and weighted:
+            why = "give either answers (equal weights) or a weight on options, not both"
+            self.report(fields["answers"], at, why)
+            return None
+        if "answers" in fields:
+            answers = self._answers(fields["answers"], at, labels)
+            if answers is not None and len(set(answers)) < len(answers):
+                self.report(fields["answers"], at, "an option is named twice")
+                return None
+            if not (question and answers and labels and show_count is not None):
+                return None
+            picked = tuple(label for label in labels if label in answers)
+            shares = equal_weights(labels, picked)
+            return Body(question, picked, weights=shares, show_count=show_count)
+        if not weighted:
+            why = "missing 'answers' (the right options), or give options a weight"
+            self.report(fields.get("options"), at, why)
+            return None
+        if labels is None or None in weighted.values():
+            return None
+        weights = tuple(weighted.get(label) or Fraction(0) for label in labels)
+        right = sum((w for w in weights if w > 0), Fraction(0))
+        if abs(right - FULL_CREDIT) > CREDIT_TOLERANCE:
+            node = fields.get("options")
+            total = f"{float(right):g}"
+            why = f"the positive weights add up to {total}%; the right options must make 100%"
+            self.report(node, join(prefix, "options"), why)
+            return None
+        if not (question and show_count is not None):
+            return None
+        answers = tuple(label for label, w in zip(labels, weights, strict=True) if w > 0)
+        return Body(question, answers, weights=weights, show_count=show_count)
 
     def _fill(self, fields: Fields, prefix: str, labels: Labels) -> Body | None:
         instruction = self._text_of(fields, prefix, "instruction")
@@ -210,6 +314,31 @@ class TaskParts(NodeChecker):
             return None
         return SolutionStep(title, text) if title and text else None
 
+    def _hints(self, fields: Fields, prefix: str) -> tuple[str, ...] | None:
+        """`hint:` (one) or `hints:` (the ladder, in order), or neither; None on a problem."""
+        if "hint" in fields and "hints" in fields:
+            at = join(prefix, "hints")
+            self.report(fields["hints"], at, "give either hint or hints, not both")
+            return None
+        if "hint" in fields:
+            hint = self._text_of(fields, prefix, "hint", limit=limits.MAX_SHORT_TEXT)
+            return None if hint is None else (hint,)
+        if "hints" not in fields:
+            return ()
+        path = join(prefix, "hints")
+        items = self.sequence(fields["hints"], path, at_least=1, at_most=MAX_HINTS, what="hint")
+        hints = self._each(
+            items, path, lambda item, at: self.text(item, at, limit=limits.MAX_SHORT_TEXT)
+        )
+        if hints is None or items is None:
+            return None
+        for i, hint in enumerate(hints):
+            if hint in hints[:i]:
+                first = hints.index(hint) + 1
+                self.report(items[i], f"{path}[{i}]", f"hint {i + 1} repeats hint {first}")
+                return None
+        return hints
+
     def _mistakes(
         self, node: Node | None, path: str, labels: Labels, answers: Labels
     ) -> tuple[MistakeNote, ...] | None:
@@ -246,11 +375,11 @@ class TaskParts(NodeChecker):
             self._label(item, f"{path}[{i}]", labels, "tied option") for i, item in enumerate(items)
         ]
         for item, label in zip(items, tied, strict=True):
-            if label and answers and set(answers) == {label}:
+            if label and answers and label in answers:
                 self.report(
                     item,
                     path,
-                    f"the note is tied to option {label}, the correct answer, so it would never "
+                    f"the note is tied to option {label}, a correct answer, so it would never "
                     "be shown",
                 )
                 return None

@@ -14,12 +14,13 @@ from typing import Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-from bot.content.limits import MAX_SHORT_TEXT, MAX_TASKS_PER_BANK
+from bot.content.limits import MAX_TASKS_PER_BANK
 from bot.content.nodes import EnoughProblems, describe, join, line_of, shown
 from bot.content.parts import Fields, TaskParts
 from bot.content.problems import Problem
 from bot.content.safety import Shape, topic_problem
-from bot.quiz.tasks import Difficulty, Kind, Task
+from bot.content.typed_parts import TypedParts
+from bot.quiz.tasks import Difficulty, Kind, Solution, Task
 
 ID_PATTERN: Final = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
 MAX_ID_LENGTH: Final = 64
@@ -31,13 +32,17 @@ COMMON_TASK_KEYS: Final = {
     "kind": True,
     "difficulty": True,
     "topic": False,
-    "hint": True,
+    "hint": False,
+    "hints": False,
     "solution": True,
     "mistakes": False,
     "confirmed": False,
 }
 KIND_KEYS: Final = {
     Kind.CHOICE: {"question": True, "options": True, "answer": True},
+    Kind.MULTI: {"question": True, "options": True, "answers": False, "show_count": False},
+    Kind.SHORT: {"question": True, "answers": True, "case_sensitive": False, "typos": False},
+    Kind.NUMERICAL: {"question": True, "answers": True, "units": False, "unit_penalty": False},
     Kind.FILL: {
         "instruction": True,
         "code": True,
@@ -71,7 +76,7 @@ def _peek(node: MappingNode, key: str) -> Node | None:
     return None
 
 
-class BankChecker(TaskParts):
+class BankChecker(TaskParts, TypedParts):
     """Checks one bank, collecting every problem up to the bound; tasks without one are built."""
 
     def __init__(self, file: Path, *, max_tasks: int = MAX_TASKS_PER_BANK) -> None:
@@ -160,17 +165,19 @@ class BankChecker(TaskParts):
         difficulty = self.choose(fields.get("difficulty"), join(prefix, "difficulty"), Difficulty)
         own = fields.get("topic")
         topic = self._topic(own, join(prefix, "topic")) if own is not None else self.bank_topic
-        hint = self._text_of(fields, prefix, "hint", limit=MAX_SHORT_TEXT)
+        hints = self._hints(fields, prefix)
         solution = self._solution(fields.get("solution"), join(prefix, "solution"))
+        if kind in (Kind.SHORT, Kind.NUMERICAL):  # typed: no options, answers of their own
+            return self._build_typed(fields, prefix, kind, difficulty, topic, hints, solution)
         options = self._options(fields.get("options"), join(prefix, "options"), kind)
         labels = tuple(o.label for o in options) if options else None
         body = self._body(fields, prefix, kind, labels)
-        answers = None if body is None else body.answers
+        answers = None if body is None else body.always_right
         mistakes = self._mistakes(fields.get("mistakes"), join(prefix, "mistakes"), labels, answers)
         bank_title = self.bank_title
-        if not (self.task_id and kind and difficulty and topic and hint and solution and options):
+        if not (self.task_id and kind and difficulty and topic and solution and options):
             return None
-        if body is None or mistakes is None or not bank_title:
+        if body is None or mistakes is None or hints is None or not bank_title:
             return None
         return Task(
             id=self.task_id,
@@ -180,12 +187,46 @@ class BankChecker(TaskParts):
             prompt=body.prompt,
             options=options,
             answers=body.answers,
-            hint=hint,
+            hints=hints,
             solution=solution,
             mistakes=mistakes,
             instruction=body.instruction,
             language=body.language,
             bank=bank_title,
+            weights=body.weights,
+            show_count=body.show_count,
+        )
+
+    def _build_typed(
+        self,
+        fields: Fields,
+        prefix: str,
+        kind: Kind,
+        difficulty: Difficulty | None,
+        topic: str | None,
+        hints: tuple[str, ...] | None,
+        solution: Solution | None,
+    ) -> Task | None:
+        read = self._short if kind is Kind.SHORT else self._numerical
+        body = read(fields, prefix)
+        if not (self.task_id and difficulty and topic and solution and self.bank_title):
+            return None
+        if body is None or hints is None:
+            return None
+        return Task(
+            id=self.task_id,
+            topic=topic,
+            kind=kind,
+            difficulty=difficulty,
+            prompt=body.question,
+            options=(),
+            answers=(),
+            hints=hints,
+            solution=solution,
+            mistakes=body.general,
+            bank=self.bank_title,
+            short=body.short,
+            numeric=body.numeric,
         )
 
     def _topic(self, node: Node, path: str) -> str | None:

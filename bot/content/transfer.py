@@ -11,11 +11,26 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from bot.content import importers
-from bot.content.importers.drafts import DIFFICULTIES, Draft, ImportResult, bank_tree, bank_yaml
+from bot.content.importers.drafts import (
+    DIFFICULTIES,
+    Draft,
+    ImportResult,
+    bank_tree,
+    bank_yaml,
+    draft_weights,
+)
 from bot.content.loader import check_banks, check_tree, not_utf8, read_banks
 from bot.content.problems import Unconfirmed
 from bot.files import cannot_write, write_output, write_stdout
-from bot.quiz.tasks import OPTION_LABELS, Difficulty, Kind, Option, Solution, Task
+from bot.quiz.tasks import (
+    CREDIT_TOLERANCE,
+    OPTION_LABELS,
+    Difficulty,
+    Kind,
+    Option,
+    Solution,
+    Task,
+)
 
 MAX_SOURCE_BYTES: Final = 10_000_000  # refused unread; 10,000 GIFT questions are about 2 MB
 
@@ -56,7 +71,8 @@ def import_command(
         + (f"; {failing} task(s) fail the check (above): fix them in the bank" if failing else ""),
         file=err,
     )
-    return 1 if failing else 0
+    # A question left out (said in the report) fails the import, as a failing task does.
+    return 1 if failing or any(line.left_out for line in result.report) else 0
 
 
 def export_command(path: Path, *, fmt: str, output: Path | None, out: TextIO, err: TextIO) -> int:
@@ -164,7 +180,7 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
         prompt=(draft.code if fill else draft.question) or "",
         options=tuple(Option(OPTION_LABELS[i], t) for i, t in enumerate(draft.options)),
         answers=tuple(draft.answers),
-        hint=draft.hint or "",
+        hints=tuple(draft.hints),
         solution=Solution(
             steps=tuple(draft.steps),
             final_answer=draft.final_answer or None,
@@ -174,17 +190,28 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
         mistakes=tuple(draft.mistakes),
         instruction=draft.instruction if fill else None,
         language=(draft.language or "python") if fill else "python",
+        weights=draft_weights(draft) if draft.kind == Kind.MULTI else (),
+        show_count=draft.show_count,
+        short=draft.short,
+        numeric=draft.numeric,
     )
 
 
 def _first_difference(task: Task, again: Task) -> str | None:
     """The first field in which `again` differs from `task`; notes as a member sees them."""
-    for name in ("id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint"):
+    names = ("id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hints")
+    for name in (*names, "show_count", "short", "numeric"):
         if getattr(task, name) != getattr(again, name):
             return {"prompt": "code" if task.kind is Kind.FILL else "question"}.get(name, name)
     for name in ("instruction", "language"):
         if task.kind is Kind.FILL and getattr(task, name) != getattr(again, name):
             return name
+    # Moodle writes a third as 33.33333: a weight within the check's tolerance grades the same.
+    pairs = zip(task.weights, again.weights, strict=False)
+    if len(task.weights) != len(again.weights) or any(
+        abs(a - b) > CREDIT_TOLERANCE for a, b in pairs
+    ):
+        return "weights"
     if task.solution != again.solution:
         return "solution"
     return "mistake notes" if _shown_notes(task) != _shown_notes(again) else None

@@ -7,6 +7,10 @@ Every control we send is a `Control`, a DynamicItem whose custom_id carries all 
     quiz:open:<post>                open the private picker (fill tasks with 2+ blanks)
     quiz:pick:<post>:<blank>:<picks>  one blank's select in the picker, e.g. quiz:pick:42:2:A-
     quiz:submit:<post>:<picks>      submit the picker's picks, e.g. quiz:submit:42:AC
+    quiz:multi:<post>               a multi task's select: its values (option letters) are one
+                                    submitted set, e.g. ["A", "C"]
+    quiz:type:<post>                a typed task's Answer button: opens the modal quiz:typed:<post>,
+                                    whose submit `typed.ModalRouter` routes
     quiz:sol:<post>                 a private practice or review task's Solution button
     quiz:reveal:<post>              confirm /solution before finishing (forfeits attempts)
     quiz:next:<session>:<post>      the next task of a session, from the message showing <post>
@@ -265,6 +269,10 @@ class Router:
 
     def listen(self, bot: QuizBot) -> None:
         bot.add_listener(self.dispatch, "on_interaction")
+
+    def add(self, *controls: type[Control]) -> None:
+        """A cog's own controls, routed from when it loads."""
+        self.controls = (*self.controls, *controls)
 
     def route(self, custom_id: str) -> tuple[type[Control], re.Match[str]] | None:
         """The class claiming `custom_id`, and the match; None for a custom_id not ours."""

@@ -17,7 +17,7 @@ import discord
 from discord.ext import commands
 
 from bot.content.reload import ContentReloader
-from bot.discord_ui import clicks, loop_lag
+from bot.discord_ui import clicks, loop_lag, typed
 from bot.discord_ui.dm import DiscordDirectMessages
 from bot.discord_ui.params import QuizTree
 from bot.discord_ui.post_view import DEFAULT_INTERVAL, DYNAMIC_ITEMS, LiveCounts
@@ -36,9 +36,14 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.schedule",
     "bot.discord_ui.cogs.config",
     "bot.discord_ui.cogs.insights",
+    "bot.discord_ui.cogs.item_insights",
     "bot.discord_ui.cogs.banks",
     "bot.discord_ui.cogs.reminders",
     "bot.discord_ui.cogs.practice",
+    "bot.discord_ui.cogs.help",
+    "bot.discord_ui.cogs.welcome",
+    "bot.discord_ui.cogs.mydata",
+    "bot.discord_ui.cogs.departures",
 )
 
 ACK_AFTER = 2.0
@@ -79,13 +84,14 @@ class QuizBot(commands.AutoShardedBot):
         self.cooldowns = ChannelCooldowns()
         self.clicks = clicks.Router(*DYNAMIC_ITEMS)
         self.clicks.listen(self)
+        typed.ModalRouter().listen(self)  # a typed answer's modal submit
         self.run_scheduler = run_scheduler
         self._when_ready: asyncio.Task[None] | None = None
         self.content = ContentReloader(settings.content_dir, service)
 
     async def setup_hook(self) -> None:
-        # Commands are synced by `quizbot sync`, never on start: syncing is rate limited and
-        # only needed when the commands change.
+        # Commands are registered by `quizbot run` only when they differ from Discord's
+        # (command_sync.py): syncing is rate limited and only needed when the commands change.
         await self.service.start()
         self.scheduler = Scheduler(
             self.service,

@@ -17,6 +17,7 @@ from bot.discord_ui.checks import ModeratorCheckFailure
 from bot.quiz.errors import (
     AnswerableElsewhereError,
     AttemptLimitError,
+    BlankAnswerError,
     InvalidAnswerError,
     NoMatchingTaskError,
     PostClosedError,
@@ -151,6 +152,8 @@ def friendly_message(
             )
         case UnknownTaskError():
             return f"I couldn't find a matching task ({error}). Try another topic or difficulty."
+        case BlankAnswerError():
+            return "Pick at least one option first. Nothing was submitted, so no attempt was used."
         case InvalidAnswerError():
             return "That answer doesn't fit this task's options. Try the buttons on the post."
         case AttemptLimitError():

@@ -27,9 +27,11 @@ from bot.discord_ui.clicks import (
     outgoing,
     private_message_only,
 )
+from bot.discord_ui.multi import MultiSelect
+from bot.discord_ui.typed import TypeButton
 from bot.quiz import engine
 from bot.quiz.errors import QuizError
-from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty
+from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty, Kind, Task
 from bot.store import PostCounts, posts
 
 if TYPE_CHECKING:
@@ -115,18 +117,36 @@ class HintButton(
     LABEL = "Hint (halves the points)"
     EMOJI = "💡"
 
+    def __init__(self, post_id: int, *, label: str = LABEL, row: int | None = None) -> None:
+        super().__init__(post_id, row=row)
+        self.item.label = label
+
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         async with Responder(interaction) as responder:
             await send_hint(interaction, responder, self.post_id)
 
 
+def post_hint_label(task: Task) -> str:
+    """A post's Hint button, the same for every member: what one click costs."""
+    count = len(task.hints)
+    return HintButton.LABEL if count == 1 else f"{count} hints (each halves the points)"
+
+
 async def send_hint(
     interaction: discord.Interaction[QuizBot], responder: Responder, post_id: int
 ) -> None:
-    """The hint button and /hint."""
+    """The hint button and /hint: the hints seen, and a button for the next one (a ladder's)."""
     service = interaction.client.service
     hint = await service.hint(post_id, *member(interaction))
-    await responder.send(replies.hint_reply(service.posted_of(hint.post), hint))
+    posted = service.posted_of(hint.post)
+    following = replies.next_hint(posted.task, hint)
+    if following is None:
+        await responder.send(replies.hint_reply(posted, hint))
+        return
+    view = QuizView()
+    label = f"{rendering.hint_title(posted.task, following)} (halves the points)"
+    view.add_item(HintButton(post_id, label=label))
+    await responder.send(replies.hint_reply(posted, hint), view=view)
 
 
 class OpenPickerButton(
@@ -242,6 +262,8 @@ DYNAMIC_ITEMS: tuple[type[Control], ...] = (
     NextButton,
     picker.BlankSelect,
     picker.SubmitButton,
+    MultiSelect,
+    TypeButton,
 )
 """Every control the bot routes (`clicks.Router`)."""
 
@@ -255,6 +277,14 @@ def post_view(posted: PostedTask) -> QuizView:
         view.add_item(OpenPickerButton(post_id, row=0))
         _add_task_controls(view, posted, row=0)
         return view
+    if task.typed:  # Answer opens a modal with one text input
+        view.add_item(TypeButton(post_id, row=0))
+        _add_task_controls(view, posted, row=0)
+        return view
+    if task.kind is Kind.MULTI:  # one select of every option; closing it submits the set
+        view.add_item(MultiSelect.build(task, post_id, row=0))
+        _add_task_controls(view, posted, row=1)
+        return view
     for index, option in enumerate(task.options):
         view.add_item(AnswerButton.build(post_id, option, index // BUTTONS_PER_ROW, task.kind))
     hint_row = min(HINT_ROW, (len(task.options) + BUTTONS_PER_ROW - 1) // BUTTONS_PER_ROW)
@@ -264,7 +294,8 @@ def post_view(posted: PostedTask) -> QuizView:
 
 def _add_task_controls(view: QuizView, posted: PostedTask, *, row: int) -> None:
     post_id, session_id = posted.post.id, posted.post.session_id
-    view.add_item(HintButton(post_id, row=row))
+    if posted.task.hints:  # none: no button, and /hint says so
+        view.add_item(HintButton(post_id, label=post_hint_label(posted.task), row=row))
     if session_id is not None:
         view.add_item(SolutionButton(post_id, row=row))
         view.add_item(NextButton(session_id, post_id, row=row))

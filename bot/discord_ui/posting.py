@@ -12,6 +12,7 @@ import discord
 from bot.discord_ui.clicks import detached, outgoing, spent
 from bot.discord_ui.post_view import post_view, task_embed
 from bot.quiz.errors import StoreAction, StoreError
+from bot.quiz.rules import MAX_COOLDOWN_SECONDS
 from bot.store import posts
 
 if TYPE_CHECKING:
@@ -65,27 +66,30 @@ async def post_task(
 
 class ChannelCooldowns:
     """Per-channel posting cooldowns, in memory (a restart loses nothing that matters).
-    Process-local is right with shards: a server's interactions all reach one process."""
+    Process-local is right with shards: a server's interactions all reach one process.
+    It keeps when each channel last posted, so a cooldown changed by `/config cooldown`
+    applies at once, to the posts before it too."""
 
     _PRUNE_AT = 1024
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._until: dict[int, float] = {}
+        self._posted: dict[int, float] = {}
 
     def claim(self, channel_id: int, seconds: float) -> float:
         """Take the channel's slot: 0.0 when taken, else the seconds left. No await between
         check and claim, so two members posting at once cannot both get through."""
         now = self._clock()
-        until = self._until.get(channel_id, 0.0)
-        if now < until:
-            return until - now
-        if len(self._until) >= self._PRUNE_AT:
-            self._until = {cid: t for cid, t in self._until.items() if t > now}
-        if seconds > 0:
-            self._until[channel_id] = now + seconds
+        posted = self._posted.get(channel_id)
+        if posted is not None and now < posted + seconds:
+            return posted + seconds - now
+        if len(self._posted) >= self._PRUNE_AT:
+            self._posted = {
+                cid: t for cid, t in self._posted.items() if now - t < MAX_COOLDOWN_SECONDS
+            }
+        self._posted[channel_id] = now
         return 0.0
 
     def release(self, channel_id: int) -> None:
         """Give the slot back when the post failed, so a fixed channel can post at once."""
-        self._until.pop(channel_id, None)
+        self._posted.pop(channel_id, None)

@@ -126,7 +126,7 @@ def earned(outcome: Outcome, session: str | None = None) -> str:
         text = f"You earned {points_text(outcome.points, session)} ({PRIVATE_POINTS})"
         text += _attempt_words(progress, session)
         if progress.hint_seen:
-            text += ", halved for the hint"
+            text += f", {halved(progress)}"
         return text + "."
     if progress.scores_none:
         return no_points(progress)
@@ -135,11 +135,18 @@ def earned(outcome: Outcome, session: str | None = None) -> str:
         text += " on your first try"
     if progress.wrong_elsewhere:
         text += f", counting your {_misses(progress.wrong_elsewhere)} on another post of it"
-    if progress.hint_seen:
-        text += " (halved for the hint)"
-    elif progress.hint_elsewhere:
-        text += " (halved for the hint you saw on another post of it)"
+    if progress.task_hint_seen:
+        text += f" ({halved(progress)})"
     return text + "."
+
+
+def halved(progress: Progress) -> str:
+    """What the hints seen took off: each halves the points still open (`engine.score`)."""
+    n = progress.task_hints_seen
+    which = "the hint" if n == 1 else f"each of the {n} hints"
+    if progress.hints_seen >= n:
+        return f"halved for {which}"
+    return f"halved for {which} you saw on another post of it"
 
 
 _RATINGS = {
@@ -194,8 +201,13 @@ def finished_text(progress: Progress, session: str | None = None) -> str:
             "You already finished this one: you opened the solution, so it scored no points. "
             "Use /solution to see it again."
         )
+    earned = (  # a multi task's last attempt earns its credit's share
+        f", and the right part of your last one earned {points_text(progress.points, session)}"
+        if progress.points
+        else ""
+    )
     return (
-        f"You already finished this one: all {MAX_ATTEMPTS} attempts are used. "
+        f"You already finished this one: all {MAX_ATTEMPTS} attempts are used{earned}. "
         "Use /solution to go over it again."
     )
 
@@ -217,7 +229,7 @@ def answer_reply(
             text = f"✅ Right, **{chosen}** it is! {earned(outcome, session)}"
             return Reply(with_card(text, card), (solution_embed(task),))
         case Status.WRONG:
-            hint = "" if outcome.progress.hint_seen else " Stuck? The 💡 Hint button can help."
+            hint = _hint_nudge(task, outcome.progress)
             return Reply(
                 f"Not quite: **{chosen}** isn't it. You have "
                 f"{attempts_left(outcome.progress)}.{hint}",
@@ -239,10 +251,87 @@ def answer_reply(
             return Reply(finished_text(outcome.progress, session))
 
 
+def _hint_nudge(task: Task, progress: Progress) -> str:
+    seen = progress.task_hints_seen
+    if not task.hints or seen >= len(task.hints):
+        return ""
+    return " Stuck? The 💡 Hint button can help." if not seen else " /hint has another hint."
+
+
+def credit_text(outcome: Outcome, picks: Sequence[str]) -> str:
+    """A multi submission's result: how many picks were right and wrong, and the credit."""
+    wrong = len(outcome.wrong_picks)
+    right = len(picks) - wrong
+    percent = round((outcome.credit or 0) * 100)
+    return f"{right} right, {wrong} wrong: {percent}% of the answer"
+
+
+def wrong_picks_embed(task: Task, outcome: Outcome) -> discord.Embed:
+    """Each wrong pick with its tied note; with no wrong pick, a right option was left out."""
+    lines = []
+    for label in outcome.wrong_picks:
+        notes = task.notes_for(label)
+        why = f": {' '.join(notes)}" if notes else ""
+        shown = rendering.escape_markdown(rendering.option_select_label(task.option(label)))
+        lines.append(f"**{shown}**{why}")
+    if not outcome.wrong_picks:
+        lines.append("Every pick is right, but at least one right option is missing.")
+    if not any(task.notes_for(label) for label in outcome.wrong_picks) and outcome.notes:
+        lines.append(rendering.notes_text(outcome.notes))
+    embed = discord.Embed(colour=WRONG)
+    embed.add_field(name="Why not?", value="\n".join(lines), inline=False)
+    return embed
+
+
+def multi_reply(
+    task: Task,
+    outcome: Outcome,
+    picks: Sequence[str],
+    *,
+    session: str | None = None,
+    card: CardUpdate | None = None,
+) -> Reply:
+    """The reply to a multi task's submitted set (`answer_reply`'s counterpart)."""
+    card = card if session else None
+    chosen = rendering.picked_text(task, picks)
+    match outcome.status:
+        case Status.CORRECT:
+            text = f"✅ Right, **{chosen}**: every right option and no wrong one! "
+            return Reply(with_card(text + earned(outcome, session), card), (solution_embed(task),))
+        case Status.WRONG:
+            hint = "" if outcome.progress.hint_seen else " Stuck? The 💡 Hint button can help."
+            return Reply(
+                f"Not quite: **{chosen}** is {credit_text(outcome, picks)}. You have "
+                f"{attempts_left(outcome.progress)}.{hint}",
+                (wrong_picks_embed(task, outcome),),
+            )
+        case Status.FAILED:
+            earned_now = (
+                f", which earns you {points_text(outcome.points, session)}"
+                if outcome.points
+                else ""
+            )
+            text = (
+                f"Not quite: **{chosen}** is {credit_text(outcome, picks)}{earned_now}. That was "
+                "your last attempt, so here is the worked solution."
+            )
+            return Reply(
+                with_card(text, card), (wrong_picks_embed(task, outcome), solution_embed(task))
+            )
+        case Status.REPEATED:
+            return Reply(
+                f"You already submitted **{chosen}**, so that didn't use an attempt. You have "
+                f"{attempts_left(outcome.progress)}.",
+                (wrong_picks_embed(task, outcome),),
+            )
+        case Status.ALREADY_FINISHED:
+            return Reply(finished_text(outcome.progress, session))
+
+
 def recorded_text(outcome: Outcome, picks: Sequence[str], session: str | None = None) -> str:
     """The short reply to a stored answer whose detailed reply Discord refused."""
-    if len(picks) == 1:
-        answer = picks[0]
+    if len(picks) == 1 or outcome.credit is not None:  # one option, or a multi task's set
+        answer = ", ".join(picks)
     else:
         answer = ", ".join(f"[{blank}] {label}" for blank, label in enumerate(picks, start=1))
     recorded = f"Your answer {answer} was recorded"
@@ -269,20 +358,48 @@ def recorded_text(outcome: Outcome, picks: Sequence[str], session: str | None = 
 
 
 def hint_reply(posted: PostedTask, hint: HintSeen) -> Reply:
+    """The hints seen on the task so far, the new one last, and what it cost."""
     task = posted.task
-    if posted.closed:
-        cost = "This quiz has closed, so the hint is free."
-    elif hint.free:
-        cost = "You've finished this one, so the hint is free."
-    elif hint.progress.scores_none:
-        cost = no_points(hint.progress)
-    elif hint.progress.hint_elsewhere:
-        cost = "You saw this hint on another post of this task, so your points were already halved."
-    else:
-        cost = "Points for this task are halved now that you've seen it. Good luck!"
     embed = discord.Embed(title=rendering.task_title(task), colour=INFO)
-    embed.add_field(name="💡 Hint", value=rendering.hint_text(task), inline=False)
-    return Reply(cost, (embed,))
+    for number in range(1, hint.access.shown + 1):
+        name = f"💡 {rendering.hint_title(task, number)}"
+        embed.add_field(name=name, value=rendering.hint_text(task, number), inline=False)
+    return Reply(_hint_cost(posted, hint), (embed,))
+
+
+def _hint_cost(posted: PostedTask, hint: HintSeen) -> str:
+    access, progress = hint.access, hint.progress
+    the_hints = "the hint is" if len(posted.task.hints) == 1 else "every hint is"
+    if posted.closed:
+        return f"This quiz has closed, so {the_hints} free."
+    if access.free:
+        return f"You've finished this one, so {the_hints} free."
+    if progress.scores_none:
+        return no_points(progress)
+    if not access.charged:
+        if progress.hints_elsewhere >= access.shown:
+            return (
+                "You saw these hints on another post of this task, so your points were already "
+                "halved for them."
+                if access.shown > 1
+                else "You saw this hint on another post of this task, so your points were "
+                "already halved."
+            )
+        return "You've seen every hint of this task already, so this costs nothing more."
+    n = progress.task_hints_seen
+    if n == 1:
+        return "Points for this task are halved now that you've seen it. Good luck!"
+    return (
+        f"Each hint halves the points still open: with {n} seen, this task is worth 1/{2**n} "
+        "of its points. Good luck!"
+    )
+
+
+def next_hint(task: Task, hint: HintSeen) -> int | None:
+    """The number of the ladder's next hint for this member, if one is left to see."""
+    if hint.access.free or hint.access.shown >= len(task.hints):
+        return None
+    return hint.access.shown + 1
 
 
 def solution_reply(posted: PostedTask, seen: SolutionSeen) -> Reply:

@@ -18,6 +18,8 @@ from bot.content import ContentError
 from bot.content.cache import load_banks_cached
 from bot.discord_ui.api_base import point_discord_at
 from bot.discord_ui.client import QuizBot
+from bot.discord_ui.command_sync import invite_url, sync_if_changed
+from bot.discord_ui.gateway_status import StatusWriter
 from bot.host_errors import HostError
 from bot.quiz.tasks import Catalog
 from bot.service import QuizService
@@ -328,15 +330,29 @@ async def _serve(settings: Settings, token: str, bot: QuizBot, claim: ProcessCla
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, handler, sig.name)
     keeper = None
+    status = StatusWriter(bot, settings.health_status_path)
+    after_login: list[asyncio.Task[None]] = []
     try:
         async with bot:
+            status.start()
             keeper = loop.create_task(_keep_claim(claim, close, CLAIM_RENEWAL_SECONDS))
             log.info("logging in to Discord")
             async with _logging_in(settings):
                 await bot.login(token)
+            after_login.append(loop.create_task(_log_invite_url(bot), name="quizbot-invite"))
+            if settings.shards.owns_direct_messages:  # one process registers: shard 0's
+                after_login.append(
+                    loop.create_task(sync_if_changed(bot.tree), name="quizbot-command-sync")
+                )
+            for task in after_login:
+                task.add_done_callback(_report_bug)
             log.info("connecting to the Discord gateway (%s)", settings.shards.describe())
             await bot.connect()
     finally:
+        for task in after_login:
+            task.cancel()
+        await asyncio.gather(*after_login, return_exceptions=True)  # _report_bug logged them
+        await status.stop()
         lost = None
         if keeper is not None:
             if keeper.done():
@@ -352,6 +368,19 @@ async def _serve(settings: Settings, token: str, bot: QuizBot, claim: ProcessCla
             await asyncio.gather(*closing, return_exceptions=True)
     if lost is not None:
         raise lost
+
+
+def _report_bug(task: asyncio.Task[None]) -> None:
+    """A step after login that raised: a bug (Discord's refusals are its own warning lines)."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("%s failed; the bot serves on", task.get_name(), exc_info=error)
+
+
+async def _log_invite_url(bot: QuizBot) -> None:
+    """Once, when the bot is first ready: the link that adds it to a server."""
+    await bot.wait_until_ready()
+    if bot.application_id is not None:
+        log.info("invite the bot to a server: %s", invite_url(bot.application_id))
 
 
 async def sync_commands(settings: Settings, guild_id: int | None) -> None:

@@ -2,9 +2,10 @@
 immutable values, so the bot, the terminal practice and the store's write unit apply the same
 rules. Each fact is decided here only: a post's id (`post_id`), closed (`post_closed`), taking
 an answer (`check_open`, `check_owner`), valid picks (`normalise_picks`, `check_partial_picks`),
-finished and attempts left (`Progress`), the score (`score`, `grade`), an attempt recorded
-(`Outcome.recorded`), what a hint and the solution cost (`see_hint`, `open_solution`,
-`check_free_look`).
+finished and attempts left (`Progress`), the score (`score`, `grade`; a multi task's
+`credit`), an attempt recorded (`Outcome.recorded`), what a hint and the solution cost
+(`see_hint`, `open_solution`, `check_free_look`): each hint of a task's ladder halves the
+points still open.
 """
 
 from __future__ import annotations
@@ -15,14 +16,17 @@ from datetime import datetime
 from enum import StrEnum
 from fractions import Fraction
 
+from bot.quiz import numeric, typed
 from bot.quiz.errors import (
     AnswerableElsewhereError,
+    BlankAnswerError,
     InvalidAnswerError,
+    NoHintError,
     PostClosedError,
     PrivatePostError,
     UnknownPostError,
 )
-from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty, Kind, Task
+from bot.quiz.tasks import CREDIT_TOLERANCE, FULL_CREDIT, MAX_ATTEMPTS, Difficulty, Kind, Task
 
 MAX_ID = 2**63 - 1
 """The largest id SQLite's INTEGER holds: post, session and schedule ids are 1..MAX_ID."""
@@ -61,7 +65,8 @@ class Progress:
 
     wrong_tries: int = 0
     solved: bool = False
-    hint_seen: bool = False
+    hints_seen: int = 0
+    """How many of the task's hints the member saw here, from the first (the ladder's)."""
     forfeited: bool = False
     """The member asked for the solution before finishing."""
     points: int = 0
@@ -71,8 +76,8 @@ class Progress:
     """Finished on another public post of the task: a task's points are earned once."""
     wrong_elsewhere: int = 0
     """Misses on the task's other public posts (none finished): they count once, anywhere."""
-    hint_elsewhere: bool = False
-    """The task's hint seen on another public post, unfinished there."""
+    hints_elsewhere: int = 0
+    """The most of the task's hints seen on another of its public posts, unfinished there."""
     tried_before: bool = False
     """A private post's task tried on another post before: solving it is no first try."""
 
@@ -94,8 +99,21 @@ class Progress:
         return self.wrong_tries + self.wrong_elsewhere
 
     @property
+    def hint_seen(self) -> bool:
+        return self.hints_seen > 0
+
+    @property
+    def hint_elsewhere(self) -> bool:
+        return self.hints_elsewhere > 0
+
+    @property
+    def task_hints_seen(self) -> int:
+        """The task's hints seen, here or on another public post: each halves the points once."""
+        return max(self.hints_seen, self.hints_elsewhere)
+
+    @property
     def task_hint_seen(self) -> bool:
-        return self.hint_seen or self.hint_elsewhere
+        return self.task_hints_seen > 0
 
     @property
     def scores_none(self) -> bool:
@@ -125,7 +143,7 @@ class Progress:
         *,
         wrong_tries: int = 0,
         solved: bool = False,
-        hint_seen: bool = False,
+        hints_seen: int = 0,
         solution_seen: bool = False,
         points: int = 0,
         tried: frozenset[tuple[str, ...]] = frozenset(),
@@ -133,7 +151,11 @@ class Progress:
         """The progress a post's stored rows say. A solution seen is a forfeit only when
         nothing else had finished the post: seen after, it was a free look."""
         progress = cls(
-            wrong_tries=wrong_tries, solved=solved, hint_seen=hint_seen, points=points, tried=tried
+            wrong_tries=wrong_tries,
+            solved=solved,
+            hints_seen=hints_seen,
+            points=points,
+            tried=tried,
         )
         if solution_seen and not progress.finished:
             return replace(progress, forfeited=True)
@@ -148,7 +170,7 @@ class Progress:
         return replace(
             self,
             wrong_elsewhere=self.wrong_elsewhere + sum(other.wrong_tries for other in others),
-            hint_elsewhere=self.hint_elsewhere or any(other.hint_seen for other in others),
+            hints_elsewhere=max([self.hints_elsewhere, *(o.hints_seen for o in others)]),
             tried=self.tried.union(*(other.tried for other in others)),
         )
 
@@ -176,6 +198,12 @@ class Outcome:
     points: int = 0
     picks: tuple[str, ...] = ()
     """The graded picks as `normalise_picks` gives them: what the store keeps."""
+    credit: Fraction | None = None
+    """Multi tasks: the submission's credit, 0 to 1 (`credit`)."""
+    wrong_picks: tuple[str, ...] = ()
+    """Multi tasks: the picked options that are not right (weight 0 or less)."""
+    expected: str | None = None
+    """Typed tasks: the accepted spelling, when a typo was forgiven."""
 
     @property
     def correct(self) -> bool:
@@ -191,12 +219,10 @@ class Outcome:
         return self.progress.attempts_left
 
 
-def score(difficulty: Difficulty, wrong_tries: int, hint_seen: bool) -> int:
-    """Difficulty points × (3 − wrong tries) / 3, halved after a hint; rounded half up."""
+def score(difficulty: Difficulty, wrong_tries: int, hints_seen: int) -> int:
+    """Difficulty points × (3 − wrong tries) / 3, halved for each hint seen; rounded half up."""
     value = Fraction(difficulty.points * (MAX_ATTEMPTS - wrong_tries), MAX_ATTEMPTS)
-    if hint_seen:
-        value /= 2
-    return int(value + Fraction(1, 2))
+    return int(value / 2**hints_seen + Fraction(1, 2))
 
 
 def post_closed(closed_at: datetime | None, closes_at: datetime | None, now: datetime) -> bool:
@@ -224,8 +250,17 @@ def check_partial_picks(task: Task, picks: Mapping[int, str]) -> None:
 
 
 def normalise_picks(task: Task, picks: Sequence[str]) -> tuple[str, ...]:
-    """Validate an answer's shape: one known option label per blank."""
+    """Validate an answer's shape: one known option label per blank; for a multi task, a set
+    of known labels, in option order (so the same set is the same answer)."""
     picks = tuple(picks)
+    if task.typed:
+        return (_typed_answer(task, picks),)
+    if task.kind is Kind.MULTI:
+        if not picks:
+            raise BlankAnswerError(f"{task.id} takes at least one option")
+        if strange := set(picks) - set(task.labels):
+            raise InvalidAnswerError(f"{task.id} has no option {', '.join(sorted(strange))}")
+        return tuple(label for label in task.labels if label in picks)
     if len(picks) != task.blanks:
         raise InvalidAnswerError(f"{task.id} expects {task.blanks} pick(s), got {len(picks)}")
     unknown = [p for p in picks if p not in task.labels]
@@ -240,14 +275,16 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
     if progress.finished:
         return Outcome(Status.ALREADY_FINISHED, progress, points=progress.points)
 
+    if task.kind is Kind.MULTI:
+        return _grade_multi(task, progress, picks)
+    if task.short is not None:
+        return _grade_short(task, task.short, progress, picks[0])
+    if task.numeric is not None:
+        return _grade_numeric(task, task.numeric, progress, picks[0])
     pairs = enumerate(zip(picks, task.answers, strict=True), start=1)
     wrong = tuple(blank for blank, (got, want) in pairs if got != want)
     if not wrong:
-        points = (
-            0
-            if progress.scores_none
-            else score(task.difficulty, progress.task_wrong_tries, progress.task_hint_seen)
-        )
+        points = _points(task, progress)
         done = replace(progress, solved=True, points=points)
         return Outcome(Status.CORRECT, done, points=points, picks=picks)
 
@@ -258,6 +295,153 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
     after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
     status = Status.FAILED if after.finished else Status.WRONG
     return Outcome(status, after, wrong_blanks=wrong, notes=notes, picks=picks)
+
+
+def _points(task: Task, progress: Progress, credit: Fraction = Fraction(1)) -> int:
+    """What finishing now earns: `score` times the credit, rounded half up; none once the
+    task scores none here."""
+    if progress.scores_none:
+        return 0
+    wrong, hints = progress.task_wrong_tries, progress.task_hints_seen
+    if credit == 1:
+        return score(task.difficulty, wrong, hints)
+    value = Fraction(task.difficulty.points * (MAX_ATTEMPTS - wrong), MAX_ATTEMPTS) * credit
+    return int(value / 2**hints + Fraction(1, 2))
+
+
+def credit(task: Task, picks: Sequence[str]) -> Fraction:
+    """A multi task's credit for a set of picks, 0 to 1: the sum of their weights, clamped as
+    Moodle does; within CREDIT_TOLERANCE of 100% counts as full."""
+    total = sum((task.weight(label) for label in set(picks)), Fraction(0))
+    if total >= FULL_CREDIT - CREDIT_TOLERANCE:
+        return Fraction(1)
+    return max(total, Fraction(0)) / FULL_CREDIT
+
+
+def _grade_multi(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
+    """One submitted set is one attempt. Right at full credit; the last attempt, if not right,
+    still earns its credit's share of the points it was worth."""
+    got = credit(task, picks)
+    if got == 1:
+        points = _points(task, progress)
+        done = replace(progress, solved=True, points=points)
+        return Outcome(Status.CORRECT, done, points=points, picks=picks, credit=got)
+    wrong = tuple(label for label in picks if task.weight(label) <= 0)
+    found = [note for label in wrong for note in task.notes_for(label)]
+    notes = tuple(dict.fromkeys(found)) or task.general_notes
+    if picks in progress.tried:  # the same set again: reminded of why, not graded
+        return Outcome(
+            Status.REPEATED, progress, notes=notes, picks=picks, credit=got, wrong_picks=wrong
+        )
+    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
+    points = _points(task, progress, got) if after.finished else 0
+    status = Status.FAILED if after.finished else Status.WRONG
+    return Outcome(
+        status,
+        replace(after, points=points),
+        notes=notes,
+        points=points,
+        picks=picks,
+        credit=got,
+        wrong_picks=wrong,
+    )
+
+
+def _typed_answer(task: Task, picks: tuple[str, ...]) -> str:
+    """A typed answer, normalised; a blank one is refused before any attempt is counted."""
+    if len(picks) != 1:
+        raise InvalidAnswerError(f"{task.id} takes one typed answer, got {len(picks)}")
+    text = typed.normalise(picks[0])
+    if not text:
+        raise BlankAnswerError(f"{task.id} takes a typed answer")
+    if len(text) > typed.MAX_TYPED:
+        raise InvalidAnswerError(f"a typed answer is at most {typed.MAX_TYPED} characters")
+    if task.numeric is not None:
+        numeric.read(task.numeric, text)  # NotANumberError: no attempt is used
+    return text
+
+
+def _grade_short(task: Task, spec: typed.ShortAnswers, progress: Progress, text: str) -> Outcome:
+    """A typed answer: right at full credit; a partial match, like a multi task's set, is a
+    miss that still earns its credit's share on the last attempt."""
+    picks = (text,)
+    found = typed.match(spec, text)
+    expected = found.accepted.text if found.accepted and found.typo else None
+    if found.credit == 1:
+        points = _points(task, progress)
+        done = replace(progress, solved=True, points=points)
+        return Outcome(
+            Status.CORRECT, done, points=points, picks=picks, credit=Fraction(1), expected=expected
+        )
+    notes = typed_notes(task, text)
+    # Stored picks are read back split at commas, so a repeat is compared as one text.
+    if any(typed.same_answer(spec, ",".join(tried), text) for tried in progress.tried):
+        return Outcome(Status.REPEATED, progress, notes=notes, picks=picks, credit=found.credit)
+    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
+    points = _points(task, progress, found.credit) if after.finished and found.credit else 0
+    status = Status.FAILED if after.finished else Status.WRONG
+    return Outcome(
+        status,
+        replace(after, points=points),
+        wrong_blanks=(1,),
+        notes=notes,
+        points=points,
+        picks=picks,
+        credit=found.credit,
+        expected=expected,
+    )
+
+
+def _grade_numeric(
+    task: Task, spec: numeric.NumericAnswers, progress: Progress, text: str
+) -> Outcome:
+    """A typed number: as a short answer, with the credit of the first answer holding it."""
+    picks = (text,)
+    found = numeric.match(spec, text)
+    if found.credit == 1:
+        points = _points(task, progress)
+        done = replace(progress, solved=True, points=points)
+        return Outcome(Status.CORRECT, done, points=points, picks=picks, credit=Fraction(1))
+    notes = typed_notes(task, text)
+    if any(typed.same_answer(typed.ShortAnswers(()), ",".join(t), text) for t in progress.tried):
+        return Outcome(Status.REPEATED, progress, notes=notes, picks=picks, credit=found.credit)
+    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
+    points = _points(task, progress, found.credit) if after.finished and found.credit else 0
+    status = Status.FAILED if after.finished else Status.WRONG
+    return Outcome(
+        status,
+        replace(after, points=points),
+        wrong_blanks=(1,),
+        notes=notes,
+        points=points,
+        picks=picks,
+        credit=found.credit,
+    )
+
+
+def typed_credit(task: Task, text: str) -> Fraction:
+    """A typed answer's credit, 0 to 1 (0 for a numerical task's non-number)."""
+    if task.short is not None:
+        return typed.match(task.short, text).credit
+    if task.numeric is not None:
+        try:
+            return numeric.match(task.numeric, text).credit
+        except numeric.NotANumberError:
+            return Fraction(0)
+    raise ValueError(f"{task.id} is not a typed task")
+
+
+def typed_notes(task: Task, text: str) -> tuple[str, ...]:
+    """The note of the known wrong answer `text` is, else the task's catch-all notes."""
+    known = None
+    if task.short is not None:
+        known = typed.known_mistake(task.short, text)
+    elif task.numeric is not None:
+        try:
+            known = numeric.known_mistake(task.numeric, text)
+        except numeric.NotANumberError:
+            known = None
+    return (known.note,) if known else task.general_notes
 
 
 def mistake_notes(task: Task, picks: Sequence[str], wrong: Sequence[int]) -> tuple[str, ...]:
@@ -286,9 +470,32 @@ def hint_is_free(progress: Progress, closed: bool) -> bool:
     return progress.finished or closed
 
 
-def see_hint(progress: Progress, *, closed: bool = False) -> Progress:
-    """The member's progress after seeing the hint: halved points, unless it is free."""
-    return progress if hint_is_free(progress, closed) else replace(progress, hint_seen=True)
+@dataclass(frozen=True, slots=True)
+class HintAccess:
+    """What asking for a hint shows and does to one member's progress."""
+
+    progress: Progress
+    """After: the hints shown are seen (unchanged when free)."""
+    shown: int
+    """How many of the task's hints to show, from the first: the ones seen and the next."""
+    charged: bool
+    """The last one shown is new: the points still open were halved."""
+    free: bool
+    """Finished or closed: every hint is shown, and nothing is charged or stored."""
+
+
+def see_hint(task: Task, progress: Progress, *, closed: bool = False) -> HintAccess:
+    """The next hint of the ladder, with the ones seen before (again free); all of them once
+    free. A task without hints has none to see (NoHintError: nothing charged)."""
+    count = len(task.hints)
+    if not count:
+        raise NoHintError()
+    if hint_is_free(progress, closed):
+        return HintAccess(progress, count, charged=False, free=True)
+    seen = min(progress.task_hints_seen, count)
+    shown = min(seen + 1, count)
+    after = replace(progress, hints_seen=max(progress.hints_seen, shown))
+    return HintAccess(after, shown, charged=shown > seen, free=False)
 
 
 def forfeit(progress: Progress) -> Progress:
@@ -322,6 +529,10 @@ def open_solution(progress: Progress, *, closed: bool, confirmed: bool) -> Solut
 
 def describe_answer(task: Task, picks: Sequence[str]) -> str:
     """A member's picks in words, e.g. "B · split" or "[1] to_device, [2] devices"."""
+    if task.kind is Kind.MULTI:
+        return ", ".join(f"{p} · {task.option(p).text}" for p in picks)
+    if task.typed:  # read back split at its commas; none: the task's answer
+        return ",".join(picks) or task.final_answer()
     if task.kind is Kind.CHOICE or task.blanks == 1:
         return f"{picks[0]} · {task.option(picks[0]).text}"
     return ", ".join(f"[{i}] {task.option(p).text}" for i, p in enumerate(picks, 1))

@@ -16,6 +16,10 @@ class InvalidAnswerError(QuizError):
     """An answer of the wrong shape: unknown option or wrong number of blanks."""
 
 
+class BlankAnswerError(InvalidAnswerError):
+    """A submission that picks nothing: refused before grading, so it uses no attempt."""
+
+
 class UnknownTaskError(QuizError):
     """The task is not (or no longer) in the loaded banks."""
 
@@ -57,6 +61,16 @@ class AnswerableElsewhereError(QuizError):
 
 class UnknownPostError(QuizError):
     """No posted task has that id in this server."""
+
+
+class NoHintError(QuizError):
+    """/hint on a task that has none: nothing is shown, and nothing is charged."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This task has no hint: it's yours to work out, and nothing was taken off your "
+            "points."
+        )
 
 
 class NothingPostedError(QuizError):
@@ -144,6 +158,7 @@ class StoreAction(Enum):
     REVEAL = "nothing was shown or saved"
     CHANGE = "your change was not saved"
     POST = "the quiz was not posted"
+    DELETE = "nothing was deleted"
 
 
 class StoreError(QuizError):

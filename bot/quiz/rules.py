@@ -15,6 +15,8 @@ MAX_SCHEDULES = 10
 """Daily quizzes one server may have (active or paused)."""
 MAX_TASKS_PER_RUN = 5
 """Tasks one daily quiz may post per day."""
+MAX_COOLDOWN_SECONDS = 3600
+"""The longest a server may make /quiz wait between posts in one channel."""
 MISCONCEPTION_SHARE = Fraction(1, 5)
 """A wrong option picked by this share of those who answered is a group's misconception."""
 

@@ -9,17 +9,23 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Final
 
+from bot.quiz.numeric import NumAnswer, NumericAnswers, Unit
 from bot.quiz.tasks import Difficulty, Kind, MistakeNote, Option, Solution, SolutionStep, Task
+from bot.quiz.typed import Accepted, ShortAnswers, TypedMistake
 
 FORMAT: Final = 1
 """The shape of `task_to_dict`; a change to it (a new Task field) is a new format number."""
 
 _KEYS: Final = frozenset(
     {"format", "id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint",
-     "solution", "mistakes", "instruction", "language", "bank"}
+     "solution", "mistakes", "instruction", "language", "bank", "weights", "show_count",
+     "hints", "short", "numeric"}
 )
+"""`weights` and `show_count` are a multi task's only, so a choice or fill task's version (and
+its hash) is what it was before multi tasks."""
 
 
 class TaskCodecError(ValueError):
@@ -41,10 +47,72 @@ def solution_data(solution: Solution) -> dict[str, Any]:
     }
 
 
+def hint_data(task: Task) -> dict[str, Any]:
+    """One hint as `hint`, as every version had it before the ladder, so a one-hint task's
+    version (and its hash) stays what it was; none or several as `hints`."""
+    if len(task.hints) == 1:
+        return {"hint": task.hints[0]}
+    return {"hints": list(task.hints)}
+
+
+def short_data(spec: ShortAnswers) -> dict[str, Any]:
+    """A short task's grading as plain data (only short tasks have the `short` key)."""
+    return {
+        "accepted": [{"text": a.text, "credit": str(a.credit)} for a in spec.accepted],
+        "case_sensitive": spec.case_sensitive,
+        "typos": spec.typos,
+        "mistakes": [{"answers": list(m.answers), "note": m.note} for m in spec.mistakes],
+    }
+
+
+def _short_of(data: Mapping[str, Any]) -> ShortAnswers:
+    return ShortAnswers(
+        accepted=tuple(Accepted(a["text"], Fraction(a["credit"])) for a in data["accepted"]),
+        case_sensitive=bool(data["case_sensitive"]),
+        typos=int(data["typos"]),
+        mistakes=tuple(TypedMistake(tuple(m["answers"]), m["note"]) for m in data["mistakes"]),
+    )
+
+
+def numeric_data(spec: NumericAnswers) -> dict[str, Any]:
+    """A numerical task's grading as plain data, exact (fractions as text)."""
+    return {
+        "answers": [
+            {"low": str(a.low), "high": str(a.high), "credit": str(a.credit), "spec": a.spec}
+            for a in spec.answers
+        ],
+        "units": [{"name": u.name, "multiplier": str(u.multiplier)} for u in spec.units],
+        "unit_penalty": str(spec.unit_penalty),
+        "mistakes": [{"answers": list(m.answers), "note": m.note} for m in spec.mistakes],
+    }
+
+
+def _numeric_of(data: Mapping[str, Any]) -> NumericAnswers:
+    return NumericAnswers(
+        answers=tuple(
+            NumAnswer(Fraction(a["low"]), Fraction(a["high"]), Fraction(a["credit"]), a["spec"])
+            for a in data["answers"]
+        ),
+        units=tuple(Unit(u["name"], Fraction(u["multiplier"])) for u in data["units"]),
+        unit_penalty=Fraction(data["unit_penalty"]),
+        mistakes=tuple(TypedMistake(tuple(m["answers"]), m["note"]) for m in data["mistakes"]),
+    )
+
+
 def task_to_dict(task: Task) -> dict[str, Any]:
     """Every field of `task`, as JSON-ready plain data (lists, dicts, strings, None)."""
     solution = task.solution
+    multi = (
+        {"weights": [str(w) for w in task.weights], "show_count": task.show_count}
+        if task.kind is Kind.MULTI
+        else {}
+    )
+    short = {"short": short_data(task.short)} if task.short is not None else {}
+    if task.numeric is not None:
+        short = {"numeric": numeric_data(task.numeric)}
     return {
+        **multi,
+        **short,
         "format": FORMAT,
         "id": task.id,
         "topic": task.topic,
@@ -53,7 +121,7 @@ def task_to_dict(task: Task) -> dict[str, Any]:
         "prompt": task.prompt,
         "options": options_data(task),
         "answers": list(task.answers),
-        "hint": task.hint,
+        **hint_data(task),
         "solution": solution_data(solution),
         "mistakes": [{"text": n.text, "options": list(n.options)} for n in task.mistakes],
         "instruction": task.instruction,
@@ -78,7 +146,7 @@ def task_from_dict(data: Mapping[str, Any]) -> Task:
             prompt=data["prompt"],
             options=tuple(Option(o["label"], o["text"]) for o in data["options"]),
             answers=tuple(data["answers"]),
-            hint=data["hint"],
+            hints=(data["hint"],) if "hint" in data else tuple(data["hints"]),
             solution=Solution(
                 steps=tuple(SolutionStep(s["title"], s["text"]) for s in solution["steps"]),
                 final_answer=solution["final_answer"],
@@ -89,8 +157,12 @@ def task_from_dict(data: Mapping[str, Any]) -> Task:
             instruction=data["instruction"],
             language=data["language"],
             bank=data["bank"],
+            weights=tuple(Fraction(w) for w in data.get("weights", ())),
+            show_count=bool(data.get("show_count", False)),
+            short=_short_of(data["short"]) if "short" in data else None,
+            numeric=_numeric_of(data["numeric"]) if "numeric" in data else None,
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise TaskCodecError(f"not a task version: {type(exc).__name__}: {exc}") from exc
 
 

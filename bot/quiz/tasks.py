@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from fractions import Fraction
+from typing import Final
 
 from bot.quiz.errors import InvalidAnswerError, NoMatchingTaskError, UnknownTaskError
+from bot.quiz.numeric import NumericAnswers
+from bot.quiz.typed import ShortAnswers
 
 MAX_ATTEMPTS = 3
 MAX_BLANKS = 5
+MAX_HINTS = 5
+"""A task's hints at most: each halves the points still open (`engine.score`)."""
 BLANK_PATTERN = re.compile(r"\[(\d+)\]")
 OPTION_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -33,6 +39,23 @@ def blank_number(text: str) -> int:
 class Kind(StrEnum):
     CHOICE = "choice"
     FILL = "fill"
+    MULTI = "multi"
+    """Several right options, each option weighted as in Moodle (`Task.weights`)."""
+    SHORT = "short"
+    """A typed answer, graded against the accepted ones (`Task.short`); no options."""
+    NUMERICAL = "numerical"
+    """A typed number, within an answer's tolerance or range (`Task.numeric`); no options."""
+
+
+FULL_CREDIT: Final = Fraction(100)
+CREDIT_TOLERANCE: Final = Fraction(1, 100)
+"""Weights in percent: Moodle writes a third as 33.33333, so three of them still make 100."""
+
+
+def equal_weights(labels: Sequence[str], right: Sequence[str]) -> tuple[Fraction, ...]:
+    """`answers: [A, C]`: the right options share 100% and each wrong pick takes one share."""
+    share = FULL_CREDIT / len(right)
+    return tuple(share if label in right else -share for label in labels)
 
 
 class Difficulty(StrEnum):
@@ -90,8 +113,10 @@ class Task:
     """The question of a choice task, or the code template (with [1]..[n]) of a fill task."""
     options: tuple[Option, ...]
     answers: tuple[str, ...]
-    """Correct option labels: one per blank for fill tasks, exactly one for choice tasks."""
-    hint: str
+    """Correct option labels: one per blank for fill tasks, exactly one for choice tasks, the
+    options of positive weight for multi tasks."""
+    hints: tuple[str, ...]
+    """The hint ladder, shown one at a time in order (at most MAX_HINTS); empty: no hint."""
     solution: Solution
     mistakes: tuple[MistakeNote, ...] = ()
     instruction: str | None = None
@@ -99,6 +124,19 @@ class Task:
     language: str = "python"
     bank: str = ""
     """The bank (file) the task came from, for messages and /topics."""
+    weights: tuple[Fraction, ...] = ()
+    """Multi tasks: each option's weight in percent, in option order (empty for the others)."""
+    show_count: bool = False
+    """Multi tasks: the post says how many options are right."""
+    short: ShortAnswers | None = None
+    """Short tasks: the accepted answers and how they are compared (None for the others)."""
+    numeric: NumericAnswers | None = None
+    """Numerical tasks: the accepted values, units and unit penalty (None for the others)."""
+
+    @property
+    def typed(self) -> bool:
+        """Answered by typing, in a modal: no options, no option buttons."""
+        return self.short is not None or self.numeric is not None
 
     @property
     def blanks(self) -> int:
@@ -118,6 +156,10 @@ class Task:
             if opt.label == label:
                 return opt
         raise KeyError(label)
+
+    def weight(self, label: str) -> Fraction:
+        """A multi task's weight of one option, in percent."""
+        return self.weights[self.labels.index(label)]
 
     def answer_text(self, blank: int = 1) -> str:
         return self.option(self.answers[blank - 1]).text
@@ -147,6 +189,12 @@ class Task:
         """The answer in words, for solutions whose source gives none explicitly."""
         if self.solution.final_answer:
             return self.solution.final_answer
+        if self.kind is Kind.MULTI:
+            return "; ".join(self.option(label).text for label in self.answers)
+        if self.short is not None:
+            return self.short.best.text
+        if self.numeric is not None:
+            return self.numeric.answer_text()
         parts = [f"[{i}] = {self.answer_text(i)}" for i in range(1, self.blanks + 1)]
         return ", ".join(parts) if self.kind is Kind.FILL else self.answer_text()
 

@@ -11,11 +11,15 @@ from fractions import Fraction
 from typing import Protocol
 
 from bot import rendering
-from bot.quiz.engine import describe_answer
+from bot.quiz import typed
+from bot.quiz.engine import describe_answer, typed_credit, typed_notes
 from bot.quiz.rules import MISCONCEPTION_SHARE
-from bot.quiz.tasks import Task
+from bot.quiz.tasks import Kind, Task
 
 TOP_ANSWERERS = 3
+TYPED_MEMBERS = 3
+"""A wrong typed answer is shown only once this many members gave it: no one is singled out."""
+TYPED_SHOWN = 60
 ANSWER_ROOM = 300  # what the answer keeps of its line when the summary would not fit
 SHORTEST_CUT = 80  # a misconception line is cut to the room left only if this much is left
 WITHHELD = (  # the answer line of a summary that withholds it (`CloseSummary.withheld`)
@@ -59,6 +63,8 @@ class Misconception:
     answered: int
     notes: tuple[str, ...]
     blank: int | None = None  # of a multi-blank fill task
+    typed: bool = False
+    """A short task's wrong typed answer (the label is the text, normalised and folded)."""
 
     @property
     def percent(self) -> int:
@@ -69,6 +75,10 @@ class Misconception:
     def line(self) -> str:
         """E.g. "41% picked B — Using batch instead of split causes incorrect data division."."""
         where = f"[{self.blank}] " if self.blank is not None else ""
+        if self.typed:  # a member's text: one line, cut, and no Markdown of its own
+            said = rendering.escape_markdown(rendering.truncate(self.label, TYPED_SHOWN))
+            why = " ".join(self.notes) or "no note for it yet"
+            return f"{self.percent}% typed *{said}* — {why}"
         why = " ".join(self.notes) if self.notes else f"({self.option_text})"
         return f"{where}{self.percent}% picked {self.label} — {why}"
 
@@ -186,6 +196,17 @@ def wrong_pickers(task: Task, attempts: Iterable[Picked]) -> Pickers:
     """Who picked which wrong option (differing from `task`'s answer for its blank)."""
     pickers: Pickers = {}
     for a in attempts:
+        if task.typed:  # the text as the task compares it (stored split at commas)
+            text = typed.normalise(",".join(a.picks))
+            if typed_credit(task, text) < 1:
+                key = text if task.short and task.short.case_sensitive else text.casefold()
+                pickers.setdefault((1, key), set()).add(a.user_id)
+            continue
+        if task.kind is Kind.MULTI:  # one set: each pick that is not a right option
+            for got in a.picks:
+                if got in task.labels and task.weight(got) <= 0:
+                    pickers.setdefault((1, got), set()).add(a.user_id)
+            continue
         for blank, (got, want) in enumerate(zip(a.picks, task.answers, strict=False), 1):
             if got != want:
                 pickers.setdefault((blank, got), set()).add(a.user_id)
@@ -196,6 +217,8 @@ def misconceptions_among(task: Task, pickers: Pickers, answered: int) -> tuple[M
     """The wrong picks of MISCONCEPTION_SHARE of the `answered` members or more, most common
     first: the one place the share rule is applied."""
     per_blank = task.multi_blank
+    if task.typed:
+        return _typed_misconceptions(task, pickers, answered)
     found = [
         Misconception(
             label=label,
@@ -209,6 +232,18 @@ def misconceptions_among(task: Task, pickers: Pickers, answered: int) -> tuple[M
         if answered and Fraction(len(users), answered) >= MISCONCEPTION_SHARE
     ]
     found.sort(key=lambda m: (-m.members, m.blank or 0, m.label))
+    return tuple(found)
+
+
+def _typed_misconceptions(task: Task, pickers: Pickers, answered: int) -> tuple[Misconception, ...]:
+    """Wrong typed answers given by TYPED_MEMBERS members or more, and the share rule."""
+    found = []
+    for (_, text), users in pickers.items():
+        if len(users) < TYPED_MEMBERS or Fraction(len(users), answered) < MISCONCEPTION_SHARE:
+            continue
+        notes = typed_notes(task, text)
+        found.append(Misconception(text, text, len(users), answered, notes, typed=True))
+    found.sort(key=lambda m: (-m.members, m.label))
     return tuple(found)
 
 

@@ -38,6 +38,7 @@ from sqlalchemy import (
     Table,
     bindparam,
     case,
+    func,
     literal,
     null,
     select,
@@ -49,6 +50,7 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.clock import local_date, week_start, zone_or
 from bot.quiz.engine import (
+    HintAccess,
     Outcome,
     PostLink,
     Progress,
@@ -56,7 +58,6 @@ from bot.quiz.engine import (
     check_free_look,
     check_open,
     grade,
-    hint_is_free,
     open_solution,
     see_hint,
 )
@@ -109,10 +110,17 @@ class HintSeen:
     """A hint seen, as the write unit recorded it (the service answers with it as is)."""
 
     post: PostInfo
-    progress: Progress
-    """The member's progress after seeing the hint."""
-    free: bool
-    """It cost nothing: the member had finished, or the post had closed."""
+    access: HintAccess
+    """The hints shown, and the member's progress after them (`engine.see_hint`)."""
+
+    @property
+    def progress(self) -> Progress:
+        return self.access.progress
+
+    @property
+    def free(self) -> bool:
+        """It cost nothing: the member had finished, or the post had closed."""
+        return self.access.free
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +185,7 @@ def _progress_statement(
         part(
             _reveal,
             literal(_REVEAL),
-            case((_reveal.c.kind == "hint", 1), else_=0),
+            case((_reveal.c.kind == "hint", func.coalesce(_reveal.c.hints, 1)), else_=0),
             case((_reveal.c.kind == "solution", 1), else_=0),
             no_picks,
         ),
@@ -241,7 +249,7 @@ def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
 class _Facts:
     wrong: int = 0
     solved: bool = False
-    hint: bool = False
+    hints: int = 0
     solution: bool = False
     points: int = 0
     """The score row's: they finished the post."""
@@ -256,7 +264,7 @@ class _Facts:
                 self.wrong += 1
                 self.tried.add(tuple((picks or "").split(",")))
         elif part == _REVEAL:
-            self.hint |= bool(a)
+            self.hints = max(self.hints, int(a or 0))
             self.solution |= bool(b)
         else:
             self.points = int(a or 0)
@@ -265,7 +273,7 @@ class _Facts:
         return Progress.of_record(
             wrong_tries=self.wrong,
             solved=self.solved,
-            hint_seen=self.hint,
+            hints_seen=self.hints,
             solution_seen=self.solution,
             points=self.points,
             tried=frozenset(self.tried),
@@ -497,7 +505,8 @@ class _Writes:
             }
         )
 
-    def reveal(self, post: PostInfo, user_id: int, kind: str) -> None:
+    def reveal(self, post: PostInfo, user_id: int, kind: str, hints: int | None = None) -> None:
+        """A reveal row; a hint row's `hints` raises the member's stored count on the post."""
         self.reveals.append(
             {
                 "post_id": post.id,
@@ -505,6 +514,7 @@ class _Writes:
                 "kind": kind,
                 "guild_id": post.guild_id,
                 "created_at": self.now,
+                "hints": hints,
             }
         )
 
@@ -598,7 +608,14 @@ def _build_statements(conn: Connection) -> _DialectStatements:
             # The common case (same name as last time) does not rewrite the row.
             where=lambda new: _member.c.name.is_distinct_from(new.name),
         ),
-        insert_reveals=dialect.insert_ignoring_conflicts(conn, _reveal),
+        # A reveal is recorded once; a hint row's count only rises (the ladder's next hint).
+        insert_reveals=dialect.upsert(
+            conn,
+            _reveal,
+            ("post_id", "user_id", "kind"),
+            lambda new: {"hints": new.hints},
+            where=lambda new: func.coalesce(_reveal.c.hints, 1) < new.hints,
+        ),
     )
 
 
@@ -614,8 +631,8 @@ _PENDING = "quizbot_members_written"
 class KnownMembers:
     """Each member's name as this process last committed it: the answer path skips the member
     upsert when the name is the same. Sound because only committed writes are remembered
-    (pending in `Connection.info` until `committed`, dropped on a rollback), no code deletes a
-    member, and one process (the shard) serves a server's clicks."""
+    (pending in `Connection.info` until `committed`, dropped on a rollback), a deletion forgets
+    its members (`forget_members`), and one process (the shard) serves a server's clicks."""
 
     def __init__(self, limit: int = 65_536) -> None:
         self._names: OrderedDict[MemberKey, str] = OrderedDict()
@@ -645,6 +662,27 @@ class KnownMembers:
     def discard(conn: Connection) -> None:
         """Forget what `conn`'s transaction wrote (it, or a savepoint of it, rolled back)."""
         conn.info.pop(_PENDING, None)
+
+    def forget(self, conn: Connection, guild_id: int, user_id: int | None) -> None:
+        """The member (None: every member of the server) was deleted in `conn`'s transaction:
+        their next answer writes them again. Early is safe: forgetting costs one upsert."""
+
+        def gone(key: MemberKey) -> bool:
+            return key[0] == guild_id and user_id in (None, key[1])
+
+        pending: dict[MemberKey, str] = conn.info.get(_PENDING, {})
+        for key in [key for key in pending if gone(key)]:
+            del pending[key]
+        with self._lock:
+            for key in [key for key in self._names if gone(key)]:
+                del self._names[key]
+
+
+def forget_members(conn: Connection, guild_id: int, user_id: int | None = None) -> None:
+    """`KnownMembers.forget` for the store whose writer `conn` is (if any)."""
+    known = conn.get_execution_options().get(KNOWN_MEMBERS)
+    if isinstance(known, KnownMembers):
+        known.forget(conn, guild_id, user_id)
 
 
 def _upsert_members(conn: Connection, members: dict[MemberKey, str], now: datetime) -> None:
@@ -829,14 +867,14 @@ def reveal_hint(
     conn: Connection, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
 ) -> HintSeen:
     post, progress, closed = _free_look_state(conn, post_id, guild_id, user_id, now)
-    after = see_hint(progress, closed=closed)
+    access = see_hint(post.graded_task(), progress, closed=closed)
     writes = _Writes(now, _UTC)  # a hint finishes nothing: no card is rated
     writes.member(guild_id, user_id, name)
     writes.touch(post)
-    if after != progress:
-        writes.reveal(post, user_id, "hint")
+    if access.progress != progress:
+        writes.reveal(post, user_id, "hint", access.progress.hints_seen)
     writes.flush(conn)
-    return HintSeen(post, after, free=hint_is_free(progress, closed))
+    return HintSeen(post, access)
 
 
 def reveal_solution(

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, exists, or_, select
 
 from bot.clock import load_zone
+from bot.quiz.rules import MAX_COOLDOWN_SECONDS
 from bot.store.board_totals import board_state, build_board
 from bot.store.dialect import upsert
 from bot.store.reminders import Rezone, rezone_server
@@ -63,8 +64,9 @@ def check_changes(changes: dict[str, Any]) -> None:
         raise ValueError(f"unknown time zone {changes['timezone']!r}")
     if "post_policy" in changes and changes["post_policy"] not in POST_POLICIES:
         raise ValueError(f"post_policy must be one of {', '.join(POST_POLICIES)}")
-    if "cooldown_seconds" in changes and int(changes["cooldown_seconds"]) < 0:
-        raise ValueError("cooldown_seconds must not be negative")
+    cooldown = changes.get("cooldown_seconds", 0)
+    if not 0 <= int(cooldown) <= MAX_COOLDOWN_SECONDS:
+        raise ValueError(f"cooldown_seconds must be from 0 to {MAX_COOLDOWN_SECONDS}")
 
 
 def update_guild_config(

@@ -79,6 +79,8 @@ class ResultRow:
     hint: bool  # seen while it still cost points
     solution: bool  # opened while the post was open (a closed post's free one is not stored)
     name: str | None = None  # the last seen display name, when asked for
+    answer: str = ""
+    """The last answer stored: option letters, or the text a member typed (typed tasks)."""
 
 
 class InsightsStore:
@@ -216,10 +218,27 @@ def _results(
     )
     if since is not None:
         stmt = stmt.where(_post.c.posted_at >= day_start(since, tz))
+    last = _last_answers(conn, guild_id, tz, since)
     return [
         ResultRow(
             *(row[0], row[1], int(row[2]), bool(row[3]), int(row[4])),
             *(bool(row[5]), bool(row[6]), bool(row[7]), row[8] if names else None),
+            answer=last.get((row[0], row[1]), ""),
         )
         for row in conn.execute(stmt)
     ]
+
+
+def _last_answers(
+    conn: Connection, guild_id: int, tz: ZoneInfo, since: date | None
+) -> dict[tuple[int, str], str]:
+    """Each member's last stored answer on each task, over the public posts `_results` reads."""
+    stmt = (
+        select(_attempt.c.user_id, _post.c.task_id, _attempt.c.picks)
+        .select_from(_attempt.join(_post, _post.c.id == _attempt.c.post_id))
+        .where(_post.c.guild_id == guild_id, _post.c.session_id.is_(None))
+        .order_by(_attempt.c.created_at, _attempt.c.id)
+    )
+    if since is not None:
+        stmt = stmt.where(_post.c.posted_at >= day_start(since, tz))
+    return {(user, task): picks for user, task, picks in conn.execute(stmt)}

@@ -67,7 +67,7 @@ SETTING = "DATABASE_URL"
 
 def target_metadata() -> MetaData:
     """The models' metadata with every table registered (the store's modules import lazily)."""
-    from bot.store import learning_tables, schedule_tables, tables  # noqa: F401  (register)
+    from bot.store import departures, learning_tables, schedule_tables, tables  # noqa: F401
 
     return SQLModel.metadata
 

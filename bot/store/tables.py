@@ -23,7 +23,7 @@ from sqlalchemy import (
 from sqlmodel import Field, SQLModel
 
 from bot.quiz.rules import PostPolicy
-from bot.quiz.tasks import MAX_ATTEMPTS
+from bot.quiz.tasks import MAX_ATTEMPTS, MAX_HINTS
 from bot.store.dialect import UTC_TIMESTAMP
 
 POST_POLICIES = tuple(policy.value for policy in PostPolicy)
@@ -112,7 +112,7 @@ class Post(SQLModel, table=True):
     message_id: int | None = Field(default=None, sa_type=BigInteger)
     task_id: str
     posted_by: int | None = Field(default=None, sa_type=BigInteger)
-    """None when a schedule posted it."""
+    """None when a schedule posted it, or its poster deleted their data (`member_data`)."""
     posted_at: datetime = Field(sa_type=UTC_TIMESTAMP)
     # The foreign key to the schedule table is added by the schedules work.
     schedule_id: int | None = Field(default=None, index=True)
@@ -161,6 +161,17 @@ class Reveal(SQLModel, table=True):
     kind: str = Field(primary_key=True)
     guild_id: int = Field(sa_type=BigInteger)
     created_at: datetime = Field(sa_type=UTC_TIMESTAMP)
+    hints: int | None = Field(
+        default=None,
+        # A column CHECK (not the table's), as 0007_hint_ladder adds it: SQLite can drop the
+        # column on a downgrade only then.
+        sa_column_args=[
+            CheckConstraint(f"hints BETWEEN 1 AND {MAX_HINTS}", name="ck_reveal_hints")
+        ],
+    )
+    """A hint row's: how many of the task's hints (its ladder, from the first) the member saw
+    on the post, raised as they see more; None on a solution row (and read as 1 on a hint row
+    of before 0007_hint_ladder, which the upgrade sets)."""
 
 
 class Score(SQLModel, table=True):
@@ -307,3 +318,13 @@ class ServerBank(SQLModel, table=True):
     task_count: int
     uploaded_by: int = Field(sa_type=BigInteger)
     uploaded_at: datetime = Field(sa_type=UTC_TIMESTAMP)
+
+
+class GuildWelcome(SQLModel, table=True):
+    """A server the bot has welcomed: one row, written as the welcome is decided, so it is
+    never sent twice (not on a restart, nor when the bot is added back)."""
+
+    __tablename__ = "guild_welcome"
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    welcomed_at: datetime = Field(sa_type=UTC_TIMESTAMP)

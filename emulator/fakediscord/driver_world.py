@@ -55,26 +55,59 @@ class WorldBuilding:
             id=guild.id, guild_id=guild.id, name="@everyone", permissions=everyone_permissions
         )
         guild.members[owner_user.id] = Member(user=owner_user, guild_id=guild.id)
-        if with_bot:
-            bot_role = Role(
-                id=world.ids.next(),
-                guild_id=guild.id,
-                name=world.bot.username,
-                permissions=bot_permissions,
-                position=1,
-                managed=True,
-                bot_id=world.bot.id,
-            )
-            guild.roles[bot_role.id] = bot_role
-            guild.bot_role_id = bot_role.id
-            guild.members[world.bot.id] = Member(
-                user=world.bot, guild_id=guild.id, role_ids=[bot_role.id]
-            )
         world.guilds[guild.id] = guild
-        world.touch()
         if with_bot:
-            self._dispatch_guild_create(guild)
+            self.add_bot(guild, permissions=bot_permissions)
+        else:
+            world.touch()
         return guild
+
+    def add_bot(self, guild: Guild, *, permissions: int = perm.DEFAULT_BOT) -> Member:
+        """The bot joins `guild` (made `with_bot=False`, or left with `remove_bot`), with its
+        managed role: a running bot gets GUILD_CREATE as a join (discord.py's on_guild_join)."""
+        world = self.world
+        assert world.bot.id not in guild.members, "the bot is already in this guild"
+        bot_role = Role(
+            id=world.ids.next(),
+            guild_id=guild.id,
+            name=world.bot.username,
+            permissions=permissions,
+            position=1,
+            managed=True,
+            bot_id=world.bot.id,
+        )
+        guild.roles[bot_role.id] = bot_role
+        guild.bot_role_id = bot_role.id
+        member = guild.members[world.bot.id] = Member(
+            user=world.bot, guild_id=guild.id, role_ids=[bot_role.id]
+        )
+        world.touch()
+        self._dispatch_guild_create(guild)
+        return member
+
+    def remove_bot(self, guild: Guild) -> None:
+        """The bot is kicked (or the server deleted): GUILD_DELETE without `unavailable`
+        (discord.py's on_guild_remove); its managed role goes with it."""
+        world = self.world
+        assert world.bot.id in guild.members, "the bot is not in this guild"
+        del guild.members[world.bot.id]
+        if guild.bot_role_id is not None:
+            guild.roles.pop(guild.bot_role_id, None)
+            guild.bot_role_id = None
+        world.touch()
+        data = dumps({"id": str(guild.id)})
+        for session in self.server.gateway.active:
+            if session.owns_guild(guild.id):
+                session.dispatch("GUILD_DELETE", data)
+
+    def set_system_channel(self, guild: Guild, channel: Channel | None) -> None:
+        """Where Discord posts its join notices (None: the owner turned them off)."""
+        guild.system_channel_id = channel.id if channel is not None else None
+        self.world.touch()
+        data = payloads.guild_create(guild, self.world, intents=0)
+        for key in ("members", "channels", "threads", "presences", "voice_states"):
+            data.pop(key, None)  # GUILD_UPDATE carries the guild's own fields only
+        self._guild_event(guild, "GUILD_UPDATE", data)
 
     def create_text_channel(
         self,
@@ -240,5 +273,7 @@ class WorldBuilding:
         gateway = self.server.gateway
         for session in gateway.active:
             if session.owns_guild(guild.id):
-                data = payloads.guild_create(guild, self.world, intents=session.intents)
+                data = payloads.guild_create(
+                    guild, self.world, intents=session.intents, joined=True
+                )
                 session.dispatch("GUILD_CREATE", dumps(data))

@@ -359,7 +359,7 @@ class Gateway:
         )
         session.dispatch("READY", dumps(ready))
         for guild in world.guilds.values():
-            if session.owns_guild(guild.id):
+            if session.owns_guild(guild.id) and world.bot.id in guild.members:
                 session.dispatch(
                     "GUILD_CREATE", dumps(payloads.guild_create(guild, world, intents=intents))
                 )

@@ -146,7 +146,9 @@ def channel(ch: Channel, world: World, *, permissions: int | None = None) -> JSO
     return data
 
 
-def guild_create(g: Guild, world: World, *, intents: int) -> JSON:
+def guild_create(g: Guild, world: World, *, intents: int, joined: bool = False) -> JSON:
+    """`joined`: the bot has just been added to the server, and Discord leaves `unavailable`
+    out (discord.py's `on_guild_join`); a server of READY's list says `false`."""
     # Without member/presence intents Discord only lists the bot itself (and voice members).
     if intents & (GUILD_MEMBERS | GUILD_PRESENCES):
         members = [member(m) for m in g.members.values()]
@@ -155,7 +157,7 @@ def guild_create(g: Guild, world: World, *, intents: int) -> JSON:
     plain = [ch for ch in g.channels.values() if not ch.deleted and not ch.is_thread]
     threads = [ch for ch in g.channels.values() if not ch.deleted and ch.is_thread]
     bot_member = g.members.get(world.bot.id)
-    return {
+    data: JSON = {
         "id": str(g.id),
         "name": g.name,
         "icon": None,
@@ -175,7 +177,7 @@ def guild_create(g: Guild, world: World, *, intents: int) -> JSON:
         "stickers": [],
         "features": [],
         "mfa_level": 0,
-        "system_channel_id": None,
+        "system_channel_id": _opt_id(g.system_channel_id),
         "system_channel_flags": 0,
         "rules_channel_id": None,
         "public_updates_channel_id": None,
@@ -205,6 +207,9 @@ def guild_create(g: Guild, world: World, *, intents: int) -> JSON:
         "soundboard_sounds": [],
         "lazy": True,
     }
+    if joined:
+        del data["unavailable"]
+    return data
 
 
 def application_flags(allowed_intents: int) -> int:
@@ -248,7 +253,11 @@ def ready(
         "v": 10,
         "user": self_user(world.bot),
         "user_settings": {},
-        "guilds": [{"id": str(gid), "unavailable": True} for gid in world.guilds],
+        "guilds": [
+            {"id": str(g.id), "unavailable": True}
+            for g in world.guilds.values()
+            if world.bot.id in g.members
+        ],
         "relationships": [],
         "private_channels": [],
         "presences": [],

@@ -106,6 +106,8 @@ class Guild:
     bot_role_id: int | None = None
     joined_at: str = field(default_factory=iso_now)
     locale: str = "en-US"
+    # Where Discord posts join notices; a server's owner may unset it.
+    system_channel_id: int | None = None
 
 
 @dataclass(slots=True)
@@ -161,6 +163,8 @@ class World:
         if guild is None:
             # DMs: everything a DM allows, which is all the message permissions.
             return perm.ALL & ~perm.ADMINISTRATOR
+        if self.bot.id not in guild.members:
+            return 0  # removed from the server: Discord answers Missing Access
         return perm.channel_permissions(guild, channel, self.bot.id)
 
     def member_permissions(self, channel: Channel, user_id: int) -> int:

@@ -246,14 +246,14 @@ def test_key_given_twice(tmp_path: Path) -> None:
 
 
 def test_missing_required_field(tmp_path: Path) -> None:
-    file, problems = broken(tmp_path, "    hint: Not red.\n", "")
+    file, problems = broken(tmp_path, "    question: Which colour is grass?\n", "")
     assert_problem(
         only(problems),
         file,
         line_of(file, "id: t-choice"),
         "t-choice",
-        "hint",
-        "missing required key 'hint'",
+        "question",
+        "missing required key 'question'",
     )
 
 

@@ -8,6 +8,7 @@ with our own importer, and must come back the same, or be named with a reason by
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,17 @@ def texts(*, size: int = 24) -> st.SearchStrategy[str]:
 @st.composite
 def drafts(draw: st.DrawFn, index: int) -> Draft:
     text = texts()
-    fill = draw(st.booleans())
+    kind = draw(st.sampled_from(("choice", "fill", "multi")))
+    fill = kind == "fill"
     options = draw(st.lists(texts(size=12), min_size=2, max_size=5, unique=True))
     labels = OPTION_LABELS[: len(options)]
     blanks = draw(st.sampled_from((1, 1, 2))) if fill else 1
     answers = [draw(st.sampled_from(labels)) for _ in range(blanks)]
+    weights: list[Fraction] = []
+    if kind == "multi":
+        answers = sorted(draw(st.lists(st.sampled_from(labels), min_size=1, unique=True)))
+        if draw(st.booleans()):  # Moodle's weights, else equal shares of `answers`
+            weights = multi_weights(draw, labels, answers)
     wrong = [label for label in labels if label not in answers]
     # Distinct texts: a note given twice to one option comes back once (and the export says so).
     notes = [
@@ -55,12 +62,12 @@ def drafts(draw: st.DrawFn, index: int) -> Draft:
         solution["explanation"] = draw(text)
     draft = Draft(
         id=f"t{index}",
-        kind="fill" if fill else "choice",
+        kind=kind,
         options=options,
         answers=answers,
         difficulty=draw(st.sampled_from(("easy", "medium", "hard"))),
         topic=draw(st.none() | st.sampled_from(("Other", "C/C++", "Ünïcode"))),
-        hint=draw(text),
+        hints=draw(st.lists(text, max_size=3, unique=True)),
         steps=steps,
         mistakes=notes,
         **solution,
@@ -72,7 +79,18 @@ def drafts(draw: st.DrawFn, index: int) -> Draft:
         draft.language = draw(st.sampled_from((None, "rust", "c++", "objective-c")))
     else:
         draft.question = draw(text)
+    draft.weights = weights
+    draft.show_count = kind == "multi" and draw(st.booleans())
     return draft
+
+
+def multi_weights(draw: st.DrawFn, labels: str, right: list[str]) -> list[Fraction]:
+    """Right options splitting 100%, wrong ones taking some away (or nothing, or a third)."""
+    cuts = sorted(draw(st.lists(st.integers(1, 99), min_size=len(right) - 1, unique=True)))
+    cuts = cuts[: len(right) - 1]
+    shares = iter(Fraction(b - a) for a, b in zip([0, *cuts], [*cuts, 100], strict=True))
+    wrong = st.sampled_from([Fraction(0), Fraction(-50), Fraction(-100), Fraction("-33.33333")])
+    return [next(shares) if label in right else draw(wrong) for label in labels]
 
 
 @st.composite
@@ -99,7 +117,7 @@ def spike(draft: Draft, char: str, where: int) -> None:
     if where == 0:
         draft.options[0] = inside(draft.options[0])
     elif where == 1:
-        draft.hint = inside(draft.hint or "")
+        draft.hints = [inside(draft.hints[0] if draft.hints else ""), *draft.hints[1:]]
     elif where == 2 and draft.mistakes:
         draft.mistakes[0] = replace(draft.mistakes[0], text=inside(draft.mistakes[0].text))
     elif where == 3 and draft.kind == "fill":
@@ -127,7 +145,9 @@ def seen(task: Task) -> Task:
     per_pick = tuple(
         Note(repr(task.notes_for(label) or task.general_notes), (label,)) for label in task.labels
     )
-    return replace(task, bank="", mistakes=per_pick + general)  # type: ignore[arg-type]
+    # A weight within the check's tolerance grades the same (Moodle's 33.33333 is a third).
+    weights = tuple(round(w, 2) for w in task.weights)
+    return replace(task, bank="", mistakes=per_pick + general, weights=weights)  # type: ignore[arg-type]
 
 
 def assert_round_trip(tasks: list[Task], fmt: str) -> dict[str, str]:

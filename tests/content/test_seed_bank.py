@@ -115,7 +115,7 @@ def test_choice_notes_tied_to_the_options_they_describe(seed: Catalog) -> None:
 
 def test_choice_tasks_keep_the_sources_ok_markers(seed: Catalog) -> None:
     for task in (t for t in seed if t.kind is Kind.CHOICE):
-        assert task.hint.endswith("[OK]"), task.id
+        assert task.hints[0].endswith("[OK]"), task.id
         assert (task.solution.quick_check or "").endswith("[OK]"), task.id
         assert len(task.solution.steps) == 2
         # The bot numbers steps itself; a transcribed "Step 1:" would show twice.
@@ -140,7 +140,7 @@ def test_authored_hints_are_marked() -> None:
 
 def test_fill_hints_do_not_give_the_answer_away(seed: Catalog) -> None:
     for task_id, texts in FILL_ANSWERS.items():
-        hint = seed.tasks[task_id].hint
+        (hint,) = seed.tasks[task_id].hints
         assert not any(text in hint for text in texts if text != "//"), task_id
 
 
@@ -177,7 +177,10 @@ def _rendered(task: Task) -> list[tuple[str, str, int]]:
         ("title", rendering.task_title(task), rendering.EMBED_TITLE),
         ("solution title", rendering.solution_title(task), rendering.EMBED_TITLE),
         ("description", rendering.task_description(task), rendering.EMBED_DESCRIPTION),
-        ("hint", rendering.hint_text(task), rendering.EMBED_FIELD_VALUE),
+        *(
+            ("hint", rendering.hint_text(task, n), rendering.EMBED_FIELD_VALUE)
+            for n in range(1, len(task.hints) + 1)
+        ),
         ("notes", rendering.notes_text(n.text for n in task.mistakes), rendering.EMBED_FIELD_VALUE),
         ("solution", rendering.solution_text(task), rendering.EMBED_DESCRIPTION),
     ]

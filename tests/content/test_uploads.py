@@ -98,10 +98,12 @@ def test_aiken_is_detected_from_its_content() -> None:
 
 
 def test_a_broken_yaml_is_refused_with_every_problem_and_its_line() -> None:
-    text = one_task_yaml().replace("answer: A", "answer: E").replace("    hint: Below TCP.\n", "")
+    text = one_task_yaml().replace("answer: A", "answer: E")
+    text = text.replace("    solution:\n      final_answer: Network\n", "")
     problems = refused(check_upload(text.encode(), "mine.yaml"))
     assert any(p.startswith("mine.yaml:9: task own-1, field answer:") for p in problems)
-    assert any("mine.yaml:4: task own-1, field hint: missing required key" in p for p in problems)
+    missing = "mine.yaml:4: task own-1, field solution: missing required key"
+    assert any(missing in p for p in problems)
 
 
 def test_yaml_that_does_not_parse_names_its_line() -> None:

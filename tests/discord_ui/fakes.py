@@ -162,6 +162,8 @@ class FakeDiscordHTTP:
     cdn_fetches: list[str] = field(default_factory=list)
     files: list[tuple[str, bytes]] = field(default_factory=list)
     """(filename, content) of every file the bot sent, in order."""
+    registered_commands: list[dict[str, Any]] = field(default_factory=list)
+    """The application commands Discord holds (the last bulk overwrite)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(10**17))
 
     def next_id(self) -> int:
@@ -296,10 +298,13 @@ class FakeDiscordHTTP:
             return self._update(message_id, body)
         if path.startswith("/applications/") and route.method == "PUT":
             # Bulk overwrite of the commands: Discord answers with them, ids assigned.
-            return [
+            self.registered_commands = [
                 {**command, "id": str(self.next_id()), "application_id": str(APP_ID)}
                 for command in json or []
             ]
+            return self.registered_commands
+        if path.startswith("/applications/") and route.method == "GET":
+            return self.registered_commands
         raise AssertionError(f"the fake Discord does not know {route.method} {path}")
 
     def _callback(self, interaction_id: int, body: dict[str, Any]) -> dict[str, Any]:

@@ -60,11 +60,16 @@ def test_each_custom_id_of_ours_routes_to_its_one_class_and_others_to_none(
     assert routed is not None and routed[0] is AnswerButton and routed[1]["post_id"] == "42"
     routed = bot.clicks.route("quiz:hint:7")
     assert routed is not None and routed[0] is HintButton
-    assert bot.clicks.controls == DYNAMIC_ITEMS
-    for other in ("go", "quiz", "quizz:ans:1:A", "poll:1", ""):
+    # A cog's own, added as it loads (discord.py imports the extension afresh: by name).
+    routed = bot.clicks.route("mydata:erase:11")
+    assert routed is not None and routed[0].__name__ == "EraseButton"
+    added = bot.clicks.controls[len(DYNAMIC_ITEMS) :]
+    assert bot.clicks.controls[: len(DYNAMIC_ITEMS)] == DYNAMIC_ITEMS
+    assert [cls.__name__ for cls in added] == ["EraseButton", "KeepButton"]
+    for other in ("go", "quiz", "quizz:ans:1:A", "poll:1", "mydata", ""):
         assert bot.clicks.route(other) is None, other
     # Matched as discord.py would match it (`DynamicItem.template`).
-    for cls in DYNAMIC_ITEMS:
+    for cls in bot.clicks.controls:
         assert cls.pattern.pattern == cls.__discord_ui_compiled_template__.pattern
 
 

@@ -12,6 +12,7 @@ import pytest
 from bot.discord_ui import picker
 from bot.discord_ui.clicks import AnswerButton
 from bot.discord_ui.client import QuizBot
+from bot.discord_ui.multi import MultiSelect
 from bot.discord_ui.post_view import (
     DYNAMIC_ITEMS,
     ConfirmSolutionButton,
@@ -21,11 +22,13 @@ from bot.discord_ui.post_view import (
     SolutionButton,
     post_view,
 )
+from bot.discord_ui.typed import TypeButton
 from bot.quiz.tasks import Catalog, Option
 from bot.service import PostedTask
 from bot.store import answers
 from tests.discord_ui.conftest import COMPONENT, BotFactory, Driver
 from tests.discord_ui.fakes import BOB, FakeDiscordHTTP, interaction_payload, walk
+from tests.factories import multi
 
 BIG = 2**63 - 1  # the largest snowflake-sized post id
 
@@ -45,6 +48,8 @@ def items(catalog: Catalog) -> list[discord.ui.DynamicItem[Any]]:
         picker.SubmitButton(3, "AC"),
         NextButton(BIG, BIG),
         NextButton(5, None),  # sent before 0.2: no post to check
+        MultiSelect.build(multi(texts=[f"option {n}" for n in range(25)]), BIG),
+        TypeButton(BIG),
     ]
 
 

@@ -48,10 +48,13 @@ COMMANDS = {
     "schedule",
     "config",
     "insights",
+    "insights-tasks",
     "bank",
     "reminders",
     "practice",
     "review",
+    "help",
+    "mydata",
 }
 
 # Generous for a shared two-core machine; a healthy run needs a fraction of each.

@@ -141,7 +141,7 @@ async def test_sync_registers_every_command_in_the_guild(
     # Moderator groups are hidden from members without Manage Server by default.
     for group, subs in {
         "schedule": {"add", "list", "remove", "pause", "resume"},
-        "config": {"timezone", "modrole", "posting"},
+        "config": {"show", "timezone", "modrole", "posting", "cooldown"},
         "bank": {"upload", "list", "download", "remove"},
     }.items():
         assert int(stored[group]["default_member_permissions"]) == perm.MANAGE_GUILD

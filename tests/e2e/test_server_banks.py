@@ -54,8 +54,6 @@ tasks:
     question: Which layer is IP?
     options: [Network, Transport]
     answer: E
-    solution:
-      final_answer: Network
 """
 FILES = [
     pytest.param(
@@ -153,7 +151,7 @@ async def test_a_broken_file_is_refused_with_the_line_of_each_problem(
     assert is_ephemeral(reply)
     refused = text_of(reply)
     assert "'broken.yaml' was not stored: 2 problems" in refused, refused
-    assert "broken.yaml:4: task net-broken, field hint: missing required key 'hint'" in refused
+    assert "broken.yaml:4: task net-broken, field solution: missing required key" in refused
     assert "broken.yaml:9: task net-broken, field answer:" in refused
     assert quizbot.query("SELECT * FROM server_bank") == []
 

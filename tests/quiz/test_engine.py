@@ -64,9 +64,9 @@ def test_misses_on_another_post_of_the_task_count_as_if_made_here(
 
 
 def test_a_hint_seen_on_another_post_halves_the_points_once() -> None:
-    (solve,) = play(choice_task(), ("A",), progress=Progress(hint_elsewhere=True))
+    (solve,) = play(choice_task(), ("A",), progress=Progress(hints_elsewhere=1))
     assert solve.points == 5
-    (both,) = play(choice_task(), ("A",), progress=Progress(hint_elsewhere=True, hint_seen=True))
+    (both,) = play(choice_task(), ("A",), progress=Progress(hints_elsewhere=1, hints_seen=1))
     assert both.points == 5
 
 
@@ -129,7 +129,7 @@ def test_a_repeat_never_takes_the_last_attempt_and_the_others_are_graded() -> No
     assert [o.attempts_left for o in outcomes[:4]] == [2, 1, 1, 1]
     assert outcomes[2].notes == ("B is the classic slip.",)
     assert outcomes[3].notes == ("Read the question twice.",)  # C has no note of its own
-    assert outcomes[-1].points == score(Difficulty.EASY, 2, hint_seen=False) == 3
+    assert outcomes[-1].points == score(Difficulty.EASY, 2, hints_seen=0) == 3
 
 
 def test_a_repeat_is_the_same_picks_in_the_engines_form() -> None:
@@ -153,16 +153,17 @@ def test_a_repeat_after_finishing_is_already_finished() -> None:
 
 def test_hint_seen_before_solving_halves_the_points() -> None:
     task = choice_task(Difficulty.MEDIUM)
-    progress = engine.see_hint(Progress())
+    progress = engine.see_hint(task, Progress()).progress
     assert progress.hint_seen
     (outcome,) = play(task, ("A",), progress=progress)
     assert outcome.points == 10
-    assert engine.score(Difficulty.HARD, 1, hint_seen=True) == 10
+    assert engine.score(Difficulty.HARD, 1, hints_seen=1) == 10
 
 
 def test_hint_after_finishing_costs_nothing() -> None:
     (outcome,) = play(choice_task(), ("A",))
-    assert engine.see_hint(outcome.progress) == outcome.progress
+    seen = engine.see_hint(choice_task(), outcome.progress)
+    assert seen.progress == outcome.progress and seen.free and not seen.charged
 
 
 def test_forfeit_before_finishing_ends_the_task_with_zero_points() -> None:
@@ -286,10 +287,11 @@ def test_a_closed_post_refuses_an_answer_but_not_a_finished_member() -> None:
 
 
 def test_a_hint_costs_half_only_while_it_can_still_score() -> None:
-    assert engine.see_hint(Progress()).hint_seen
-    assert engine.see_hint(Progress(), closed=True) == Progress()  # closed: free
+    task = choice_task()
+    assert engine.see_hint(task, Progress()).progress.hint_seen
+    assert engine.see_hint(task, Progress(), closed=True).progress == Progress()  # closed: free
     solved = Progress(solved=True, points=10)
-    assert engine.see_hint(solved) == solved  # finished: free
+    assert engine.see_hint(task, solved).progress == solved  # finished: free
 
 
 def test_a_one_blank_fill_answer_is_described_like_a_choice() -> None:

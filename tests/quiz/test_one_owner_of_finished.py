@@ -17,7 +17,9 @@ from bot.quiz.engine import Outcome, Progress
 from bot.quiz.tasks import MAX_ATTEMPTS
 from tests.factories import choice
 
-TASK = choice(texts=("right", "wrong", "also wrong", "far off", "way off"))
+TASK = choice(
+    texts=("right", "wrong", "also wrong", "far off", "way off"), hints=("First.", "Second.")
+)
 POSTS = 3
 
 
@@ -27,7 +29,7 @@ class Rows:
 
     wrong: list[tuple[str, ...]] = field(default_factory=list)
     solved: bool = False
-    hint: bool = False
+    hints: int = 0
     solution: bool = False
     score: int | None = None
 
@@ -35,7 +37,7 @@ class Rows:
         return Progress.of_record(
             wrong_tries=len(self.wrong),
             solved=self.solved,
-            hint_seen=self.hint,
+            hints_seen=self.hints,
             solution_seen=self.solution,
             points=self.score or 0,
             tried=frozenset(self.wrong),
@@ -71,7 +73,9 @@ def play(actions: list[tuple[int, str]]) -> list[Rows]:
     for post, action in actions:
         progress = read(rows, post)
         if action == "hint":
-            rows[post].hint |= engine.see_hint(progress) != progress
+            after = engine.see_hint(TASK, progress).progress
+            if after != progress:
+                rows[post].hints = max(rows[post].hints, after.hints_seen)
         elif action in ("solution", "peek"):
             access = engine.open_solution(progress, closed=False, confirmed=action == "solution")
             rows[post].solution |= access.recorded

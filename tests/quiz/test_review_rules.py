@@ -34,13 +34,13 @@ def test_every_row_of_the_rating_table(
     solved: bool, wrong: int, hint: bool, forfeited: bool, rating: ReviewRating
 ) -> None:
     assert rating_for(solved, wrong, hint, forfeited) is rating
-    progress = Progress(wrong_tries=wrong, solved=solved, hint_seen=hint, forfeited=forfeited)
+    progress = Progress(wrong_tries=wrong, solved=solved, hints_seen=int(hint), forfeited=forfeited)
     assert rating_of(progress) is rating
 
 
 def test_a_miss_or_the_hint_on_another_post_of_the_task_rates_its_solve_here() -> None:
     assert rating_of(Progress(solved=True, wrong_elsewhere=1)) is ReviewRating.AGAIN
-    assert rating_of(Progress(solved=True, hint_elsewhere=True)) is ReviewRating.HARD
+    assert rating_of(Progress(solved=True, hints_elsewhere=1)) is ReviewRating.HARD
 
 
 def test_a_card_is_rated_at_most_once_a_local_day_unless_due() -> None:

@@ -37,7 +37,7 @@ def full_task() -> Task:
         prompt='d = {"k": [1]}\n\tprint(d["k"] [2] 2)  # "quoted" \\ backslash',
         options=(Option("A", "x"), Option("B", "//"), Option("C", "✓ ünïcode")),
         answers=("A", "B"),
-        hint="Ein Hinweis: 😀",
+        hints=("Ein Hinweis: 😀", "Zwei.", "Drei."),
         solution=Solution(
             steps=(SolutionStep("First", "Do x."), SolutionStep("Then", "Divide.")),
             final_answer="[1] = x, [2] = //",
@@ -53,8 +53,14 @@ def full_task() -> Task:
 
 @pytest.mark.parametrize(
     "task",
-    [full_task(), choice_task(), fill_task(), choice("bare", solution=Solution())],
-    ids=["every-field", "choice", "fill", "bare"],
+    [
+        full_task(),
+        choice_task(),
+        fill_task(),
+        choice("bare", solution=Solution()),
+        choice("no-hint", hints=()),
+    ],
+    ids=["every-field", "choice", "fill", "bare", "no-hint"],
 )
 def test_a_task_round_trips_exactly(task: Task) -> None:
     assert task_from_dict(task_to_dict(task)) == task
@@ -108,13 +114,26 @@ def test_the_format_is_stable() -> None:
     )
 
 
+def test_a_one_hint_task_keeps_its_version_from_before_the_ladder() -> None:
+    """One hint is stored as `hint`, as before ladders, so an unchanged task keeps its hash;
+    none or several are `hints`, and each reads back as it was."""
+    one = task_to_dict(choice(hints=("Only.",)))
+    assert one["hint"] == "Only." and "hints" not in one
+    assert task_to_dict(choice(hints=()))["hints"] == []
+    assert task_to_dict(choice(hints=("1", "2")))["hints"] == ["1", "2"]
+    assert task_from_dict(one).hints == ("Only.",)
+
+
 EDITS = {
     "answer": lambda t: replace(t, answers=("B", "B")),
     "option text": lambda t: replace(t, options=(Option("A", "y"), *t.options[1:])),
     "option order": lambda t: replace(t, options=tuple(reversed(t.options))),
     "note text": lambda t: replace(t, mistakes=(MistakeNote("Other."), *t.mistakes[1:])),
     "note options": lambda t: replace(t, mistakes=(note("'/' gives a float.", "B"),)),
-    "hint": lambda t: replace(t, hint="Another hint."),
+    "hint": lambda t: replace(t, hints=("Another hint.", *t.hints[1:])),
+    "hint order": lambda t: replace(t, hints=tuple(reversed(t.hints))),
+    "hint dropped": lambda t: replace(t, hints=t.hints[:-1]),
+    "no hint": lambda t: replace(t, hints=()),
     "prompt": lambda t: replace(t, prompt=t.prompt + " "),
     "solution": lambda t: replace(t, solution=replace(t.solution, quick_check=None)),
     "difficulty": lambda t: replace(t, difficulty=Difficulty.HARD),

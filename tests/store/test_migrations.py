@@ -158,7 +158,9 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
             tried = progress.pop("tried")
             # New since 0.1.0, and set only where an answer, hint or solution is graded.
             assert progress.pop("finished_elsewhere") is False
-            assert (progress.pop("wrong_elsewhere"), progress.pop("hint_elsewhere")) == (0, False)
+            assert (progress.pop("wrong_elsewhere"), progress.pop("hints_elsewhere")) == (0, 0)
+            # 0007_hint_ladder: how many hints were seen; every 0.1.0 hint seen is one.
+            progress["hint_seen"] = {0: False, 1: True}[progress.pop("hints_seen")]
             assert progress.pop("tried_before") is False  # private posts only: none in 0.1.0
             assert len(tried) <= progress["wrong_tries"]
             assert all(isinstance(picks, tuple) and picks for picks in tried)
@@ -191,6 +193,8 @@ def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
     assert after.pop("server_bank") == 0  # 0003: banks come from /bank upload
     for table in ("practice_session", "review_card", "member_reminder"):
         assert after.pop(table) == 0, table  # 0004: the learning loop starts empty
+    assert after.pop("guild_welcome") == 0  # 0006: written when the bot joins a server
+    assert after.pop("guild_removal") == 0  # 0008: a mark comes when the bot leaves a server
     assert after == before
     (backup,) = old_db.parent.glob("quizbot.db.backup-*")
     assert re.fullmatch(r"quizbot\.db\.backup-\d{8}T\d{6}Z", backup.name)
@@ -314,6 +318,14 @@ async def test_an_old_post_whose_task_is_gone_is_refused_cleanly(
         await service.close()
     assert read(store, answers_unit.read_progress, open_post, carol) == before
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+@pytest.mark.sqlite_only  # an SQLite file
+def test_0007_counts_each_hint_seen_in_0_1_0_as_the_first_of_a_ladder(upgraded: Engine) -> None:
+    with upgraded.connect() as conn:
+        rows = conn.execute(text("SELECT kind, hints FROM reveal")).all()
+    assert ("hint", 1) in rows
+    assert all(hints == (1 if kind == "hint" else None) for kind, hints in rows)
 
 
 @pytest.mark.sqlite_only  # an SQLite file

@@ -117,7 +117,12 @@ def test_guild_config_defaults_and_updates(store: Store) -> None:
 
 @pytest.mark.parametrize(
     "changes",
-    [{"timezone": "Mars/Olympus"}, {"post_policy": "admins"}, {"cooldown_seconds": -1}],
+    [
+        {"timezone": "Mars/Olympus"},
+        {"post_policy": "admins"},
+        {"cooldown_seconds": -1},
+        {"cooldown_seconds": 3601},
+    ],
 )
 def test_guild_config_rejects_bad_values(store: Store, changes: dict[str, object]) -> None:
     with pytest.raises(ValueError):

@@ -36,10 +36,10 @@ def test_hint_halves_the_points_of_a_later_solve(store: Store) -> None:
     post = new_post(store)
     assert write(
         store, answers.reveal_hint, post.id, GUILD, 1, "ada", NOW, action=StoreAction.REVEAL
-    ).progress == Progress(hint_seen=True)
+    ).progress == Progress(hints_seen=1)
     assert write(
         store, answers.reveal_hint, post.id, GUILD, 1, "ada", NOW, action=StoreAction.REVEAL
-    ).progress == Progress(hint_seen=True)
+    ).progress == Progress(hints_seen=1)
     outcome = finish(store, post, 1, NOW)
     assert outcome.points == 5
     assert score_row(store, post.id, 1) == (5, 1, 1, 0, 1, 0)

@@ -1,7 +1,7 @@
 """Aiken: plain-text multiple choice (question lines, `A)` or `A.` options, `ANSWER: X`).
 
 Each question becomes a choice task, a malformed one a report line naming the line at fault.
-Aiken has no feedback, hint or title: a neutral hint, the answer as solution, a slug as id.
+Aiken has no feedback, hint or title: no hint, the answer as solution, a slug as id.
 """
 
 from __future__ import annotations
@@ -171,8 +171,7 @@ def _question(block: _Block) -> Draft | ReportLine:
         options=options,
         answers=[answer],
         question=text,
-        hint=drafts.NEUTRAL_HINT,
         final_answer=options[OPTION_LABELS.index(answer)],
         source_line=start,
-        comment=f"{_NO_FEEDBACK_COMMENT}\n{drafts.NEUTRAL_HINT_COMMENT}",
+        comment=_NO_FEEDBACK_COMMENT,
     )

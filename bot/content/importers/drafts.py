@@ -11,12 +11,24 @@ import io
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final
 
 import yaml
 
 from bot.content.schema import ID_PATTERN, MAX_ID_LENGTH
-from bot.quiz.tasks import Kind, MistakeNote, SolutionStep, Task
+from bot.quiz.numeric import NumericAnswers
+from bot.quiz.tasks import (
+    CREDIT_TOLERANCE,
+    FULL_CREDIT,
+    OPTION_LABELS,
+    Kind,
+    MistakeNote,
+    SolutionStep,
+    Task,
+    equal_weights,
+)
+from bot.quiz.typed import ShortAnswers
 
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -30,16 +42,16 @@ class Draft:
     """One imported task, in the words of our bank format (content/README.md)."""
 
     id: str
-    kind: str  # "choice" or "fill"
+    kind: str  # "choice", "fill" or "multi"
     options: list[str]
-    answers: list[str]  # labels: one for a choice task, one per blank for a fill task
-    question: str | None = None  # a choice task's
+    answers: list[str]  # labels: one for a choice task, one per blank, a multi's right ones
+    question: str | None = None  # a choice or multi task's
     instruction: str | None = None  # a fill task's, with its code and language
     code: str | None = None
     language: str | None = None  # None: python
     difficulty: str = "medium"
     topic: str | None = None  # None: the bank's
-    hint: str | None = None
+    hints: list[str] = field(default_factory=list)  # the ladder, in order; none is fine
     steps: list[Step] = field(default_factory=list)
     final_answer: str | None = None
     quick_check: str | None = None
@@ -48,6 +60,11 @@ class Draft:
     confirmed: bool = True  # False: the answers are a guess a person must check
     source_line: int | None = None  # where the question starts in the source
     comment: str | None = None  # written as a YAML comment above the task
+    weights: list[Fraction] = field(default_factory=list)
+    """A multi task's weight per option, in percent; empty: equal shares of `answers`."""
+    show_count: bool = False  # a multi task's post says how many options are right
+    short: ShortAnswers | None = None  # a short task's answers and known mistakes
+    numeric: NumericAnswers | None = None  # a numerical task's
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +74,22 @@ class ReportLine:
     line: int | None
     message: str
 
+    @property
+    def left_out(self) -> bool:
+        """A question (or more) not imported: every such line says so first (`left_out`)."""
+        return self.message.startswith(LEFT_OUT)
+
     def render(self, source: str) -> str:
         return f"{source}:{self.line}: {self.message}" if self.line else f"{source}: {self.message}"
 
 
+LEFT_OUT: Final = "left out: "
+"""How a report line of a question not imported begins."""
+
+
 def left_out(line: int | None, kind: str) -> ReportLine:
     """The report line for a question kind we do not import (yet)."""
-    return ReportLine(line, f"left out: {kind} questions are not supported (yet)")
+    return ReportLine(line, f"{LEFT_OUT}{kind} questions are not supported (yet)")
 
 
 class LeftOut(Exception):
@@ -72,10 +98,6 @@ class LeftOut(Exception):
     def __init__(self, report: ReportLine) -> None:
         super().__init__(report.message)
         self.report = report
-
-
-NEUTRAL_HINT = "Read each option carefully."  # for a source without hints (ours needs one)
-NEUTRAL_HINT_COMMENT = "The source has no hint: a neutral one was written; a real nudge is better."
 
 
 @dataclass(slots=True)
@@ -98,7 +120,8 @@ def task_texts(task: Task) -> Iterator[tuple[str, str]]:
         yield "language", task.language
     for option in task.options:
         yield f"option {option.label}", option.text
-    yield "hint", task.hint
+    for n, hint in enumerate(task.hints, start=1):
+        yield ("hint" if len(task.hints) == 1 else f"hint {n}"), hint
     for n, step in enumerate(task.solution.steps, start=1):
         yield f"solution step {n}", f"{step.title}\n{step.text}"
     for key in ("final_answer", "quick_check", "explanation"):
@@ -219,6 +242,48 @@ def unique_ids(drafts: Iterable[Draft]) -> None:
             draft.id = candidate
 
 
+def percent_text(weight: Fraction) -> str:
+    """A weight as Moodle writes it: at most 5 decimals of a percent (7 of a fraction)."""
+    return f"{float(weight):.5f}".rstrip("0").rstrip(".")
+
+
+def set_weights(draft: Draft, weights: list[Fraction]) -> None:
+    """A multi draft's right options and weights from the source's, one per option: equal
+    shares (as `answers: [A, C]` gives them, a third written 33.33333 too) become `answers`."""
+    labels = OPTION_LABELS[: len(weights)]
+    draft.answers = [label for label, w in zip(labels, weights, strict=True) if w > 0]
+    shares = equal_weights(labels, draft.answers) if draft.answers else ()
+    equal = len(shares) == len(weights) and all(
+        abs(a - b) <= CREDIT_TOLERANCE for a, b in zip(shares, weights, strict=True)
+    )
+    draft.weights = [] if equal else list(weights)
+
+
+def draft_weights(draft: Draft) -> tuple[Fraction, ...]:
+    """The weights the content check gives a multi draft's task (`set_weights`' inverse)."""
+    if draft.weights:
+        return tuple(draft.weights)
+    return equal_weights(OPTION_LABELS[: len(draft.options)], draft.answers)
+
+
+def weights_add_up(weights: Sequence[Fraction]) -> bool:
+    """Whether the right options make 100%, as the content check requires."""
+    right = sum((w for w in weights if w > 0), Fraction(0))
+    return abs(right - FULL_CREDIT) <= CREDIT_TOLERANCE
+
+
+def _weighted_options(draft: Draft) -> list[Any]:
+    """A multi draft's options, each with its weight unless it weighs nothing."""
+    if not draft.weights:
+        return list(draft.options)
+    weighted: list[Any] = []
+    for text, weight in zip(draft.options, draft.weights, strict=True):
+        number = float(percent_text(weight))
+        value = int(number) if number.is_integer() else number
+        weighted.append({"text": text, "weight": value} if weight else text)
+    return weighted
+
+
 def task_mapping(draft: Draft) -> dict[str, Any]:
     """One task as the bank format's mapping, keys in the README's order."""
     task: dict[str, Any] = {"id": draft.id, "kind": draft.kind, "difficulty": draft.difficulty}
@@ -228,6 +293,14 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
     if draft.kind == "choice":
         answer = draft.answers[0] if draft.answers else None
         task.update(question=draft.question, options=options, answer=answer)
+    elif draft.kind == "multi":
+        task.update(question=draft.question, options=_weighted_options(draft))
+        if not draft.weights:
+            task["answers"] = list(draft.answers)
+        if draft.show_count:
+            task["show_count"] = True
+    elif draft.short is not None or draft.numeric is not None:
+        task.update(question=draft.question, **typed_mapping(draft))
     else:
         task.update(instruction=draft.instruction, code=draft.code)
         if draft.language and draft.language != "python":
@@ -235,7 +308,10 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
         task.update(options=options, answers=list(draft.answers))
     if not draft.confirmed:
         task["confirmed"] = False
-    task["hint"] = draft.hint
+    if len(draft.hints) == 1:
+        task["hint"] = draft.hints[0]
+    elif draft.hints:
+        task["hints"] = list(draft.hints)
     solution: dict[str, Any] = {}
     if draft.steps:
         solution["steps"] = [{"title": s.title, "text": s.text} for s in draft.steps]
@@ -244,12 +320,52 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
         if value:
             solution[key] = value
     task["solution"] = solution
-    if draft.mistakes:
-        task["mistakes"] = [
+    typed = draft.short or draft.numeric
+    known = [{"answers": list(m.answers), "note": m.note} for m in typed.mistakes] if typed else []
+    if draft.mistakes or known:
+        task["mistakes"] = known + [
             {"note": n.text, "options": list(n.options)} if n.options else n.text
             for n in draft.mistakes
         ]
     return task
+
+
+def _percent(value: Fraction) -> int | float:
+    return int(value) if value.denominator == 1 else float(percent_text(value))
+
+
+def typed_mapping(draft: Draft) -> dict[str, Any]:
+    """A short or numerical draft's own keys, as the bank format writes them."""
+    if draft.short is not None:
+        short = draft.short
+        answers: list[Any] = [
+            a.text if a.credit == 100 else {"text": a.text, "credit": _percent(a.credit)}
+            for a in short.accepted
+        ]
+        out: dict[str, Any] = {"answers": answers}
+        if short.case_sensitive:
+            out["case_sensitive"] = True
+        if short.typos:
+            out["typos"] = short.typos
+        return out
+    assert draft.numeric is not None
+    numeric = draft.numeric
+    out = {
+        "answers": [
+            a.spec if a.credit == 100 else {"answer": a.spec, "credit": _percent(a.credit)}
+            for a in numeric.answers
+        ]
+    }
+    if numeric.units:
+        out["units"] = [
+            {"unit": u.name}
+            if u.multiplier == 1
+            else {"unit": u.name, "multiplier": _percent(u.multiplier)}
+            for u in numeric.units
+        ]
+    if numeric.unit_penalty:
+        out["unit_penalty"] = _percent(numeric.unit_penalty)
+    return out
 
 
 class _Dumper(yaml.SafeDumper):

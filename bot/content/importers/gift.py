@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import PurePath
 from typing import Final
 
 from bot.content.importers import drafts, html_text
 from bot.content.importers.drafts import Draft, ImportResult, LeftOut, Note, ReportLine, Step
-from bot.quiz.tasks import OPTION_LABELS, Kind, Task
+from bot.quiz.numeric import NumAnswer, NumericAnswers, parse_spec
+from bot.quiz.tasks import FULL_CREDIT, OPTION_LABELS, Kind, Task
+from bot.quiz.typed import Accepted, ShortAnswers, TypedMistake, merged
 
 DEFAULT_FORMAT: Final = "moodle"
 TRUE_FALSE: Final = ("True", "False")
-FILL_HINT: Final = "Read the text around the blank and try each option in it."
 FILL_INSTRUCTION: Final = "Choose what goes in the blank [1]."
-NEUTRAL_HINT_COMMENT: Final = (
-    "GIFT has no hints: this one is a neutral placeholder; write a better one."
-)
 NEUTRAL_INSTRUCTION_COMMENT: Final = (
     "No text came before the blank's line: the instruction is a neutral placeholder."
 )
@@ -32,7 +31,10 @@ _SPECIAL: Final = "~=#{}:\\"
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _ESCAPE = re.compile(r"([\\~=#{}:])")
 _FORMAT = re.compile(r"\s*\[(markdown|html|plain|moodle)\]", re.IGNORECASE)
-_COMMENT_META = re.compile(r"//\s*(hint|difficulty|note)\s*:\s?(.*)", re.IGNORECASE)
+_COMMENT_META = re.compile(
+    r"//\s*(hint(?:\s+[1-9])?|difficulty|note|show count|typos|case sensitive)\s*:\s?(.*)",
+    re.IGNORECASE,
+)
 _CATEGORY = re.compile(r"\s*\$CATEGORY:", re.IGNORECASE)
 _WEIGHT = re.compile(r"\s*%(-?\d+(?:\.\d+)?)%")
 _FENCE = re.compile(r"\s*```")
@@ -139,7 +141,8 @@ def _blocks(source: str) -> Iterator[_Block]:
         elif stripped.startswith("//"):
             found = _COMMENT_META.fullmatch(stripped)
             if found:
-                key, value = found.group(1).lower(), unescape(found.group(2)).strip()
+                key = " ".join(found.group(1).lower().split())  # "hint  2" is "hint 2"
+                value = unescape(found.group(2)).strip()
                 block.meta.setdefault(key, []).append(value)
         else:
             block.lines.append(line)
@@ -197,7 +200,7 @@ class _Answer:
     right: bool
     text: str
     feedback: str | None
-    weight: float | None
+    weight: Fraction | None
 
 
 @dataclass(slots=True)
@@ -276,7 +279,7 @@ def _answers(raw: str, line: int) -> list[_Answer]:
         weight = None
         found = _WEIGHT.match(body)
         if found:
-            weight = float(found.group(1))
+            weight = Fraction(found.group(1))
             body = body[found.end() :]
         text, *feedback = _split(_HASH, body, 1)
         right = mark.group(1) == "="
@@ -289,9 +292,13 @@ def _kind_left_out(answers: list[_Answer]) -> str | None:
     wrong = [a for a in answers if not a.right]
     if not wrong:
         return "matching" if all(_find(_ARROW, a.text) >= 0 for a in answers) else "short answer"
-    if any(a.weight is not None and a.weight > 0 for a in wrong):
-        return "multiple-answer"
-    return "multiple-answer" if sum(a.right for a in answers) > 1 else None
+    # With an '=', Moodle takes one answer: a second '=' or a partly right '~' is credit our
+    # choice task cannot give (a block of '~%n%' alone is a multi task: `_several_right`).
+    partial = any(a.weight is not None and a.weight > 0 for a in wrong)
+    return _ONE_OF_SEVERAL if partial or sum(a.right for a in answers) > 1 else None
+
+
+_ONE_OF_SEVERAL: Final = "single-answer (several '=' or a partly right '~')"
 
 
 def _true_false(fmt: str, inside: str, general: str) -> _Parts | None:
@@ -323,29 +330,134 @@ def _draft(q: _Question, meta: dict[str, list[str]]) -> Draft:
     general = _part(rest[0], q.fmt) if rest else ""
     if not inside.strip():
         raise LeftOut(drafts.left_out(q.line, "essay"))
-    if inside.lstrip().startswith("#"):
-        raise LeftOut(drafts.left_out(q.line, "numerical"))
     notes = [n for n in meta.get("note", []) if n]
+    if inside.lstrip().startswith("#"):
+        draft = _numerical_draft(q, inside.lstrip()[1:], general, notes)
+        _apply_meta(draft, meta)
+        return draft
     missing_word = bool(q.after.strip())
     parts = _true_false(q.fmt, inside, general)
     if parts is not None:
         draft = _choice_draft(q, parts, _question_text(q, missing_word), notes)
     else:
         answers = _answers(inside, q.line)
-        kind = _kind_left_out(answers)
+        if all(a.right for a in answers) and not any(_find(_ARROW, a.text) >= 0 for a in answers):
+            draft = _short_draft(q, answers, general, _question_text(q, missing_word), notes)
+            _apply_meta(draft, meta)
+            return draft
+        several = _several_right(answers)
+        kind = None if several else _kind_left_out(answers)
         if kind:
             raise LeftOut(drafts.left_out(q.line, kind))
-        if not any(a.right for a in answers):
+        if not (several or any(a.right for a in answers)):
             raise _malformed(q.line, "no right answer ('=')")
         if len(answers) > len(OPTION_LABELS):
             raise _malformed(q.line, f"{len(answers)} answers (at most {len(OPTION_LABELS)})")
-        if missing_word:
+        if several:
+            draft = _multi_draft(q, answers, general, _question_text(q, missing_word), notes)
+        elif missing_word:
             parts = _choice_parts(q.fmt, answers, general, markup=False)
             draft = _fill_draft(q, parts, notes)
         else:
             parts = _choice_parts(q.fmt, answers, general, markup=True)
             draft = _choice_draft(q, parts, _question_text(q, False), notes)
     _apply_meta(draft, meta)
+    return draft
+
+
+def _typed_draft(
+    q: _Question, kind: str, question: str, best: str, right_feedback: str, general: str
+) -> Draft:
+    """What a short and a numerical draft share: no options; the solution from the general
+    feedback, else the best answer as the final one."""
+    draft = Draft(drafts.task_id(q.title, question), kind, [], [], topic=q.topic)
+    draft.question, draft.source_line = question, q.line
+    _set_solution(draft, _Parts([best], 0, [], right_feedback, general))
+    return draft
+
+
+def _short_draft(
+    q: _Question, answers: list[_Answer], general: str, question: str, notes: list[str]
+) -> Draft:
+    """A short-answer question: `=` answers, `%n%` a partial credit; an answer worth 0% with
+    feedback is a known mistake, its feedback the note."""
+    accepted: list[Accepted] = []
+    mistakes: list[TypedMistake] = []
+    praise: list[str] = []
+    for answer in answers:
+        text = _part(answer.text, q.fmt, markup=False).strip()
+        feedback = _part(answer.feedback, q.fmt) if answer.feedback else ""
+        weight = FULL_CREDIT if answer.weight is None else answer.weight
+        if weight > 0:
+            accepted.append(Accepted(text, min(weight, FULL_CREDIT)))
+            if weight == FULL_CREDIT and feedback:
+                praise.append(feedback)
+        elif feedback:
+            mistakes.append(TypedMistake((text,), feedback))
+    if not any(a.credit == FULL_CREDIT for a in accepted):
+        raise _malformed(q.line, "no short answer with full credit ('=' without a weight)")
+    short = ShortAnswers(tuple(accepted), mistakes=merged(mistakes))
+    draft = _typed_draft(q, "short", question, short.best.text, _join(*praise), general)
+    draft.short, draft.mistakes = short, [Note(n) for n in notes]
+    return draft
+
+
+def _numerical_draft(q: _Question, body: str, general: str, notes: list[str]) -> Draft:
+    """`{#3:2}`, `{#1..5}`, `{#=3:0 =%50%3:1}`: each answer a value and tolerance, or a range;
+    `~`, or `=%0%`, with feedback is a known mistake."""
+    if any(m.group(1) for m in _ANSWER_MARK.finditer(body)):
+        answers = _answers(body, q.line)
+    else:
+        text, *after = _split(_HASH, body, 1)
+        answers = [_Answer(True, text, after[0] if after else None, None)]
+    found: list[NumAnswer] = []
+    mistakes: list[TypedMistake] = []
+    praise: list[str] = []
+    for answer in answers:
+        written = unescape(answer.text).strip()
+        weight = FULL_CREDIT if answer.weight is None and answer.right else answer.weight
+        credit = min(weight or Fraction(0), FULL_CREDIT)
+        spec = parse_spec(written, credit if credit > 0 else FULL_CREDIT)
+        if spec is None:
+            raise _malformed(q.line, f"a numerical answer that is no number: {written!r}")
+        feedback = _part(answer.feedback, q.fmt) if answer.feedback else ""
+        if credit > 0:
+            found.append(spec)
+            if credit == FULL_CREDIT and feedback:
+                praise.append(feedback)
+        elif feedback:
+            mistakes.append(TypedMistake((spec.spec,), feedback))
+    if not any(a.credit == FULL_CREDIT for a in found):
+        raise _malformed(q.line, "no numerical answer with full credit")
+    numeric = NumericAnswers(tuple(found), mistakes=merged(mistakes))
+    question = _question_text(q, False)
+    draft = _typed_draft(q, "numerical", question, numeric.answer_text(), _join(*praise), general)
+    draft.numeric, draft.mistakes = numeric, [Note(n) for n in notes]
+    return draft
+
+
+def _several_right(answers: list[_Answer]) -> bool:
+    """Moodle's rule: a block with no '=' takes several answers; `%n%` weights say which."""
+    return not any(a.right for a in answers) and any(a.weight and a.weight > 0 for a in answers)
+
+
+def _multi_draft(
+    q: _Question, answers: list[_Answer], general: str, question: str, general_notes: list[str]
+) -> Draft:
+    """A multiple-answer question: each answer's weight (none: 0%), each wrong one's feedback a
+    note tied to it; the right ones' feedback explains."""
+    weights = [a.weight or Fraction(0) for a in answers]
+    right = [i for i, w in enumerate(weights) if w > 0]
+    feedback = {i: _part(a.feedback, q.fmt) for i, a in enumerate(answers) if a.feedback}
+    notes = [(i, text) for i, text in feedback.items() if i not in right and text]
+    praise = _join(*dict.fromkeys(feedback.get(i, "") for i in right))  # each text once
+    options = [_part(a.text, q.fmt) for a in answers]
+    parts = _Parts(options, right[0], notes, praise, general)
+    draft = _new_draft(q, parts, general_notes, "multi", question)
+    draft.question = question
+    drafts.set_weights(draft, weights)
+    if not (parts.general or praise):  # `_set_solution` named one right option only
+        draft.final_answer = "; ".join(options[i] for i in right)
     return draft
 
 
@@ -370,14 +482,14 @@ def _notes(parts: _Parts, general_notes: list[str]) -> list[Note]:
 
 def _choice_draft(q: _Question, parts: _Parts, question: str, general_notes: list[str]) -> Draft:
     draft = _new_draft(q, parts, general_notes, "choice", question)
-    draft.question, draft.hint = question, drafts.NEUTRAL_HINT
+    draft.question = question
     return draft
 
 
 def _fill_draft(q: _Question, parts: _Parts, general_notes: list[str]) -> Draft:
     instruction, code, language = _split_missing_word(q)
     draft = _new_draft(q, parts, general_notes, "fill", instruction or code)
-    comments = [NEUTRAL_HINT_COMMENT]
+    comments = []
     if not instruction:
         instruction = FILL_INSTRUCTION
         comments.append(NEUTRAL_INSTRUCTION_COMMENT)
@@ -386,7 +498,7 @@ def _fill_draft(q: _Question, parts: _Parts, general_notes: list[str]) -> Draft:
         code = _protect_indexes(head) + blank + _protect_indexes(tail)
         comments.append(LITERAL_INDEX_COMMENT)
     draft.instruction, draft.code, draft.language = instruction, code, language
-    draft.hint, draft.comment = FILL_HINT, "\n".join(comments)
+    draft.comment = "\n".join(comments) or None
     return draft
 
 
@@ -395,7 +507,7 @@ def _new_draft(q: _Question, parts: _Parts, notes: list[str], kind: str, text: s
     options, answers = parts.options, [OPTION_LABELS[parts.answer]]
     mistakes = _notes(parts, notes)
     draft = Draft(drafts.task_id(q.title, text), kind, options, answers, topic=q.topic)
-    draft.mistakes, draft.source_line, draft.comment = mistakes, q.line, NEUTRAL_HINT_COMMENT
+    draft.mistakes, draft.source_line = mistakes, q.line
     _set_solution(draft, parts)
     return draft
 
@@ -441,15 +553,24 @@ def _split_missing_word(q: _Question) -> tuple[str, str, str | None]:
 
 
 def _apply_meta(draft: Draft, meta: dict[str, list[str]]) -> None:
-    """The `// hint:` and `// difficulty:` comments of the question's block (the last wins)."""
+    """The `// hint:` and `// difficulty:` comments of the question's block (the last wins);
+    `// hint 1:`, `// hint 2:` … are a hint ladder, in their numbers' order. GIFT itself has
+    no hints: without these comments a task has none."""
+    numbered = (meta.get(f"hint {n}", [""])[-1] for n in range(1, 10))
+    ladder = [hint for hint in numbered if hint]
     hint = meta.get("hint", [""])[-1]
-    if hint:
-        draft.hint = hint
-        rest = [c for c in (draft.comment or "").split("\n") if c != NEUTRAL_HINT_COMMENT]
-        draft.comment = "\n".join(rest) or None
+    if ladder or hint:
+        draft.hints = ladder or [hint]
     difficulty = meta.get("difficulty", [""])[-1].lower()
     if difficulty in drafts.DIFFICULTIES:
         draft.difficulty = difficulty
+    if draft.kind == "multi":
+        draft.show_count = meta.get("show count", [""])[-1].strip().lower() == "true"
+    if draft.short is not None:  # Moodle's usecase and our typos: no GIFT form but these
+        case = meta.get("case sensitive", [""])[-1].strip().lower() == "true"
+        typos = meta.get("typos", [""])[-1].strip()
+        count = int(typos) if typos in ("1", "2") else 0
+        draft.short = replace(draft.short, case_sensitive=case, typos=count)
 
 
 _FINAL: Final = "**Final answer:** "
@@ -556,6 +677,8 @@ def cannot_export(task: Task) -> str | None:
     """Why `task` has no GIFT form our import reads back as it is, or None."""
     if task.kind is Kind.FILL and task.blanks != 1:
         return f"a fill task with {task.blanks} blanks has no GIFT form"
+    if task.numeric is not None and task.numeric.units:
+        return "its units have no GIFT form (Moodle XML carries them)"
     for name, text in drafts.task_texts(task):
         for char, what in _NO_GIFT_FORM.items():
             if char in text:
@@ -597,7 +720,14 @@ def _text(text: str) -> str:
 
 
 def _export_task(task: Task) -> list[str]:
-    lines = [f"// hint: {_one_line(task.hint)}", f"// difficulty: {task.difficulty}"]
+    hints = (
+        [f"// hint: {_one_line(task.hints[0])}"]
+        if len(task.hints) == 1
+        else [f"// hint {n}: {_one_line(hint)}" for n, hint in enumerate(task.hints, start=1)]
+    )
+    lines = [*hints, f"// difficulty: {task.difficulty}"]
+    if task.show_count:
+        lines.append("// show count: true")
     lines += [f"// note: {_one_line(note)}" for note in task.general_notes]
     general = general_feedback(task)
     close = f"####{_text(general)}\n}}" if general else "}"
@@ -606,18 +736,59 @@ def _export_task(task: Task) -> list[str]:
         true = task.answers[0] == "A"
         block = "{" + ("TRUE" if true else "FALSE") + _feedback(task, "B" if true else "A") + close
         return [*lines, protect_lines(f"{head}{escape(task.prompt)} {block}")]
-    answers = [
-        f"={_text(o.text)}"
-        if o.label in task.answers
-        else f"~{_text(o.text)}{_feedback(task, o.label)}"
-        for o in task.options
-    ]
+    if task.short is not None or task.numeric is not None:
+        typed = "{" + ("#" if task.numeric else "") + "\n" + "\n".join(_typed_answers(task))
+        meta = []
+        if task.short and task.short.typos:
+            meta.append(f"// typos: {task.short.typos}")
+        if task.short and task.short.case_sensitive:
+            meta.append("// case sensitive: true")
+        block = f"{typed}\n{close}"
+        return [*lines, *meta, protect_lines(f"{head}{escape(task.prompt)} {block}")]
+    if task.kind is Kind.MULTI:
+        answers = [_weighted(task, o.label, o.text) for o in task.options]
+    else:
+        answers = [
+            f"={_text(o.text)}"
+            if o.label in task.answers
+            else f"~{_text(o.text)}{_feedback(task, o.label)}"
+            for o in task.options
+        ]
     block = "{\n" + "\n".join(answers) + "\n" + close
-    if task.kind is Kind.CHOICE:
+    if task.kind in (Kind.CHOICE, Kind.MULTI):
         return [*lines, protect_lines(f"{head}{escape(task.prompt)} {block}")]
     before, _, after = task.prompt.partition("[1]")
     code = f"```{escape(task.language)}\n{escape(before)}{block}{escape(after)}\n```"
     return [*lines, protect_lines(f"{head}{escape(task.instruction or '')}\n{code}")]
+
+
+def _typed_answers(task: Task) -> list[str]:
+    """`=Paris`, `=%50%Paname`, `=%0%Lyon#note`; numerical specs are written unescaped, as
+    Moodle's own `{#3:2}`."""
+    lines: list[str] = []
+    if task.short is not None:
+        for a in task.short.accepted:
+            lines.append(f"={_credit_mark(a.credit)}{_text(a.text)}")
+        for m in task.short.mistakes:
+            lines += [f"=%0%{_text(text)}#{_text(m.note)}" for text in m.answers]
+    elif task.numeric is not None:
+        for n in task.numeric.answers:
+            lines.append(f"={_credit_mark(n.credit)}{n.spec}")
+        for m in task.numeric.mistakes:
+            lines += [f"=%0%{spec}#{_text(m.note)}" for spec in m.answers]
+    return lines
+
+
+def _credit_mark(credit: Fraction) -> str:
+    return "" if credit == FULL_CREDIT else f"%{drafts.percent_text(credit)}%"
+
+
+def _weighted(task: Task, label: str, text: str) -> str:
+    """A multi task's option: `~%50%text`, a wrong one with its feedback (no weight: 0%)."""
+    weight = task.weight(label)
+    mark = f"%{drafts.percent_text(weight)}%" if weight else ""
+    feedback = "" if weight > 0 else _feedback(task, label)
+    return f"~{mark}{_text(text)}{feedback}"
 
 
 def _feedback(task: Task, label: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import PurePath
 from xml.etree import ElementTree as ET
 
@@ -17,17 +18,27 @@ from defusedxml.ElementTree import DefusedXMLParser
 from bot.content.importers import drafts
 from bot.content.importers.drafts import Draft, ImportResult, LeftOut, Note, ReportLine, Step
 from bot.content.importers.html_text import to_markdown
-from bot.quiz.tasks import BLANK_PATTERN, OPTION_LABELS, Kind, Solution, Task
+from bot.quiz.numeric import NumAnswer, NumericAnswers, Unit, number, parse_spec, shown
+from bot.quiz.tasks import (
+    BLANK_PATTERN,
+    FULL_CREDIT,
+    MAX_HINTS,
+    OPTION_LABELS,
+    Kind,
+    Solution,
+    Task,
+)
+from bot.quiz.typed import Accepted, ShortAnswers, TypedMistake, merged
 
 FORMAT_NAME = "Moodle XML"
 TRUE_FALSE = ("True", "False")
 
 FILL_TAG = "quizbot-fill"  # an exported one-blank fill task comes back as one
 DIFFICULTY_TAG = "quizbot-difficulty-"  # + easy, medium or hard: Moodle has no difficulty
+SHOW_COUNT_TAG = "quizbot-show-count"  # a multi task's show_count: Moodle has no such setting
+TYPOS_TAG = "quizbot-typos-"  # a short task's typos (quizbot-typos-1): Moodle has none
 
 _KIND_NAMES = {
-    "shortanswer": "short answer",
-    "numerical": "numerical",
     "matching": "matching",
     "essay": "essay",
     "description": "description",
@@ -175,6 +186,8 @@ class _Answer:
     text: str
     fraction: float
     feedback: str
+    weight: Fraction = Fraction(0)
+    """`fraction` exactly, as written (33.33333 is not a third)."""
 
 
 @dataclass(slots=True)
@@ -211,11 +224,13 @@ def _draft(element: ET.Element, line: int | None, report: list[ReportLine]) -> D
     kind = element.get("type", "")
     question = _Question(element, line, name=(element.findtext("name/text") or "").strip())
     if kind == "multichoice":
-        if element.findtext("single", "true").strip().casefold() not in ("true", "1", "yes"):
-            raise LeftOut(drafts.left_out(line, "multiple-answer"))
         answers = [_answer(question, a) for a in element.findall("answer")]
+        if element.findtext("single", "true").strip().casefold() not in ("true", "1", "yes"):
+            return _multi_draft(question, answers, report)
     elif kind == "truefalse":
         answers = _true_false(question)
+    elif kind in ("shortanswer", "numerical"):
+        return _typed_draft(question, kind, report)
     else:
         raise LeftOut(drafts.left_out(line, _KIND_NAMES.get(kind, kind or "untyped")))
     text = question.field("questiontext")
@@ -244,10 +259,136 @@ def _draft(element: ET.Element, line: int | None, report: list[ReportLine]) -> D
 def _answer(question: _Question, element: ET.Element) -> _Answer:
     raw = element.get("fraction", "0")
     try:
-        fraction = float(raw)
-    except ValueError:
+        weight = Fraction(raw.strip())
+    except (ValueError, ZeroDivisionError):
         raise question.out(f"the fraction {raw!r} of an answer is not a number") from None
-    return _Answer(question.text(element), fraction, question.text(element.find("feedback")))
+    feedback = question.text(element.find("feedback"))
+    return _Answer(question.text(element), float(weight), feedback, weight)
+
+
+def _multi_draft(question: _Question, answers: list[_Answer], report: list[ReportLine]) -> Draft:
+    """A multichoice question with `single` false: several right options, each answer's
+    fraction its weight; a wrong one's feedback is a note tied to it, the right ones' explain."""
+    if not 2 <= len(answers) <= len(OPTION_LABELS):
+        raise question.out(f"it has {len(answers)} answers (2 to {len(OPTION_LABELS)} fit)")
+    weights = [a.weight for a in answers]
+    if not drafts.weights_add_up(weights):
+        total = sum((w for w in weights if w > 0), Fraction(0))
+        raise question.out(f"its right answers add up to {float(total):g}%, not 100%")
+    element = question.element
+    text = question.field("questiontext")
+    draft = Draft(
+        id=drafts.task_id(question.name, text),
+        kind="multi",
+        options=[a.text for a in answers],
+        answers=[],
+        question=text,
+        source_line=question.line,
+    )
+    drafts.set_weights(draft, weights)
+    tags = [(t.findtext("text") or "").strip() for t in element.findall("tags/tag")]
+    _difficulty(draft, tags)
+    draft.show_count = SHOW_COUNT_TAG in tags
+    right = {i for i, w in enumerate(weights) if w > 0}
+    draft.mistakes = drafts.tied_notes(
+        [
+            (OPTION_LABELS[i], drafts.note_items(a.feedback))
+            for i, a in enumerate(answers)
+            if i not in right and a.feedback
+        ]
+    ) + _general_notes(question)
+    praise = dict.fromkeys(answers[i].feedback for i in sorted(right))  # each text once
+    _solution(draft, question, _join(*praise) or "")
+    if _NO_FEEDBACK_COMMENT in question.comments:  # not just the first right option
+        draft.final_answer = "; ".join(answers[i].text for i in sorted(right))
+    _hint(draft, question, report)
+    if n := question.images:
+        report.append(question.note(f"{n} image(s) left out; the text says [image: …]"))
+    draft.comment = "\n".join(question.comments) or None
+    return draft
+
+
+def _typed_draft(question: _Question, kind: str, report: list[ReportLine]) -> Draft:
+    """A shortanswer (`usecase`) or numerical (`tolerance`, `units`, `unitpenalty`) question.
+    An answer worth 0% with feedback is a known mistake; numerical `*` is the catch-all."""
+    element = question.element
+    accepted: list[Accepted] = []
+    values: list[NumAnswer] = []
+    mistakes: list[TypedMistake] = []
+    general: list[Note] = []
+    praise: list[str] = []
+    for answer in element.findall("answer"):
+        raw = answer.get("fraction", "0").strip()
+        try:
+            credit = min(Fraction(raw), FULL_CREDIT)
+        except (ValueError, ZeroDivisionError):
+            raise question.out(f"the fraction {raw!r} of an answer is not a number") from None
+        text = (answer.findtext("text") or "").strip()
+        feedback = question.text(answer.find("feedback"))
+        if kind == "numerical" and text == "*":  # any other answer
+            general += [Note(t) for t in drafts.note_items(feedback)] if feedback else []
+            continue
+        spec: NumAnswer | None = None
+        if kind == "numerical":
+            tolerance = (answer.findtext("tolerance") or "0").strip()
+            spec = parse_spec(f"{text}:{tolerance}", credit if credit > 0 else FULL_CREDIT)
+            if spec is None:
+                raise question.out(f"the numerical answer {text!r} is not a number")
+        if credit > 0:
+            if spec is not None:
+                values.append(spec)
+            else:
+                accepted.append(Accepted(text, credit))
+            if credit == FULL_CREDIT and feedback:
+                praise.append(feedback)
+        elif feedback:
+            mistakes.append(TypedMistake((spec.spec if spec else text,), feedback))
+    if FULL_CREDIT not in [a.credit for a in accepted] + [v.credit for v in values]:
+        raise question.out("no answer earns full credit")
+    tags = [(t.findtext("text") or "").strip() for t in element.findall("tags/tag")]
+    text = question.field("questiontext")
+    draft = Draft(drafts.task_id(question.name, text), "short", [], [], question=text)
+    draft.source_line = question.line
+    if kind == "shortanswer":
+        case = (element.findtext("usecase") or "0").strip() == "1"
+        typos = next((int(t[len(TYPOS_TAG) :]) for t in tags if t in _TYPO_TAGS), 0)
+        draft.short = ShortAnswers(tuple(accepted), case, typos, merged(mistakes))
+        best = draft.short.best.text
+    else:
+        draft.kind = "numerical"
+        draft.numeric = NumericAnswers(tuple(values), *_units(question), mistakes=merged(mistakes))
+        best = draft.numeric.answer_text()
+    _difficulty(draft, tags)
+    draft.mistakes = general + _general_notes(question)
+    draft.options, draft.answers = [best], ["A"]  # what `_solution` names without feedback
+    _solution(draft, question, _join(*praise) or "")
+    draft.options, draft.answers = [], []
+    _hint(draft, question, report)
+    if n := question.images:
+        report.append(question.note(f"{n} image(s) left out; the text says [image: …]"))
+    draft.comment = "\n".join(question.comments) or None
+    return draft
+
+
+_TYPO_TAGS = frozenset(f"{TYPOS_TAG}{n}" for n in (1, 2))
+
+
+def _units(question: _Question) -> tuple[tuple[Unit, ...], Fraction]:
+    """Moodle's units, the first the answers' own (multiplier 1), and the unit penalty in
+    percent when units are graded (`unitgradingtype` 1 or 2: we take it of the answer)."""
+    units: list[Unit] = []
+    for unit in question.element.findall("units/unit"):
+        name = (unit.findtext("unit_name") or "").strip()
+        multiplier = number((unit.findtext("multiplier") or "1").strip())
+        if not name or not multiplier or multiplier <= 0:
+            raise question.out(f"the unit {name!r} has no usable multiplier")
+        units.append(Unit(name, multiplier))
+    if units and units[0].multiplier != 1:
+        first = units[0].multiplier
+        units = [Unit(u.name, u.multiplier / first) for u in units]
+    graded = (question.element.findtext("unitgradingtype") or "0").strip() in ("1", "2")
+    penalty = number((question.element.findtext("unitpenalty") or "0").strip()) or Fraction(0)
+    return tuple(units), (min(penalty * 100, FULL_CREDIT) if graded and units else Fraction(0))
 
 
 def _true_false(question: _Question) -> list[_Answer]:
@@ -322,10 +463,15 @@ def _notes(question: _Question, answers: list[_Answer], right: int) -> list[Note
             if i != right and answer.feedback
         ]
     )
+    return notes + _general_notes(question)
+
+
+def _general_notes(question: _Question) -> list[Note]:
+    """`<incorrectfeedback>`, unless it is Moodle's default, as the task's general notes."""
     general = question.field("incorrectfeedback")
     if general and general.casefold() not in _DEFAULT_INCORRECT:
-        notes += [Note(text) for text in drafts.note_items(general)]
-    return notes
+        return [Note(text) for text in drafts.note_items(general)]
+    return []
 
 
 _SOLUTION_MARK = re.compile(
@@ -364,14 +510,12 @@ def _join(*texts: str | None) -> str | None:
 
 
 def _hint(draft: Draft, question: _Question, report: list[ReportLine]) -> None:
+    """Moodle's hints, in order, are the task's hint ladder; none, no hint."""
     hints = [h for h in (question.text(e) for e in question.element.findall("hint")) if h]
-    if len(hints) > 1:
-        report.append(question.note(f"only the first of its {len(hints)} hints is kept"))
-    if hints:
-        draft.hint = hints[0]
-    else:
-        draft.hint = drafts.NEUTRAL_HINT
-        question.comments.append(drafts.NEUTRAL_HINT_COMMENT)
+    if len(hints) > MAX_HINTS:
+        kept = f"only the first {MAX_HINTS} of its {len(hints)} hints are kept"
+        report.append(question.note(kept))
+    draft.hints = hints[:MAX_HINTS]
 
 
 def _convert(raw: str, fmt: str) -> str:
@@ -429,31 +573,97 @@ def _comment(text: str) -> str:
     return " " + re.sub(r"-(?=-)", "- ", text) + " "
 
 
+def _typed_question(task: Task) -> ET.Element:
+    """A short task as `shortanswer`, a numerical one as `numerical`; known mistakes are
+    answers worth 0% with their feedback."""
+    kind = "shortanswer" if task.short else "numerical"
+    question = ET.Element("question", type=kind)
+    ET.SubElement(ET.SubElement(question, "name"), "text").text = task.id
+    _text(question, "questiontext", task.prompt)
+    _text(question, "generalfeedback", _solution_markdown(task.solution))
+    if task.general_notes:
+        _text(question, "incorrectfeedback", drafts.note_list(task.general_notes))
+
+    def answer(fraction: Fraction, text: str, note: str = "", tolerance: str | None = None) -> None:
+        element = ET.SubElement(
+            question, "answer", fraction=drafts.percent_text(fraction), format="moodle_auto_format"
+        )
+        ET.SubElement(element, "text").text = text
+        if tolerance is not None:
+            ET.SubElement(element, "tolerance").text = tolerance
+        _text(element, "feedback", note)
+
+    tags = [DIFFICULTY_TAG + task.difficulty.value]
+    if task.short is not None:
+        ET.SubElement(question, "usecase").text = "1" if task.short.case_sensitive else "0"
+        for a in task.short.accepted:
+            answer(a.credit, a.text)
+        for m in task.short.mistakes:
+            for text in m.answers:
+                answer(Fraction(0), text, m.note)
+        if task.short.typos:
+            tags.append(f"{TYPOS_TAG}{task.short.typos}")
+    elif task.numeric is not None:
+        for n in task.numeric.answers:
+            answer(n.credit, shown(n.middle), tolerance=shown((n.high - n.low) / 2))
+        for m in task.numeric.mistakes:
+            for written in m.answers:
+                spec = parse_spec(written)
+                if spec is not None:
+                    half = shown((spec.high - spec.low) / 2)
+                    answer(Fraction(0), shown(spec.middle), m.note, tolerance=half)
+        penalty = task.numeric.unit_penalty
+        ET.SubElement(question, "unitgradingtype").text = "1" if penalty else "0"
+        ET.SubElement(question, "unitpenalty").text = str(float(penalty / 100))
+        ET.SubElement(question, "showunits").text = "3"
+        ET.SubElement(question, "unitsleft").text = "0"
+        if task.numeric.units:
+            units = ET.SubElement(question, "units")
+            for u in task.numeric.units:
+                unit = ET.SubElement(units, "unit")
+                ET.SubElement(unit, "multiplier").text = shown(u.multiplier)
+                ET.SubElement(unit, "unit_name").text = u.name
+    for hint in task.hints:
+        _text(question, "hint", hint)
+    tags_element = ET.SubElement(question, "tags")
+    for name in tags:
+        ET.SubElement(ET.SubElement(tags_element, "tag"), "text").text = name
+    return question
+
+
 def _question(task: Task) -> ET.Element:
+    if task.typed:
+        return _typed_question(task)
     question = ET.Element("question", type="multichoice")
     ET.SubElement(ET.SubElement(question, "name"), "text").text = task.id
-    if task.kind is Kind.CHOICE:
+    if task.kind in (Kind.CHOICE, Kind.MULTI):
         text = task.prompt
     else:
         text = f"{task.instruction}\n\n```{task.language}\n{task.prompt}\n```"
     _text(question, "questiontext", text)
     _text(question, "generalfeedback", _solution_markdown(task.solution))
-    ET.SubElement(question, "single").text = "true"
+    ET.SubElement(question, "single").text = "false" if task.kind is Kind.MULTI else "true"
     ET.SubElement(question, "shuffleanswers").text = "false"
     ET.SubElement(question, "answernumbering").text = "ABCD"
     if task.general_notes:
         _text(question, "incorrectfeedback", drafts.note_list(task.general_notes))
     for option in task.options:
-        fraction = "100" if option.label == task.answers[0] else "0"
+        if task.kind is Kind.MULTI:
+            fraction = drafts.percent_text(task.weight(option.label))
+        else:
+            fraction = "100" if option.label == task.answers[0] else "0"
         answer = ET.SubElement(question, "answer", fraction=fraction, format="markdown")
         ET.SubElement(answer, "text").text = option.text
         notes = task.notes_for(option.label)
         _text(answer, "feedback", drafts.note_list(notes) if notes else "")
-    _text(question, "hint", task.hint)
+    for hint in task.hints:
+        _text(question, "hint", hint)
     tags = ET.SubElement(question, "tags")
     names = [DIFFICULTY_TAG + task.difficulty.value]
     if task.kind is Kind.FILL:
         names.append(FILL_TAG)
+    if task.show_count:
+        names.append(SHOW_COUNT_TAG)
     for name in names:
         ET.SubElement(ET.SubElement(tags, "tag"), "text").text = name
     return question

@@ -16,8 +16,6 @@ from bot.content.importers import drafts
 from bot.content.importers.drafts import Draft, ImportResult, Note, ReportLine, Step
 from bot.quiz.tasks import BLANK_PATTERN, OPTION_LABELS
 
-PLACEHOLDER_HINT = "Read the code around each blank, then each option, carefully."
-
 # `(?<!\s)` and `\s++`: tried from every space of a long run, the search was quadratic.
 _TITLE_SUFFIX = re.compile(r"(?<!\s)\s++[-–—]\s++(?:Interactive\s++)?Practice\s*$", re.I)
 _HEADER = re.compile(r"^Practice(?:\s+[-–—]\s+\d+\s+Tasks?)?$", re.I)
@@ -218,9 +216,8 @@ class _Page:
         if len(options) < 2:
             self.note(block.start, "left out: the fill task has fewer than 2 options")
             return None
-        hint, hint_comment = self._hint(block, fill=True)
         notes, explanation, explanation_line = self._fill_mistakes(block)
-        comments = [c for c in (hint_comment,) if c]
+        comments: list[str] = []
         answers, confirmed = self._fill_answers(block, options, len(blanks), explanation)
         if answers is None:
             return None
@@ -246,7 +243,7 @@ class _Page:
             instruction=instruction,
             code=code,
             difficulty=difficulty,
-            hint=hint,
+            hints=_hints(block),
             steps=steps,
             final_answer=final,
             quick_check=quick,
@@ -337,10 +334,9 @@ class _Page:
         answer = self._choice_answer(block, options, final)
         if answer is None:
             return None
-        hint, hint_comment = self._hint(block, fill=False)
         notes = self._matched(block.body("mistakes"), _BULLET, 1)
         mistakes = [_tie(text, options, [answer]) for text in notes]
-        comments = [c for c in (hint_comment,) if c]
+        comments: list[str] = []
         if mistakes and not any(n.options for n in mistakes):
             comments.append(
                 "The mistake notes name no option, so they are general; tie a note to the "
@@ -353,7 +349,7 @@ class _Page:
             answers=[answer],
             question=" ".join(question_lines),
             difficulty=difficulty,
-            hint=hint,
+            hints=_hints(block),
             steps=steps,
             final_answer=final,
             quick_check=quick,
@@ -414,21 +410,6 @@ class _Page:
                 return word
         self.note(block.start, "no difficulty (easy, medium or hard): medium")
         return "medium"
-
-    def _hint(self, block: _Block, *, fill: bool) -> tuple[str, str | None]:
-        section = block.sections.get("hint")
-        text = _section_text(section) if section else ""
-        if text:
-            return text, None
-        self.note(
-            section.line if section else block.start,
-            "no hint text on the page: wrote a placeholder hint; replace it",
-        )
-        comment = (
-            "hint: the page shows no hint text; this one is a placeholder. Write a nudge that "
-            "does not give the answer away."
-        )
-        return (PLACEHOLDER_HINT if fill else "Read each option carefully."), comment
 
     def _solution(self, block: _Block) -> tuple[list[Step], str | None, str | None]:
         items: list[tuple[int, str, str, list[str]]] = []  # line, what, title/inline, body
@@ -512,6 +493,13 @@ def _text(lines: Sequence[str]) -> str:
 
 def _section_text(section: _Section) -> str:
     return _text([section.inline, *(t for _, t in section.body)])
+
+
+def _hints(block: _Block) -> list[str]:
+    """The page's hint, if it shows one: none is written in its place."""
+    section = block.sections.get("hint")
+    text = _section_text(section) if section else ""
+    return [text] if text else []
 
 
 def _topic_tag(head: Lines) -> tuple[int, str] | None:

@@ -10,7 +10,7 @@ import pytest
 
 from bot.content import check_banks
 from bot.content.importers import aiken
-from bot.content.importers.drafts import NEUTRAL_HINT, ImportResult, bank_yaml
+from bot.content.importers.drafts import ImportResult, bank_yaml
 
 DATA = Path(__file__).parent / "data"
 SOURCE = DATA / "questions.aiken.txt"
@@ -39,14 +39,14 @@ def test_each_question_becomes_a_choice_task() -> None:
     assert [d.source_line for d in drafts] == [1, 7, 14, 34]
 
 
-def test_aiken_has_no_feedback_so_the_hint_is_neutral_and_the_solution_is_the_answer() -> None:
+def test_aiken_has_no_feedback_so_no_hint_is_made_up_and_the_solution_is_the_answer() -> None:
     draft = read().drafts[0]
 
-    assert draft.hint == NEUTRAL_HINT
+    assert draft.hints == []
     assert draft.final_answer == "3"
     assert draft.mistakes == []
     assert draft.comment is not None
-    assert "no hint" in draft.comment
+    assert "hint" not in draft.comment
 
 
 def test_malformed_questions_are_reported_with_their_line() -> None:

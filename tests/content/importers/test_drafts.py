@@ -16,9 +16,8 @@ def test_a_line_of_unicode_spaces_keeps_its_indentation(space: str) -> None:
     # Python's str.strip calls these blank; YAML does not, and an unindented one ends the
     # block the text is in, so the bank did not parse.
     question = f"Which is right?\n{space}\nPick one."
-    draft = Draft(
-        "q1", "choice", ["yes", "no"], ["A"], question=question, hint="Think.", final_answer="yes"
-    )
+    draft = Draft("q1", "choice", ["yes", "no"], ["A"], question=question, final_answer="yes")
+    draft.hints = ["Think."]
     text = bank_yaml(ImportResult([draft], [], bank="B", topic="T"))
 
     parsed, problems = check_text(Path("b.yaml"), text)

@@ -13,7 +13,6 @@ import pytest
 from bot.content import check_banks
 from bot.content.importers import moodle_xml
 from bot.content.importers.drafts import (
-    NEUTRAL_HINT,
     Draft,
     ImportResult,
     Note,
@@ -75,7 +74,7 @@ def test_a_single_answer_multichoice_becomes_a_choice_task_with_its_feedback() -
     assert draft.question == "What does `len([1, 2, 3])` return?"
     assert draft.options == ["2", "3", "4"]
     assert draft.answers == ["B"]
-    assert draft.hint == "How many numbers do you see?"
+    assert draft.hints == ["How many numbers do you see?", "Count them on your fingers."]
     # The same feedback on A and C is one note tied to both; <incorrectfeedback> is general.
     assert draft.mistakes == [
         Note("Indexes start at 0, but *lengths* do not.", ("A", "C")),
@@ -96,9 +95,8 @@ def test_true_false_becomes_two_options_with_the_wrong_ones_feedback_tied_to_it(
     assert draft.explanation == "Tuples are immutable; lists are not."
     # moodle_auto_format: a newline is a line break.
     assert draft.question == "A tuple can be changed after it is created.\nThink before you answer."
-    assert draft.hint == NEUTRAL_HINT
-    assert draft.comment is not None
-    assert "no hint" in draft.comment
+    assert draft.hints == []  # none in the file: none made up
+    assert draft.comment is None
 
 
 def test_categories_set_the_topic_of_the_questions_after_them() -> None:
@@ -110,6 +108,8 @@ def test_categories_set_the_topic_of_the_questions_after_them() -> None:
         ("tuples-are-immutable", None),
         # "$course$/top/Python basics/Strings // bytes": the last part, '//' being a '/'.
         ("join", "Strings / bytes"),
+        ("pick-two", "Strings / bytes"),  # multichoice, single false: a multi task
+        ("keyword", "Strings / bytes"),  # shortanswer: a short task (issue 28)
         ("list-length-2", "Strings / bytes"),
     ]
 
@@ -125,10 +125,7 @@ def test_every_question_left_out_or_changed_has_a_report_line() -> None:
     source = str(DATA / "mixed.xml")
 
     assert report(read("mixed.xml"), source) == [
-        f"{source}:10: question 'List length': only the first of its 2 hints is kept",
         f"{source}:89: question 'Join': option B gave 50% credit; it now counts as wrong",
-        f"{source}:111: left out: multiple-answer questions are not supported (yet)",
-        f"{source}:124: left out: short answer questions are not supported (yet)",
         f"{source}:134: left out: question 'No right answer': no answer is marked right "
         '(fraction="100")',
         f"{source}:145: left out: essay questions are not supported (yet)",
@@ -166,8 +163,9 @@ def test_a_question_without_feedback_gets_the_answer_as_its_solution() -> None:
 def test_the_imported_bank_passes_the_content_check(tmp_path: Path) -> None:
     tasks = load(read("mixed.xml"), tmp_path)
 
-    assert [t.id for t in tasks] == ["list-length", "tuples-are-immutable", "join", "list-length-2"]
-    assert [t.topic for t in tasks] == ["Python basics"] * 2 + ["Strings / bytes"] * 2
+    ids = ["list-length", "tuples-are-immutable", "join", "pick-two", "keyword", "list-length-2"]
+    assert [t.id for t in tasks] == ids
+    assert [t.topic for t in tasks] == ["Python basics"] * 2 + ["Strings / bytes"] * 4
     assert tasks[0].notes_for("C") == ("Indexes start at 0, but *lengths* do not.",)
 
 

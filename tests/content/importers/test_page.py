@@ -29,7 +29,7 @@ CHOICES = [f"mlops-parallelism-mc-{n}" for n in range(1, 6)]
 # What the shipped bank holds that the page does not say, so an import cannot reproduce it:
 AUTHORED_HINTS = FILLS
 """The page shows "💡 Hint" without text for every fill task; the bank's hints were written by a
-person. The import writes a placeholder hint (and a comment and a report line) instead."""
+person. The import gives those tasks no hint: it makes none up."""
 MULTI_BLANK_ANSWERS = ["mlops-parallelism-fill-4", "mlops-parallelism-fill-5"]
 """Which option fills which blank is for a person to confirm; the import only guesses."""
 CLOSED_CODE = ["mlops-parallelism-fill-4", "mlops-parallelism-fill-5"]
@@ -92,7 +92,7 @@ def test_seed_import_is_the_shipped_bank_but_for_the_listed_differences(
     for task in imported:
         expected = shipped.tasks[task.id]
         if task.id in AUTHORED_HINTS:
-            expected = replace(expected, hint=page.PLACEHOLDER_HINT)
+            expected = replace(expected, hints=())
         if task.id in MULTI_BLANK_ANSWERS:
             expected = replace(expected, answers=task.answers)
         if task.id in CLOSED_CODE:
@@ -146,23 +146,16 @@ def test_seed_one_blank_answers_are_adopted_multi_blank_ones_only_proposed(
 def test_seed_report_names_every_placeholder_guess_and_unbalanced_code(
     seed: ImportResult,
 ) -> None:
-    hints = [line_of(SEED_PAGE, "💡 Hint", n) for n in range(1, 6)]
     explanation_4 = line_of(SEED_PAGE, "The method to_device moves")
     explanation_5 = line_of(SEED_PAGE, "Using integer division //")
     code_4 = line_of(SEED_PAGE, "model_parts = {")
     code_5 = line_of(SEED_PAGE, "batch_sizes = {")
-    placeholder = "no hint text on the page: wrote a placeholder hint; replace it"
     guessed = "a person must confirm which option fills which blank"
     unbalanced = "the code has '{' once more than '}'; kept as on the page"
     assert report(seed) == [
-        (hints[0], placeholder),
-        (hints[1], placeholder),
-        (hints[2], placeholder),
         (code_4, unbalanced),
-        (hints[3], placeholder),
         (explanation_4, f"guessed: answers ['A', 'C'] (several blanks); {guessed}"),
         (code_5, unbalanced),
-        (hints[4], placeholder),
         (explanation_5, f"guessed: answers ['A', 'C', 'C'] (several blanks); {guessed}"),
     ]
 
@@ -171,7 +164,8 @@ def test_seed_yaml_marks_guesses_and_placeholders_for_a_person(seed: ImportResul
     text = bank_yaml(seed)
     tasks = {t["id"]: t for t in yaml.safe_load(text)["tasks"]}
     assert [i for i, t in tasks.items() if t.get("confirmed") is False] == MULTI_BLANK_ANSWERS
-    assert text.count("# hint: the page shows no hint text; this one is a placeholder.") == 5
+    assert "placeholder" not in text  # a page without a hint gives a task without one
+    assert [i for i, t in tasks.items() if "hint" not in t] == AUTHORED_HINTS
     assert text.count("# confirmed: false: the importer guessed") == 2
     assert text.count("# The mistake notes name no option, so they are general") == 5
 
@@ -184,7 +178,7 @@ def test_seed_choice_tasks_keep_steps_and_ok_markers(seed: ImportResult) -> None
     ]
     assert first.final_answer is not None and first.final_answer.endswith("-> Option A")
     assert first.quick_check == "Data vs Model split [OK]"
-    assert first.hint == "Data parallelism splits data; model parallelism splits model [OK]"
+    assert first.hints == ["Data parallelism splits data; model parallelism splits model [OK]"]
 
 
 # ---- a page with its sections in another order -----------------------------------------------
@@ -237,7 +231,7 @@ def test_mistakes_and_hint_before_the_options(reordered: ImportResult) -> None:
     assert task.options[2] == 'with torch.autocast(device_type="cuda"):'
     assert task.answers == ["C"]
     assert len(task.steps) == 2
-    assert task.hint == "It is a context manager that chooses the precision per operation [OK]"
+    assert task.hints == ["It is a context manager that chooses the precision per operation [OK]"]
     # A choice note that names an option's whole text is tied to it.
     assert [(n.text, n.options) for n in task.mistakes] == [
         ("Using model.half() converts every weight, not just the forward pass", ("B",)),
@@ -261,7 +255,7 @@ def test_notes_name_two_options_one_or_none(reordered: ImportResult) -> None:
 def test_fill_sections_in_any_order(reordered: ImportResult) -> None:
     task = drafts_by_id(reordered)["pytorch-mixed-fill-1"]
     # Hint and Common Mistakes before the options: the explanation still closes the mistakes.
-    assert task.hint == "The class is named after what it does to the gradients."
+    assert task.hints == ["The class is named after what it does to the gradients."]
     assert task.explanation == (
         "GradScaler scales the loss so that small gradients survive in float16."
     )
@@ -278,8 +272,8 @@ def test_one_blank_whose_explanation_names_two_options_is_a_guess(
     line = line_of(REORDERED, "Call step, which unscales")
     assert (line, "guessed: answers ['A'] (several options named); a person must confirm "
             "which option fills which blank") in report(reordered)  # fmt: skip
-    assert task.hint == page.PLACEHOLDER_HINT
-    assert task.comment is not None and "placeholder" in task.comment
+    assert task.hints == []
+    assert task.comment is not None and "placeholder" not in task.comment
 
 
 def test_code_keeps_its_indentation_and_blank_lines(reordered: ImportResult) -> None:
@@ -291,7 +285,7 @@ def test_code_keeps_its_indentation_and_blank_lines(reordered: ImportResult) -> 
         "\n"
         "    scaler.[1](loss).[2]()\n"
     )
-    assert task.hint == "scale first, then the usual call that computes gradients."
+    assert task.hints == ["scale first, then the usual call that computes gradients."]
     assert [s.title for s in task.steps] == ["Scale the loss", "Backpropagate"]
     assert task.explanation == (
         "scale multiplies the loss, then backward computes the scaled gradients."
@@ -299,9 +293,8 @@ def test_code_keeps_its_indentation_and_blank_lines(reordered: ImportResult) -> 
     assert (task.answers, task.confirmed) == (["A", "B"], False)
 
 
-def test_reordered_page_reports_only_guesses_and_placeholders(reordered: ImportResult) -> None:
+def test_reordered_page_reports_only_guesses(reordered: ImportResult) -> None:
     assert [line for line, _ in report(reordered)] == [
-        line_of(REORDERED, "💡 Hint", 2),
         line_of(REORDERED, "Call step, which unscales"),
         line_of(REORDERED, "scale multiplies the loss"),
     ]
@@ -312,18 +305,15 @@ def test_reordered_page_reports_only_guesses_and_placeholders(reordered: ImportR
 
 def test_odd_page_reports_every_problem_with_its_line(tmp_path: Path) -> None:
     result = parse_file(ODD)
-    placeholder = "no hint text on the page: wrote a placeholder hint; replace it"
     assert report(result) == [
         (3, "not understood, skipped: 'Sign in to save your progress'"),
         (line_of(ODD, "numbers.[1]("), "the code has '(' once more than ')'; kept as on the page"),
         (line_of(ODD, "Xreverse"), "not understood, skipped: 'Xreverse'"),
-        (line_of(ODD, "💡 Hint", 1), placeholder),
         (
             line_of(ODD, "2fill in blank"),
             "left out: the fill task has an explanation that names no option, so its answer "
             "is unknown",
         ),
-        (line_of(ODD, "💡 Hint", 2), placeholder),
         (line_of(ODD, "1. Which call returns"), "no difficulty (easy, medium or hard): medium"),
         (line_of(ODD, "2. Step 2"), "a step without a title or text: left out of the solution"),
         (
@@ -453,7 +443,7 @@ def test_marker_variants_bullets_in_fill_notes_and_an_explanation_section() -> N
         ["A"],
         True,
     )
-    assert fill.hint == "It writes to the screen."
+    assert fill.hints == ["It writes to the screen."]
     # Unnumbered solution items with their text on the same line; an Explanation section.
     assert [(s.title, s.text) for s in choice.steps] == [
         ("Recall the syntax", "Functions start with def.")
@@ -466,12 +456,8 @@ def test_marker_variants_bullets_in_fill_notes_and_an_explanation_section() -> N
             lines.index("Please log in to keep your attempts") + 1,
             "not understood, skipped: 'Please log in to keep your attempts'",
         ),
-        (  # the choice question has no hint at all: reported at its first line
-            lines.index("1. Which keyword defines a function?") + 1,
-            "no hint text on the page: wrote a placeholder hint; replace it",
-        ),
     ]
-    assert choice.hint == "Read each option carefully."
+    assert choice.hints == []  # the page shows none: none is made up
 
 
 # ---- detection --------------------------------------------------------------------------------

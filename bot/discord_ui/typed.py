@@ -1,0 +1,165 @@
+"""A typed answer (`short` tasks): the post's Answer button opens a modal with one text input,
+and its submit is graded like a click. The modal's custom_id names the post, so a submit is
+routed from the `on_interaction` event (`ModalRouter`) and needs nothing kept in memory: one
+opened before a restart is still answered."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+import discord
+
+from bot import rendering
+from bot.discord_ui import replies
+from bot.discord_ui.clicks import (
+    LAST_POST_FIELD,
+    Control,
+    Fields,
+    Responder,
+    member,
+    release,
+    report,
+    send_private,
+)
+from bot.discord_ui.replies import Reply
+from bot.quiz import engine
+from bot.quiz.engine import Outcome, Status
+from bot.quiz.errors import BlankAnswerError, InvalidAnswerError
+from bot.quiz.numeric import NOT_A_NUMBER, NotANumberError
+from bot.quiz.tasks import Task
+from bot.quiz.typed import MAX_TYPED
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import QuizBot
+
+INPUT_ID: Final = "answer"
+MODAL_TITLE: Final = 45
+"""Discord's limit on a modal's title."""
+BLANK: Final = "Type an answer first. Nothing was submitted, so no attempt was used."
+MODAL_PATTERN: Final = re.compile(r"quiz:typed:(?P<post_id>[\s\S]*)")
+
+
+class TypeButton(
+    Control,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:type{LAST_POST_FIELD}",
+):
+    """`quiz:type:<post>`: opens the answer modal; nothing is graded until it is submitted."""
+
+    FIELDS: ClassVar[Fields] = {"post_id": engine.post_id}
+
+    def __init__(self, post_id: int, *, row: int | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Answer",
+                emoji="✏️",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"quiz:type:{post_id}",
+            ),
+            row=row,
+        )
+        self.post_id = post_id
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        await interaction.response.send_modal(answer_modal(self.post_id))
+
+
+def answer_modal(post_id: int) -> discord.ui.Modal:
+    modal = discord.ui.Modal(title="Your answer", custom_id=f"quiz:typed:{post_id}", timeout=None)
+    modal.add_item(
+        discord.ui.TextInput(
+            label="Your answer",
+            custom_id=INPUT_ID,
+            max_length=MAX_TYPED,
+            placeholder="Type it here; only you see it",
+        )
+    )
+    # Stopped, so discord.py keeps no copy: `ModalRouter` routes the submit by its custom_id.
+    modal.stop()
+    return modal
+
+
+def typed_text(components: object) -> str:
+    """The text input's value from a modal submit's raw components (rows or labels)."""
+    found = _value(components if isinstance(components, list) else [])
+    if found is None:
+        raise InvalidAnswerError("the modal has no answer input")
+    if not found.strip():
+        raise BlankAnswerError("a blank typed answer")
+    if len(found) > MAX_TYPED:
+        raise InvalidAnswerError(f"a typed answer of {len(found)} characters")
+    return found
+
+
+def _value(components: Iterable[Any]) -> str | None:
+    for component in components:
+        if not isinstance(component, dict):
+            continue
+        if component.get("custom_id") == INPUT_ID and isinstance(component.get("value"), str):
+            return str(component["value"])
+        nested = list(component.get("components") or [])
+        if isinstance(component.get("component"), dict):
+            nested.append(component["component"])
+        if (value := _value(nested)) is not None:
+            return value
+    return None
+
+
+def typed_reply(
+    task: Task, outcome: Outcome, *, session: str | None = None, card: Any = None
+) -> Reply:
+    """`answer_reply` for a typed answer, saying which spelling was expected if a typo was
+    forgiven (or which answer earned partial credit)."""
+    chosen = rendering.picked_text(task, outcome.picks) if outcome.picks else "that"
+    reply = replies.answer_reply(task, outcome, chosen, session=session, card=card)
+    line = ""
+    if outcome.correct and outcome.expected:
+        expected = rendering.escape_markdown(rendering.truncate(outcome.expected, 100))
+        line = f"\n-# Accepted as **{expected}**, the expected spelling."
+    elif outcome.credit and outcome.status in (Status.WRONG, Status.FAILED, Status.REPEATED):
+        line = f"\n-# That answer earns {round(outcome.credit * 100)}% of the credit."
+    return Reply(reply.content + line, reply.embeds) if line and reply.content else reply
+
+
+class ModalRouter:
+    """Routes our modal submits from `on_interaction`, as `clicks.Router` does clicks."""
+
+    def listen(self, bot: QuizBot) -> None:
+        bot.add_listener(self.dispatch, "on_interaction")
+
+    async def dispatch(self, interaction: discord.Interaction[QuizBot]) -> None:
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id")
+        match = MODAL_PATTERN.fullmatch(custom_id) if isinstance(custom_id, str) else None
+        if match is None:
+            return
+        try:
+            await submit(interaction, match["post_id"], data.get("components"))
+        except BlankAnswerError:
+            await send_private(interaction, BLANK)
+        except NotANumberError:
+            await send_private(interaction, NOT_A_NUMBER)
+        except Exception as exc:
+            await report(interaction, exc)
+        finally:
+            release(interaction)
+
+
+async def submit(interaction: discord.Interaction[QuizBot], post: str, components: object) -> None:
+    """Grade the typed answer: a blank one is refused before any attempt is counted."""
+    bot = interaction.client
+    post_id = engine.post_id(post)
+    picks = (typed_text(components),)
+    async with Responder(interaction) as responder:
+        result = await bot.service.answer(post_id, *member(interaction), picks)
+        if result.outcome.recorded and not result.post.private:
+            bot.live_counts.bump(post_id)
+        posted = bot.service.posted_of(result.post)
+        session = replies.session_of(posted)
+        reply = typed_reply(posted.task, result.outcome, session=session, card=result.card)
+        graded = result.outcome.picks or picks
+        await responder.answered(result.outcome, graded, reply, session=session)
