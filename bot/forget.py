@@ -7,7 +7,7 @@ from typing import IO
 
 from bot.quiz.errors import StoreAction
 from bot.store import Store, make_engine, member_data
-from bot.store.migrate import checked_state
+from bot.store.migrate import not_current
 from bot.store.preflight import check_database, check_readable
 
 FIND_IDS = "in Discord, right-click the server (or member) and Copy ID"
@@ -22,9 +22,8 @@ def forget_command(
     check_database(url)  # it is written to
     engine = make_engine(url, create=False)
     try:
-        state = checked_state(engine)
-        if not state.is_head:
-            print(f"quizbot: the database is {state.describe()}; run quizbot db upgrade", file=err)
+        if (stale := not_current(engine)) is not None:
+            print(stale, file=err)
             return 1
         with Store(engine).write(StoreAction.DELETE) as conn:
             if member_id is None:

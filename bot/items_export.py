@@ -19,7 +19,7 @@ from bot.reports.items import DEFAULTS, ItemStats, Thresholds, item_stats
 from bot.results_export import database_files, inert
 from bot.store import Store, guild_config, make_engine
 from bot.store.items import first_attempts
-from bot.store.migrate import checked_state
+from bot.store.migrate import not_current
 from bot.store.preflight import check_readable
 from bot.wording import plural
 
@@ -139,9 +139,8 @@ def export_items(
     check_readable(url)
     engine = make_engine(url, create=False)
     try:
-        state = checked_state(engine)
-        if not state.is_head:
-            print(f"quizbot: the database is {state.describe()}; run quizbot db upgrade", file=err)
+        if (stale := not_current(engine)) is not None:
+            print(stale, file=err)
             return 1
         store = Store(engine)
         with store.read() as conn:

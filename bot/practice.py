@@ -236,6 +236,9 @@ class PracticeSession:
             where = f" (blank {', '.join(f'[{b}]' for b in outcome.wrong_blanks)} wrong)"
         if outcome.credit and task.typed:
             where = f" (that answer earns {round(outcome.credit * 100)}% of the credit)"
+        elif task.kind is Kind.MATCHING and outcome.credit is not None:
+            items = ", ".join(str(b) for b in outcome.wrong_blanks)
+            where = f" (item {items} wrong: {round(outcome.credit * 100)}% of the answer)"
         elif outcome.credit is not None and not task.typed:
             wrong = len(outcome.wrong_picks)
             share = round(outcome.credit * 100)
@@ -265,6 +268,10 @@ class PracticeSession:
             self.say(task.prompt)
         if task.kind is Kind.MULTI:
             self.say(rendering.multi_instruction(task))
+        for number, stem in enumerate(task.stems, 1):
+            self.say(f"  {number}. {stem}")
+        if task.kind is Kind.MATCHING:
+            self.say("Answers (give one letter per item, in order, e.g. CAB):")
         for option in task.options:
             self.say(f"  {option.label}. {option.text}")
 

@@ -15,6 +15,7 @@ from bot.quiz.tasks import Kind, Option, Task
 
 BUTTON_LABEL: Final = 80
 SELECT_OPTION_LABEL: Final = 100
+SELECT_PLACEHOLDER: Final = 150
 EMBED_TITLE: Final = 256
 EMBED_DESCRIPTION: Final = 4096
 EMBED_FIELD_NAME: Final = 256
@@ -43,7 +44,9 @@ KIND_TITLES: Final = {
     Kind.MULTI: "Several answers",
     Kind.SHORT: "Short answer",
     Kind.NUMERICAL: "Numerical answer",
+    Kind.MATCHING: "Matching",
 }
+MATCH_INSTRUCTION: Final = "Match each item to its answer: press **Answer**."
 TYPE_INSTRUCTION: Final = "Type your answer: press **Answer**."
 
 _DRAWS_NOTHING: Final = frozenset(
@@ -250,6 +253,11 @@ def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> s
         words = ", ".join(f"{p} · {_one_line(_option_plain(task.option(p), kind))}" for p in picks)
     elif kind is Kind.CHOICE or task.blanks == 1:
         words = f"{picks[0]} · {_one_line(_option_plain(task.option(picks[0]), kind))}"
+    elif kind is Kind.MATCHING:
+        words = ", ".join(
+            f"{_one_line(plain_text(stem))} → {_one_line(_option_plain(task.option(label), kind))}"
+            for stem, label in zip(task.stems, picks, strict=False)
+        )
     else:
         words = ", ".join(
             f"[{blank}] {_one_line(_option_plain(task.option(label), kind))}"
@@ -260,6 +268,13 @@ def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> s
 
 def blank_placeholder(blank: int) -> str:
     return f"Blank [{blank}]"
+
+
+def select_placeholder(task: Task, blank: int) -> str:
+    """A picker select's placeholder: the blank, or a matching task's stem."""
+    if task.kind is Kind.MATCHING:
+        return plain_label(f"{blank}. {task.stems[blank - 1]}", SELECT_PLACEHOLDER)
+    return blank_placeholder(blank)
 
 
 def task_title(task: Task) -> str:
@@ -303,6 +318,9 @@ def task_description(task: Task) -> str:
         head = f"{task.prompt}\n\n*{multi_instruction(task)}*"
     elif task.typed:
         return f"{task.prompt}\n\n*{TYPE_INSTRUCTION}*"
+    elif task.kind is Kind.MATCHING:
+        stems = matched_text(task, {})
+        return f"{task.prompt}\n\n{stems}\n\n{_option_lines(task)}\n\n*{MATCH_INSTRUCTION}*"
     else:
         head = f"{task.instruction}\n{code_block(task, task.prompt)}"
     return f"{head}\n\n{_option_lines(task)}"
@@ -314,6 +332,16 @@ def multi_instruction(task: Task) -> str:
         n = len(task.answers)
         return f"Pick the {n} right answer{'' if n == 1 else 's'}."
     return "Pick every right answer: one or more."
+
+
+def matched_text(task: Task, picks: Mapping[int, str]) -> str:
+    """A matching task's stems, numbered, each with the answer picked for it so far."""
+    lines = []
+    for n, stem in enumerate(task.stems, start=1):
+        label = picks.get(n)
+        picked = f" → **{label}.** {task.option(label).text}" if label else " → …"
+        lines.append(f"**{n}.** {stem}{picked}")
+    return "\n".join(lines)
 
 
 def filled_code(task: Task, picks: Mapping[int, str]) -> str:
@@ -502,7 +530,14 @@ def render_problems(task: Task) -> list[tuple[str, str]]:
         *_too_long("solution", "the solution", solution_text(task), EMBED_DESCRIPTION),
         *_option_count_problems(task),
     ]
-    if task.multi_blank:
+    if task.kind is Kind.MATCHING:
+        problems += _too_long(
+            "pairs",
+            "the pairs with the longest answer picked for every item",
+            matched_text(task, _longest_picks(task)),
+            EMBED_DESCRIPTION,
+        )
+    elif task.multi_blank:
         problems += _too_long(
             "code",
             "the code with the longest option in every blank",

@@ -18,7 +18,7 @@ from bot.files import cannot_write, write_output, write_stdout
 from bot.store import Store, guild_config, make_engine
 from bot.store.db import sqlite_file
 from bot.store.insights import InsightsStore, ResultRow
-from bot.store.migrate import checked_state
+from bot.store.migrate import not_current
 from bot.store.preflight import check_readable
 from bot.wording import plural
 
@@ -108,9 +108,9 @@ def export_results(
     check_readable(url)  # creates nothing: a missing database is said so, not made
     engine = make_engine(url, create=False)
     try:
-        state = checked_state(engine)  # one that must not be opened is one line, as in `run`
-        if not state.is_head:
-            print(f"quizbot: the database is {state.describe()}; run quizbot db upgrade", file=err)
+        # One that must not be opened is one line, as in `run`.
+        if (stale := not_current(engine)) is not None:
+            print(stale, file=err)
             return 1
         store = Store(engine)
         with store.read() as conn:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from fractions import Fraction
 
+from bot.content.matching_parts import matching_options
 from bot.quiz.tasks import (
     OPTION_LABELS,
     Difficulty,
@@ -118,6 +119,37 @@ def multi(
         mistakes=tuple(mistakes),
         weights=weighted,
         show_count=show_count,
+    )
+
+
+CAPITALS = (("France", "Paris"), ("Italy", "Rome"), ("Spain", "Madrid"))
+
+
+def matching(
+    id: str = "t-matching",
+    *,
+    pairs: Sequence[tuple[str, str]] = CAPITALS,
+    distractors: Sequence[str] = ("Lyon",),
+    hints: Sequence[str] = ("Where the governments sit.",),
+    mistakes: Sequence[MistakeNote] = (),
+    topic: str = "Testing",
+    difficulty: Difficulty = Difficulty.MEDIUM,
+) -> Task:
+    """A matching task, its options made as the content check makes them (alphabetical): by
+    default Lyon, Madrid, Paris, Rome are A-D, and the right picks are C, D, B."""
+    opts, answers = matching_options([a for _, a in pairs], list(distractors))
+    return Task(
+        id=id,
+        topic=topic,
+        kind=Kind.MATCHING,
+        difficulty=difficulty,
+        prompt="Match each country to its capital.",
+        options=opts,
+        answers=answers,
+        hints=tuple(hints),
+        solution=Solution(explanation="Paris, Rome, Madrid."),
+        mistakes=tuple(mistakes),
+        stems=tuple(s for s, _ in pairs),
     )
 
 

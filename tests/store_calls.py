@@ -9,7 +9,18 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 
 from bot.quiz.errors import StoreAction
-from bot.store import Answered, AnswerRequest, Store, review_cards
+from bot.quiz.tasks import Task
+from bot.store import (
+    Answered,
+    AnswerRequest,
+    HintSeen,
+    PostInfo,
+    SolutionSeen,
+    Store,
+    answers,
+    posts,
+    review_cards,
+)
 from bot.store import guild_config as config_unit
 from bot.store.review_cards import StoredCard
 
@@ -34,6 +45,32 @@ def write(
         return fn(conn, *args, **kwargs)
 
 
+def create_post(
+    store: Store,
+    guild_id: int,
+    channel_id: int,
+    task: Task,
+    *,
+    now: datetime,
+    posted_by: int | None = None,
+    closes_at: datetime | None = None,
+    schedule_id: int | None = None,
+) -> PostInfo:
+    """A post of `task` in its own write unit; `posted_by` is the member whose /quiz made it."""
+    return write(
+        store,
+        posts.create_post,
+        guild_id,
+        channel_id,
+        task,
+        posted_by,
+        schedule_id=schedule_id,
+        closes_at=closes_at,
+        now=now,
+        action=StoreAction.POST,
+    )
+
+
 def answer_batch(
     store: Store, requests: Sequence[AnswerRequest], now: datetime
 ) -> list[Answered | Exception]:
@@ -47,6 +84,39 @@ def answer(store: Store, request: AnswerRequest, now: datetime) -> Answered:
     if isinstance(result, Exception):
         raise result
     return result
+
+
+def reveal_hint(
+    store: Store, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
+) -> HintSeen:
+    """A member's /hint, in the write unit the service opens for it."""
+    return write(
+        store,
+        answers.reveal_hint,
+        post_id,
+        guild_id,
+        user_id,
+        name,
+        now,
+        action=StoreAction.REVEAL,
+    )
+
+
+def reveal_solution(
+    store: Store, post_id: int, guild_id: int, user_id: int, name: str, now: datetime
+) -> SolutionSeen:
+    """A member's confirmed /solution, in the write unit the service opens for it."""
+    return write(
+        store,
+        answers.reveal_solution,
+        post_id,
+        guild_id,
+        user_id,
+        name,
+        now,
+        confirmed=True,
+        action=StoreAction.REVEAL,
+    )
 
 
 def review_card(store: Store, guild_id: int, user_id: int, task_id: str) -> StoredCard | None:

@@ -15,12 +15,11 @@ from typing import IO
 import pytest
 
 from bot.cli import main
-from bot.quiz.errors import StoreAction
 from bot.results_export import FIELDS
-from bot.store import AnswerRequest, PostInfo, Store, answers, make_engine, posts
+from bot.store import AnswerRequest, PostInfo, Store, answers, make_engine
 from tests import store_calls
 from tests.factories import choice
-from tests.store_calls import write
+from tests.store_calls import create_post, reveal_hint, write
 from tests.test_cli_db import assert_refused_touching_nothing
 
 GUILD = 800000000000000001
@@ -36,42 +35,9 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     engine = make_engine(f"sqlite:///{path}")
     store = Store(engine)
     t_one = choice("t-one", texts=("right", "wrong", "also wrong", "far off"))
-    one = write(
-        store,
-        posts.create_post,
-        GUILD,
-        1,
-        t_one,
-        None,
-        now=MONDAY,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
-    two = write(
-        store,
-        posts.create_post,
-        GUILD,
-        1,
-        choice("t-two"),
-        None,
-        now=MONDAY + timedelta(days=2),
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
-    other = write(
-        store,
-        posts.create_post,
-        GUILD + 1,
-        1,
-        t_one,
-        None,
-        now=MONDAY,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
+    one = create_post(store, GUILD, 1, t_one, now=MONDAY)
+    two = create_post(store, GUILD, 1, choice("t-two"), now=MONDAY + timedelta(days=2))
+    other = create_post(store, GUILD + 1, 1, t_one, now=MONDAY)
 
     def answer(post: PostInfo, user: int, pick: str, name: str = "member") -> None:
         store_calls.answer(
@@ -82,16 +48,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     answer(one, ALICE, "A", "Alice Liddell")
     for pick in "BCD":  # three different misses (a repeat would use no attempt)
         answer(one, BOB, pick, "Bob")
-    write(
-        store,
-        answers.reveal_hint,
-        two.id,
-        GUILD,
-        ALICE,
-        "Alice Liddell",
-        MONDAY + timedelta(days=2),
-        action=StoreAction.REVEAL,
-    )
+    reveal_hint(store, two.id, GUILD, ALICE, "Alice Liddell", MONDAY + timedelta(days=2))
     answer(two, ALICE, "A", "Alice Liddell")
     answer(other, 333, "A")
     engine.dispose()
@@ -262,18 +219,7 @@ def test_csv_neutralises_names_a_spreadsheet_would_run_but_json_keeps_them(
 ) -> None:
     names = ['=HYPERLINK("http://x")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\ry"]
     store = Store(make_engine(f"sqlite:///{db}"))
-    post = write(
-        store,
-        posts.create_post,
-        GUILD,
-        1,
-        choice("t-three"),
-        None,
-        now=MONDAY,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
+    post = create_post(store, GUILD, 1, choice("t-three"), now=MONDAY)
     for user, name in enumerate(names, start=1):
         request = AnswerRequest(post.id, GUILD, user, name, ("A",))
         store_calls.answer(store, request, MONDAY)

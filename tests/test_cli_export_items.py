@@ -13,11 +13,10 @@ import pytest
 
 from bot.cli import main
 from bot.items_export import FIELDS
-from bot.quiz.errors import StoreAction
-from bot.store import AnswerRequest, Store, make_engine, posts
+from bot.store import AnswerRequest, Store, make_engine
 from tests import store_calls
 from tests.factories import choice
-from tests.store_calls import write
+from tests.store_calls import create_post
 
 GUILD = 800000000000000001
 MONDAY = datetime(2025, 3, 10, 10, 0, tzinfo=UTC)
@@ -35,18 +34,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         choice("t-easy", texts=("right", "wrong", "also wrong")),
         choice("t-dull", texts=("right", "wrong", "also wrong", "=nobody")),
     ):
-        made[task.id] = write(
-            store,
-            posts.create_post,
-            GUILD,
-            1,
-            task,
-            None,
-            now=MONDAY,
-            schedule_id=None,
-            closes_at=None,
-            action=StoreAction.POST,
-        )
+        made[task.id] = create_post(store, GUILD, 1, task, now=MONDAY)
     for user in range(1, 13):
         for task_id, pick in (("t-easy", "B" if user == 1 else "A"), ("t-dull", "ABC"[user % 3])):
             post = made[task_id]

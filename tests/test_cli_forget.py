@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.quiz.errors import StoreAction
-from bot.store import AnswerRequest, Store, make_engine, member_data, posts
+from bot.store import AnswerRequest, Store, make_engine, member_data
 from tests import store_calls
 from tests.factories import choice
-from tests.store_calls import read, write
+from tests.store_calls import create_post, read
 from tests.test_cli_db import assert_refused_touching_nothing
 
 GUILD = 800000000000000001
@@ -30,18 +29,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     engine = make_engine(url)
     store = Store(engine)
     for guild_id, members in ((GUILD, (ALICE, BOB)), (OTHER, (ALICE,))):
-        post = write(
-            store,
-            posts.create_post,
-            guild_id,
-            1,
-            choice("t-one"),
-            None,
-            now=NOW,
-            schedule_id=None,
-            closes_at=None,
-            action=StoreAction.POST,
-        )
+        post = create_post(store, guild_id, 1, choice("t-one"), now=NOW)
         for user_id in members:
             request = AnswerRequest(post.id, guild_id, user_id, "member", ("A",))
             store_calls.answer(store, request, NOW)

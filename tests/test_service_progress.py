@@ -11,13 +11,12 @@ import pytest
 from sqlalchemy import text
 
 from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, TopicProgress, topic_progress
-from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Catalog, Task
 from bot.service import QuizService
 from bot.store import AnswerRequest, PostInfo, Store, make_engine, posts
 from tests import store_calls
 from tests.factories import Clock, choice
-from tests.store_calls import read, write
+from tests.store_calls import create_post, read
 
 GUILD, CHANNEL, USER = 1, 10, 7
 NOW = datetime(2024, 5, 8, 20, 0, tzinfo=UTC)
@@ -39,18 +38,7 @@ async def service(database_url: str) -> AsyncIterator[QuizService]:
 
 def answer(service: QuizService, task: Task, at: datetime, *picks: tuple[str, ...]) -> PostInfo:
     store = service.store
-    post = write(
-        store,
-        posts.create_post,
-        GUILD,
-        CHANNEL,
-        task,
-        99,
-        closes_at=None,
-        now=at,
-        schedule_id=None,
-        action=StoreAction.POST,
-    )
+    post = create_post(store, GUILD, CHANNEL, task, now=at, posted_by=99)
 
     for pick in picks:
         store_calls.answer(store, AnswerRequest(post.id, GUILD, USER, "user", pick), at)

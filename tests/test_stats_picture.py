@@ -13,12 +13,11 @@ from PIL import Image
 
 from bot import stats_picture as sp
 from bot.progress import MemberProgress, TopicProgress, topic_progress
-from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Task
 from bot.rendering import discord_len
-from bot.store import AnswerRequest, Store, make_engine, posts, stats
+from bot.store import AnswerRequest, Store, make_engine, stats
 from tests.factories import choice
-from tests.store_calls import answer, read, write
+from tests.store_calls import answer, create_post, read
 
 GUILD, CHANNEL, USER = 1, 10, 7
 TODAY = date(2024, 5, 8)  # a Wednesday
@@ -39,18 +38,7 @@ def store() -> Iterator[Store]:
 
 def answers(store: Store, task: Task, day: date, *picks: tuple[str, ...]) -> None:
     at = datetime.combine(day, datetime.min.time(), tzinfo=UTC) + timedelta(hours=9)
-    post = write(
-        store,
-        posts.create_post,
-        GUILD,
-        CHANNEL,
-        task,
-        99,
-        closes_at=None,
-        now=at,
-        schedule_id=None,
-        action=StoreAction.POST,
-    )
+    post = create_post(store, GUILD, CHANNEL, task, now=at, posted_by=99)
     for pick in picks:
         answer(store, AnswerRequest(post.id, GUILD, USER, "user", pick), at)
 

@@ -62,7 +62,10 @@ def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
     ) | (
         # A typed task's grading: accepted answers, credits, case, typos, units, known mistakes.
         {"short": short_data(task.short)} if task.short is not None else {}
-    ) | ({"numeric": numeric_data(task.numeric)} if task.numeric is not None else {})
+    ) | ({"numeric": numeric_data(task.numeric)} if task.numeric is not None else {}) | (
+        # A matching task's stems; `answers` holds each one's option label, in stem order.
+        {"stems": list(task.stems)} if task.kind is Kind.MATCHING else {}
+    )
 
 
 def _listing(tasks: list[ParsedTask]) -> list[str]:

@@ -90,6 +90,12 @@ class NodeChecker:
         if len(self.problems) > MAX_PROBLEMS_PER_FILE:
             raise EnoughProblems
 
+    def _text_of(
+        self, fields: Mapping[str, Node], prefix: str, key: str, *, limit: int = MAX_TEXT
+    ) -> str | None:
+        # A missing required key was already reported by fields().
+        return self.text(fields[key], join(prefix, key), limit=limit) if key in fields else None
+
     def fresh(self, node: Node, path: str) -> bool:
         """Whether the walk reaches `node` for the first time; a repeat (an alias) is said once."""
         key = id(node)

@@ -85,12 +85,6 @@ def span(labels: tuple[str, ...]) -> str:
 class TaskParts(NodeChecker):
     """The checks of a task's parts; `schema.BankChecker` walks a bank's tasks through them."""
 
-    def _text_of(
-        self, fields: Fields, prefix: str, key: str, *, limit: int = limits.MAX_TEXT
-    ) -> str | None:
-        # A missing required key was already reported by fields().
-        return self.text(fields[key], join(prefix, key), limit=limit) if key in fields else None
-
     def _body(self, fields: Fields, prefix: str, kind: Kind | None, labels: Labels) -> Body | None:
         if kind is Kind.CHOICE:
             return self._choice(fields, prefix, labels)

@@ -15,6 +15,7 @@ from typing import Final
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from bot.content.limits import MAX_TASKS_PER_BANK
+from bot.content.matching_parts import MatchingParts
 from bot.content.nodes import EnoughProblems, describe, join, line_of, shown
 from bot.content.parts import Fields, TaskParts
 from bot.content.problems import Problem
@@ -43,6 +44,7 @@ KIND_KEYS: Final = {
     Kind.MULTI: {"question": True, "options": True, "answers": False, "show_count": False},
     Kind.SHORT: {"question": True, "answers": True, "case_sensitive": False, "typos": False},
     Kind.NUMERICAL: {"question": True, "answers": True, "units": False, "unit_penalty": False},
+    Kind.MATCHING: {"question": True, "pairs": True, "distractors": False},
     Kind.FILL: {
         "instruction": True,
         "code": True,
@@ -76,7 +78,7 @@ def _peek(node: MappingNode, key: str) -> Node | None:
     return None
 
 
-class BankChecker(TaskParts, TypedParts):
+class BankChecker(TaskParts, TypedParts, MatchingParts):
     """Checks one bank, collecting every problem up to the bound; tasks without one are built."""
 
     def __init__(self, file: Path, *, max_tasks: int = MAX_TASKS_PER_BANK) -> None:
@@ -169,6 +171,8 @@ class BankChecker(TaskParts, TypedParts):
         solution = self._solution(fields.get("solution"), join(prefix, "solution"))
         if kind in (Kind.SHORT, Kind.NUMERICAL):  # typed: no options, answers of their own
             return self._build_typed(fields, prefix, kind, difficulty, topic, hints, solution)
+        if kind is Kind.MATCHING:  # options made from the pairs' answers and the distractors
+            return self._build_matching(fields, prefix, difficulty, topic, hints, solution)
         options = self._options(fields.get("options"), join(prefix, "options"), kind)
         labels = tuple(o.label for o in options) if options else None
         body = self._body(fields, prefix, kind, labels)
@@ -227,6 +231,36 @@ class BankChecker(TaskParts, TypedParts):
             bank=self.bank_title,
             short=body.short,
             numeric=body.numeric,
+        )
+
+    def _build_matching(
+        self,
+        fields: Fields,
+        prefix: str,
+        difficulty: Difficulty | None,
+        topic: str | None,
+        hints: tuple[str, ...] | None,
+        solution: Solution | None,
+    ) -> Task | None:
+        body = self._matching(fields, prefix)
+        general = self._mistakes(fields.get("mistakes"), join(prefix, "mistakes"), (), ())
+        if not (self.task_id and difficulty and topic and solution and self.bank_title):
+            return None
+        if body is None or hints is None or general is None:
+            return None
+        return Task(
+            id=self.task_id,
+            topic=topic,
+            kind=Kind.MATCHING,
+            difficulty=difficulty,
+            prompt=body.question,
+            options=body.options,
+            answers=body.answers,
+            hints=hints,
+            solution=solution,
+            mistakes=body.mistakes + general,
+            bank=self.bank_title,
+            stems=body.stems,
         )
 
     def _topic(self, node: Node, path: str) -> str | None:

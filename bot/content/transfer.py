@@ -20,6 +20,7 @@ from bot.content.importers.drafts import (
     draft_weights,
 )
 from bot.content.loader import check_banks, check_tree, not_utf8, read_banks
+from bot.content.matching_parts import matching_options
 from bot.content.problems import Unconfirmed
 from bot.files import cannot_write, write_output, write_stdout
 from bot.quiz.tasks import (
@@ -172,14 +173,19 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
     if not draft.confirmed or draft.kind not in set(Kind) or draft.difficulty not in DIFFICULTIES:
         return None
     fill = draft.kind == Kind.FILL
+    options = tuple(Option(OPTION_LABELS[i], t) for i, t in enumerate(draft.options))
+    answers = tuple(draft.answers)
+    if draft.kind == Kind.MATCHING:
+        paired = [answer for _, answer in draft.pairs]
+        options, answers = matching_options(paired, list(draft.distractors))
     return Task(
         id=draft.id,
         topic=draft.topic or bank_topic,
         kind=Kind(draft.kind),
         difficulty=Difficulty(draft.difficulty),
         prompt=(draft.code if fill else draft.question) or "",
-        options=tuple(Option(OPTION_LABELS[i], t) for i, t in enumerate(draft.options)),
-        answers=tuple(draft.answers),
+        options=options,
+        answers=answers,
         hints=tuple(draft.hints),
         solution=Solution(
             steps=tuple(draft.steps),
@@ -194,13 +200,14 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
         show_count=draft.show_count,
         short=draft.short,
         numeric=draft.numeric,
+        stems=tuple(stem for stem, _ in draft.pairs),
     )
 
 
 def _first_difference(task: Task, again: Task) -> str | None:
     """The first field in which `again` differs from `task`; notes as a member sees them."""
     names = ("id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hints")
-    for name in (*names, "show_count", "short", "numeric"):
+    for name in (*names, "show_count", "short", "numeric", "stems"):
         if getattr(task, name) != getattr(again, name):
             return {"prompt": "code" if task.kind is Kind.FILL else "question"}.get(name, name)
     for name in ("instruction", "language"):
@@ -219,7 +226,9 @@ def _first_difference(task: Task, again: Task) -> str | None:
 
 def _shown_notes(task: Task) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     general = task.general_notes
-    return tuple(task.notes_for(label) or general for label in task.labels), general
+    blanks = range(1, max(task.blanks, 1) + 1) if task.kind is Kind.MATCHING else (1,)
+    shown = (task.notes_at(b, label) or general for b in blanks for label in task.labels)
+    return tuple(shown), general
 
 
 def _write(output: Path, text: str, err: TextIO, reads: list[Path]) -> bool:

@@ -49,11 +49,7 @@ class TypedParts(NodeChecker):
 
     def _short(self, fields: dict[str, Node], prefix: str) -> ShortBody | None:
         before = len(self.problems)
-        question = (
-            self.text(fields["question"], join(prefix, "question"), limit=limits.MAX_TEXT)
-            if "question" in fields
-            else None
-        )
+        question = self._text_of(fields, prefix, "question")
         case = (
             self.flag(fields["case_sensitive"], join(prefix, "case_sensitive"))
             if "case_sensitive" in fields
@@ -79,11 +75,7 @@ class TypedParts(NodeChecker):
 
     def _numerical(self, fields: dict[str, Node], prefix: str) -> ShortBody | None:
         before = len(self.problems)
-        question = (
-            self.text(fields["question"], join(prefix, "question"), limit=limits.MAX_TEXT)
-            if "question" in fields
-            else None
-        )
+        question = self._text_of(fields, prefix, "question")
         answers = (
             self._num_answers(fields["answers"], join(prefix, "answers"))
             if "answers" in fields

@@ -4,8 +4,10 @@ Every control we send is a `Control`, a DynamicItem whose custom_id carries all 
 
     quiz:ans:<post>:<option>        answer a choice or single-blank task, e.g. quiz:ans:42:B
     quiz:hint:<post>                private hint
-    quiz:open:<post>                open the private picker (fill tasks with 2+ blanks)
+    quiz:open:<post>                open the private picker (fill tasks with 2+ blanks, and
+                                    matching tasks: a blank per stem)
     quiz:pick:<post>:<blank>:<picks>  one blank's select in the picker, e.g. quiz:pick:42:2:A-
+    quiz:page:<post>:<page>:<picks>  a matching picker's Back or Next (<page> 0-2, from 0)
     quiz:submit:<post>:<picks>      submit the picker's picks, e.g. quiz:submit:42:AC
     quiz:multi:<post>               a multi task's select: its values (option letters) are one
                                     submitted set, e.g. ["A", "C"]
@@ -18,8 +20,9 @@ Every control we send is a `Control`, a DynamicItem whose custom_id carries all 
                                     0.2 has no <post> and is not checked)
 
 <post> and <session> are ids (1 to 2**63 - 1, ASCII digits), <option> a letter A-Z, <blank>
-1-5, <picks> one option letter (or "-" while unpicked) per blank of a 2-5 blank task. pick,
-submit, sol, reveal and next only ever sit on a member's private messages.
+1-9, <picks> one option letter (or "-" while unpicked) per blank of a 2-5 blank task or a 2-9
+stem matching task. pick, page, submit, sol, reveal and next only ever sit on a member's
+private messages.
 
 `Router` dispatches them from the `on_interaction` event, as `Client.add_dynamic_items` would
 but for the clicked component alone; the classes are not registered with discord.py, which

@@ -1,8 +1,10 @@
-"""The private answer picker for fill tasks with two or more blanks.
+"""The private answer picker for fill tasks with two or more blanks, and matching tasks (a
+select per stem).
 
 Stateless: the picks so far travel in every custom_id, and each change redraws the message
 from them, so a restart loses nothing. Five blanks need one row more than a classic message
-has, so those pickers are components-v2 layouts (the code in a text display).
+has, so those pickers are components-v2 layouts (the code in a text display); a matching task
+shows PAGE_STEMS stems a page, with Back and Next.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from bot.quiz import engine
 from bot.quiz.engine import Outcome, Status, check_open, check_partial_picks
 from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.review import CardUpdate
-from bot.quiz.tasks import MAX_BLANKS, OPTION_LABELS, Task, blank_number
+from bot.quiz.tasks import MAX_STEMS, OPTION_LABELS, Kind, Task, blank_number
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 EMPTY = "-"
 CLASSIC_MAX_BLANKS = 4
+PAGE_STEMS = 4
+"""A matching picker's selects a page: a classic message's rows but one, for the buttons."""
 
 Picks = dict[int, str]
 
@@ -45,9 +49,9 @@ _PICKS = r"(?::(?P<picks>[\s\S]*))?"
 
 
 def parse_picks(text: str) -> str:
-    """The picks field of a custom_id: one option letter or EMPTY per blank, 2 to MAX_BLANKS
+    """The picks field of a custom_id: one option letter or EMPTY per blank, 2 to MAX_STEMS
     (whether they fit the post's task is `checked_picks`'s)."""
-    if not 2 <= len(text) <= MAX_BLANKS or any(c not in OPTION_LABELS + EMPTY for c in text):
+    if not 2 <= len(text) <= MAX_STEMS or any(c not in OPTION_LABELS + EMPTY for c in text):
         raise InvalidAnswerError("the custom_id holds no picks")
     return text
 
@@ -72,7 +76,29 @@ def checked_picks(task: Task, text: str) -> Picks:
 
 
 def uses_layout(task: Task) -> bool:
-    return task.blanks > CLASSIC_MAX_BLANKS
+    return task.kind is Kind.FILL and task.blanks > CLASSIC_MAX_BLANKS
+
+
+def page_number(text: str) -> int:
+    """A page button's page field: one digit, 0 for the first (`controls` checks the rest)."""
+    if not (len(text) == 1 and text.isascii() and text.isdigit()):
+        raise InvalidAnswerError("the custom_id names no page")
+    return int(text)
+
+
+def pages(task: Task) -> int:
+    if task.kind is not Kind.MATCHING:
+        return 1
+    return (task.blanks + PAGE_STEMS - 1) // PAGE_STEMS
+
+
+def page_of(task: Task, blank: int) -> int:
+    return (blank - 1) // PAGE_STEMS if task.kind is Kind.MATCHING else 0
+
+
+def slot_name(task: Task, blank: int) -> str:
+    """How a reply names a blank: "[2]", or a matching task's stem "2"."""
+    return str(blank) if task.kind is Kind.MATCHING else f"[{blank}]"
 
 
 # -- screens -----------------------------------------------------------------------------------
@@ -89,57 +115,87 @@ class Screen:
 
 
 def code_embed(task: Task, picks: Mapping[int, str]) -> discord.Embed:
+    shown = (
+        rendering.matched_text(task, picks)
+        if task.kind is Kind.MATCHING
+        else rendering.filled_code(task, picks)
+    )
     return discord.Embed(
         title=f"Your answer · {rendering.task_title(task)}",
-        description=rendering.filled_code(task, picks),
+        description=shown,
         colour=replies.INFO,
     )
 
 
-def controls(posted: PostedTask, picks: Mapping[int, str]) -> list[list[discord.ui.Item[Any]]]:
+def controls(
+    posted: PostedTask, picks: Mapping[int, str], page: int = 0
+) -> list[list[discord.ui.Item[Any]]]:
     task, post_id = posted.task, posted.post.id
     encoded = encode_picks(picks, task.blanks)
+    count = pages(task)
+    page = min(page, count - 1)
+    shown = range(1, task.blanks + 1)
+    if count > 1:
+        shown = range(page * PAGE_STEMS + 1, min(task.blanks, (page + 1) * PAGE_STEMS) + 1)
     rows: list[list[discord.ui.Item[Any]]] = [
-        [BlankSelect.build(task, post_id, blank, encoded)] for blank in range(1, task.blanks + 1)
+        [BlankSelect.build(task, post_id, blank, encoded)] for blank in shown
     ]
-    rows.append([SubmitButton(post_id, encoded)])
+    buttons: list[discord.ui.Item[Any]] = []
+    if page > 0:
+        buttons.append(PageButton(post_id, page - 1, encoded, label="Back"))
+    if page < count - 1:
+        buttons.append(PageButton(post_id, page + 1, encoded, label="Next"))
+    rows.append([*buttons, SubmitButton(post_id, encoded)])
     return rows
 
 
 PICK_PROMPT = "Pick an option for each blank, then submit. Each submit uses one of your attempts."
+MATCH_PROMPT = "Pick an answer for each item, then submit. Each submit uses one of your attempts."
+
+
+def pick_prompt(task: Task, page: int = 0) -> str:
+    if task.kind is not Kind.MATCHING:
+        return PICK_PROMPT
+    count = pages(task)
+    return MATCH_PROMPT if count == 1 else f"{MATCH_PROMPT} (Page {page + 1} of {count}.)"
 
 
 def open_screen(
     posted: PostedTask,
     picks: Mapping[int, str],
     *,
-    notice: str = PICK_PROMPT,
+    notice: str | None = None,
     feedback: discord.Embed | None = None,
+    page: int = 0,
 ) -> Screen:
     embeds = [code_embed(posted.task, picks)]
     if feedback is not None:
         embeds.append(feedback)
-    return Screen(notice, embeds, controls(posted, picks))
+    shown = notice or pick_prompt(posted.task, page)
+    return Screen(shown, embeds, controls(posted, picks, page))
 
 
 def wrong_blanks_embed(task: Task, picks: Mapping[int, str], outcome: Outcome) -> discord.Embed:
     """Which blanks are wrong and, for each, the note on the option picked there."""
     lines = []
+    matching = task.kind is Kind.MATCHING
     for blank in outcome.wrong_blanks:
         option = task.option(picks[blank])
-        notes = task.notes_for(option.label)
+        notes = task.notes_at(blank, option.label)
         why = f": {' '.join(notes)}" if notes else ""
         shown = rendering.code_span(rendering.option_select_label(option, task.kind))
-        lines.append(f"**[{blank}]** {shown}{why}")
-    if not any(task.notes_for(picks[b]) for b in outcome.wrong_blanks) and outcome.notes:
+        name = f"**{blank}.** {task.stems[blank - 1]} →" if matching else f"**[{blank}]**"
+        lines.append(f"{name} {shown}{why}")
+    if not any(task.notes_at(b, picks[b]) for b in outcome.wrong_blanks) and outcome.notes:
         lines.append(rendering.notes_text(outcome.notes))
     embed = discord.Embed(colour=replies.WRONG)
-    embed.add_field(name="Wrong blanks", value="\n".join(lines), inline=False)
+    title = "Wrong pairs" if matching else "Wrong blanks"
+    embed.add_field(name=title, value="\n".join(lines), inline=False)
     return embed
 
 
-def blank_list(blanks: Sequence[int]) -> str:
-    names = [f"[{b}]" for b in blanks]
+def blank_list(blanks: Sequence[int], task: Task | None = None) -> str:
+    names = [slot_name(task, b) if task else f"[{b}]" for b in blanks]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
@@ -152,7 +208,8 @@ def outcome_screen(
     card = card if session else None  # said in a practice or review only, as answer_reply does
     match outcome.status:
         case Status.CORRECT:
-            text = f"✅ Right, every blank! {replies.earned(outcome, session)}"
+            every = "pair" if task.kind is Kind.MATCHING else "blank"
+            text = f"✅ Right, every {every}! {replies.earned(outcome, session)}"
             return Screen(replies.with_card(text, card), [replies.solution_embed(task)])
         case Status.WRONG | Status.REPEATED:
             wrong = outcome.wrong_blanks
@@ -163,14 +220,19 @@ def outcome_screen(
                 if outcome.status is Status.REPEATED
                 else "Not quite"
             )
+            slots = ("item" if task.kind is Kind.MATCHING else "blank") + "s" * (len(wrong) > 1)
             notice = (
-                f"{opening}: blank{'s' if len(wrong) > 1 else ''} {blank_list(wrong)} {verb} "
+                f"{opening}: {slots} {blank_list(wrong, task)} {verb} "
                 f"wrong, so I've cleared {'it' if len(wrong) == 1 else 'them'}"
                 f"{'; the rest are right' if kept else ''}. You have "
                 f"{replies.attempts_left(outcome.progress)}."
             )
             return open_screen(
-                posted, kept, notice=notice, feedback=wrong_blanks_embed(task, picks, outcome)
+                posted,
+                kept,
+                notice=notice,
+                feedback=wrong_blanks_embed(task, picks, outcome),
+                page=page_of(task, wrong[0]),
             )
         case Status.FAILED:
             text = (
@@ -252,11 +314,12 @@ class BlankSelect(
         blank: int,
         picks: str,
         options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
     ) -> None:
         super().__init__(
             discord.ui.Select(
                 custom_id=f"quiz:pick:{post_id}:{blank}:{picks}",
-                placeholder=rendering.blank_placeholder(blank),
+                placeholder=placeholder or rendering.blank_placeholder(blank),
                 options=options or [],
                 min_values=1,
                 max_values=1,
@@ -277,7 +340,7 @@ class BlankSelect(
             )
             for option in task.options
         ]
-        return cls(post_id, blank, picks, options)
+        return cls(post_id, blank, picks, options, rendering.select_placeholder(task, blank))
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         private_message_only(interaction)
@@ -297,7 +360,7 @@ class BlankSelect(
                 raise InvalidAnswerError(f"one option per blank, got {values!r}")
             picks[self.blank] = values[0]
             check_partial_picks(task, picks)
-            screen = open_screen(posted, picks)
+            screen = open_screen(posted, picks, page=page_of(task, self.blank))
             await responder.edit(**message_kwargs(screen, layout=uses_layout(task)))
 
 
@@ -330,12 +393,14 @@ class SubmitButton(
                     self.post_id, guild_id, user_id=interaction.user.id
                 )
                 picks = checked_picks(posted.task, self.picks)
-                missing = [b for b in range(1, posted.task.blanks + 1) if b not in picks]
+                task = posted.task
+                missing = [b for b in range(1, task.blanks + 1) if b not in picks]
+                slot = "item" if task.kind is Kind.MATCHING else "blank"
                 notice = (
-                    f"Pick an option for blank {blank_list(missing)} first. "
+                    f"Pick an option for {slot} {blank_list(missing, task)} first. "
                     "Nothing was submitted, so no attempt was used."
                 )
-                screen = open_screen(posted, picks, notice=notice)
+                screen = open_screen(posted, picks, notice=notice, page=page_of(task, missing[0]))
             else:
                 picks = decode_picks(self.picks)
                 ordered = tuple(picks[b] for b in sorted(picks))
@@ -353,3 +418,42 @@ class SubmitButton(
                 )
                 return
             await responder.edit(**message_kwargs(screen, layout=uses_layout(posted.task)))
+
+
+class PageButton(
+    Control,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"quiz:page{POST_FIELD}(?::(?P<page>[^:]*))?{_PICKS}",
+):
+    """A matching picker's Back or Next: the same picks, another page of stems."""
+
+    FIELDS: ClassVar[Fields] = {
+        "post_id": engine.post_id,
+        "page": page_number,
+        "picks": parse_picks,
+    }
+
+    def __init__(self, post_id: int, page: int, picks: str, label: str = "Next") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"quiz:page:{post_id}:{page}:{picks}",
+            )
+        )
+        self.post_id = post_id
+        self.page = page
+        self.picks = picks
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        private_message_only(interaction)
+        service = interaction.client.service
+        async with Responder(interaction, update=True) as responder:
+            posted = await service.posted(
+                self.post_id, guild_id_of(interaction), user_id=interaction.user.id
+            )
+            picks = checked_picks(posted.task, self.picks)
+            if self.page >= pages(posted.task):  # a forged custom_id
+                raise InvalidAnswerError(f"task {posted.task.id} has no page {self.page + 1}")
+            screen = open_screen(posted, picks, page=self.page)
+            await responder.edit(**message_kwargs(screen, layout=False))

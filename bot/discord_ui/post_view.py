@@ -262,6 +262,7 @@ DYNAMIC_ITEMS: tuple[type[Control], ...] = (
     NextButton,
     picker.BlankSelect,
     picker.SubmitButton,
+    picker.PageButton,
     MultiSelect,
     TypeButton,
 )

@@ -3,9 +3,9 @@ immutable values, so the bot, the terminal practice and the store's write unit a
 rules. Each fact is decided here only: a post's id (`post_id`), closed (`post_closed`), taking
 an answer (`check_open`, `check_owner`), valid picks (`normalise_picks`, `check_partial_picks`),
 finished and attempts left (`Progress`), the score (`score`, `grade`; a multi task's
-`credit`), an attempt recorded (`Outcome.recorded`), what a hint and the solution cost
-(`see_hint`, `open_solution`, `check_free_look`): each hint of a task's ladder halves the
-points still open.
+`credit`, a matching task's `matching_credit`), an attempt recorded (`Outcome.recorded`), what
+a hint and the solution cost (`see_hint`, `open_solution`, `check_free_look`): each hint of a
+task's ladder halves the points still open.
 """
 
 from __future__ import annotations
@@ -277,6 +277,8 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
 
     if task.kind is Kind.MULTI:
         return _grade_multi(task, progress, picks)
+    if task.kind is Kind.MATCHING:
+        return _grade_matching(task, progress, picks)
     if task.short is not None:
         return _grade_short(task, task.short, progress, picks[0])
     if task.numeric is not None:
@@ -344,6 +346,41 @@ def _grade_multi(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outc
         picks=picks,
         credit=got,
         wrong_picks=wrong,
+    )
+
+
+def matching_credit(task: Task, picks: Sequence[str]) -> Fraction:
+    """A matching task's credit, 0 to 1: the share of stems matched right, as Moodle's."""
+    right = sum(got == want for got, want in zip(picks, task.answers, strict=True))
+    return Fraction(right, len(task.answers))
+
+
+def _grade_matching(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
+    """A full set of pairs is one attempt, right only when every pair is; the last attempt,
+    if not right, earns its credit's share of the points it was worth."""
+    got = matching_credit(task, picks)
+    if got == 1:
+        points = _points(task, progress)
+        done = replace(progress, solved=True, points=points)
+        return Outcome(Status.CORRECT, done, points=points, picks=picks, credit=got)
+    pairs = enumerate(zip(picks, task.answers, strict=True), start=1)
+    wrong = tuple(stem for stem, (pick, want) in pairs if pick != want)
+    notes = mistake_notes(task, picks, wrong)
+    if picks in progress.tried:  # the same pairs again: reminded of why, not graded
+        return Outcome(
+            Status.REPEATED, progress, wrong_blanks=wrong, notes=notes, picks=picks, credit=got
+        )
+    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
+    points = _points(task, progress, got) if after.finished else 0
+    status = Status.FAILED if after.finished else Status.WRONG
+    return Outcome(
+        status,
+        replace(after, points=points),
+        wrong_blanks=wrong,
+        notes=notes,
+        points=points,
+        picks=picks,
+        credit=got,
     )
 
 
@@ -448,7 +485,7 @@ def mistake_notes(task: Task, picks: Sequence[str], wrong: Sequence[int]) -> tup
     """The notes tied to the wrongly picked options, in blank order, without repeats."""
     notes: list[str] = []
     for blank in wrong:
-        for note in task.notes_for(picks[blank - 1]):
+        for note in task.notes_at(blank, picks[blank - 1]):
             if note not in notes:
                 notes.append(note)
     return tuple(notes) or task.general_notes
@@ -533,6 +570,9 @@ def describe_answer(task: Task, picks: Sequence[str]) -> str:
         return ", ".join(f"{p} · {task.option(p).text}" for p in picks)
     if task.typed:  # read back split at its commas; none: the task's answer
         return ",".join(picks) or task.final_answer()
+    if task.kind is Kind.MATCHING:
+        pairs = zip(task.stems, picks, strict=False)
+        return ", ".join(f"{stem} → {task.option(p).text}" for stem, p in pairs)
     if task.kind is Kind.CHOICE or task.blanks == 1:
         return f"{picks[0]} · {task.option(picks[0]).text}"
     return ", ".join(f"[{i}] {task.option(p).text}" for i, p in enumerate(picks, 1))

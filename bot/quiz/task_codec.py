@@ -22,7 +22,7 @@ FORMAT: Final = 1
 _KEYS: Final = frozenset(
     {"format", "id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint",
      "solution", "mistakes", "instruction", "language", "bank", "weights", "show_count",
-     "hints", "short", "numeric"}
+     "hints", "short", "numeric", "stems"}
 )
 """`weights` and `show_count` are a multi task's only, so a choice or fill task's version (and
 its hash) is what it was before multi tasks."""
@@ -107,9 +107,11 @@ def task_to_dict(task: Task) -> dict[str, Any]:
         if task.kind is Kind.MULTI
         else {}
     )
-    short = {"short": short_data(task.short)} if task.short is not None else {}
+    short: dict[str, Any] = {"short": short_data(task.short)} if task.short is not None else {}
     if task.numeric is not None:
         short = {"numeric": numeric_data(task.numeric)}
+    if task.kind is Kind.MATCHING:
+        short = {"stems": list(task.stems)}
     return {
         **multi,
         **short,
@@ -161,6 +163,7 @@ def task_from_dict(data: Mapping[str, Any]) -> Task:
             show_count=bool(data.get("show_count", False)),
             short=_short_of(data["short"]) if "short" in data else None,
             numeric=_numeric_of(data["numeric"]) if "numeric" in data else None,
+            stems=tuple(data.get("stems", ())),
         )
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise TaskCodecError(f"not a task version: {type(exc).__name__}: {exc}") from exc

@@ -17,6 +17,8 @@ MAX_ATTEMPTS = 3
 MAX_BLANKS = 5
 MAX_HINTS = 5
 """A task's hints at most: each halves the points still open (`engine.score`)."""
+MAX_STEMS = 9
+"""A matching task's stems at most: a stem is a custom_id's one-digit blank (`blank_number`)."""
 BLANK_PATTERN = re.compile(r"\[(\d+)\]")
 OPTION_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -28,10 +30,16 @@ def option_label(text: str) -> str:
     return text
 
 
+def pair_key(stem: int, label: str) -> str:
+    """A matching note's tie to one wrong answer of one stem (`MistakeNote.options`): "2:C"."""
+    return f"{stem}:{label}"
+
+
 def blank_number(text: str) -> int:
-    """A picker select's blank field: 1..MAX_BLANKS (`engine.check_partial_picks` checks more)."""
+    """A picker select's blank (or stem) field: 1..MAX_STEMS (`engine.check_partial_picks`
+    checks it against the task)."""
     number = int(text) if len(text) == 1 and text.isascii() and text.isdigit() else 0
-    if not 1 <= number <= MAX_BLANKS:
+    if not 1 <= number <= MAX_STEMS:
         raise InvalidAnswerError("the custom_id names no blank")
     return number
 
@@ -45,6 +53,8 @@ class Kind(StrEnum):
     """A typed answer, graded against the accepted ones (`Task.short`); no options."""
     NUMERICAL = "numerical"
     """A typed number, within an answer's tolerance or range (`Task.numeric`); no options."""
+    MATCHING = "matching"
+    """Stems, each matched to one of the options (`Task.stems`): a blank per stem."""
 
 
 FULL_CREDIT: Final = Fraction(100)
@@ -132,6 +142,8 @@ class Task:
     """Short tasks: the accepted answers and how they are compared (None for the others)."""
     numeric: NumericAnswers | None = None
     """Numerical tasks: the accepted values, units and unit penalty (None for the others)."""
+    stems: tuple[str, ...] = ()
+    """Matching tasks: the stems, in order; `answers` holds each one's option label."""
 
     @property
     def typed(self) -> bool:
@@ -144,8 +156,9 @@ class Task:
 
     @property
     def multi_blank(self) -> bool:
-        """A fill task with two or more blanks: answered with the private picker."""
-        return self.kind is Kind.FILL and self.blanks > 1
+        """Answered with the private picker, a select per blank: a fill task with two or
+        more blanks, or a matching task (a blank per stem)."""
+        return (self.kind is Kind.FILL and self.blanks > 1) or self.kind is Kind.MATCHING
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -166,6 +179,10 @@ class Task:
 
     def notes_for(self, label: str) -> tuple[str, ...]:
         return tuple(n.text for n in self.mistakes if label in n.options)
+
+    def notes_at(self, blank: int, label: str) -> tuple[str, ...]:
+        """The notes on picking `label` for a blank; a matching task's are each stem's own."""
+        return self.notes_for(pair_key(blank, label) if self.kind is Kind.MATCHING else label)
 
     @property
     def general_notes(self) -> tuple[str, ...]:
@@ -195,6 +212,8 @@ class Task:
             return self.short.best.text
         if self.numeric is not None:
             return self.numeric.answer_text()
+        if self.kind is Kind.MATCHING:
+            return "; ".join(f"{s} → {self.answer_text(i)}" for i, s in enumerate(self.stems, 1))
         parts = [f"[{i}] = {self.answer_text(i)}" for i in range(1, self.blanks + 1)]
         return ", ".join(parts) if self.kind is Kind.FILL else self.answer_text()
 

@@ -225,7 +225,7 @@ def misconceptions_among(task: Task, pickers: Pickers, answered: int) -> tuple[M
             option_text=_option_text(task, label),
             members=len(users),
             answered=answered,
-            notes=task.notes_for(label),
+            notes=task.notes_at(blank, label),
             blank=blank if per_blank else None,
         )
         for (blank, label), users in pickers.items()

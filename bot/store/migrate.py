@@ -353,6 +353,15 @@ def checked_state(engine: Engine) -> SchemaState:
         return state
 
 
+def not_current(engine: Engine) -> str | None:
+    """The host's one line when the database is not at the head (a host command never
+    upgrades it behind their back); None when it is. SchemaError as `checked_state`."""
+    state = checked_state(engine)
+    if state.is_head:
+        return None
+    return f"quizbot: the database is {state.describe()}; run quizbot db upgrade"
+
+
 @dataclass(frozen=True, slots=True)
 class UpgradeResult:
     before: str | None  # None: a new or a 0.1.0 database

@@ -15,6 +15,7 @@ from bot.store import Store, make_engine
 from tests.discord_ui.fakes import (
     ALICE,
     CHANNEL_ID,
+    Call,
     FakeDiscordHTTP,
     Member,
     command_data,
@@ -132,6 +133,15 @@ class Driver:
                 return
             await asyncio.wait(pending, timeout=5)
         raise AssertionError("handlers did not finish")
+
+    async def one_reply(self, payload: dict[str, Any]) -> Call:
+        """Dispatch `payload`; the one reply it got (none, or two, fails the test)."""
+        before = len(self.fake.replies())
+        await self.dispatch(payload)
+        replies = self.fake.replies()
+        name = payload.get("data", {}).get("name")
+        assert len(replies) == before + 1, f"/{name} gave {len(replies) - before} replies"
+        return replies[-1]
 
     async def command(
         self, name: str, *, member: Member = ALICE, channel_id: int = CHANNEL_ID,

@@ -46,6 +46,7 @@ def items(catalog: Catalog) -> list[discord.ui.DynamicItem[Any]]:
         picker.BlankSelect.build(five, BIG, 5, "ZZZZZ"),
         picker.SubmitButton(BIG, "-----"),
         picker.SubmitButton(3, "AC"),
+        picker.PageButton(BIG, 2, "ZZZZZZZZZ", label="Next"),  # a matching task of 9 stems
         NextButton(BIG, BIG),
         NextButton(5, None),  # sent before 0.2: no post to check
         MultiSelect.build(multi(texts=[f"option {n}" for n in range(25)]), BIG),
@@ -53,7 +54,7 @@ def items(catalog: Catalog) -> list[discord.ui.DynamicItem[Any]]:
     ]
 
 
-STATE = ("post_id", "option", "blank", "picks", "session_id", "shown")
+STATE = ("post_id", "option", "blank", "picks", "session_id", "shown", "page")
 
 
 async def test_every_item_round_trips_through_its_custom_id(
@@ -100,10 +101,12 @@ FORGED = (
     "quiz:ans:9223372036854775808:A",
     "quiz:ans:0:A",
     "quiz:ans:1:",
-    "quiz:pick:1:6:A-",
+    "quiz:pick:1:10:A-",  # blanks and matching stems are 1-9
     "quiz:pick:1:0:A-",
     "quiz:pick:1:1:A",
-    "quiz:pick:1:1:ABCDEF",
+    "quiz:pick:1:1:ABCDEFGHIJ",
+    "quiz:page:1:x:AB",
+    "quiz:page:1:1:ab",
     "quiz:pick:1:1:ab",
     "quiz:submit:1:abc",
     "quiz:submit:1:A",

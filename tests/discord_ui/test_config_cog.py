@@ -44,12 +44,9 @@ async def config(
 ) -> Call:
     data = subcommand_data("config", sub, **options)
     payload = interaction_payload(fake, kind=COMMAND, data=data, member=member, guild=guild)
-    before = len(fake.replies())
-    await driver.dispatch(payload)
-    replies = fake.replies()
-    assert len(replies) == before + 1, f"/config {sub} gave no reply"
-    assert replies[-1].ephemeral
-    return replies[-1]
+    reply = await driver.one_reply(payload)
+    assert reply.ephemeral
+    return reply
 
 
 def fields(call: Call) -> dict[str, str]:

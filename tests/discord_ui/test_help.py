@@ -38,11 +38,7 @@ async def run_help(
     payload = interaction_payload(
         fake, kind=COMMAND, data=command_data("help"), member=member, guild=guild
     )
-    before = len(fake.replies())
-    await driver.dispatch(payload)
-    replies = fake.replies()
-    assert len(replies) == before + 1
-    reply = replies[-1]
+    reply = await driver.one_reply(payload)
     assert reply.ephemeral
     return reply
 

@@ -13,7 +13,6 @@ import pytest
 from bot import rendering
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.cogs.insights import insights_embed
-from bot.quiz.errors import StoreAction
 from bot.reports import insights
 from bot.reports.insights import HardTask, Insights, InsightsPeriod, TaskMisconceptions
 from bot.reports.summary import Misconception
@@ -33,7 +32,7 @@ from tests.discord_ui.fakes import (
     interaction_payload,
 )
 from tests.discord_ui.test_schedule_cog import cache_guild
-from tests.store_calls import answer, read, write
+from tests.store_calls import answer, create_post, read, write
 
 NOW = datetime(2025, 3, 12, 15, 0, tzinfo=UTC)  # a Wednesday
 STRING, BOOLEAN = 3, 5
@@ -52,11 +51,7 @@ def insights_data(**options: Any) -> dict[str, Any]:
 
 async def run(driver: Driver, fake: FakeDiscordHTTP, member: Member, **options: Any) -> Call:
     payload = interaction_payload(fake, kind=COMMAND, data=insights_data(**options), member=member)
-    before = len(fake.replies())
-    await driver.dispatch(payload)
-    replies = fake.replies()
-    assert len(replies) == before + 1
-    return replies[-1]
+    return await driver.one_reply(payload)
 
 
 @pytest.fixture
@@ -67,18 +62,7 @@ def seeded(bot: QuizBot) -> QuizBot:
     bot.service.clock = lambda: NOW
     store = bot.service.store
     yesterday = NOW - timedelta(days=1)
-    post = write(
-        store,
-        posts_unit.create_post,
-        GUILD_ID,
-        CHANNEL_ID,
-        choice_task(),
-        None,
-        now=yesterday,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
+    post = create_post(store, GUILD_ID, CHANNEL_ID, choice_task(), now=yesterday)
     for member, pick in (
         (ALICE, "A"),
         (ALICE, "B"),

@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 
 from bot.discord_ui.client import QuizBot
-from bot.quiz.errors import StoreAction
 from bot.store import AnswerRequest
-from bot.store import posts as posts_unit
 from tests.discord_ui.conftest import COMMAND, Driver, choice_task
 from tests.discord_ui.fakes import (
     ALICE,
@@ -24,7 +22,7 @@ from tests.discord_ui.fakes import (
     Member,
     interaction_payload,
 )
-from tests.store_calls import answer, write
+from tests.store_calls import answer, create_post
 
 NOW = datetime(2025, 3, 12, 15, 0, tzinfo=UTC)
 STRING, INTEGER = 3, 4
@@ -38,11 +36,7 @@ async def run(driver: Driver, fake: FakeDiscordHTTP, member: Member, **options: 
     ]
     data = {"id": "1", "name": "insights-tasks", "type": 1, "options": opts}
     payload = interaction_payload(fake, kind=COMMAND, data=data, member=member)
-    before = len(fake.replies())
-    await driver.dispatch(payload)
-    replies = fake.replies()
-    assert len(replies) == before + 1
-    return replies[-1]
+    return await driver.one_reply(payload)
 
 
 @pytest.fixture
@@ -52,18 +46,7 @@ def seeded(bot: QuizBot) -> QuizBot:
     store = bot.service.store
     yesterday = NOW - timedelta(days=1)
     task = replace(choice_task(), bank="ml.yaml")
-    post = write(
-        store,
-        posts_unit.create_post,
-        GUILD_ID,
-        CHANNEL_ID,
-        task,
-        None,
-        now=yesterday,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
+    post = create_post(store, GUILD_ID, CHANNEL_ID, task, now=yesterday)
     right = task.answers[0]
     for user in range(7000, 7012):
         answer(store, AnswerRequest(post.id, GUILD_ID, user, f"m{user}", (right,)), yesterday)

@@ -3,6 +3,8 @@
 - `QuizBotRunner`: one bot's life on one SQLite file: `sync` (the `quizbot sync --guild`
   subprocess), `start` (the `quizbot run` process, waited on until it has identified and got
   its guilds), `kill` / `restart` (SIGKILL or SIGTERM, then a fresh process on the same DB).
+- `checked_bot`: a `QuizBotRunner` that is stopped on the way out and fails the test if the bot
+  logged an error; `banks_env`: its env for a content folder of the test's own banks.
 - `reply_of`: what a member finally sees for an interaction, whichever way the bot answered
   (an immediate reply, a deferral then a follow-up, an update of the clicked message).
 - `text_of`: every visible string of a message (content, embeds, v2 text displays).
@@ -18,7 +20,7 @@ import contextlib
 import os
 import signal
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -256,6 +258,44 @@ class QuizBotRunner:
     def post_id_of(self, message: Message) -> int:
         [row] = self.query("SELECT id FROM post WHERE message_id = ?", int(message["id"]))
         return int(row["id"])
+
+
+@contextlib.asynccontextmanager
+async def checked_bot(
+    emulator: DiscordEmulator,
+    workdir: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    database_url: str | None = None,
+) -> AsyncIterator[QuizBotRunner]:
+    """A bot stopped on the way out. Anything it logged as an error is a bug, even if the
+    member got a polite reply."""
+    runner = QuizBotRunner(emulator, workdir, env=env, database_url=database_url)
+    try:
+        yield runner
+    finally:
+        await runner.stop()
+    assert runner.error_lines() == [], runner.logs()[-6000:]
+
+
+def banks_env(workdir: Path, banks: Mapping[str, str]) -> dict[str, str]:
+    """The bot's env for a content folder holding only `banks` (file name: YAML text)."""
+    content = workdir / "content"
+    content.mkdir()
+    for name, text in banks.items():
+        (content / name).write_text(text, encoding="utf-8")
+    return {"CONTENT_DIR": str(content)}
+
+
+def attempts(quizbot: QuizBotRunner, post_id: int, user_id: int) -> list[tuple[int, str]]:
+    """A member's stored attempts at a post: (attempt number, picks), in order."""
+    rows = quizbot.query(
+        "SELECT attempt_no, picks FROM attempt WHERE post_id = ? AND user_id = ? "
+        "ORDER BY attempt_no",
+        post_id,
+        user_id,
+    )
+    return [(int(r[0]), str(r[1])) for r in rows]
 
 
 # -- what a member sees ----------------------------------------------------------------------

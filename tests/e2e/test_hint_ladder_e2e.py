@@ -11,10 +11,22 @@ import pytest
 import pytest_asyncio
 from fakediscord import DiscordEmulator, Driver
 
-from .bot_helpers import QuizBotRunner, click, custom_ids, is_ephemeral, reply_of, text_of
+from . import test_bot_e2e as base
+from .bot_helpers import (
+    QuizBotRunner,
+    banks_env,
+    checked_bot,
+    click,
+    custom_ids,
+    is_ephemeral,
+    reply_of,
+    text_of,
+)
 from .test_bot_e2e import World, answer, post_quiz, started
 
 pytestmark = pytest.mark.e2e
+
+world = base.world  # the main e2e module's study group
 
 LADDER, BARE = "net-ladder", "net-bare"
 BANK = f"""\
@@ -44,22 +56,11 @@ tasks:
 """
 
 
-@pytest.fixture
-def world(driver: Driver) -> World:
-    return World(driver)
-
-
 @pytest_asyncio.fixture
 async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    content = tmp_path / "content"
-    content.mkdir()
-    (content / "networking.yaml").write_text(BANK, encoding="utf-8")
-    runner = QuizBotRunner(emulator, tmp_path, env={"CONTENT_DIR": str(content)})
-    try:
-        yield runner
-    finally:
-        await runner.stop()
-    assert runner.error_lines() == [], runner.logs()[-6000:]
+    env = banks_env(tmp_path, {"networking.yaml": BANK})
+    async with checked_bot(emulator, tmp_path, env=env) as bot:
+        yield bot
 
 
 def labels(message: dict) -> list[str]:

@@ -12,9 +12,13 @@ import pytest
 import pytest_asyncio
 from fakediscord import DiscordEmulator, Driver
 
+from . import test_bot_e2e as base
 from .bot_helpers import (
     STEP,
     QuizBotRunner,
+    attempts,
+    banks_env,
+    checked_bot,
     custom_ids,
     find_custom_id,
     is_ephemeral,
@@ -25,6 +29,8 @@ from .bot_helpers import (
 from .test_bot_e2e import World, post_quiz, started
 
 pytestmark = pytest.mark.e2e
+
+world = base.world  # the main e2e module's study group
 
 TASK = "py-mutable"
 BANK = f"""\
@@ -47,32 +53,11 @@ tasks:
 """
 
 
-@pytest.fixture
-def world(driver: Driver) -> World:
-    return World(driver)
-
-
 @pytest_asyncio.fixture
 async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    content = tmp_path / "content"
-    content.mkdir()
-    (content / "types.yaml").write_text(BANK, encoding="utf-8")
-    runner = QuizBotRunner(emulator, tmp_path, env={"CONTENT_DIR": str(content)})
-    try:
-        yield runner
-    finally:
-        await runner.stop()
-    assert runner.error_lines() == [], runner.logs()[-6000:]
-
-
-def attempts(quizbot: QuizBotRunner, post_id: int, user_id: int) -> list[tuple[int, str]]:
-    rows = quizbot.query(
-        "SELECT attempt_no, picks FROM attempt WHERE post_id = ? AND user_id = ? "
-        "ORDER BY attempt_no",
-        post_id,
-        user_id,
-    )
-    return [(int(r[0]), str(r[1])) for r in rows]
+    env = banks_env(tmp_path, {"types.yaml": BANK})
+    async with checked_bot(emulator, tmp_path, env=env) as bot:
+        yield bot
 
 
 async def test_a_member_answers_a_multi_post_privately_and_gets_the_note(

@@ -18,6 +18,7 @@ from .bot_helpers import (
     ANSWERS,
     STEP,
     QuizBotRunner,
+    checked_bot,
     click,
     custom_ids,
     is_ephemeral,
@@ -122,12 +123,8 @@ async def test_keep_it_deletes_nothing(
 
 @pytest_asyncio.fixture
 async def quick_purge(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    runner = QuizBotRunner(emulator, tmp_path, env={"REMOVAL_GRACE_DAYS": "0"})
-    try:
-        yield runner
-    finally:
-        await runner.stop()
-    assert runner.error_lines() == [], runner.logs()[-6000:]
+    async with checked_bot(emulator, tmp_path, env={"REMOVAL_GRACE_DAYS": "0"}) as bot:
+        yield bot
 
 
 async def test_a_server_that_removes_the_bot_loses_its_data_after_the_grace(

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from fakediscord import Channel, DiscordEmulator, Driver, Guild, Member
 
-from .bot_helpers import STEP, QuizBotRunner, click, is_ephemeral, reply_of, text_of
+from .bot_helpers import STEP, QuizBotRunner, checked_bot, click, is_ephemeral, reply_of, text_of
 
 pytestmark = pytest.mark.e2e
 
@@ -39,12 +39,8 @@ class TwoServers:
 
 @pytest_asyncio.fixture
 async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    runner = QuizBotRunner(emulator, tmp_path, env={"SHARD_COUNT": "2", "SHARD_IDS": "0-1"})
-    try:
-        yield runner
-    finally:
-        await runner.stop()
-    assert runner.error_lines() == [], runner.logs()[-6000:]
+    async with checked_bot(emulator, tmp_path, env={"SHARD_COUNT": "2", "SHARD_IDS": "0-1"}) as bot:
+        yield bot
 
 
 async def test_two_shards_in_one_process_post_and_answer_in_each_server(

@@ -67,7 +67,8 @@ def test_a_custom_id_post_field_within_range_is_the_id() -> None:
     ("parse", "good", "bad"),
     [
         (option_label, ["A", "Z"], ["", "a", "AB", "²", "-", "@"]),
-        (blank_number, ["1", "5"], ["", "0", "6", "10", "²", "١", "-1", "a"]),
+        # 1..9: a blank of a fill task, or a stem of a matching task (MAX_STEMS).
+        (blank_number, ["1", "5", "9"], ["", "0", "10", "²", "١", "-1", "a"]),
     ],
 )
 def test_custom_id_option_and_blank_fields(parse: Any, good: list[str], bad: list[str]) -> None:

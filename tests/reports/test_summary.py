@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 
 from bot.content import load_banks
-from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Task
 from bot.reports import summary
-from bot.store import AnswerRequest, Store, make_engine, posts
+from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import AttemptInfo, ScheduleStore
 from tests import store_calls
 from tests.factories import choice_task, fill_task
-from tests.store_calls import write
+from tests.store_calls import create_post
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 T0 = datetime(2025, 3, 3, 8, 0)
@@ -146,18 +145,7 @@ def test_misconceptions_from_real_attempts(
 ) -> None:
     store, schedules = stores
     now = datetime(2025, 3, 3, 8, 0, tzinfo=UTC)
-    post = write(
-        store,
-        posts.create_post,
-        1,
-        10,
-        batch_task,
-        None,
-        now=now,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
+    post = create_post(store, 1, 10, batch_task, now=now)
     label = {o.text: o.label for o in batch_task.options}
 
     def answer(user: int, text: str) -> None:

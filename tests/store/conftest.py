@@ -15,11 +15,10 @@ import pytest
 from sqlalchemy import Engine, event
 
 from bot.quiz.engine import Outcome
-from bot.quiz.errors import StoreAction
 from bot.quiz.tasks import Task
-from bot.store import AnswerRequest, PostInfo, Store, make_engine, posts
+from bot.store import AnswerRequest, PostInfo, Store, make_engine
 from tests.factories import choice
-from tests.store_calls import answer, write
+from tests.store_calls import answer, create_post
 
 GUILD = 1
 CHANNEL = 10
@@ -67,18 +66,7 @@ def new_post(
     task: Task = TASK,
     closes_at: datetime | None = None,
 ) -> PostInfo:
-    return write(
-        store,
-        posts.create_post,
-        guild_id,
-        CHANNEL,
-        task,
-        99,
-        closes_at=closes_at,
-        now=now,
-        schedule_id=None,
-        action=StoreAction.POST,
-    )
+    return create_post(store, guild_id, CHANNEL, task, now=now, posted_by=99, closes_at=closes_at)
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from bot.quiz.errors import (
     AttemptLimitError,
     InvalidAnswerError,
     PostClosedError,
-    StoreAction,
     UnknownPostError,
 )
 from bot.quiz.tasks import Task
@@ -34,7 +33,7 @@ from tests.store.conftest import (
     new_post,
     request,
 )
-from tests.store_calls import answer, answer_batch, read, write
+from tests.store_calls import answer, answer_batch, read, reveal_solution, write
 
 MANY_WRONG = fill(
     "t-many-wrong", prompt="[1] [2] [3] [4]", texts=("w", "x", "y", "z"), answers=("A",) * 4
@@ -365,17 +364,7 @@ def test_concurrent_reveals_and_answers_finish_a_member_once(file_store: Store) 
     def act(n: int) -> None:
         for i in range(5):
             if n % 2:
-                write(
-                    file_store,
-                    answers.reveal_solution,
-                    post.id,
-                    GUILD,
-                    1,
-                    "ada",
-                    NOW,
-                    confirmed=True,
-                    action=StoreAction.REVEAL,
-                )
+                reveal_solution(file_store, post.id, GUILD, 1, "ada", NOW)
             else:  # different wrong answers, so the answers can finish the member too
                 picks = WRONGS[(n // 2 + i) % len(WRONGS)]
                 answer(file_store, request(post, 1, picks), NOW)

@@ -12,7 +12,7 @@ from bot.store import Store, answers
 from bot.store.answers import HintSeen
 from tests.factories import choice
 from tests.store.conftest import GUILD, NOW, finish, new_post
-from tests.store_calls import read, write
+from tests.store_calls import read, reveal_hint, reveal_solution
 
 LADDER = choice(
     "t-ladder",
@@ -22,16 +22,7 @@ LADDER = choice(
 
 
 def see(store: Store, post_id: int, user_id: int = 1) -> HintSeen:
-    return write(
-        store,
-        answers.reveal_hint,
-        post_id,
-        GUILD,
-        user_id,
-        f"user{user_id}",
-        NOW,
-        action=StoreAction.REVEAL,
-    )
+    return reveal_hint(store, post_id, GUILD, user_id, f"user{user_id}", NOW)
 
 
 def stored(store: Store, post_id: int, user_id: int = 1) -> list[tuple[str, int | None]]:
@@ -57,17 +48,7 @@ def test_each_hint_raises_the_one_row_and_a_solve_is_halved_for_each(store: Stor
 def test_a_solution_row_keeps_no_hint_count(store: Store) -> None:
     post = new_post(store, task=LADDER)
     see(store, post.id)
-    write(
-        store,
-        answers.reveal_solution,
-        post.id,
-        GUILD,
-        1,
-        "user1",
-        NOW,
-        confirmed=True,
-        action=StoreAction.REVEAL,
-    )
+    reveal_solution(store, post.id, GUILD, 1, "user1", NOW)
     assert stored(store, post.id) == [("hint", 1), ("solution", None)]
 
 

@@ -7,13 +7,12 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import text
 
-from bot.quiz.errors import StoreAction
 from bot.store import Store, answers, posts
 from bot.store.insights import InsightsStore, ResultRow, WrongPick
 from tests import store_calls
 from tests.factories import choice, fill_task
 from tests.store.conftest import GUILD, new_post, request
-from tests.store_calls import read, write
+from tests.store_calls import read, reveal_hint, reveal_solution, write
 
 BERLIN = ZoneInfo("Europe/Berlin")
 MONDAY = datetime(2024, 5, 6, 10, 0, tzinfo=UTC)
@@ -108,38 +107,20 @@ def test_another_servers_activity_stays_out(store: Store) -> None:
 def test_results_one_row_per_member_and_task_over_their_posts(store: Store) -> None:
     _, f = seed(store)
     again = new_post(store, MONDAY + timedelta(days=2), task=CHOICE).id
-    write(
-        store,
-        answers.reveal_hint,
-        again,
-        GUILD,
-        3,
-        "user3",
-        MONDAY + timedelta(days=2),
-        action=StoreAction.REVEAL,
-    )
+    reveal_hint(store, again, GUILD, 3, "user3", MONDAY + timedelta(days=2))
     answer(store, again, 3, ("A",), MONDAY + timedelta(days=2))
-    write(
-        store,
-        answers.reveal_solution,
-        f,
-        GUILD,
-        5,
-        "user5",
-        MONDAY + timedelta(days=2),
-        confirmed=True,
-        action=StoreAction.REVEAL,
-    )
+    reveal_solution(store, f, GUILD, 5, "user5", MONDAY + timedelta(days=2))
     rows = InsightsStore(store).results(GUILD, BERLIN)
     points = {(r.user_id, r.task_id): r.points for r in rows}
+    # The answer column: each member's last stored answer on the task, over its posts.
     assert rows == [
-        ResultRow(1, "t-choice", 2, True, points[(1, "t-choice")], False, False, False),
-        ResultRow(1, "t-fill", 1, False, 0, False, False, False),
-        ResultRow(2, "t-choice", 1, True, points[(2, "t-choice")], True, False, False),
+        ResultRow(1, "t-choice", 2, True, points[(1, "t-choice")], False, False, False, answer="A"),
+        ResultRow(1, "t-fill", 1, False, 0, False, False, False, answer="A,B,C"),
+        ResultRow(2, "t-choice", 1, True, points[(2, "t-choice")], True, False, False, answer="A"),
         # Missed three times on Monday's post, right first time on Wednesday's (hint seen):
         # no points there, since the task's points count once.
-        ResultRow(3, "t-choice", 4, True, 0, True, True, False),
-        ResultRow(4, "t-fill", 1, True, points[(4, "t-fill")], True, False, False),
+        ResultRow(3, "t-choice", 4, True, 0, True, True, False, answer="A"),
+        ResultRow(4, "t-fill", 1, True, points[(4, "t-fill")], True, False, False, answer="A,C,C"),
         ResultRow(5, "t-fill", 0, False, 0, False, False, True),
     ]
     assert points[(2, "t-choice")] > points[(1, "t-choice")] > 0
@@ -153,17 +134,7 @@ def test_results_count_a_solution_opened_after_finishing_while_the_post_was_open
     post = new_post(store, MONDAY, task=CHOICE).id
     answer(store, post, 1, ("A",), MONDAY)
     answer(store, post, 2, ("A",), MONDAY)
-    write(
-        store,
-        answers.reveal_solution,
-        post,
-        GUILD,
-        1,
-        "user1",
-        MONDAY + timedelta(hours=1),
-        confirmed=True,
-        action=StoreAction.REVEAL,
-    )
+    reveal_solution(store, post, GUILD, 1, "user1", MONDAY + timedelta(hours=1))
     rows = InsightsStore(store).results(GUILD, BERLIN)
     assert [(r.user_id, r.solved, r.first_try, r.points, r.solution) for r in rows] == [
         (1, True, True, 10, True),
@@ -179,17 +150,7 @@ def test_results_leave_out_a_solution_opened_after_the_post_closed(store: Store)
     answer(store, post, 2, ("B",), MONDAY)  # one miss, then the post closes
     write(store, posts.close_post, post, MONDAY + timedelta(hours=1))
     for user in (1, 2):
-        write(
-            store,
-            answers.reveal_solution,
-            post,
-            GUILD,
-            user,
-            f"user{user}",
-            MONDAY + timedelta(hours=2),
-            confirmed=True,
-            action=StoreAction.REVEAL,
-        )
+        reveal_solution(store, post, GUILD, user, f"user{user}", MONDAY + timedelta(hours=2))
     rows = InsightsStore(store).results(GUILD, BERLIN)
     assert [(r.user_id, r.solved, r.solution) for r in rows] == [
         (1, True, False),

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, Table, func, insert, select
 
 from bot.quiz.errors import StoreAction
-from bot.store import Store, answers, departures, member_data, posts, sessions, welcome
+from bot.store import Store, departures, member_data, sessions, welcome
 from bot.store import leaderboard as boards
 from bot.store import reminders as reminders_unit
 from bot.store.member_data import GUILD_TABLES, MEMBER_TABLES, Deleted
@@ -20,7 +20,15 @@ from bot.store.schedules import ScheduleStore
 from bot.store.server_banks import BankStore
 from bot.store.tables import table_of
 from tests.store.conftest import CHANNEL, GUILD, NOW, WRONG, fresh_task, request
-from tests.store_calls import answer, configure, read, write
+from tests.store_calls import (
+    answer,
+    configure,
+    create_post,
+    read,
+    reveal_hint,
+    reveal_solution,
+    write,
+)
 
 UTC = ZoneInfo("UTC")
 OTHER_GUILD = 2
@@ -69,35 +77,13 @@ def play(store: Store, guild_id: int, user_id: int, now: datetime) -> None:
     """Give the member a row in every member table: answers, a hint and a solution, a finished
     public task (a score, totals, a review card), a reminder, a practice session with its
     private post answered, and a post of theirs made with /quiz."""
-    public = write(
-        store,
-        posts.create_post,
-        guild_id,
-        CHANNEL,
-        fresh_task(),
-        user_id,
-        schedule_id=None,
-        closes_at=None,
-        now=now,
-        action=StoreAction.POST,
-    )
+    public = create_post(store, guild_id, CHANNEL, fresh_task(), now=now, posted_by=user_id)
     name = f"user{user_id}"
-    write(store, answers.reveal_hint, public.id, guild_id, user_id, name, now)
+    reveal_hint(store, public.id, guild_id, user_id, name, now)
     answer(store, request(public, user_id, WRONG), now)
     answer(store, request(public, user_id), now)
-    hinted = write(
-        store,
-        posts.create_post,
-        guild_id,
-        CHANNEL,
-        fresh_task(),
-        None,
-        schedule_id=None,
-        closes_at=None,
-        now=now,
-        action=StoreAction.POST,
-    )
-    write(store, answers.reveal_solution, hinted.id, guild_id, user_id, name, now, confirmed=True)
+    hinted = create_post(store, guild_id, CHANNEL, fresh_task(), now=now)
+    reveal_solution(store, hinted.id, guild_id, user_id, name, now)
     write(
         store,
         reminders_unit.turn_on,
@@ -175,18 +161,7 @@ def test_a_member_who_plays_again_after_deleting_is_named_again(store: Store) ->
     make it forget, or the member would be back without a name."""
     play(store, GUILD, ALICE, NOW)
     write(store, member_data.delete_member, GUILD, ALICE)
-    post = write(
-        store,
-        posts.create_post,
-        GUILD,
-        CHANNEL,
-        fresh_task(),
-        None,
-        schedule_id=None,
-        closes_at=None,
-        now=NOW,
-        action=StoreAction.POST,
-    )
+    post = create_post(store, GUILD, CHANNEL, fresh_task(), now=NOW)
     answer(store, request(post, ALICE), NOW + timedelta(minutes=1))
     assert read(store, member_data.member_summary, GUILD, ALICE).name == f"user{ALICE}"
 

@@ -12,24 +12,22 @@ from bot.quiz.errors import StoreAction
 from bot.store import GuildConfigInfo, PostInfo, Store, Unit, guild_config, posts, sessions
 from tests.factories import choice
 from tests.store.conftest import CHANNEL, GUILD, NOW, WRONG, new_post, request
-from tests.store_calls import answer, configure, read, write
+from tests.store_calls import answer, configure, create_post, read, write
 
 T = TypeVar("T")
 
 
 def test_create_get_and_attach_the_message(store: Store) -> None:
     later = NOW + timedelta(days=1)
-    post = write(
+    post = create_post(
         store,
-        posts.create_post,
         GUILD,
         CHANNEL,
         choice("gpu-1"),
-        42,
-        schedule_id=3,
-        closes_at=later,
         now=NOW,
-        action=StoreAction.POST,
+        posted_by=42,
+        closes_at=later,
+        schedule_id=3,
     )
     assert (post.guild_id, post.channel_id, post.task_id, post.posted_by) == (
         GUILD,
@@ -68,18 +66,7 @@ def test_latest_post_per_channel(store: Store) -> None:
     assert read(store, posts.latest_post, GUILD, CHANNEL) is None
     new_post(store, NOW - timedelta(hours=1), task=choice("older"))
     latest = new_post(store, NOW, task=choice("newer"))
-    write(
-        store,
-        posts.create_post,
-        GUILD,
-        CHANNEL + 1,
-        choice("elsewhere"),
-        None,
-        now=NOW + timedelta(hours=1),
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
+    create_post(store, GUILD, CHANNEL + 1, choice("elsewhere"), now=NOW + timedelta(hours=1))
     found = read(store, posts.latest_post, GUILD, CHANNEL)
     assert found is not None and found.id == latest.id
 
@@ -151,17 +138,15 @@ def _same_as_read_back(store: Store, created: PostInfo) -> None:
 def test_a_created_post_is_what_reading_it_back_gives(store: Store) -> None:
     """Posts are built from what was inserted, not read back: the two must not drift."""
     local_now = NOW.astimezone(timezone(timedelta(hours=2)))  # stored and read back as UTC
-    public = write(
+    public = create_post(
         store,
-        posts.create_post,
         GUILD,
         CHANNEL,
         choice("gpu-1"),
-        42,
-        schedule_id=3,
-        closes_at=NOW,
         now=local_now,
-        action=StoreAction.POST,
+        posted_by=42,
+        closes_at=NOW,
+        schedule_id=3,
     )
     assert public.posted_at.tzinfo is UTC
     _same_as_read_back(store, public)

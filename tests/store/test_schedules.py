@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
-from bot.quiz.errors import ScheduleLimitError, StoreAction
+from bot.quiz.errors import ScheduleLimitError
 from bot.quiz.rules import MAX_SCHEDULES
 from bot.quiz.tasks import Task
 from bot.store import Store, make_engine
 from bot.store import posts as posts_unit
 from bot.store.schedules import RunInfo, ScheduleInfo, ScheduleStore, TaskPosts
 from tests.factories import choice
-from tests.store_calls import read, write
+from tests.store_calls import create_post, read, write
 
 GUILD = 1
 NOW = datetime(2025, 3, 2, 7, 0, tzinfo=UTC)
@@ -316,42 +316,9 @@ def test_runs_to_close(schedules: ScheduleStore) -> None:
 def test_the_rotation_sees_every_public_post_in_the_server(
     schedules: ScheduleStore, store: Store
 ) -> None:
-    write(
-        store,
-        posts_unit.create_post,
-        GUILD,
-        10,
-        choice("t1"),
-        7,
-        now=NOW,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
-    write(
-        store,
-        posts_unit.create_post,
-        GUILD,
-        10,
-        choice("t1"),
-        7,
-        now=NOW + timedelta(hours=1),
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
-    write(
-        store,
-        posts_unit.create_post,
-        2,
-        10,
-        choice("t2"),
-        7,
-        now=NOW,
-        schedule_id=None,
-        closes_at=None,
-        action=StoreAction.POST,
-    )
+    create_post(store, GUILD, 10, choice("t1"), now=NOW, posted_by=7)
+    create_post(store, GUILD, 10, choice("t1"), now=NOW + timedelta(hours=1), posted_by=7)
+    create_post(store, 2, 10, choice("t2"), now=NOW, posted_by=7)
     seen = rotation_history(schedules, add(schedules), NOW)
     assert seen == {"t1": TaskPosts(2, NOW + timedelta(hours=1))}
 

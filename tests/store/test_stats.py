@@ -6,8 +6,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.quiz.errors import StoreAction
-from bot.store import MemberStats, Store, answers
+from bot.store import MemberStats, Store
 from bot.store import stats as stats_unit
 from tests.factories import choice
 from tests.store.conftest import (
@@ -18,7 +17,7 @@ from tests.store.conftest import (
     new_post,
     request,
 )
-from tests.store_calls import answer, read, write
+from tests.store_calls import answer, read, reveal_solution
 
 BERLIN = ZoneInfo("Europe/Berlin")
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")
@@ -43,17 +42,7 @@ def test_first_try_rate_counts_every_post_tried(store: Store) -> None:
     finish(store, new_post(store, at, task=fresh_task()), 1, at, wrong=3)  # failed: 0
     answer_wrong_at(store, 1, at)  # still open
     forfeited = new_post(store, at, task=fresh_task())
-    write(
-        store,
-        answers.reveal_solution,
-        forfeited.id,
-        GUILD,
-        1,
-        "user1",
-        at,
-        confirmed=True,
-        action=StoreAction.REVEAL,
-    )  # finished without answering
+    reveal_solution(store, forfeited.id, GUILD, 1, "user1", at)  # finished without answering
     last = at + timedelta(minutes=5)
     finish(store, new_post(store, last, task=fresh_task()), 2, last)  # someone else
     stats = read(store, stats_unit.member_stats, GUILD, 1, BERLIN, at + timedelta(hours=1))
@@ -151,17 +140,7 @@ def test_activity_lists_the_posts_tried_with_their_task_and_first_try(store: Sto
     answer_wrong_at(store, 1, at)  # its own post, still open
     answer(store, request(open_post, 1, WRONG), at)
     forfeited = new_post(store, at)
-    write(
-        store,
-        answers.reveal_solution,
-        forfeited.id,
-        GUILD,
-        1,
-        "user1",
-        at,
-        confirmed=True,
-        action=StoreAction.REVEAL,
-    )  # finished without answering
+    reveal_solution(store, forfeited.id, GUILD, 1, "user1", at)  # finished without answering
     finish(store, new_post(store, at), 2, at)  # someone else's
     activity = read(store, stats_unit.member_activity, GUILD, 1, BERLIN, date(2024, 5, 8), at)
     tried = {item.post.id: item for item in activity.tried}

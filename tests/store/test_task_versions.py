@@ -21,7 +21,7 @@ from bot.store import answers as answers_unit
 from bot.store.posts import CACHE, VersionCache
 from tests.factories import choice, note
 from tests.store.conftest import CHANNEL, GUILD, NOW, TASK, new_post, request
-from tests.store_calls import answer, read, write
+from tests.store_calls import answer, read, reveal_solution, write
 
 EDITED = replace(TASK, answers=("B",))
 """TASK with its right answer moved from A to B."""
@@ -89,20 +89,7 @@ def test_every_read_of_a_post_brings_its_version(store: Store) -> None:
         ).post.task
         == TASK
     )
-    assert (
-        write(
-            store,
-            answers_unit.reveal_solution,
-            post.id,
-            GUILD,
-            2,
-            "bob",
-            NOW,
-            confirmed=True,
-            action=StoreAction.REVEAL,
-        ).post.task
-        == TASK
-    )
+    assert reveal_solution(store, post.id, GUILD, 2, "bob", NOW).post.task == TASK
 
 
 def test_a_restart_still_grades_the_posted_version(tmp_path: Path) -> None:

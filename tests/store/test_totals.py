@@ -16,8 +16,7 @@ from zoneinfo import TZPATH, ZoneInfo
 import pytest
 from sqlalchemy import text
 
-from bot.quiz.errors import StoreAction
-from bot.store import Leaderboard, Store, answers, board_totals
+from bot.store import Leaderboard, Store, board_totals
 from bot.store import leaderboard as store_module
 from bot.store.periods import day_start
 from tests.store.conftest import (
@@ -30,7 +29,7 @@ from tests.store.conftest import (
     new_post,
     request,
 )
-from tests.store_calls import answer_batch, configure, read, write
+from tests.store_calls import answer_batch, configure, read, reveal_hint, reveal_solution, write
 
 BERLIN = ZoneInfo("Europe/Berlin")
 LOS_ANGELES = ZoneInfo("America/Los_Angeles")
@@ -81,29 +80,10 @@ def play(store: Store, rng: random.Random, guild_id: int, at: datetime, members:
     for user in rng.sample(range(1, members + 1), rng.randint(1, 4)):
         roll = rng.random()
         if roll < 0.1:
-            write(
-                store,
-                answers.reveal_solution,
-                post.id,
-                guild_id,
-                user,
-                f"user{user}",
-                at,
-                confirmed=True,
-                action=StoreAction.REVEAL,
-            )  # forfeit: 0
+            reveal_solution(store, post.id, guild_id, user, f"user{user}", at)  # forfeit: 0
             continue
         if roll < 0.3:
-            write(
-                store,
-                answers.reveal_hint,
-                post.id,
-                guild_id,
-                user,
-                f"user{user}",
-                at,
-                action=StoreAction.REVEAL,
-            )  # halves the points
+            reveal_hint(store, post.id, guild_id, user, f"user{user}", at)  # halves the points
         wrong = rng.choice((0, 0, 1, 1, 2, 3))
         batch += [request(post, user, picks) for picks in WRONGS[:wrong]]
         if wrong < 3:

@@ -65,6 +65,8 @@ class Draft:
     show_count: bool = False  # a multi task's post says how many options are right
     short: ShortAnswers | None = None  # a short task's answers and known mistakes
     numeric: NumericAnswers | None = None  # a numerical task's
+    pairs: tuple[tuple[str, str], ...] = ()  # a matching task's (stem, answer)
+    distractors: tuple[str, ...] = ()  # a matching task's other answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,8 @@ def task_texts(task: Task) -> Iterator[tuple[str, str]]:
     if fill:
         yield "instruction", task.instruction or ""
         yield "language", task.language
+    for n, stem in enumerate(task.stems, start=1):
+        yield f"stem {n}", stem
     for option in task.options:
         yield f"option {option.label}", option.text
     for n, hint in enumerate(task.hints, start=1):
@@ -299,6 +303,13 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
             task["answers"] = list(draft.answers)
         if draft.show_count:
             task["show_count"] = True
+    elif draft.kind == "matching":
+        task.update(
+            question=draft.question,
+            pairs=[{"stem": stem, "answer": answer} for stem, answer in draft.pairs],
+        )
+        if draft.distractors:
+            task["distractors"] = list(draft.distractors)
     elif draft.short is not None or draft.numeric is not None:
         task.update(question=draft.question, **typed_mapping(draft))
     else:

@@ -341,6 +341,10 @@ def _draft(q: _Question, meta: dict[str, list[str]]) -> Draft:
         draft = _choice_draft(q, parts, _question_text(q, missing_word), notes)
     else:
         answers = _answers(inside, q.line)
+        if all(a.right and _find(_ARROW, a.text) >= 0 for a in answers):
+            draft = _matching_draft(q, answers, general, _question_text(q, False), notes)
+            _apply_meta(draft, meta)
+            return draft
         if all(a.right for a in answers) and not any(_find(_ARROW, a.text) >= 0 for a in answers):
             draft = _short_draft(q, answers, general, _question_text(q, missing_word), notes)
             _apply_meta(draft, meta)
@@ -433,6 +437,31 @@ def _numerical_draft(q: _Question, body: str, general: str, notes: list[str]) ->
     question = _question_text(q, False)
     draft = _typed_draft(q, "numerical", question, numeric.answer_text(), _join(*praise), general)
     draft.numeric, draft.mistakes = numeric, [Note(n) for n in notes]
+    return draft
+
+
+def _matching_draft(
+    q: _Question, answers: list[_Answer], general: str, question: str, notes: list[str]
+) -> Draft:
+    """`=stem -> answer` pairs; `= -> answer`, with no stem, is a distractor (Moodle's)."""
+    pairs: list[tuple[str, str]] = []
+    distractors: list[str] = []
+    for answer in answers:
+        stem, text = _split(_ARROW, answer.text, 1)
+        stem, text = _part(stem, q.fmt).strip(), _part(text, q.fmt).strip()
+        if not text:
+            raise _malformed(q.line, "a matching pair with no answer after '->'")
+        if stem:
+            pairs.append((stem, text))
+        else:
+            distractors.append(text)
+    draft = Draft(drafts.task_id(q.title, question), "matching", [], [], topic=q.topic)
+    draft.question, draft.source_line = question, q.line
+    draft.pairs, draft.distractors = tuple(pairs), tuple(distractors)
+    draft.mistakes = [Note(n) for n in notes]
+    _set_solution(draft, _Parts([""], 0, [], "", general))
+    if not draft.final_answer and not (draft.steps or draft.quick_check or draft.explanation):
+        draft.final_answer = "; ".join(f"{stem} → {text}" for stem, text in pairs)
     return draft
 
 
@@ -679,6 +708,11 @@ def cannot_export(task: Task) -> str | None:
         return f"a fill task with {task.blanks} blanks has no GIFT form"
     if task.numeric is not None and task.numeric.units:
         return "its units have no GIFT form (Moodle XML carries them)"
+    if task.kind is Kind.MATCHING:
+        if any(not n.general for n in task.mistakes):
+            return "its notes on a stem's wrong answers have no GIFT form (Moodle XML's neither)"
+        if any("->" in text for text in (*task.stems, *(o.text for o in task.options))):
+            return "a stem or answer holds '->', which GIFT cannot carry in a matching question"
     for name, text in drafts.task_texts(task):
         for char, what in _NO_GIFT_FORM.items():
             if char in text:
@@ -747,6 +781,11 @@ def _export_task(task: Task) -> list[str]:
         return [*lines, *meta, protect_lines(f"{head}{escape(task.prompt)} {block}")]
     if task.kind is Kind.MULTI:
         answers = [_weighted(task, o.label, o.text) for o in task.options]
+    elif task.kind is Kind.MATCHING:
+        paired = [task.answer_text(n) for n in range(1, task.blanks + 1)]
+        pairs = zip(task.stems, paired, strict=True)
+        answers = [f"={_text(stem)} -> {_text(text)}" for stem, text in pairs]
+        answers += [f"= -> {_text(o.text)}" for o in task.options if o.text not in paired]
     else:
         answers = [
             f"={_text(o.text)}"
@@ -755,7 +794,7 @@ def _export_task(task: Task) -> list[str]:
             for o in task.options
         ]
     block = "{\n" + "\n".join(answers) + "\n" + close
-    if task.kind in (Kind.CHOICE, Kind.MULTI):
+    if task.kind in (Kind.CHOICE, Kind.MULTI, Kind.MATCHING):
         return [*lines, protect_lines(f"{head}{escape(task.prompt)} {block}")]
     before, _, after = task.prompt.partition("[1]")
     code = f"```{escape(task.language)}\n{escape(before)}{block}{escape(after)}\n```"

@@ -39,7 +39,6 @@ SHOW_COUNT_TAG = "quizbot-show-count"  # a multi task's show_count: Moodle has n
 TYPOS_TAG = "quizbot-typos-"  # a short task's typos (quizbot-typos-1): Moodle has none
 
 _KIND_NAMES = {
-    "matching": "matching",
     "essay": "essay",
     "description": "description",
     "multianswer": "embedded answers (Cloze)",
@@ -231,6 +230,8 @@ def _draft(element: ET.Element, line: int | None, report: list[ReportLine]) -> D
         answers = _true_false(question)
     elif kind in ("shortanswer", "numerical"):
         return _typed_draft(question, kind, report)
+    elif kind == "matching":
+        return _matching_draft(question, report)
     else:
         raise LeftOut(drafts.left_out(line, _KIND_NAMES.get(kind, kind or "untyped")))
     text = question.field("questiontext")
@@ -301,6 +302,43 @@ def _multi_draft(question: _Question, answers: list[_Answer], report: list[Repor
     _solution(draft, question, _join(*praise) or "")
     if _NO_FEEDBACK_COMMENT in question.comments:  # not just the first right option
         draft.final_answer = "; ".join(answers[i].text for i in sorted(right))
+    _hint(draft, question, report)
+    if n := question.images:
+        report.append(question.note(f"{n} image(s) left out; the text says [image: …]"))
+    draft.comment = "\n".join(question.comments) or None
+    return draft
+
+
+def _matching_draft(question: _Question, report: list[ReportLine]) -> Draft:
+    """A matching question: each `<subquestion>` a stem and its answer (plain text, as Moodle
+    keeps it); one with an empty stem is a distractor."""
+    element = question.element
+    pairs: list[tuple[str, str]] = []
+    distractors: list[str] = []
+    for sub in element.findall("subquestion"):
+        stem = question.text(sub)
+        answer = (sub.findtext("answer/text") or "").strip()
+        if not answer:
+            continue  # Moodle ignores a subquestion without an answer
+        if stem:
+            pairs.append((stem, answer))
+        else:
+            distractors.append(answer)
+    text = question.field("questiontext")
+    draft = Draft(
+        id=drafts.task_id(question.name, text),
+        kind="matching",
+        options=[],
+        answers=[],
+        question=text,
+        source_line=question.line,
+    )
+    draft.pairs, draft.distractors = tuple(pairs), tuple(distractors)
+    tags = [(t.findtext("text") or "").strip() for t in element.findall("tags/tag")]
+    _difficulty(draft, tags)
+    draft.mistakes = _general_notes(question)
+    text_of_pairs = "; ".join(f"{stem} → {answer}" for stem, answer in pairs)
+    _solution(draft, question, "", answer=text_of_pairs)
     _hint(draft, question, report)
     if n := question.images:
         report.append(question.note(f"{n} image(s) left out; the text says [image: …]"))
@@ -480,7 +518,9 @@ _SOLUTION_MARK = re.compile(
 )
 
 
-def _solution(draft: Draft, question: _Question, right_feedback: str) -> None:
+def _solution(
+    draft: Draft, question: _Question, right_feedback: str, *, answer: str | None = None
+) -> None:
     """The solution from `<generalfeedback>` as `_solution_markdown` marks it (the rest, and the
     right option's feedback, explain); only the answer when the source gives neither."""
     text = question.field("generalfeedback")
@@ -501,7 +541,7 @@ def _solution(draft: Draft, question: _Question, right_feedback: str) -> None:
     draft.quick_check = _join(draft.quick_check, *checks)
     draft.explanation = _join(right_feedback, explanation)
     if not (draft.steps or draft.final_answer or draft.quick_check or draft.explanation):
-        draft.final_answer = draft.options[OPTION_LABELS.index(draft.answers[0])]
+        draft.final_answer = answer or draft.options[OPTION_LABELS.index(draft.answers[0])]
         question.comments.append(_NO_FEEDBACK_COMMENT)
 
 
@@ -538,6 +578,8 @@ def cannot_export(task: Task) -> str | None:
             f"a fill task with {task.blanks} blanks has no Moodle XML form (a multichoice "
             "question has one answer)"
         )
+    if task.kind is Kind.MATCHING and any(not n.general for n in task.mistakes):
+        return "its notes on a stem's wrong answers have no Moodle XML form"
     for name, text in drafts.task_texts(task):
         found = _NOT_XML.search(text)
         if found:
@@ -631,9 +673,34 @@ def _typed_question(task: Task) -> ET.Element:
     return question
 
 
+def _matching_question(task: Task) -> ET.Element:
+    """A matching task as `matching`: a `<subquestion>` per stem, one with no stem per
+    distractor; the answers are plain text, as Moodle keeps them."""
+    question = ET.Element("question", type="matching")
+    ET.SubElement(ET.SubElement(question, "name"), "text").text = task.id
+    _text(question, "questiontext", task.prompt)
+    _text(question, "generalfeedback", _solution_markdown(task.solution))
+    ET.SubElement(question, "shuffleanswers").text = "true"
+    if task.general_notes:
+        _text(question, "incorrectfeedback", drafts.note_list(task.general_notes))
+    paired = [task.answer_text(n) for n in range(1, task.blanks + 1)]
+    extra = [o.text for o in task.options if o.text not in paired]
+    for stem, answer in [*zip(task.stems, paired, strict=True), *(("", a) for a in extra)]:
+        sub = ET.SubElement(question, "subquestion", format="markdown")
+        ET.SubElement(sub, "text").text = stem
+        ET.SubElement(ET.SubElement(sub, "answer"), "text").text = answer
+    for hint in task.hints:
+        _text(question, "hint", hint)
+    tags = ET.SubElement(question, "tags")
+    ET.SubElement(ET.SubElement(tags, "tag"), "text").text = DIFFICULTY_TAG + task.difficulty.value
+    return question
+
+
 def _question(task: Task) -> ET.Element:
     if task.typed:
         return _typed_question(task)
+    if task.kind is Kind.MATCHING:
+        return _matching_question(task)
     question = ET.Element("question", type="multichoice")
     ET.SubElement(ET.SubElement(question, "name"), "text").text = task.id
     if task.kind in (Kind.CHOICE, Kind.MULTI):

@@ -96,8 +96,8 @@ def test_missing_word_is_a_fill_task_with_one_blank() -> None:
 def test_every_other_kind_is_left_out_with_a_report_line_naming_its_line() -> None:
     result = parse_file("kinds.gift")
     assert [line.render("kinds.gift") for line in result.report] == [
-        # Lines 31 and 33, short answer and numerical, are typed tasks (issue 28).
-        "kinds.gift:35: left out: matching questions are not supported (yet)",
+        # Lines 31 and 33, short answer and numerical, are typed tasks, and line 35 a
+        # matching task (issue 28).
         "kinds.gift:37: left out: essay questions are not supported (yet)",
         "kinds.gift:39: left out: description questions are not supported (yet)",
         # Line 41, `{~%50%list ~%50%dict ~%-100%tuple}`, is a multi task (issue 28).
@@ -108,7 +108,7 @@ def test_every_other_kind_is_left_out_with_a_report_line_naming_its_line() -> No
         "kinds.gift:49: left out: the question has more than one answer block '{…}' (a blank "
         "line ends a question)",
     ]
-    assert len(result.drafts) == 10  # nothing else dropped: 10 imported + 7 reported
+    assert len(result.drafts) == 11  # nothing else dropped: 11 imported + 6 reported
 
 
 BRACE_IN_ANSWER = "a '{' inside its answer block; write \\{ for a brace in an answer"
@@ -212,6 +212,7 @@ def test_titles_become_ids_unique_within_the_bank() -> None:
         "list-length-2",
         "short",
         "numerical",
+        "matching",
         "multiple-answer",
     ]
     escaped_title = parse_file("code.gift").drafts[0]

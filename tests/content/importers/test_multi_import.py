@@ -5,19 +5,17 @@ import, export and import again loses nothing."""
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from bot.content import check_banks, importers
-from bot.content.importers.drafts import bank_yaml
-from bot.content.transfer import export_command, exported, import_command
+from bot.content.transfer import export_command, import_command
 from bot.content.uploads import UploadedBank, check_upload
 from bot.quiz import engine
 from bot.quiz.engine import Progress, Status
-from bot.quiz.tasks import Kind, Task
+from bot.quiz.tasks import Kind
+from tests.content.importers.round_trip import assert_round_trip, imported
 
 # The multiple-answer example of Moodle's GIFT documentation (docs.moodle.org, "GIFT format").
 GIFT_DOCS = """\
@@ -82,19 +80,6 @@ MOODLE_XML = """\
   </question>
 </quiz>
 """
-
-
-def imported(tmp_path: Path, text: str, name: str) -> tuple[int, list[Task], str]:
-    source = tmp_path / name
-    source.write_text(text, encoding="utf-8")
-    output = tmp_path / "bank.yaml"
-    err = io.StringIO()
-    code = import_command(
-        source, fmt=None, topic="History", output=output, out=io.StringIO(), err=err
-    )
-    catalog, problems = check_banks(output)
-    assert problems == []
-    return code, list(catalog), err.getvalue()
 
 
 def test_gifts_multiple_answer_example_imports_and_grades_as_moodle_does(tmp_path: Path) -> None:
@@ -178,20 +163,7 @@ tasks:
 
 @pytest.mark.parametrize("fmt", ["gift", "moodle-xml"])
 def test_import_export_import_loses_nothing(tmp_path: Path, fmt: str) -> None:
-    bank = tmp_path / "types.yaml"
-    bank.write_text(BANK, encoding="utf-8")
-    catalog, problems = check_banks(bank)
-    assert problems == []
-    tasks = list(catalog)
-    text, left = exported(tasks, fmt=fmt, bank="Python types")
-    assert left == {}
-    _, result = importers.parse(text, source=f"back.{fmt}", fmt=fmt)
-    again_file = tmp_path / "again" / "types.yaml"
-    again_file.parent.mkdir()
-    again_file.write_text(bank_yaml(result), encoding="utf-8")
-    again, problems = check_banks(again_file)
-    assert problems == []
-    assert [replace(t, bank="") for t in again] == [replace(t, bank="") for t in tasks]
+    assert_round_trip(tmp_path, BANK, fmt=fmt, title="Python types")
 
 
 def test_the_export_command_writes_weights_gift_reads(tmp_path: Path) -> None:

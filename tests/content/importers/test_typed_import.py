@@ -5,19 +5,16 @@ back; an import, export and import again loses nothing."""
 
 from __future__ import annotations
 
-import io
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from bot.content import check_banks, importers
-from bot.content.importers.drafts import bank_yaml
-from bot.content.transfer import exported, import_command
+from bot.content import importers
 from bot.quiz import engine
 from bot.quiz.engine import Progress, Status
 from bot.quiz.tasks import Kind, Task
+from tests.content.importers.round_trip import assert_round_trip, imported
 
 # Moodle's own examples (docs.moodle.org/en/GIFT_format): short answer and numerical.
 GIFT_DOCS = """\
@@ -92,19 +89,6 @@ MOODLE_XML = """\
   </question>
 </quiz>
 """
-
-
-def imported(tmp_path: Path, text: str, name: str) -> tuple[int, list[Task], str]:
-    source = tmp_path / name
-    source.write_text(text, encoding="utf-8")
-    output = tmp_path / "bank.yaml"
-    err = io.StringIO()
-    code = import_command(
-        source, fmt=None, topic="History", output=output, out=io.StringIO(), err=err
-    )
-    catalog, problems = check_banks(output)
-    assert problems == [], problems
-    return code, list(catalog), err.getvalue()
 
 
 def right(task: Task, text: str) -> bool:
@@ -187,20 +171,7 @@ tasks:
 
 @pytest.mark.parametrize("fmt", ["gift", "moodle-xml"])
 def test_import_export_import_loses_nothing(tmp_path: Path, fmt: str) -> None:
-    bank = tmp_path / "mixed.yaml"
-    bank.write_text(BANK, encoding="utf-8")
-    catalog, problems = check_banks(bank)
-    assert problems == []
-    tasks = list(catalog)
-    text, left = exported(tasks, fmt=fmt, bank="Mixed")
-    assert left == {}
-    _, result = importers.parse(text, source=f"back.{fmt}", fmt=fmt)
-    again_file = tmp_path / "again" / "mixed.yaml"
-    again_file.parent.mkdir()
-    again_file.write_text(bank_yaml(result), encoding="utf-8")
-    again, problems = check_banks(again_file)
-    assert problems == []
-    assert [replace(t, bank="") for t in again] == [replace(t, bank="") for t in tasks]
+    assert_round_trip(tmp_path, BANK, fmt=fmt, title="Mixed")
 
 
 def test_units_have_no_gift_form_and_are_left_out_with_a_reason() -> None:
