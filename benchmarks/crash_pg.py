@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             "pytest",
             "-q",
             "-s",
+            "-n0",  # -s shows the runs' lines only without xdist's workers
             "-p",
             "no:cacheprovider",
             "tests/e2e/test_crash_safety.py",

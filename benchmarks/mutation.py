@@ -82,7 +82,8 @@ def mutmut_config(target: Target) -> str:
         'also_copy = ["content"]\n'  # the shipped banks, which some tests load
         f"only_mutate = {toml_list(target.mutate)}\n"
         f"pytest_add_cli_args_test_selection = {toml_list(target.tests)}\n"
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
+        # -n0: mutmut reads which tests run which code in its own process, not in xdist workers.
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-n0"]\n'
         "use_git_change_detection = false\n"
     )
 

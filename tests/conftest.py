@@ -35,6 +35,13 @@ BACKENDS = [
 ]
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's addopts): two workers a core, since the tests spend about half
+    their time waiting on the bot's subprocesses and servers; at most 8, each worker starting
+    its own PostgreSQL server."""
+    return min(2 * len(os.sched_getaffinity(0)), 8)
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     """The engine a parametrized test runs on: "sqlite" or "postgresql"."""

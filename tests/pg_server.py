@@ -1,10 +1,11 @@
 """A throwaway PostgreSQL server for the tests (a pytest plugin, registered in tests/conftest.py).
 
 The `postgresql` tier of the store, service and e2e tests runs against a real server. Once per
-session, the first test that asks for one (`pg_server`) makes a cluster in a temporary folder
-with `initdb`, starts it with `pg_ctl` listening on 127.0.0.1 only, on a free port (its unix
-socket in the folder), trusting local connections (it holds nothing but test data), with fsync
-off, and migrates a template database; each test then gets its own copy of that template
+session (so once per pytest-xdist worker, each on its own port and folder), the first test
+that asks for one (`pg_server`) makes a cluster in a temporary folder with `initdb`, starts it
+with `pg_ctl` listening on 127.0.0.1 only, on a free port (its unix socket in the folder),
+trusting local connections (it holds nothing but test data), with fsync off, and migrates a
+template database; each test then gets its own copy of that template
 (`PgServer.new_database`), dropped when the test ends. At the session's end (also after a
 failure or Ctrl-C) the server is stopped and the folder deleted.
 
@@ -238,12 +239,29 @@ def start_server(
         }
         with (data / "postgresql.conf").open("a") as conf:
             conf.writelines(f"{key} = {value}\n" for key, value in conf_lines.items())
-        server.start()
+        _start_on_a_free_port(server)
         server.make_template()
     except BaseException:
         stop_server(server, root)
         raise
     return server
+
+
+def _start_on_a_free_port(server: PgServer, tries: int = 3) -> None:
+    """Start the server; if another process (a parallel test worker's server) took its port
+    after `_free_port` found it free, move to another free port and try again."""
+    assert server.data_dir is not None
+    for attempt in range(tries):
+        try:
+            server.start()
+            return
+        except RuntimeError as exc:
+            if attempt == tries - 1 or "already in use" not in str(exc):
+                raise
+        port = _free_port()
+        with (server.data_dir / "postgresql.conf").open("a") as conf:
+            conf.write(f"port = {port}\n")  # the last line wins
+        server.admin_url = server.admin_url.set(port=port)
 
 
 def stop_server(server: PgServer, root: Path) -> None:

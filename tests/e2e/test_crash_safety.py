@@ -8,9 +8,10 @@ SQLite file, or the PostgreSQL database), read directly.
 
 Runs on each engine: `[sqlite]`, and `[postgresql]` on the tests' throwaway server (the bot is
 killed, not the server). Repeat with CRASH_REPEAT=10 (each repetition is a fresh emulator, bot
-and database), e.g. `CRASH_REPEAT=10 pytest -s -k "crash and postgresql"`; CRASH_MEMBERS sets
-the crowd (default 100). Each run prints one `crash-run` line of numbers (see them with
-`pytest -s`). `python -m benchmarks.crash_pg` runs it against a durable server.
+and database), e.g. `CRASH_REPEAT=10 pytest -n0 -s -k "crash and postgresql"`; CRASH_MEMBERS
+sets the crowd (default 100). Each run prints one `crash-run` line of numbers (see them with
+`pytest -n0 -s`: xdist's workers keep their output). `python -m benchmarks.crash_pg` runs it
+against a durable server.
 """
 
 from __future__ import annotations
