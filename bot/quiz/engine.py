@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from fractions import Fraction
+from typing import Any
 
 from bot.quiz import numeric, typed
 from bot.quiz.errors import (
@@ -320,14 +321,32 @@ def credit(task: Task, picks: Sequence[str]) -> Fraction:
     return max(total, Fraction(0)) / FULL_CREDIT
 
 
+def _solved(task: Task, progress: Progress, picks: tuple[str, ...], **extra: Any) -> Outcome:
+    """A graded kind's right answer: the points of finishing now."""
+    points = _points(task, progress)
+    done = replace(progress, solved=True, points=points)
+    return Outcome(Status.CORRECT, done, points=points, picks=picks, credit=Fraction(1), **extra)
+
+
+def _missed(
+    task: Task, progress: Progress, picks: tuple[str, ...], got: Fraction, **extra: Any
+) -> Outcome:
+    """A graded kind's miss: one attempt more; the last one still earns its credit's share of
+    the points it was worth."""
+    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
+    points = _points(task, progress, got) if after.finished else 0
+    status = Status.FAILED if after.finished else Status.WRONG
+    return Outcome(
+        status, replace(after, points=points), points=points, picks=picks, credit=got, **extra
+    )
+
+
 def _grade_multi(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
     """One submitted set is one attempt. Right at full credit; the last attempt, if not right,
     still earns its credit's share of the points it was worth."""
     got = credit(task, picks)
     if got == 1:
-        points = _points(task, progress)
-        done = replace(progress, solved=True, points=points)
-        return Outcome(Status.CORRECT, done, points=points, picks=picks, credit=got)
+        return _solved(task, progress, picks)
     wrong = tuple(label for label in picks if task.weight(label) <= 0)
     found = [note for label in wrong for note in task.notes_for(label)]
     notes = tuple(dict.fromkeys(found)) or task.general_notes
@@ -335,18 +354,7 @@ def _grade_multi(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outc
         return Outcome(
             Status.REPEATED, progress, notes=notes, picks=picks, credit=got, wrong_picks=wrong
         )
-    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
-    points = _points(task, progress, got) if after.finished else 0
-    status = Status.FAILED if after.finished else Status.WRONG
-    return Outcome(
-        status,
-        replace(after, points=points),
-        notes=notes,
-        points=points,
-        picks=picks,
-        credit=got,
-        wrong_picks=wrong,
-    )
+    return _missed(task, progress, picks, got, notes=notes, wrong_picks=wrong)
 
 
 def matching_credit(task: Task, picks: Sequence[str]) -> Fraction:
@@ -360,9 +368,7 @@ def _grade_matching(task: Task, progress: Progress, picks: tuple[str, ...]) -> O
     if not right, earns its credit's share of the points it was worth."""
     got = matching_credit(task, picks)
     if got == 1:
-        points = _points(task, progress)
-        done = replace(progress, solved=True, points=points)
-        return Outcome(Status.CORRECT, done, points=points, picks=picks, credit=got)
+        return _solved(task, progress, picks)
     pairs = enumerate(zip(picks, task.answers, strict=True), start=1)
     wrong = tuple(stem for stem, (pick, want) in pairs if pick != want)
     notes = mistake_notes(task, picks, wrong)
@@ -370,18 +376,7 @@ def _grade_matching(task: Task, progress: Progress, picks: tuple[str, ...]) -> O
         return Outcome(
             Status.REPEATED, progress, wrong_blanks=wrong, notes=notes, picks=picks, credit=got
         )
-    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
-    points = _points(task, progress, got) if after.finished else 0
-    status = Status.FAILED if after.finished else Status.WRONG
-    return Outcome(
-        status,
-        replace(after, points=points),
-        wrong_blanks=wrong,
-        notes=notes,
-        points=points,
-        picks=picks,
-        credit=got,
-    )
+    return _missed(task, progress, picks, got, wrong_blanks=wrong, notes=notes)
 
 
 def _typed_answer(task: Task, picks: tuple[str, ...]) -> str:
@@ -405,28 +400,25 @@ def _grade_short(task: Task, spec: typed.ShortAnswers, progress: Progress, text:
     found = typed.match(spec, text)
     expected = found.accepted.text if found.accepted and found.typo else None
     if found.credit == 1:
-        points = _points(task, progress)
-        done = replace(progress, solved=True, points=points)
-        return Outcome(
-            Status.CORRECT, done, points=points, picks=picks, credit=Fraction(1), expected=expected
-        )
+        return _solved(task, progress, picks, expected=expected)
+    return _typed_miss(task, spec, progress, text, found.credit, expected=expected)
+
+
+def _typed_miss(
+    task: Task,
+    spec: typed.ShortAnswers,
+    progress: Progress,
+    text: str,
+    got: Fraction,
+    **extra: Any,
+) -> Outcome:
+    """A typed answer short of full credit: a repeat (stored picks are read back split at
+    commas, so one is compared as one text) is reminded, not graded; else a miss."""
+    picks = (text,)
     notes = typed_notes(task, text)
-    # Stored picks are read back split at commas, so a repeat is compared as one text.
     if any(typed.same_answer(spec, ",".join(tried), text) for tried in progress.tried):
-        return Outcome(Status.REPEATED, progress, notes=notes, picks=picks, credit=found.credit)
-    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
-    points = _points(task, progress, found.credit) if after.finished and found.credit else 0
-    status = Status.FAILED if after.finished else Status.WRONG
-    return Outcome(
-        status,
-        replace(after, points=points),
-        wrong_blanks=(1,),
-        notes=notes,
-        points=points,
-        picks=picks,
-        credit=found.credit,
-        expected=expected,
-    )
+        return Outcome(Status.REPEATED, progress, notes=notes, picks=picks, credit=got)
+    return _missed(task, progress, picks, got, wrong_blanks=(1,), notes=notes, **extra)
 
 
 def _grade_numeric(
@@ -436,24 +428,8 @@ def _grade_numeric(
     picks = (text,)
     found = numeric.match(spec, text)
     if found.credit == 1:
-        points = _points(task, progress)
-        done = replace(progress, solved=True, points=points)
-        return Outcome(Status.CORRECT, done, points=points, picks=picks, credit=Fraction(1))
-    notes = typed_notes(task, text)
-    if any(typed.same_answer(typed.ShortAnswers(()), ",".join(t), text) for t in progress.tried):
-        return Outcome(Status.REPEATED, progress, notes=notes, picks=picks, credit=found.credit)
-    after = replace(progress, wrong_tries=progress.wrong_tries + 1, tried=progress.tried | {picks})
-    points = _points(task, progress, found.credit) if after.finished and found.credit else 0
-    status = Status.FAILED if after.finished else Status.WRONG
-    return Outcome(
-        status,
-        replace(after, points=points),
-        wrong_blanks=(1,),
-        notes=notes,
-        points=points,
-        picks=picks,
-        credit=found.credit,
-    )
+        return _solved(task, progress, picks)
+    return _typed_miss(task, typed.ShortAnswers(()), progress, text, found.credit)
 
 
 def typed_credit(task: Task, text: str) -> Fraction:
