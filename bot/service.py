@@ -578,8 +578,10 @@ class QuizService:
         return insights.build(period, activity, tasks, withheld=withheld)
 
     async def item_stats(self, guild_id: int) -> list[ItemStats]:
-        """/insights-tasks: every task's item analysis over all time (`reports/items.py`)."""
-        return item_stats(await self.run_read(first_attempts, guild_id))
+        """/insights-tasks: every task's item analysis over all time (`reports/items.py`). The
+        analysis takes seconds at scale: off the event loop, like the read."""
+        attempts = await self.run_read(first_attempts, guild_id)
+        return await asyncio.to_thread(item_stats, attempts)
 
     async def stats_progress(
         self, guild_id: int, user_id: int, due: Mapping[str, int] | None = None
