@@ -14,15 +14,25 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+# Only what every command needs: a command's own modules (the store, discord.py, the content
+# loaders) are imported by that command, so `--help` or `content check` loads no SQL library.
 from bot.files import OUTPUT_HELP
 from bot.host_errors import HostError
-from bot.practice import PRACTICE_DB_HELP, default_database
 from bot.quiz.errors import StoreError
 from bot.results_export import FIELDS
 from bot.settings import Settings, load_settings
 from bot.terminal_progress import ProgressLine
 
 Subparsers = Any  # argparse's subparsers action has no public type
+
+PRACTICE_DB_HELP = "$XDG_DATA_HOME/quizbot/practice.db, else ~/.local/share/quizbot/practice.db"
+
+
+def default_database() -> Path:
+    """`quizbot practice`'s database: the user's own data folder (XDG), so practising leaves the
+    bot's leaderboard alone and progress carries over between sessions."""
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "quizbot" / "practice.db"
 
 
 def output_path(text: str) -> Path:

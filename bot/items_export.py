@@ -21,7 +21,6 @@ from bot.store import Store, guild_config, make_engine
 from bot.store.items import first_attempts
 from bot.store.migrate import not_current
 from bot.store.preflight import check_readable
-from bot.wording import plural
 
 FIELDS = (
     "task_id",
@@ -170,7 +169,7 @@ def export_items(
         except OSError as exc:
             print(cannot_write(output, exc), file=err)
             return 1
-        print(f"wrote {plural(len(rows), 'task')} to {output}", file=err)
+        print(f"wrote {len(rows):,} task{'' if len(rows) == 1 else 's'} to {output}", file=err)
     if not rows:
         print(f"quizbot: no items for server {guild_id}: nobody answered a public post", file=err)
     return 0

@@ -8,27 +8,17 @@ import os
 import textwrap
 from collections.abc import Callable
 from enum import StrEnum
-from pathlib import Path
 from typing import TextIO
 
 from bot import rendering
 from bot.clock import utcnow
+from bot.quiz import cloze
 from bot.quiz.engine import Outcome, Status
 from bot.quiz.errors import InvalidAnswerError, NoHintError, StoreAction
 from bot.quiz.numeric import NOT_A_NUMBER, NotANumberError
 from bot.quiz.tasks import MAX_ATTEMPTS, OPTION_LABELS, Kind, Task
 from bot.quiz.typed import MAX_TYPED
 from bot.store import AnswerRequest, SolutionSeen, Store, answers, posts
-
-PRACTICE_DB_HELP = "$XDG_DATA_HOME/quizbot/practice.db, else ~/.local/share/quizbot/practice.db"
-
-
-def default_database() -> Path:
-    """The practice database: the user's own data folder (XDG), so practising leaves the bot's
-    leaderboard alone and progress carries over between sessions."""
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "quizbot" / "practice.db"
-
 
 PRACTICE_GUILD = 0
 PRACTICE_CHANNEL = 0
@@ -69,6 +59,18 @@ def parse_picks(line: str) -> tuple[str, ...] | None:
     if not letters or not all(c.isascii() and c.upper() in OPTION_LABELS for c in letters):
         return None
     return tuple(letters.upper())
+
+
+PART_SEPARATOR = "|"
+
+
+def parse_parts(task: Task, line: str) -> tuple[str, ...] | None:
+    """A cloze task's answers, one per part, split at `|` ("Paris | 3.14 | b"); a choice
+    part's letter in either case. None when the count is not the task's."""
+    parts = tuple(p.strip() for p in line.split(PART_SEPARATOR))
+    if len(parts) != len(task.parts):
+        return None
+    return tuple(p.upper() if part.choice else p for part, p in zip(task.parts, parts, strict=True))
 
 
 class PracticeSession:
@@ -189,7 +191,10 @@ class PracticeSession:
         return reply is not None and reply.strip().casefold() in YES
 
     def answer(self, task: Task, post_id: int, line: str) -> None:
-        picks = (line,) if task.typed else parse_picks(line)
+        if task.kind is Kind.CLOZE:
+            picks = parse_parts(task, line)
+        else:
+            picks = (line,) if task.typed else parse_picks(line)
         if picks is None:  # the engine checks the count and the labels
             self.ask_again(task)
             return
@@ -208,6 +213,12 @@ class PracticeSession:
     def ask_again(self, task: Task) -> None:
         if task.typed:  # blank or too long: nothing was stored
             self.say(f"Type your answer (up to {MAX_TYPED} characters), or a command: {COMMANDS}.")
+            return
+        if task.kind is Kind.CLOZE:  # a part blank, too long, or of the wrong count
+            self.say(
+                f"Answer all {len(task.parts)} parts on one line, in order, separated by "
+                f"'{PART_SEPARATOR}' (a choice part's letter), or a command: {COMMANDS}."
+            )
             return
         # A multi task's count of right options is the author's to show (`show_count`).
         count = "one or more" if task.kind is Kind.MULTI else str(task.blanks)
@@ -232,14 +243,17 @@ class PracticeSession:
                 self.say(f"  - {note}")
             return
         where = ""
-        if task.multi_blank:
+        if task.kind is Kind.CLOZE and outcome.credit is not None:
+            parts = ", ".join(f"[{b}]" for b in outcome.wrong_blanks)
+            where = f" (part {parts} wrong: {round(outcome.credit * 100)}% of the answer)"
+        elif task.multi_blank:
             where = f" (blank {', '.join(f'[{b}]' for b in outcome.wrong_blanks)} wrong)"
         if outcome.credit and task.typed:
             where = f" (that answer earns {round(outcome.credit * 100)}% of the credit)"
         elif task.kind is Kind.MATCHING and outcome.credit is not None:
             items = ", ".join(str(b) for b in outcome.wrong_blanks)
             where = f" (item {items} wrong: {round(outcome.credit * 100)}% of the answer)"
-        elif outcome.credit is not None and not task.typed:
+        elif outcome.credit is not None and task.kind is Kind.MULTI:
             wrong = len(outcome.wrong_picks)
             share = round(outcome.credit * 100)
             where = f" ({len(outcome.picks) - wrong} right, {wrong} wrong: {share}% of the answer)"
@@ -264,6 +278,15 @@ class PracticeSession:
         if task.kind is Kind.FILL:
             self.say(task.instruction or "Fill in the blanks.")
             self.say(textwrap.indent(task.prompt, "    "))
+        elif task.kind is Kind.CLOZE:
+            self.say(cloze.fill(task.prompt, lambda n: f"[{n}]"))
+            for n, part in enumerate(task.parts, 1):
+                if not part.choice:
+                    self.say(f"  [{n}] type it")
+                    continue
+                listed = zip(part.labels, part.answers, strict=True)
+                self.say(f"  [{n}] " + ", ".join(f"{lb}. {a.text}" for lb, a in listed))
+            self.say(f"Answer every part on one line, separated by '{PART_SEPARATOR}'.")
         else:
             self.say(task.prompt)
         if task.kind is Kind.MULTI:
@@ -304,6 +327,8 @@ def prompt(task: Task) -> str:
     so neither is guessed."""
     if task.typed:
         return f"your answer or {COMMANDS} > "
+    if task.kind is Kind.CLOZE:
+        return f"[1] {PART_SEPARATOR} [2] ... or {COMMANDS} > "
     labels = task.labels
     letters = labels[0] if len(labels) == 1 else f"{labels[0]}-{labels[-1]}"
     return f"[{letters}] or {COMMANDS} > "

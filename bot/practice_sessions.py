@@ -1,22 +1,29 @@
 """Private practice (/practice) and spaced review (/review): what a session serves next, and
 when it is over. Its tasks are private posts, answered on the usual path (`QuizService.answer`).
 Neither serves a task the member can still score on in a public post (`withheld`).
+
+Practice adapts (issue 31): among the unsolved tasks it may serve, it prefers the one whose
+predicted first-try chance for this member is nearest 0.75 (`ratings.adaptive_pick`, from the
+stored Elo ratings; a member not rated yet counts as an average newcomer). Without rated tasks
+to choose from, it keeps its order: unsolved first, at random.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar
 
 from bot.clock import Clock
-from bot.quiz import practice
+from bot.quiz import practice, ratings
 from bot.quiz.errors import NoMatchingTaskError, StoreAction, TasksWithheldError
 from bot.quiz.tasks import Catalog, Difficulty, Task
 from bot.store import PostInfo, SessionSummary, Unit, answers, sessions
 from bot.store.answers import OpenPost
+from bot.store.ratings import PracticeRatings, practice_ratings
 from bot.store.review_cards import DueSummary
 from bot.store.sessions import SessionState
 
@@ -127,9 +134,11 @@ class PracticeSessions:
         service = self.service
         catalog = service.catalog_for(guild_id)
         candidates = [task.id for task in catalog.matching(topic, difficulty)]
-        solved, open_posts = await service.run_read(_choices, guild_id, user_id, service.clock())
+        solved, open_posts, rated = await service.run_read(
+            _choices, guild_id, user_id, service.clock()
+        )
         withheld = {post.task_id for post in open_posts}
-        task_id = practice.next_task(candidates, solved, (), service.rng, withheld=withheld)
+        task_id = next_practice_task(candidates, solved, (), service.rng, withheld, rated)
         if task_id is None:  # `matching` never returns an empty list: all are withheld
             matching = set(candidates)
             blocking = [p for p in open_posts if p.task_id in matching]
@@ -191,15 +200,16 @@ class PracticeSessions:
         service = self.service
         catalog = service.catalog_for(guild_id)
 
-        def choose(state: SessionState) -> Task | None:
+        def choose(conn: Connection, state: SessionState) -> Task | None:
             # Runs in the writer thread, inside the unit: the pick sees the state it commits with.
             if state.session.kind == REVIEW:
                 due_left = _due_left(state, catalog)
                 return catalog.get_or_raise(due_left[0]) if due_left else None
             session = state.session
             candidates = self._candidates(catalog, session.topic, session.difficulty)
-            task_id = practice.next_task(
-                candidates, state.solved, state.served, service.rng, withheld=state.withheld
+            rated = practice_ratings(conn, guild_id, user_id)
+            task_id = next_practice_task(
+                candidates, state.solved, state.served, service.rng, state.withheld, rated
             )
             return None if task_id is None else catalog.get_or_raise(task_id)
 
@@ -213,7 +223,7 @@ class PracticeSessions:
                     user_id,
                     channel_id,
                     now,
-                    choose,
+                    partial(choose, conn),
                     queue=REVIEW_QUEUE,
                     shown=shown,
                 ),
@@ -263,14 +273,33 @@ class PracticeSessions:
         return _due_summary(cards.due, cards.upcoming, cards.withheld, catalog)
 
 
+def next_practice_task(
+    candidates: list[str],
+    solved: Collection[str],
+    served: Collection[str],
+    rng: random.Random,
+    withheld: Collection[str],
+    rated: PracticeRatings,
+) -> str | None:
+    """The adaptive pick among the unsolved tasks practice may serve (never served nor
+    withheld); without one, `practice.next_task`'s order."""
+    fresh = set(candidates) - set(served) - set(withheld) - set(solved)
+    skill = rated.member or ratings.Rating()
+    adaptive = ratings.adaptive_pick(skill, rated.tasks, sorted(fresh))
+    if adaptive is not None:
+        return adaptive
+    return practice.next_task(candidates, solved, served, rng, withheld=withheld)
+
+
 def _choices(
     conn: Connection, guild_id: int, user_id: int, now: datetime
-) -> tuple[set[str], list[OpenPost]]:
-    """The tasks the member solved in this server, and the open public posts whose tasks
-    practice withholds: one read."""
+) -> tuple[set[str], list[OpenPost], PracticeRatings]:
+    """The tasks the member solved in this server, the open public posts whose tasks
+    practice withholds, and the ratings it chooses by: one read."""
     return (
         sessions.solved_tasks(conn, guild_id, user_id),
         answers.unfinished_public_posts(conn, guild_id, user_id, now),
+        practice_ratings(conn, guild_id, user_id),
     )
 
 

@@ -8,13 +8,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
+from bot.i18n import N_
 from bot.store import PostInfo, TriedPost
 
 ACTIVITY_WEEKS = 12
 """How far back /stats shows activity: this calendar week and the 11 before it."""
-OTHER_TOPIC = "other"
+# TRANSLATORS: the /stats picture's topic for answers to tasks that are no longer loaded.
+OTHER_TOPIC = N_("other")
 """Where progress counts a post whose task is not known (from before task versions, with its
-task no longer loaded)."""
+task no longer loaded); translated where it is used (`QuizService.stats_progress`)."""
 
 
 @dataclass(frozen=True, slots=True)

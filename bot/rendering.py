@@ -1,16 +1,19 @@
-"""The text of everything the bot shows for a task, as plain strings for the Discord layer.
-The content loader checks every bank against these (`render_problems`), so what a member must
-read is never cut; every message sent passes `fit_message`, which cuts the rest with a "…".
-Where Discord shows text as typed (labels, choice names), Markdown goes through `plain_text`.
+"""The text of everything the bot shows for a task, as plain strings for the Discord layer,
+in the current locale (`bot.i18n`). The content loader checks every bank against these
+(`render_problems`), so what a member must read is never cut; every message sent passes
+`fit_message`, which cuts the rest with a "…". Where Discord shows text as typed (labels,
+choice names), Markdown goes through `plain_text`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from bot.i18n import DISPLAY_NAMES, ENGLISH, N_, SHIPPED_LOCALES, _, ngettext, speaking
+from bot.quiz import cloze
 from bot.quiz.tasks import Kind, Option, Task
 
 BUTTON_LABEL: Final = 80
@@ -38,16 +41,19 @@ MAX_SELECT_OPTIONS: Final = 25
 ELLIPSIS: Final = "…"
 FENCE: Final = "```"
 CLOSE_FENCE: Final = "\n```"
+# Texts in the current locale: translated where they are used, `_(KIND_TITLES[kind])`.
 KIND_TITLES: Final = {
-    Kind.CHOICE: "Multiple choice",
-    Kind.FILL: "Fill in the blank",
-    Kind.MULTI: "Several answers",
-    Kind.SHORT: "Short answer",
-    Kind.NUMERICAL: "Numerical answer",
-    Kind.MATCHING: "Matching",
+    Kind.CHOICE: N_("Multiple choice"),
+    Kind.FILL: N_("Fill in the blank"),
+    Kind.MULTI: N_("Several answers"),
+    Kind.SHORT: N_("Short answer"),
+    Kind.NUMERICAL: N_("Numerical answer"),
+    Kind.MATCHING: N_("Matching"),
+    Kind.CLOZE: N_("Fill in the parts"),
 }
-MATCH_INSTRUCTION: Final = "Match each item to its answer: press **Answer**."
-TYPE_INSTRUCTION: Final = "Type your answer: press **Answer**."
+MATCH_INSTRUCTION: Final = N_("Match each item to its answer: press **Answer**.")
+TYPE_INSTRUCTION: Final = N_("Type your answer: press **Answer**.")
+CLOZE_INSTRUCTION: Final = N_("Answer every part: press **Answer**.")
 
 _DRAWS_NOTHING: Final = frozenset(
     (
@@ -253,6 +259,8 @@ def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> s
         words = ", ".join(f"{p} · {_one_line(_option_plain(task.option(p), kind))}" for p in picks)
     elif kind is Kind.CHOICE or task.blanks == 1:
         words = f"{picks[0]} · {_one_line(_option_plain(task.option(picks[0]), kind))}"
+    elif kind is Kind.CLOZE:
+        words = ", ".join(f"[{n}] {_one_line(text)}" for n, text in cloze_shown(task, picks))
     elif kind is Kind.MATCHING:
         words = ", ".join(
             f"{_one_line(plain_text(stem))} → {_one_line(_option_plain(task.option(label), kind))}"
@@ -267,7 +275,8 @@ def picked_text(task: Task, picks: Sequence[str], limit: int = QUOTED_PICK) -> s
 
 
 def blank_placeholder(blank: int) -> str:
-    return f"Blank [{blank}]"
+    # TRANSLATORS: a blank's select menu before a pick (at most 150 characters).
+    return _("Blank [{blank}]").format(blank=blank)
 
 
 def select_placeholder(task: Task, blank: int) -> str:
@@ -279,17 +288,18 @@ def select_placeholder(task: Task, blank: int) -> str:
 
 def task_title(task: Task) -> str:
     """E.g. "Fill in the blank · MLOps"."""
-    return f"{KIND_TITLES[task.kind]} · {task.topic}"
+    return f"{_(KIND_TITLES[task.kind])} · {task.topic}"
 
 
 def plain_task_title(task: Task) -> str:
     """`task_title` for a plain-text place."""
     topic = _one_line(plain_text(task.topic[:PLAIN_SOURCE]))
-    return f"{KIND_TITLES[task.kind]} · {topic}"
+    return f"{_(KIND_TITLES[task.kind])} · {topic}"
 
 
 def solution_title(task: Task) -> str:
-    return f"Solution · {task_title(task)}"
+    # TRANSLATORS: a worked solution's embed title, before the task's "Multiple choice · Topic".
+    return _("Solution · {title}").format(title=task_title(task))
 
 
 def code_span(text: str) -> str:
@@ -317,10 +327,13 @@ def task_description(task: Task) -> str:
     elif task.kind is Kind.MULTI:
         head = f"{task.prompt}\n\n*{multi_instruction(task)}*"
     elif task.typed:
-        return f"{task.prompt}\n\n*{TYPE_INSTRUCTION}*"
+        return f"{task.prompt}\n\n*{_(TYPE_INSTRUCTION)}*"
+    elif task.kind is Kind.CLOZE:
+        return f"{cloze_text(task, {})}\n\n{_part_option_lines(task)}*{_(CLOZE_INSTRUCTION)}*"
     elif task.kind is Kind.MATCHING:
         stems = matched_text(task, {})
-        return f"{task.prompt}\n\n{stems}\n\n{_option_lines(task)}\n\n*{MATCH_INSTRUCTION}*"
+        instruction = _(MATCH_INSTRUCTION)
+        return f"{task.prompt}\n\n{stems}\n\n{_option_lines(task)}\n\n*{instruction}*"
     else:
         head = f"{task.instruction}\n{code_block(task, task.prompt)}"
     return f"{head}\n\n{_option_lines(task)}"
@@ -330,8 +343,8 @@ def multi_instruction(task: Task) -> str:
     """What a multi task asks of the member, with how many options are right if shown."""
     if task.show_count:
         n = len(task.answers)
-        return f"Pick the {n} right answer{'' if n == 1 else 's'}."
-    return "Pick every right answer: one or more."
+        return ngettext("Pick the {n} right answer.", "Pick the {n} right answers.", n).format(n=n)
+    return _("Pick every right answer: one or more.")
 
 
 def matched_text(task: Task, picks: Mapping[int, str]) -> str:
@@ -344,6 +357,49 @@ def matched_text(task: Task, picks: Mapping[int, str]) -> str:
     return "\n".join(lines)
 
 
+def cloze_shown(task: Task, picks: Sequence[str]) -> list[tuple[int, str]]:
+    """A cloze task's stored picks as (part, text): a choice part's option text (plain), a
+    typed part's text as typed; picks that are not this task's show nothing."""
+    answers = cloze.decode(picks)
+    if len(answers) != len(task.parts):
+        return []
+    shown = []
+    for n, (part, answer) in enumerate(zip(task.parts, answers, strict=True), 1):
+        if part.choice and answer not in part.labels:
+            return []
+        shown.append((n, plain_text(part.shown(answer)) if part.choice else answer))
+    return shown
+
+
+def cloze_text(task: Task, picks: Mapping[int, str]) -> str:
+    """A cloze task's text with each part's place marked `[n]`, and the answer given so far
+    (an option's label, or typed text, escaped: it is the member's own, shown to them only)."""
+
+    def place(n: int) -> str:
+        got = picks.get(n)
+        if not got or n > len(task.parts):
+            return f"**[{n}]**"
+        part = task.parts[n - 1]
+        text = part.shown(got) if part.choice and got in part.labels else got
+        return f"**[{n}]** *{escape_markdown(_one_line(plain_text(text)[:PLAIN_SOURCE]))}*"
+
+    return cloze.fill(task.prompt, place)
+
+
+def _part_option_lines(task: Task) -> str:
+    """Each choice part's options, one line a part ("**[1]** A. Austria · B. Germany")."""
+    lines = [
+        f"**[{n}]** " + " · ".join(f"{label}. {a.text}" for label, a in _labelled_answers(p))
+        for n, p in enumerate(task.parts, 1)
+        if p.choice
+    ]
+    return "\n".join(lines) + "\n\n" if lines else ""
+
+
+def _labelled_answers(part: cloze.ClozePart) -> list[tuple[str, cloze.PartAnswer]]:
+    return list(zip(part.labels, part.answers, strict=True))
+
+
 def filled_code(task: Task, picks: Mapping[int, str]) -> str:
     """The code block with the picked options in place; unpicked blanks stay `[n]`."""
     if task.kind is not Kind.FILL:
@@ -354,7 +410,10 @@ def filled_code(task: Task, picks: Mapping[int, str]) -> str:
 def hint_title(task: Task, number: int) -> str:
     """"Hint" for a task's one hint, "Hint 2 of 3" on a ladder."""
     count = len(task.hints)
-    return "Hint" if count == 1 else f"Hint {number} of {count}"
+    if count == 1:
+        return _("Hint")
+    # TRANSLATORS: a hint's title on a ladder of several, "Hint 2 of 3".
+    return _("Hint {number} of {count}").format(number=number, count=count)
 
 
 def hint_text(task: Task, number: int) -> str:
@@ -380,13 +439,16 @@ def solution_text(task: Task) -> str:
     """The worked solution: whichever parts the task has, and always a final answer."""
     solution = task.solution
     parts = [
-        f"**Step {n}: {step.title}**\n{step.text}" for n, step in enumerate(solution.steps, start=1)
+        _("**Step {n}: {title}**").format(n=n, title=step.title) + f"\n{step.text}"
+        for n, step in enumerate(solution.steps, start=1)
     ]
     if task.kind is Kind.FILL:
         parts.append(code_block(task, task.solved_template()))
-    parts.append(f"**Final answer:** {task.final_answer()}")
+    if task.kind is Kind.CLOZE:
+        parts.append(cloze.fill(task.prompt, lambda n: f"**{task.parts[n - 1].best_text()}**"))
+    parts.append(_("**Final answer:** {answer}").format(answer=task.final_answer()))
     if solution.quick_check:
-        parts.append(f"**Quick check:** {solution.quick_check}")
+        parts.append(_("**Quick check:** {check}").format(check=solution.quick_check))
     if solution.explanation:
         parts.append(solution.explanation)
     return "\n\n".join(parts)
@@ -495,6 +557,23 @@ def _too_long(field: str, what: str, text: str, limit: int) -> list[tuple[str, s
     return [(field, f"{what} is {size:,} characters as rendered; Discord allows {limit:,}")]
 
 
+def _too_long_in_any(
+    field: str, what: str, render: Callable[[], str], limit: int
+) -> list[tuple[str, str]]:
+    """`_too_long` in the shipped locale that renders `render` longest (German titles and
+    instructions may be longer than English ones); says which, if not English."""
+    longest, text = ENGLISH, ""
+    for locale in SHIPPED_LOCALES:
+        with speaking(locale):
+            rendered = render()
+        if discord_len(rendered) > discord_len(text):
+            longest, text = locale, rendered
+    found = _too_long(field, what, text, limit)
+    if longest == ENGLISH:
+        return found
+    return [(key, f"{message} (in {DISPLAY_NAMES[longest]})") for key, message in found]
+
+
 def _option_count_problems(task: Task) -> list[tuple[str, str]]:
     if task.multi_blank:
         limit, shown = MAX_SELECT_OPTIONS, "a select menu per blank"
@@ -508,15 +587,16 @@ def _option_count_problems(task: Task) -> list[tuple[str, str]]:
 
 
 def render_problems(task: Task) -> list[tuple[str, str]]:
-    """(bank key, message) for each rendered text over its Discord limit, and too many
-    options. Labels are cut rather than checked: the description shows options in full."""
+    """(bank key, message) for each rendered text over its Discord limit, in every shipped
+    locale, and too many options. Labels are cut rather than checked: the description shows
+    options in full."""
     problems = [
-        *_too_long("topic", "the task title", task_title(task), EMBED_TITLE),
-        *_too_long("topic", "the solution title", solution_title(task), EMBED_TITLE),
-        *_too_long(
+        *_too_long_in_any("topic", "the task title", lambda: task_title(task), EMBED_TITLE),
+        *_too_long_in_any("topic", "the solution title", lambda: solution_title(task), EMBED_TITLE),
+        *_too_long_in_any(
             "code" if task.kind is Kind.FILL else "question",
             "the task as posted (text, code and all options)",
-            task_description(task),
+            lambda: task_description(task),
             EMBED_DESCRIPTION,
         ),
         *_hint_problems(task),
@@ -527,7 +607,9 @@ def render_problems(task: Task) -> list[tuple[str, str]]:
             notes_text(n.text for n in task.mistakes),
             EMBED_FIELD_VALUE,
         ),
-        *_too_long("solution", "the solution", solution_text(task), EMBED_DESCRIPTION),
+        *_too_long_in_any(
+            "solution", "the solution", lambda: solution_text(task), EMBED_DESCRIPTION
+        ),
         *_option_count_problems(task),
     ]
     if task.kind is Kind.MATCHING:

@@ -10,17 +10,15 @@ import json
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot.clock import zone_or
 from bot.files import cannot_write, write_output, write_stdout
-from bot.store import Store, guild_config, make_engine
-from bot.store.db import sqlite_file
-from bot.store.insights import InsightsStore, ResultRow
-from bot.store.migrate import not_current
-from bot.store.preflight import check_readable
-from bot.wording import plural
+
+if TYPE_CHECKING:  # the store is imported by the functions that read it: `quizbot --help`
+    # shows FIELDS without loading SQL
+    from bot.store.insights import ResultRow
 
 FORMATS = ("csv", "json")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -82,6 +80,8 @@ def write_json(rows: Sequence[ResultRow], out: IO[str], *, names: bool = False) 
 def database_files(url: str) -> list[Path]:
     """The SQLite file the rows came from, with its journals and the running bot's lock file
     (`process_claim`): not to be written over."""
+    from bot.store.db import sqlite_file
+
     file = sqlite_file(url)
     if file is None:
         return []
@@ -104,6 +104,10 @@ def export_results(
     """Read the rows and write them; 1 with one line on stderr when the database needs an
     upgrade, knows nothing of the server, or `output` can't be written (an older file is kept).
     `since` is a day in the server's zone, else `default_zone`. HostError: no readable database."""
+    from bot.store import Store, guild_config, make_engine
+    from bot.store.insights import InsightsStore
+    from bot.store.migrate import not_current
+    from bot.store.preflight import check_readable
 
     check_readable(url)  # creates nothing: a missing database is said so, not made
     engine = make_engine(url, create=False)
@@ -147,7 +151,7 @@ def export_results(
         except OSError as exc:
             print(cannot_write(output, exc), file=err)
             return 1
-        print(f"wrote {plural(len(rows), 'row')} to {output}", file=err)
+        print(f"wrote {len(rows):,} row{'' if len(rows) == 1 else 's'} to {output}", file=err)
     if not rows:
         # Known server, so the empty export is true; still, say so rather than let a header
         # pass for a result.

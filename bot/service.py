@@ -30,6 +30,7 @@ from zoneinfo import ZoneInfo
 from bot.clock import Clock, Period, local_date, utcnow, week_start, zone_or
 from bot.content import uploads
 from bot.content.uploads import RefusedUpload, UploadedBank
+from bot.i18n import _
 from bot.practice_sessions import PracticeSessions
 from bot.progress import ACTIVITY_WEEKS, OTHER_TOPIC, MemberProgress, topic_progress
 from bot.quiz import reminders
@@ -578,7 +579,7 @@ class QuizService:
         return insights.build(period, activity, tasks, withheld=withheld)
 
     async def item_stats(self, guild_id: int) -> list[ItemStats]:
-        """/insights-tasks: every task's item analysis over all time (`reports/items.py`). The
+        """/insights tasks: every task's item analysis over all time (`reports/items.py`). The
         analysis takes seconds at scale: off the event loop, like the read."""
         attempts = await self.run_read(first_attempts, guild_id)
         return await asyncio.to_thread(item_stats, attempts)
@@ -601,7 +602,7 @@ class QuizService:
         try:
             return post.graded_task().topic
         except UnknownTaskError:
-            return OTHER_TOPIC
+            return _(OTHER_TOPIC)  # the member's language: /stats is private
 
     # -- for the scheduler --------------------------------------------------------------------
 

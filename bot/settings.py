@@ -19,16 +19,12 @@ from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_va
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.health import default_status_path
+# Not the store (nor bot.health, which reads it): every command reads the settings, and most
+# load no SQL library at all (`quizbot content check`); the validators import it when needed.
+from bot.database_defaults import DEFAULT_DATABASE_URL, DEFAULT_SYNCHRONOUS, SYNCHRONOUS_MODES
 from bot.host_errors import HostError, HostErrors
 from bot.schedule.zones import AmbiguousZoneError, NotAPlaceError, ZoneError, resolve_zone
 from bot.sharding import ShardPlan
-from bot.store.db import (
-    DEFAULT_DATABASE_URL,
-    DEFAULT_SYNCHRONOUS,
-    SYNCHRONOUS_MODES,
-    check_url,
-)
 
 README_TOKEN_SECTION = "README.md, section 'Creating the Discord application'"
 
@@ -142,6 +138,10 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _supported_database(cls, value: str) -> str:
+        if value == DEFAULT_DATABASE_URL:
+            return value  # the store's own default; checking it would load SQL for every command
+        from bot.store.db import check_url
+
         return check_url(value)
 
     @field_validator("sqlite_synchronous")
@@ -241,6 +241,8 @@ class Settings(BaseSettings):
 
     @cached_property
     def health_status_path(self) -> Path:
+        from bot.health import default_status_path
+
         return self.health_file or default_status_path(self.database_url, self.shard_ids)
 
     @cached_property

@@ -23,9 +23,9 @@ from typing import Final
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from bot.clock import week_start
+from bot.i18n import _, formats, ngettext
 from bot.progress import MemberProgress, TopicProgress
 from bot.rendering import plain_text, truncate
-from bot.wording import plural
 
 FILENAME = "stats.png"
 SCALE = 2  # pixels per layout unit
@@ -305,7 +305,7 @@ class _Canvas:
 
     def png(self) -> bytes:
         image = self.image
-        for ink, (mask, _) in self.masks.items():
+        for ink, (mask, _draw) in self.masks.items():
             # Every ramp index is above every fill's: where a mask covers, the larger index
             # (its ramp step) wins; elsewhere its 0 loses.
             image = ImageChops.lighter(image, mask.point(_RAMP_LUT[ink]))
@@ -319,7 +319,9 @@ def render(progress: MemberProgress) -> bytes:
     canvas = _Canvas((WIDTH * SCALE, height(progress)))
     fonts = _Fonts.load()
     canvas.box((0, 0, WIDTH, height(progress) / SCALE), CARD, radius=16, outline=OUTLINE, width=1)
-    canvas.text((PAD, PAD), f"Last {WEEKS} weeks", fonts.title, TEXT)
+    # TRANSLATORS: the /stats picture's title over its activity grid.
+    title = ngettext("Last {n} week", "Last {n} weeks", WEEKS).format(n=formats.number(WEEKS))
+    canvas.text((PAD, PAD), title, fonts.title, TEXT)
     _grid(canvas, fonts, progress)
     _legend(canvas, fonts)
     _summary(canvas, fonts, progress)
@@ -330,10 +332,10 @@ def render(progress: MemberProgress) -> bytes:
 def _grid(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
     start = grid_start(progress)
     counts = _counts_by_day(progress)
-    for label, row in (("Mon", 0), ("Wed", 2), ("Fri", 4), ("Sun", 6)):
+    for row in (0, 2, 4, 6):  # Monday, Wednesday, Friday, Sunday
+        label = legible(formats.short_weekday(start + timedelta(days=row)))
         canvas.text((PAD, GRID_Y + row * PITCH + CELL / 2), label, fonts.small, MUTED, "lm")
     for column, month in month_labels(start):
-        # strftime follows the process's locale, whose month names need not be ASCII.
         month = legible(month)
         canvas.text((GRID_X + column * PITCH, GRID_Y - 8), month, fonts.small, MUTED, "ls")
     for column in range(WEEKS):
@@ -352,22 +354,24 @@ def _grid(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
 
 def month_labels(start: date) -> list[tuple[int, str]]:
     """(column, month) over each week holding a month's 1st, and over the first week if the
-    next label is far enough not to collide."""
+    next label is far enough not to collide; months as the current locale abbreviates them."""
     labels = []
     for column in range(WEEKS):
         monday = start + timedelta(weeks=column)
         first = next((d for d in range(7) if (monday + timedelta(days=d)).day == 1), None)
         if first is not None:
-            labels.append((column, (monday + timedelta(days=first)).strftime("%b")))
+            labels.append((column, formats.short_month(monday + timedelta(days=first))))
     if not labels or labels[0][0] >= 2:
-        labels.insert(0, (0, start.strftime("%b")))
+        labels.insert(0, (0, formats.short_month(start)))
     return labels
 
 
 def _legend(canvas: _Canvas, fonts: _Fonts) -> None:
     y = GRID_Y + 7 * PITCH - GAP + 14
-    canvas.text((PAD, y + 7), "Answers a day", fonts.small, MUTED, "lm")
-    x = PAD + length("Answers a day", fonts.small) + 12
+    # TRANSLATORS: the /stats picture's legend of the activity grid's shades ("0", "1–2", ...).
+    caption = _("Answers a day")
+    canvas.text((PAD, y + 7), caption, fonts.small, MUTED, "lm")
+    x = PAD + length(caption, fonts.small) + 12
     for level, colour in enumerate(SHADES):
         canvas.box((x, y, x + 14, y + 14), colour, radius=3)
         label = shade_label(level)
@@ -379,30 +383,39 @@ def _summary(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
     shown = _counts_by_day(progress)
     monday = week_start(progress.today)
     this_week = sum(shown.get(monday + timedelta(days=d), 0) for d in range(7))
+    answers, days = sum(shown.values()), len(shown)
     figures = (
-        (sum(shown.values()), "answers"),
-        (len(shown), "active days"),
-        (this_week, "this week"),
+        # TRANSLATORS: the /stats picture's figures: a big number with these words under it.
+        (answers, ngettext("answer", "answers", answers)),
+        (days, ngettext("active day", "active days", days)),
+        (this_week, _("this week")),
     )
     for i, (value, label) in enumerate(figures):
         y = GRID_Y + 4 + i * 66
         text = _fitted_count(str(value), compact(value), fonts.figure, SUMMARY_W)
         canvas.text((SUMMARY_X, y), text, fonts.figure, TEXT)
-        canvas.text((SUMMARY_X, y + 30), label, fonts.small, MUTED)
+        # Two lines of words fit under a figure, above the next one: room for a long language.
+        for n, line in enumerate(wrapped(label, fonts.small, SUMMARY_W, lines=2)):
+            canvas.text((SUMMARY_X, y + 30 + n * 16), line, fonts.small, MUTED)
 
 
 def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
     y = TOPICS_Y
-    canvas.text((PAD, y), "First try, by topic", fonts.title, TEXT)
     key_x: float = WIDTH - PAD
-    for label, colour in (("due for review", DUE), ("first try", FIRST_TRY)):
+    # TRANSLATORS: the /stats picture's key to its colours, right of its heading "First try,
+    # by topic" on one line (about 480 pixels for the three): yellow badges, green bars.
+    for label, colour in ((_("due for review"), DUE), (_("first try"), FIRST_TRY)):
         key_x -= length(label, fonts.small)
         canvas.text((key_x, y + 11), label, fonts.small, MUTED, "lm")
         key_x -= 19
         canvas.box((key_x, y + 4, key_x + 14, y + 18), colour, radius=3)
         key_x -= 14
+    # TRANSLATORS: the /stats picture's heading over a bar per topic, its key to the right.
+    heading = _fit(_("First try, by topic"), fonts.title, key_x - PAD - 12)
+    canvas.text((PAD, y), heading, fonts.title, TEXT)
     if not progress.topics:
-        canvas.text((PAD, ROWS_Y + ROW_H / 2), "No tasks tried yet.", fonts.body, MUTED, "lm")
+        empty = _("No tasks tried yet.")
+        canvas.text((PAD, ROWS_Y + ROW_H / 2), empty, fonts.body, MUTED, "lm")
         return
     for index, topic in enumerate(progress.topics[:SHOWN_TOPICS]):
         middle = ROWS_Y + index * ROW_H + ROW_H / 2
@@ -415,7 +428,9 @@ def _topics(canvas: _Canvas, fonts: _Fonts, progress: MemberProgress) -> None:
             _due_badge(canvas, topic.due, fonts.badge, middle)
     hidden = len(progress.topics) - SHOWN_TOPICS
     if hidden > 0:
-        more = f"+ {plural(hidden, 'more topic')}"
+        more = ngettext("+ {n} more topic", "+ {n} more topics", hidden).format(
+            n=formats.number(hidden)
+        )
         canvas.text((PAD, ROWS_Y + SHOWN_TOPICS * ROW_H + 8), more, fonts.small, MUTED, "lm")
 
 
@@ -432,7 +447,12 @@ def _due_badge(canvas: _Canvas, due: int, font: Font, middle: float) -> None:
     # Not a segment of the bar: one vanished for a topic solved in full, and ate into the
     # green where more were due than tried.
     pad = 6
-    text = _fitted_count(f"{due:,} due", f"{compact(due)} due", font, BADGE_W - 2 * pad)
+    # TRANSLATORS: a badge on the /stats picture: reviews due in a topic (about 8 characters).
+    label = ngettext("{n} due", "{n} due", due)
+    full, short = label.format(n=formats.number(due)), label.format(n=compact(due))
+    room = BADGE_W - 2 * pad
+    # A language whose word does not fit shows the number alone: the key says what it counts.
+    text = _fitted_count(full, short, font, room) if length(short, font) <= room else compact(due)
     right = WIDTH - PAD
     left = right - length(text, font) - 2 * pad
     canvas.box((left, middle - BADGE_H / 2, right, middle + BADGE_H / 2), DUE, BADGE_H / 2)
@@ -458,6 +478,21 @@ def _fitted_count(full: str, short: str, font: Font, width: float) -> str:
     if length(full, font) <= width:
         return full
     return _fit(short, font, width)
+
+
+def wrapped(text: str, font: Font, width: float, lines: int) -> list[str]:
+    """`text` in at most `lines` lines of `width`, broken between words; the last line cut
+    with an ellipsis if the words do not fit."""
+    out: list[str] = []
+    words = text.split()
+    while words and len(out) < lines - 1:
+        line = words.pop(0)
+        while words and length(f"{line} {words[0]}", font) <= width:
+            line += " " + words.pop(0)
+        out.append(_fit(line, font, width))
+    if words:
+        out.append(_fit(" ".join(words), font, width))
+    return out
 
 
 def _fit(text: str, font: Font, width: float) -> str:
@@ -488,12 +523,28 @@ def _counts_by_day(progress: MemberProgress) -> dict[date, int]:
 def describe(progress: MemberProgress) -> str:
     """The picture in words, for its alt text (the real topic names: no missing glyphs)."""
     shown = _counts_by_day(progress)
+    answers, days = sum(shown.values()), len(shown)
+    # TRANSLATORS: the /stats picture's alt text; {answers} is "160 answers", {on_days} "on 80
+    # days": "... 12 weeks: 160 answers on 80 days."
     parts = [
-        f"Activity over the last {WEEKS} weeks: {plural(sum(shown.values()), 'answer')} "
-        f"on {plural(len(shown), 'day')}."
+        _("Activity over the last {weeks} weeks: {answers} {on_days}.").format(
+            weeks=formats.number(WEEKS),
+            answers=ngettext("{n} answer", "{n} answers", answers).format(
+                n=formats.number(answers)
+            ),
+            on_days=ngettext("on {n} day", "on {n} days", days).format(n=formats.number(days)),
+        )
     ]
     for topic in progress.topics[:SHOWN_TOPICS]:
-        due = f", {topic.due:,} due for review" if topic.due else ""
-        figures = f"{topic.first_try:,} of {topic.tried:,}"
-        parts.append(f"{plain_text(topic.topic)}: {figures} on the first try{due}.")
+        figures = {
+            "topic": plain_text(topic.topic),
+            "first_try": formats.number(topic.first_try),
+            "tried": formats.number(topic.tried),
+            "due": formats.number(topic.due),
+        }
+        if topic.due:
+            line = _("{topic}: {first_try} of {tried} on the first try, {due} due for review.")
+        else:
+            line = _("{topic}: {first_try} of {tried} on the first try.")
+        parts.append(line.format(**figures))
     return truncate(" ".join(parts), DESCRIPTION_LIMIT)

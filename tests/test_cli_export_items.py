@@ -61,6 +61,9 @@ def test_json_has_every_figure_and_the_flags(db: Path, capsys: pytest.CaptureFix
     assert {"flag": "too-easy", "figure": "facility 0.92 (11/12)"} in easy["flags"]
     dull = records["t-dull"]
     assert {"flag": "unused-distractor", "figure": "D: 0/12 picked"} in dull["flags"]
+    # The ratings the answers stored (issue 31): 11 of 12 right reads easy, 4 of 12 hard.
+    assert (easy["group_difficulty"], dull["group_difficulty"]) == ("easy", "hard")
+    assert easy["difficulty_rating"] < 0 < dull["difficulty_rating"]
     assert [(o["option"], o["picked"]) for o in dull["options"]] == [
         ("A", 4),
         ("B", 4),

@@ -6,7 +6,8 @@ newlines) and runs the real check on it. For every task that passes, every messa
 can send from it is built through the real builders and the same `outgoing` every send path
 uses, serialised by discord.py exactly as it goes on the wire, and checked against Discord's
 limits, counted in UTF-16 code units as Discord counts them. The emulated Discord's own
-request validation runs on each message as well.
+request validation runs on each message as well. In every shipped locale (German is longer
+than English), and in the pseudo-locale, which lengthens every message.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import discord
+import pytest
 import yaml
 from discord.http import handle_message_parameters
 from fakediscord.errors import ApiError
@@ -33,6 +35,7 @@ from bot.discord_ui.clicks import outgoing
 from bot.discord_ui.cogs.quiz import posted_choice_name, task_choice_name
 from bot.discord_ui.post_view import confirm_view, task_embed
 from bot.discord_ui.posting import post_message
+from bot.i18n import ngettext
 from bot.quiz import engine
 from bot.quiz.engine import HintAccess, Progress, SolutionAccess, Status
 from bot.quiz.review import CardUpdate, ReviewRating
@@ -41,6 +44,7 @@ from bot.reports import summary
 from bot.service import PostedTask
 from bot.store import HintSeen, PostCounts, PostInfo, SolutionSeen
 from tests.factories import fill
+from tests.i18n.code_catalogs import LOCALES_AND_PSEUDO, speaking_in
 
 # -- Discord's limits, checked on the wire payload ---------------------------------------------
 
@@ -535,14 +539,18 @@ TWO_LONG_OPTIONS = {
     # wrong, while shrinking texts of thousands of characters takes minutes.
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target],
 )
-@given(banks())
-@example(TWO_LONG_OPTIONS)
-def test_whatever_passes_the_check_renders_within_discords_limits(bank: dict[str, Any]) -> None:
-    tasks = check_bank(bank)
+@pytest.mark.parametrize("locale", LOCALES_AND_PSEUDO)
+@given(bank=banks())
+@example(bank=TWO_LONG_OPTIONS)
+def test_whatever_passes_the_check_renders_within_discords_limits(
+    locale: str, bank: dict[str, Any]
+) -> None:
+    tasks = check_bank(bank)  # as `content check` runs it: in English
     most: dict[str, float] = {}
     for task in tasks:
         event("multi-blank" if task.multi_blank else f"{task.kind} task")
-        messages = render_everything(task)
+        with speaking_in(locale):
+            messages = render_everything(task)
         assert messages.problems() == []
         for what, value in messages.fullness().items():
             most[what] = max(most.get(what, 0.0), value)
@@ -610,3 +618,27 @@ def test_the_checker_counts_as_discord_does_and_sees_the_v2_picker() -> None:
     assert problems_of(body) == ["text displays: 4001 not in 0..4000"]
     title = wire(outgoing(embed=discord.Embed(title="t" * 300)))["embeds"][0]["title"]
     assert size(title) == 256  # what the checker sees is what `outgoing` made of it
+
+
+@pytest.mark.parametrize("locale", LOCALES_AND_PSEUDO)
+def test_a_crowded_close_summary_fits_in_every_locale(locale: str) -> None:
+    many = [
+        summary.Misconception(f"{n}", "x" * 500, 1, 1, ("note " * 100,)) for n in range(20)
+    ]
+    result = summary.CloseSummary(
+        answer="A · " + "a" * 3000,
+        answered=10**6,
+        solved=10**6,
+        first_try=10**6,
+        top=tuple(summary.TopAnswerer(BIG_ID - n, 2, NOW) for n in range(3)),
+        misconceptions=tuple(many),
+    )
+    with speaking_in(locale):
+        text = result.text(head=CLOSE_HEAD)
+        lines = text.splitlines()
+        ranked = result.text().splitlines()[2]
+        left_out = ngettext("• …and {n} more", "• …and {n} more", 20 - len(lines[5:-1]))
+    assert size(text) <= rendering.MESSAGE_CONTENT
+    assert size(lines[1]) == summary.ANSWER_ROOM
+    assert lines[3] == ranked  # the counts and the top answerers always show, whole
+    assert lines[-1] == left_out.format(n=20 - len(lines[5:-1]))  # how many left out

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from bot import rendering
+from bot.i18n import speaking
 from bot.quiz.tasks import MistakeNote, Option, Solution, SolutionStep
-from tests.factories import choice, fill, note, options
+from tests.factories import choice, fill, multi, note, options
+from tests.i18n.catalog_files import use_locale_dir
+from tests.i18n.code_catalogs import write_code_pseudo
+from tests.i18n.pseudo import pseudo
 
 CHOICE = choice(
     "c-1",
@@ -264,9 +269,7 @@ def test_over_six_thousand_the_last_embeds_description_goes_first() -> None:
     notes = embed(fields=[{"name": "Why not?", "value": "n" * 1024}])
     solution = embed(title="Solution", description="s" * 4096)
     code = embed(title="Your answer", description="c" * 4096)
-    _, (kept_notes, kept_code, cut_solution) = rendering.fit_message(
-        None, [notes, code, solution]
-    )
+    _, (kept_notes, kept_code, cut_solution) = rendering.fit_message(None, [notes, code, solution])
     assert kept_notes == notes and kept_code == code
     assert cut_solution["description"].endswith("…")
     assert rendering.embeds_size([kept_notes, kept_code, cut_solution]) == rendering.EMBED_TOTAL
@@ -279,3 +282,55 @@ def test_even_the_fullest_message_is_brought_within_every_limit() -> None:
     assert rendering.embeds_size(fitted) <= rendering.EMBED_TOTAL
     for e in fitted:
         assert all(f["name"] and f["value"] for f in e["fields"])  # Discord refuses empty ones
+
+
+# -- in the reader's language -------------------------------------------------------------------
+
+
+def test_a_task_renders_through_the_catalogs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Titles, instructions and the solution's headings are catalog messages (the
+    pseudo-locale shows it); the bank's own text stays as written."""
+    write_code_pseudo(use_locale_dir(tmp_path, monkeypatch), "de")
+    with speaking("de"):
+        assert rendering.task_title(CHOICE) == f"{pseudo('Multiple choice')} · MLOps"
+        assert rendering.solution_title(CHOICE) == pseudo("Solution · {title}").format(
+            title=rendering.task_title(CHOICE)
+        )
+        solution = rendering.solution_text(CHOICE)
+        assert rendering.hint_title(CHOICE, 1) == pseudo("Hint")
+        assert rendering.blank_placeholder(2) == pseudo("Blank [{blank}]").format(blank=2)
+        picks = rendering.multi_instruction(multi(show_count=True))
+    assert solution.startswith(
+        pseudo("**Step {n}: {title}**").format(n=1, title="Read the names")
+        + "\nModel parallelism splits the model."
+    )
+    assert pseudo("**Final answer:** {answer}").format(answer="Model parallelism -> Option B") in (
+        solution
+    )
+    assert picks == pseudo("Pick the {n} right answers.").format(n=2)
+
+
+def test_a_task_in_german() -> None:
+    with speaking("de"):
+        assert rendering.solution_title(CHOICE) == "Lösung · Multiple Choice · MLOps"
+        assert rendering.multi_instruction(multi(show_count=True)) == (
+            "Wähle die 2 richtigen Antworten."
+        )
+        assert rendering.hint_title(replace(CHOICE, hints=("a", "b", "c")), 2) == "Tipp 2 von 3"
+
+
+def test_the_content_check_measures_every_shipped_locale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A topic that fills the title in English is too long where the kind's name is longer:
+    here the pseudo-locale's German, two brackets longer."""
+    write_code_pseudo(use_locale_dir(tmp_path, monkeypatch), "de")
+    title = rendering.task_title(replace(CHOICE, topic=""))
+    task = replace(CHOICE, topic="t" * (rendering.EMBED_TITLE - len(title)))
+    assert len(rendering.task_title(task)) == rendering.EMBED_TITLE  # fits in English
+    assert (
+        "topic",
+        "the task title is 258 characters as rendered; Discord allows 256 (in Deutsch)",
+    ) in (rendering.render_problems(task))

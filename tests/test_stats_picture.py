@@ -6,17 +6,25 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from babel.messages.extract import extract_from_file
 from PIL import Image
 
+from bot import i18n
 from bot import stats_picture as sp
+from bot.i18n import SHIPPED_LOCALES, formats, ngettext, speaking
+from bot.i18n.catalogs import COMMENT_TAGS, KEYWORDS
 from bot.progress import MemberProgress, TopicProgress, topic_progress
 from bot.quiz.tasks import Task
 from bot.rendering import discord_len
 from bot.store import AnswerRequest, Store, make_engine, stats
 from tests.factories import choice
+from tests.i18n.catalog_files import use_locale_dir
+from tests.i18n.code_catalogs import write_code_pseudo
+from tests.i18n.pseudo import pseudo
 from tests.store_calls import answer, create_post, read
 
 GUILD, CHANNEL, USER = 1, 10, 7
@@ -296,3 +304,98 @@ def test_alt_text_has_the_figures(store: Store) -> None:
     text = sp.describe(progress_of(store, due={"MLOps": 2}))
     assert "3 answers on 2 days" in text
     assert "MLOps: 1 of 2 on the first try, 2 due for review." in text
+
+
+# -- in every shipped language ---------------------------------------------------------------------
+
+
+def picture_messages() -> list[str | tuple[str, str]]:
+    """The messages the picture and its alt text show, as the code holds them."""
+    found = extract_from_file("python", sp.__file__, keywords=KEYWORDS, comment_tags=COMMENT_TAGS)
+    return [m if isinstance(m, str) else (m[0], m[1]) for _line, m, _c, _x in found]
+
+
+def shown_texts(locale: str) -> list[str]:
+    """Every label of the picture as `locale` shows it: each catalog message in each of its
+    plural forms, and Babel's weekdays and months."""
+    texts = []
+    with speaking(locale):
+        for message in picture_messages():
+            if isinstance(message, str):
+                texts.append(i18n._(message))
+            else:
+                texts += [ngettext(*message, n) for n in (0, 1, 2, 5, 1_000_000)]
+        days = [FIRST_MONDAY + timedelta(days=n) for n in range(7)]
+        texts += [formats.short_weekday(d) for d in days]
+        texts += [formats.short_month(date(2024, month, 1)) for month in range(1, 13)]
+    return texts
+
+
+def test_picture_messages_are_found() -> None:
+    assert "Answers a day" in picture_messages()
+    assert ("{n} due", "{n} due") in picture_messages()
+
+
+@pytest.mark.parametrize("locale", SHIPPED_LOCALES)
+def test_the_pictures_font_covers_every_shipped_locale(locale: str) -> None:
+    """Every character of the picture's labels in each shipped catalog has a glyph in both
+    faces of the bundled DejaVu Sans: none comes out as "?"."""
+    missing = {
+        (face, char)
+        for text in shown_texts(locale)
+        for char in set(text)
+        for face in (sp.REGULAR, sp.BOLD)
+        if not char.isspace() and not sp.covers(face, char)
+    }
+    assert missing == set()
+    assert not sp.covers(sp.REGULAR, "機")  # the check can fail
+
+
+@pytest.mark.parametrize("locale", SHIPPED_LOCALES)
+def test_the_pictures_words_fit_in_every_shipped_locale(locale: str) -> None:
+    """The heading and its key share a line uncut, and each word under a figure fits its
+    column (`wrapped` gives it two lines)."""
+    fonts = sp._Fonts.load()
+    with speaking(locale):
+        keys = [i18n._("due for review"), i18n._("first try")]
+        heading = i18n._("First try, by topic")
+        under = [ngettext("answer", "answers", n) for n in (1, 5)]
+        under += [ngettext("active day", "active days", n) for n in (1, 5)]
+        under.append(i18n._("this week"))
+        caption = i18n._("Answers a day")
+    key_width = sum(sp.length(key, fonts.small) + 33 for key in keys)
+    assert sp.length(heading, fonts.title) + 12 + key_width <= sp.WIDTH - 2 * sp.PAD
+    for label in under:
+        assert "…" not in "".join(sp.wrapped(label, fonts.small, sp.SUMMARY_W, lines=2)), label
+    legend = sum(19 + sp.length(sp.shade_label(n), fonts.small) + 14 for n in range(5))
+    assert sp.PAD + sp.length(caption, fonts.small) + 12 + legend <= sp.WIDTH - sp.PAD
+
+
+def test_the_picture_speaks_the_members_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its labels and alt text go through the catalogs (the pseudo-locale shows it), with
+    the locale's numbers; French counts 0 as singular, German as plural."""
+    write_code_pseudo(use_locale_dir(tmp_path / "locales", monkeypatch), "de")
+    write_code_pseudo(tmp_path / "locales", "fr")
+    progress = synthetic(TopicProgress("Statistik", 1200, 800, 3), per_day=0)
+    with speaking("de"):
+        text = sp.describe(progress)
+        png = sp.render(progress)
+    activity = pseudo("Activity over the last {weeks} weeks: {answers} {on_days}.")
+    none = {"answers": pseudo("{n} answers"), "on_days": pseudo("on {n} days")}
+    assert text.startswith(activity.format(weeks=12, **{k: v.format(n=0) for k, v in none.items()}))
+    topic = pseudo("{topic}: {first_try} of {tried} on the first try, {due} due for review.")
+    # German groups thousands with ".".
+    assert topic.format(topic="Statistik", first_try=800, tried="1.200", due=3) in text
+    assert Image.open(io.BytesIO(png)).size == (sp.WIDTH * sp.SCALE, sp.height(progress))
+    with speaking("fr"):
+        assert pseudo("{n} answer").format(n=0) in sp.describe(progress)
+
+
+def test_a_word_too_long_for_its_column_wraps_then_cuts() -> None:
+    font = sp._Fonts.load().small
+    assert sp.wrapped("this week", font, sp.SUMMARY_W, lines=2) == ["this week"]
+    assert sp.wrapped("cette semaine", font, sp.SUMMARY_W, lines=2) == ["cette", "semaine"]
+    cut = sp.wrapped("Wiederholungsaufgaben diese Woche", font, sp.SUMMARY_W, lines=2)
+    assert len(cut) == 2 and cut[0].endswith("…") and cut[1].endswith("…")

@@ -24,6 +24,9 @@ def test_a_finishing_click_is_traced_through_discord_ui_the_service_and_the_stor
     assert "bot.store.answers" in modules  # the write unit, on the writer thread
     assert any(m.startswith("bot.quiz.") for m in modules)  # the rules
     assert all(m == "bot" or m.startswith("bot.") for m in modules)
+    # One on_interaction listener routes clicks and modal submits alike (clicks.Router): a
+    # click runs nothing of the typed or cloze answers' modules.
+    assert not {"bot.discord_ui.typed", "bot.discord_ui.cloze"} & set(modules)
     writer_threads = {t for m in modules for t in trace.threads[m] if t != "MainThread"}
     assert writer_threads, "only the event loop's thread was traced"
     assert "MainThread" in trace.thread_calls

@@ -9,10 +9,15 @@ from typing import Any, Final, TextIO
 from bot.content.loader import check_banks, find_bank_files, read_banks
 from bot.content.problems import Problem, tally
 from bot.content.schema import ParsedTask
-from bot.quiz.task_codec import numeric_data, options_data, short_data, solution_data
+from bot.quiz.task_codec import (
+    numeric_data,
+    options_data,
+    parts_data,
+    short_data,
+    solution_data,
+)
 from bot.quiz.tasks import Kind, Task
 from bot.rendering import truncate
-from bot.wording import plural
 
 SHORT_PROMPT: Final = 60
 
@@ -21,7 +26,7 @@ def _report(problems: list[Problem], out: TextIO) -> None:
     for problem in problems:
         print(problem, file=out)
     files = len({p.file for p in problems})
-    print(f"{tally(problems)} in {plural(files, 'file')}", file=out)
+    print(f"{tally(problems)} in {files:,} file{'' if files == 1 else 's'}", file=out)
 
 
 def check_command(path: Path, out: TextIO) -> int:
@@ -31,7 +36,8 @@ def check_command(path: Path, out: TextIO) -> int:
         _report(problems, out)
         return 1
     banks = len(find_bank_files(path))
-    print(f"{plural(len(catalog), 'task')} in {plural(banks, 'bank')}: OK", file=out)
+    tasks = f"{len(catalog):,} task{'' if len(catalog) == 1 else 's'}"
+    print(f"{tasks} in {banks:,} bank{'' if banks == 1 else 's'}: OK", file=out)
     return 0
 
 
@@ -54,6 +60,7 @@ def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
         # Last, so the keys before it keep their order for older readers.
         "confirmed": confirmed,
         "hints": list(task.hints),  # the whole ladder; `hint` is its first, or None
+        "bank_language": task.bank_language,  # the bank's `language:` tag, or None
     } | (
         # A multi task's weights in percent, one per option; `answers` are its right options.
         {"weights": [float(w) for w in task.weights], "show_count": task.show_count}
@@ -65,11 +72,21 @@ def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
     ) | ({"numeric": numeric_data(task.numeric)} if task.numeric is not None else {}) | (
         # A matching task's stems; `answers` holds each one's option label, in stem order.
         {"stems": list(task.stems)} if task.kind is Kind.MATCHING else {}
+    ) | (
+        # A cloze task's parts, each with its answers, credits and notes; `question` marks
+        # each one's place `{#n}`.
+        {"parts": parts_data(task.parts)} if task.kind is Kind.CLOZE else {}
     )
 
 
+def _row(task: Task) -> tuple[str, str, str, str]:
+    # The bank's language beside the topic, as /topics shows it beside the bank.
+    topic = f"{task.topic} · {task.bank_language}" if task.bank_language else task.topic
+    return task.id, task.kind.value, task.difficulty.value, topic
+
+
 def _listing(tasks: list[ParsedTask]) -> list[str]:
-    rows = [(p.task.id, p.task.kind.value, p.task.difficulty.value, p.task.topic) for p in tasks]
+    rows = [_row(p.task) for p in tasks]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
     for row, p in zip(rows, tasks, strict=True):

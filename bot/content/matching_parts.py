@@ -1,6 +1,7 @@
 """A `matching` task's parts, checked and built from their nodes: the pairs (a stem, its answer
 and the notes on wrong answers for it) and the distractors. The options are the answers and
-distractors in alphabetical order, so their order gives no pair away."""
+distractors in alphabetical order, so their order gives no pair away; stems may share an answer,
+as in Moodle, and it is one option."""
 
 from __future__ import annotations
 
@@ -43,8 +44,10 @@ class _Pair:
 def matching_options(
     answers: list[str], distractors: list[str]
 ) -> tuple[tuple[Option, ...], tuple[str, ...]]:
-    """The options (every answer and distractor, alphabetically) and each pair's label."""
-    ordered = sorted([*answers, *distractors], key=lambda t: (look_alike(plain_text(t)), t))
+    """The options (every answer, a shared one once, and distractor, alphabetically) and each
+    pair's label."""
+    texts = [*dict.fromkeys(answers), *distractors]
+    ordered = sorted(texts, key=lambda t: (look_alike(plain_text(t)), t))
     options = tuple(Option(OPTION_LABELS[i], t) for i, t in enumerate(ordered))
     label_of = {o.text: o.label for o in options}
     return options, tuple(label_of[a] for a in answers)
@@ -127,7 +130,7 @@ class MatchingParts(NodeChecker):
     def _distinct(
         self, pairs: list[_Pair], distractors: tuple[str, ...], fields: dict[str, Node], prefix: str
     ) -> bool:
-        """Whether the answers and distractors each read differently, and the stems too."""
+        """Whether the stems read differently, and the options (a shared answer once) too."""
         stems: set[str] = set()
         for i, pair in enumerate(pairs):
             key = look_alike(plain_text(pair.stem))
@@ -136,7 +139,7 @@ class MatchingParts(NodeChecker):
                 self.report(fields["pairs"], join(prefix, f"pairs[{i}].stem"), why)
                 return False
             stems.add(key)
-        texts = [p.answer for p in pairs] + list(distractors)
+        texts = [*dict.fromkeys(p.answer for p in pairs), *distractors]
         if len(texts) > MAX_ANSWERS:
             why = (
                 f"{len(texts)} answers and distractors, but each stem's select menu shows at "
@@ -146,10 +149,13 @@ class MatchingParts(NodeChecker):
             self.report(node, join(prefix, "distractors"), why)
             return False
         seen: set[str] = set()
-        for text in texts:
+        for text in texts:  # a shared answer, written the same, is in `texts` once
             key = look_alike(plain_text(text))
             if key in seen:
-                why = f"answer '{shown(text)}' is given twice: answers and distractors are distinct"
+                why = (
+                    f"answer '{shown(text)}' is given twice: distractors differ from every "
+                    "answer, and stems sharing an answer write it the same way"
+                )
                 self.report(fields["pairs"], join(prefix, "pairs"), why)
                 return False
             seen.add(key)

@@ -19,7 +19,6 @@ from bot.content.limits import MAX_ECHO, MAX_PROBLEMS_PER_FILE, MAX_TEXT, too_lo
 from bot.content.problems import Problem
 from bot.content.safety import Shape, text_problem
 from bot.rendering import truncate
-from bot.wording import plural
 
 E = TypeVar("E", bound=StrEnum)
 _TAG: Final = "tag:yaml.org,2002:"
@@ -193,13 +192,17 @@ class NodeChecker:
             self.report(node, path, f"expected a list, got {describe(node)}")
             return None
         count = len(node.value)
+        # The content report is English, for the CLI and /bank upload alike: every noun counted
+        # here takes an "s".
         if count > at_most:
-            self.report(node, path, f"{plural(count, what)}; at most {at_most:,} are allowed")
+            many = f"{count:,} {what}{'' if count == 1 else 's'}"
+            self.report(node, path, f"{many}; at most {at_most:,} are allowed")
             return None
         for i, item in enumerate(node.value):
             self.lines[f"{path}[{i}]"] = line_of(item) or 0
         if count < at_least:
-            self.report(node, path, f"needs at least {plural(at_least, what)}")
+            least = f"{at_least:,} {what}{'' if at_least == 1 else 's'}"
+            self.report(node, path, f"needs at least {least}")
             return None
         return list(node.value)
 

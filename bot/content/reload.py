@@ -30,7 +30,6 @@ from bot.content.loader import (
 )
 from bot.content.problems import Problem
 from bot.quiz.tasks import Catalog
-from bot.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +83,10 @@ class Reload:
 
     def summary(self) -> str:
         assert self.catalog is not None
+        tasks, banks = len(self.catalog), self.banks
         return (
-            f"reloaded content: {plural(len(self.catalog), 'task')} in "
-            f"{plural(self.banks, 'bank')} (+{self.added}, -{self.removed}, "
+            f"reloaded content: {tasks:,} task{'' if tasks == 1 else 's'} in "
+            f"{banks:,} bank{'' if banks == 1 else 's'} (+{self.added}, -{self.removed}, "
             f"{self.changed} changed)"
         )
 
@@ -176,12 +176,15 @@ class ContentReloader:
                 log.exception("reloading the content failed; the last good one stays")
                 return Reload(None)
             if result.catalog is None:
-                kept = self.target.catalog
+                found, kept = len(result.problems), len(self.target.catalog)
                 log.warning(
-                    "content not reloaded: %s in %s; still serving the last good content (%s)",
-                    plural(len(result.problems), "problem"),
+                    "content not reloaded: %s problem%s in %s; still serving the last good "
+                    "content (%s task%s)",
+                    f"{found:,}",
+                    "" if found == 1 else "s",
                     self.path,
-                    plural(len(kept), "task"),
+                    f"{kept:,}",
+                    "" if kept == 1 else "s",
                 )
                 for problem in result.problems:
                     log.warning("content problem: %s", problem)

@@ -8,12 +8,14 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
+from babel import Locale, UnknownLocaleError
 from yaml.nodes import MappingNode, Node, ScalarNode
 
+from bot.content.cloze_parts import ClozeParts
 from bot.content.limits import MAX_TASKS_PER_BANK
 from bot.content.matching_parts import MatchingParts
 from bot.content.nodes import EnoughProblems, describe, join, line_of, shown
@@ -25,9 +27,16 @@ from bot.quiz.tasks import Difficulty, Kind, Solution, Task
 
 ID_PATTERN: Final = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
 MAX_ID_LENGTH: Final = 64
+MAX_LANGUAGE_TAG: Final = 35  # BCP 47's longest tag in practice
 
 # key -> required
-BANK_KEYS: Final = {"bank": True, "topic": True, "source": False, "tasks": True}
+BANK_KEYS: Final = {
+    "bank": True,
+    "topic": True,
+    "source": False,
+    "language": False,
+    "tasks": True,
+}
 COMMON_TASK_KEYS: Final = {
     "id": True,
     "kind": True,
@@ -45,6 +54,7 @@ KIND_KEYS: Final = {
     Kind.SHORT: {"question": True, "answers": True, "case_sensitive": False, "typos": False},
     Kind.NUMERICAL: {"question": True, "answers": True, "units": False, "unit_penalty": False},
     Kind.MATCHING: {"question": True, "pairs": True, "distractors": False},
+    Kind.CLOZE: {"question": True},
     Kind.FILL: {
         "instruction": True,
         "code": True,
@@ -78,7 +88,7 @@ def _peek(node: MappingNode, key: str) -> Node | None:
     return None
 
 
-class BankChecker(TaskParts, TypedParts, MatchingParts):
+class BankChecker(TaskParts, TypedParts, MatchingParts, ClozeParts):
     """Checks one bank, collecting every problem up to the bound; tasks without one are built."""
 
     def __init__(self, file: Path, *, max_tasks: int = MAX_TASKS_PER_BANK) -> None:
@@ -86,6 +96,7 @@ class BankChecker(TaskParts, TypedParts, MatchingParts):
         self.max_tasks = max_tasks
         self.bank_title: str | None = None
         self.bank_topic: str | None = None
+        self.bank_language: str | None = None
         self.result = ParsedBank(file, problems=self.problems)
 
     def check(self, root: Node | None) -> ParsedBank:
@@ -105,6 +116,8 @@ class BankChecker(TaskParts, TypedParts, MatchingParts):
         topic = self._topic(bank["topic"], "topic") if "topic" in bank else None
         if "source" in bank:
             self.text(bank["source"], "source", shape=Shape.LINE)
+        if "language" in bank:
+            self.bank_language = self._language(bank["language"], "language")
         tasks_node = bank.get("tasks")
         tasks = (
             self.sequence(tasks_node, "tasks", at_least=1, at_most=self.max_tasks, what="task")
@@ -132,6 +145,8 @@ class BankChecker(TaskParts, TypedParts, MatchingParts):
         flag = fields.get("confirmed")
         confirmed = True if flag is None else self.flag(flag, join(prefix, "confirmed"))
         task = self._build(fields, prefix, kind)
+        if task is not None and self.bank_language is not None:
+            task = replace(task, bank_language=self.bank_language)
         if task is not None and confirmed is not None and len(self.problems) == before:
             lines = dict(self.lines)
             if "topic" not in lines and topic_line is not None:
@@ -173,6 +188,8 @@ class BankChecker(TaskParts, TypedParts, MatchingParts):
             return self._build_typed(fields, prefix, kind, difficulty, topic, hints, solution)
         if kind is Kind.MATCHING:  # options made from the pairs' answers and the distractors
             return self._build_matching(fields, prefix, difficulty, topic, hints, solution)
+        if kind is Kind.CLOZE:  # parts in Moodle's syntax, each with its own answers
+            return self._build_cloze(fields, prefix, difficulty, topic, hints, solution)
         options = self._options(fields.get("options"), join(prefix, "options"), kind)
         labels = tuple(o.label for o in options) if options else None
         body = self._body(fields, prefix, kind, labels)
@@ -263,6 +280,36 @@ class BankChecker(TaskParts, TypedParts, MatchingParts):
             stems=body.stems,
         )
 
+    def _build_cloze(
+        self,
+        fields: Fields,
+        prefix: str,
+        difficulty: Difficulty | None,
+        topic: str | None,
+        hints: tuple[str, ...] | None,
+        solution: Solution | None,
+    ) -> Task | None:
+        body = self._cloze(fields, prefix)
+        general = self._mistakes(fields.get("mistakes"), join(prefix, "mistakes"), (), ())
+        if not (self.task_id and difficulty and topic and solution and self.bank_title):
+            return None
+        if body is None or hints is None or general is None:
+            return None
+        return Task(
+            id=self.task_id,
+            topic=topic,
+            kind=Kind.CLOZE,
+            difficulty=difficulty,
+            prompt=body.prompt,
+            options=(),
+            answers=(),
+            hints=hints,
+            solution=solution,
+            mistakes=general,
+            bank=self.bank_title,
+            parts=body.parts,
+        )
+
     def _topic(self, node: Node, path: str) -> str | None:
         # A topic is offered as a command choice, whose value is one line of `MAX_TOPIC`.
         topic = self.text(node, path, shape=Shape.LINE)
@@ -271,6 +318,25 @@ class BankChecker(TaskParts, TypedParts, MatchingParts):
             self.report(node, path, too_long)
             return None
         return topic
+
+    def _language(self, node: Node, path: str) -> str | None:
+        """The bank's language tag as written, `_` read as `-`, if Babel knows it."""
+        written = self.text(node, path, shape=Shape.LINE, limit=MAX_LANGUAGE_TAG)
+        if written is None:
+            return None
+        tag = written.replace("_", "-")
+        try:
+            locale = Locale.parse(tag, sep="-")
+        except (ValueError, UnknownLocaleError):
+            why = "is not a language Babel knows: write a tag such as de, pt-BR or en"
+            self.report(node, path, f"'{shown(written)}' {why}")
+            return None
+        # Babel reads an old or undetermined tag (`iw`, `und`) as another language's.
+        if locale.language != tag.split("-")[0].lower():
+            why = f"is an old or undetermined tag (Babel reads it as '{locale.language}')"
+            self.report(node, path, f"'{shown(written)}' {why}: write the bank's language, e.g. de")
+            return None
+        return tag
 
 
 _ALL_KIND_KEYS: Final = {key: False for keys in KIND_KEYS.values() for key in keys}

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from bot.content import importers
+from bot.content.cloze_syntax import ClozeSyntaxError
+from bot.content.cloze_syntax import parse as parse_cloze
 from bot.content.importers.drafts import (
     DIFFICULTIES,
     Draft,
@@ -23,6 +25,7 @@ from bot.content.loader import check_banks, check_tree, not_utf8, read_banks
 from bot.content.matching_parts import matching_options
 from bot.content.problems import Unconfirmed
 from bot.files import cannot_write, write_output, write_stdout
+from bot.quiz.cloze import ClozePart
 from bot.quiz.tasks import (
     CREDIT_TOLERANCE,
     OPTION_LABELS,
@@ -178,12 +181,19 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
     if draft.kind == Kind.MATCHING:
         paired = [answer for _, answer in draft.pairs]
         options, answers = matching_options(paired, list(draft.distractors))
+    prompt = (draft.code if fill else draft.question) or ""
+    parts: tuple[ClozePart, ...] = ()
+    if draft.kind == Kind.CLOZE:
+        try:
+            prompt, parts = parse_cloze(prompt)
+        except ClozeSyntaxError:
+            return None
     return Task(
         id=draft.id,
         topic=draft.topic or bank_topic,
         kind=Kind(draft.kind),
         difficulty=Difficulty(draft.difficulty),
-        prompt=(draft.code if fill else draft.question) or "",
+        prompt=prompt,
         options=options,
         answers=answers,
         hints=tuple(draft.hints),
@@ -201,13 +211,14 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
         short=draft.short,
         numeric=draft.numeric,
         stems=tuple(stem for stem, _ in draft.pairs),
+        parts=parts,
     )
 
 
 def _first_difference(task: Task, again: Task) -> str | None:
     """The first field in which `again` differs from `task`; notes as a member sees them."""
     names = ("id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hints")
-    for name in (*names, "show_count", "short", "numeric", "stems"):
+    for name in (*names, "show_count", "short", "numeric", "stems", "parts"):
         if getattr(task, name) != getattr(again, name):
             return {"prompt": "code" if task.kind is Kind.FILL else "question"}.get(name, name)
     for name in ("instruction", "language"):

@@ -20,7 +20,6 @@ from bot.content.safety import topic_problem
 from bot.content.schema import ParsedTask
 from bot.quiz.task_codec import canonical_json, decode_task
 from bot.quiz.tasks import Task
-from bot.wording import plural
 
 MAX_UPLOAD_BYTES: Final = 1_000_000  # refused before it is downloaded
 MAX_UPLOAD_TASKS: Final = 2_000
@@ -157,9 +156,10 @@ _LISTS: Final = (
 
 
 def _oversized(file: Path, result: ImportResult) -> list[Problem]:
-    """A list over its bound, found before the YAML is written (the check took 25 s for 1 MB)."""
+    """A list over its bound, found before the YAML is written (the check took 25 s for 1 MB);
+    in English, as the content report is (each bound is at least 1: the count is plural)."""
     return [
-        Problem(file, d.source_line, d.id, name, f"{plural(n, what)}; at most {most:,} are allowed")
+        Problem(file, d.source_line, d.id, name, f"{n:,} {what}s; at most {most:,} are allowed")
         for d in result.drafts
         for attribute, name, what, most in _LISTS
         if (n := len(getattr(d, attribute))) > most

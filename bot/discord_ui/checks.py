@@ -16,11 +16,13 @@ if TYPE_CHECKING:
 
 
 class ModeratorCheckFailure(app_commands.CheckFailure):
-    """The domain's NotModeratorError, as the check failure discord.py routes to `on_error`
-    (a check that raises anything else escapes the command tree's error handling)."""
+    """The domain's NotModeratorError (`refusal`, which the reply translates), as the check
+    failure discord.py routes to `on_error` (a check that raises anything else escapes the
+    command tree's error handling)."""
 
     def __init__(self) -> None:
-        super().__init__(str(NotModeratorError()))
+        self.refusal = NotModeratorError()
+        super().__init__(str(self.refusal))
 
 
 async def is_moderator(interaction: discord.Interaction[QuizBot]) -> bool:

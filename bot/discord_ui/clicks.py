@@ -12,7 +12,7 @@ Every control we send is a `Control`, a DynamicItem whose custom_id carries all 
     quiz:multi:<post>               a multi task's select: its values (option letters) are one
                                     submitted set, e.g. ["A", "C"]
     quiz:type:<post>                a typed task's Answer button: opens the modal quiz:typed:<post>,
-                                    whose submit `typed.ModalRouter` routes
+                                    whose submit `Router` hands to typed.py's handler
     quiz:sol:<post>                 a private practice or review task's Solution button
     quiz:reveal:<post>              confirm /solution before finishing (forfeits attempts)
     quiz:next:<session>:<post>      the next task of a session, from the message showing <post>
@@ -30,6 +30,10 @@ would run each click a second time. discord.py's routing rebuilds the message's 
 first (1,660 Python calls and 58 cyclic objects per answer click, against 1,340 and 9 here,
 2026-12-07), and refreshes a select from the payload outside any guard, so a forged `values`
 would log a traceback and get no reply (tests/discord_ui/test_picker.py).
+
+`Router` is also the one listener for our modal submits (typed and cloze answers), each routed
+by its custom_id to the handler registered for it, so no other module runs for every
+interaction.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
@@ -50,6 +54,7 @@ from bot import rendering
 from bot.discord_ui import replies
 from bot.discord_ui.error_texts import QUOTE_LIMIT, SOMETHING_WENT_WRONG, friendly_message, shown
 from bot.discord_ui.replies import Reply
+from bot.i18n import _, resolve_locale, speak_for_task, speaking
 from bot.quiz import engine
 from bot.quiz.engine import Outcome
 from bot.quiz.errors import ForgedControlError, QuizError
@@ -67,6 +72,9 @@ AnyClientInteraction = discord.Interaction[Any]
 would narrow their signatures. Ours are only ever called with the QuizBot's."""
 Fields = Mapping[str, Callable[[str], object]]
 """A Control's custom_id fields: each template group's name, and the parser of its text."""
+ModalHandler = Callable[[discord.Interaction["QuizBot"], re.Match[str]], Awaitable[None]]
+"""A modal submit's handler: the interaction, and its custom_id's match of the pattern it was
+registered with (`Router.on_modal`)."""
 
 PUBLIC_DEFERRAL = "quizbot_public_deferral"
 """In Interaction.extras after a public deferral: its first follow-up would replace the public
@@ -83,6 +91,30 @@ POST_FIELD = r"(?::(?P<post_id>[^:]*))?"
 """A post id followed by more fields. Every field is optional in a template, so a forged
 custom_id with fields missing still reaches its item, which refuses it privately."""
 LAST_POST_FIELD = r"(?::(?P<post_id>[\s\S]*))?"
+
+
+# -- the language ------------------------------------------------------------------------------
+# Private replies follow the member's client (`interaction.locale`): `enter` is called where an
+# interaction enters (the router here, the command tree's guard in params.py). Public messages
+# speak the server's language instead (`post_view.ServerLanguages`).
+
+
+def private_locale(interaction: discord.Interaction[Any]) -> str:
+    """The shipped locale of the member's client."""
+    return resolve_locale(interaction.locale.value)
+
+
+def enter(interaction: discord.Interaction[Any]) -> None:
+    """Speak the member's language for the rest of this interaction's task (discord.py runs
+    each interaction in a task of its own, so nothing is shared with another)."""
+    speak_for_task(private_locale(interaction))
+
+
+@contextlib.contextmanager
+def speaking_to(interaction: discord.Interaction[Any]) -> Iterator[str]:
+    """Speak the member's language inside the block."""
+    with speaking(private_locale(interaction)) as locale:
+        yield locale
 
 
 # -- the guard ---------------------------------------------------------------------------------
@@ -161,10 +193,11 @@ async def report(interaction: discord.Interaction[QuizBot], error: BaseException
             type(error).__name__,
         )
         return
-    message = friendly_message(error, interaction)
-    if message is None:
+    with speaking_to(interaction):  # a private reply: the member's language
+        friendly = friendly_message(error, interaction)
+        message = _(SOMETHING_WENT_WRONG) if friendly is None else friendly
+    if friendly is None:
         log.error("unhandled error in %s", context(interaction), exc_info=error)
-        message = SOMETHING_WENT_WRONG
     elif isinstance(error, discord.HTTPException):
         note_expired(interaction, error)
         log.warning("Discord refused a call in %s: %s", context(interaction), error)
@@ -265,10 +298,12 @@ class Control:
 
 
 class Router:
-    """`add_dynamic_items` and its dispatch, for the one clicked component."""
+    """`add_dynamic_items` and its dispatch, for the one clicked component; and our modal
+    submits, each to the handler registered for its custom_id."""
 
     def __init__(self, *controls: type[Control]) -> None:
         self.controls = controls
+        self.modals: tuple[tuple[re.Pattern[str], ModalHandler], ...] = ()
 
     def listen(self, bot: QuizBot) -> None:
         bot.add_listener(self.dispatch, "on_interaction")
@@ -276,6 +311,18 @@ class Router:
     def add(self, *controls: type[Control]) -> None:
         """A cog's own controls, routed from when it loads."""
         self.controls = (*self.controls, *controls)
+
+    def on_modal(self, pattern: re.Pattern[str], handler: ModalHandler) -> None:
+        """Route a modal submit whose custom_id `pattern` fully matches to `handler`."""
+        self.modals = (*self.modals, (pattern, handler))
+
+    def route_modal(self, custom_id: str) -> tuple[ModalHandler, re.Match[str]] | None:
+        """The handler claiming a modal's `custom_id`, and the match; None if not ours."""
+        for pattern, handler in self.modals:
+            match = pattern.fullmatch(custom_id)
+            if match is not None:
+                return handler, match
+        return None
 
     def route(self, custom_id: str) -> tuple[type[Control], re.Match[str]] | None:
         """The class claiming `custom_id`, and the match; None for a custom_id not ours."""
@@ -286,7 +333,11 @@ class Router:
         return None
 
     async def dispatch(self, interaction: discord.Interaction[QuizBot]) -> None:
-        """Run a component click on the item it is for; anything not ours is left alone."""
+        """Run a component click on the item it is for, a modal submit by its handler;
+        anything not ours is left alone."""
+        if interaction.type is discord.InteractionType.modal_submit:
+            await self.submit(interaction)
+            return
         if interaction.type is not discord.InteractionType.component:
             return
         data: Any = interaction.data or {}
@@ -294,12 +345,28 @@ class Router:
         if not isinstance(custom_id, str) or (routed := self.route(custom_id)) is None:
             return
         cls, match = routed
+        enter(interaction)  # the member's language, for the whole click
         base = clicked_item(interaction.message, custom_id)
         if base is None:  # not on the message it came with: ignored, as discord.py does
             return
         item = await cls.from_custom_id(interaction, base, match)
         try:
             await item.callback(interaction)
+        finally:
+            release(interaction)
+
+    async def submit(self, interaction: discord.Interaction[QuizBot]) -> None:
+        """A modal submit, guarded as a click: any failure of its handler is a private reply."""
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id")
+        if not isinstance(custom_id, str) or (routed := self.route_modal(custom_id)) is None:
+            return
+        handler, match = routed
+        enter(interaction)  # the member's language, for the whole submit
+        try:
+            await handler(interaction, match)
+        except Exception as exc:
+            await report(interaction, exc)
         finally:
             release(interaction)
 

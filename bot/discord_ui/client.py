@@ -17,12 +17,13 @@ import discord
 from discord.ext import commands
 
 from bot.content.reload import ContentReloader
-from bot.discord_ui import clicks, loop_lag, typed
+from bot.discord_ui import clicks, cloze, loop_lag, typed
 from bot.discord_ui.dm import DiscordDirectMessages
 from bot.discord_ui.params import QuizTree
-from bot.discord_ui.post_view import DEFAULT_INTERVAL, DYNAMIC_ITEMS, LiveCounts
+from bot.discord_ui.post_view import DEFAULT_INTERVAL, DYNAMIC_ITEMS, LiveCounts, ServerLanguages
 from bot.discord_ui.poster import DiscordPoster
 from bot.discord_ui.posting import ChannelCooldowns
+from bot.discord_ui.translator import CatalogTranslator
 from bot.schedule.reminders import Reminders
 from bot.schedule.runner import Scheduler
 from bot.service import QuizService
@@ -36,7 +37,6 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.discord_ui.cogs.schedule",
     "bot.discord_ui.cogs.config",
     "bot.discord_ui.cogs.insights",
-    "bot.discord_ui.cogs.item_insights",
     "bot.discord_ui.cogs.banks",
     "bot.discord_ui.cogs.reminders",
     "bot.discord_ui.cogs.practice",
@@ -82,9 +82,13 @@ class QuizBot(commands.AutoShardedBot):
         self.ack_after = ack_after
         self.live_counts = LiveCounts(self, interval=live_count_interval)
         self.cooldowns = ChannelCooldowns()
+        # The one `on_interaction` listener: our clicks, and the submits of our modals.
         self.clicks = clicks.Router(*DYNAMIC_ITEMS)
+        self.clicks.on_modal(typed.MODAL_PATTERN, typed.submitted)  # a typed answer
+        self.clicks.on_modal(cloze.MODAL_PATTERN, cloze.submitted)  # a cloze task's typed parts
         self.clicks.listen(self)
-        typed.ModalRouter().listen(self)  # a typed answer's modal submit
+        self.languages = ServerLanguages(self)  # each server's /config language
+        self.languages.listen()
         self.run_scheduler = run_scheduler
         self._when_ready: asyncio.Task[None] | None = None
         self.content = ContentReloader(settings.content_dir, service)
@@ -93,6 +97,8 @@ class QuizBot(commands.AutoShardedBot):
         # Commands are registered by `quizbot run` only when they differ from Discord's
         # (command_sync.py): syncing is rate limited and only needed when the commands change.
         await self.service.start()
+        # Command descriptions in each member's language, sent when the commands are synced.
+        await self.tree.set_translator(CatalogTranslator())
         self.scheduler = Scheduler(
             self.service,
             DiscordPoster(self),

@@ -1,14 +1,16 @@
-"""`quizbot run` registers the slash commands itself, only when Discord's differ from the bot's:
-registering is rate limited, so a restart with no change sends nothing. And the invite URL."""
+"""`quizbot run` registers the slash commands itself, only when Discord's differ from the bot's
+(translations included): registering is rate limited, so a restart with no change sends
+nothing. And the invite URL."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
 import aiohttp
 import discord
+import discord.http
 from discord import app_commands
 
 from bot.discord_ui.error_texts import POST_PERMISSIONS
@@ -87,36 +89,14 @@ def normalized(raw: Mapping[str, Any]) -> JSON:
     }
 
 
-def registered_payload(command: app_commands.AppCommand) -> JSON:
-    """What Discord has, as a payload: `AppCommand.to_dict` leaves out the permissions, nsfw
-    and the older servers-only flag."""
-    permissions = command.default_member_permissions
-    return {
-        **command.to_dict(),
-        "default_member_permissions": None if permissions is None else permissions.value,
-        "nsfw": command.nsfw,
-        "dm_permission": command.dm_permission,
-    }
-
-
-def _read_back(values: list[int] | None) -> list[int] | None:
-    """`values` as discord.py 2.7's AppCommand reads them back: as if numbered from 1 (context
-    0, servers, is lost). Both forms are accepted, so a fixed discord.py changes nothing."""
-    return None if values is None else [v - 1 for v in values if v > 0]
-
-
 def _same(local: JSON, registered: JSON) -> bool:
-    contexts = [local["contexts"], _read_back(local["contexts"])]
+    contexts = [local["contexts"]]
     if local["contexts"] is None:
-        # Left out, Discord may answer with the contexts it then allows.
-        contexts += [*_ALL_CONTEXTS, *map(_read_back, _ALL_CONTEXTS)]
-    installs = [local["integration_types"], _read_back(local["integration_types"])]
-    rest = {k: v for k, v in registered.items() if k not in ("contexts", "integration_types")}
-    return (
-        registered["contexts"] in contexts
-        and registered["integration_types"] in installs
-        and rest == {k: v for k, v in local.items() if k not in ("contexts", "integration_types")}
-    )
+        contexts += _ALL_CONTEXTS  # left out, Discord may answer with the contexts it allows
+    rest = {k: v for k, v in registered.items() if k != "contexts"}
+    return registered["contexts"] in contexts and rest == {
+        k: v for k, v in local.items() if k != "contexts"
+    }
 
 
 def differences(local: Iterable[Mapping[str, Any]], registered: Iterable[Mapping[str, Any]]) -> str:
@@ -133,13 +113,39 @@ def differences(local: Iterable[Mapping[str, Any]], registered: Iterable[Mapping
     return ", ".join(sorted(changes))
 
 
-async def sync_if_changed(tree: app_commands.CommandTree[Any]) -> None:
+async def local_payloads(tree: app_commands.CommandTree[Any]) -> list[JSON]:
+    """Our commands as `tree.sync` sends them: with their translations, if it has a Translator."""
+    translator = tree.translator
+    if translator is None:
+        return [command.to_dict(tree) for command in tree.get_commands()]
+    return [await c.get_translated_payload(tree, translator) for c in tree.get_commands()]
+
+
+async def fetch_registered(tree: app_commands.CommandTree[Any]) -> list[JSON]:
+    """Discord's global commands with their translations. `tree.fetch_commands` cannot ask
+    for them (`with_localizations`), and without them every start would see a change."""
+    client = tree.client
+    if client.application_id is None:
+        raise app_commands.MissingApplicationID
+    route = discord.http.Route(
+        "GET", "/applications/{application_id}/commands", application_id=client.application_id
+    )
+    registered: list[JSON] = await client.http.request(route, params={"with_localizations": "true"})
+    return registered
+
+
+Fetch = Callable[[app_commands.CommandTree[Any]], Awaitable[list[JSON]]]
+
+
+async def sync_if_changed(
+    tree: app_commands.CommandTree[Any], *, fetch: Fetch = fetch_registered
+) -> None:
     """Fetch the global commands once; register ours only if they differ. One INFO line
     either way; a failure is one WARNING line, and the bot serves on."""
     try:
-        registered = await tree.fetch_commands()
-        local = [command.to_dict(tree) for command in tree.get_commands()]
-        changes = differences(local, [registered_payload(c) for c in registered])
+        registered = await fetch(tree)
+        local = await local_payloads(tree)
+        changes = differences(local, registered)
         if changes and not registered:
             changes = "none were registered yet"
         if not changes:

@@ -4,7 +4,8 @@ When and to whom is bot/schedule/reminders.py's; this sorts Discord's refusals: 
 gone from the server (`MemberGoneError`: the reminder goes off quietly), closed DMs
 (`DmsClosedError`: off, and said on the next /review), anything else (`DmFailedError`: logged,
 not retried that day). The member is looked up by REST first: with default intents the bot is
-never told that a member left, and the server may not be in this process's cache.
+never told that a member left, and the server may not be in this process's cache. A DM has no
+interaction, so no member's language: it speaks the server's.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.discord_ui.clicks import NO_CONNECTION, outgoing
-from bot.quiz.reminders import reminder_text
-from bot.schedule.reminders import DmFailedError, DmsClosedError, MemberGoneError
+from bot.i18n import speaking
+from bot.schedule.reminders import DmFailedError, DmsClosedError, MemberGoneError, reminder_text
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -46,9 +47,11 @@ class DiscordDirectMessages:
             raise _failed(exc) from exc
         except NO_CONNECTION as exc:
             raise _failed(exc) from exc
+        with speaking(await self.bot.languages.public_locale(guild_id)):
+            text = reminder_text(due, guild.name)
         try:
             channel = await self.bot.create_dm(discord.Object(id=user_id))
-            await channel.send(**outgoing(content=reminder_text(due, guild.name)))
+            await channel.send(**outgoing(content=text))
         except discord.Forbidden as exc:
             if exc.code == CANNOT_DM:
                 raise DmsClosedError(exc.text) from exc

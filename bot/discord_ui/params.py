@@ -18,8 +18,9 @@ from discord import app_commands
 
 from bot import rendering
 from bot.clock import Period
-from bot.discord_ui.clicks import report, send_private
+from bot.discord_ui.clicks import enter, report, send_private
 from bot.discord_ui.error_texts import UNREADABLE, unusable_value
+from bot.i18n import N_, _
 from bot.quiz import refs
 from bot.quiz.errors import InvalidInputError
 from bot.quiz.rules import MAX_TASKS_PER_RUN
@@ -144,12 +145,18 @@ class ServerRole(Checked):
 
     async def transform(self, interaction: Interaction, value: Any, /) -> discord.Role:
         if not isinstance(value, discord.Role):
-            raise InvalidInputError(self.option, "takes a role of this server")
+            raise InvalidInputError(
+                self.option, N_("The `{option}` option takes a role of this server.")
+            )
         if value.is_default():
             # Every member has @everyone: as the moderator role it would hand every member
             # /schedule, /config, /bank and /insights.
             raise InvalidInputError(
-                self.option, "can't be @everyone: every member would count as a moderator"
+                self.option,
+                N_(
+                    "The `{option}` option can't be @everyone: every member would count as a "
+                    "moderator."
+                ),
             )
         return value
 
@@ -342,6 +349,7 @@ class QuizTree(app_commands.CommandTree["QuizBot"]):
         """The one guard between a raw payload and every handler: refuse privately what
         discord.py could not read, or an id option without its object; answer a malformed
         autocomplete with no suggestions."""
+        enter(interaction)  # the member's language, for the whole handler
         autocomplete = interaction.type is discord.InteractionType.autocomplete
         if readable_payload(interaction.data):
             if autocomplete:
@@ -356,7 +364,7 @@ class QuizTree(app_commands.CommandTree["QuizBot"]):
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.autocomplete([])
         else:
-            await send_private(interaction, UNREADABLE)
+            await send_private(interaction, _(UNREADABLE))
         return False
 
     async def on_error(

@@ -28,6 +28,7 @@ from bot.discord_ui.clicks import (
     private_message_only,
 )
 from bot.discord_ui.replies import Reply
+from bot.i18n import _, formats, ngettext
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Status, check_open, check_partial_picks
 from bot.quiz.errors import InvalidAnswerError
@@ -121,7 +122,8 @@ def code_embed(task: Task, picks: Mapping[int, str]) -> discord.Embed:
         else rendering.filled_code(task, picks)
     )
     return discord.Embed(
-        title=f"Your answer · {rendering.task_title(task)}",
+        # TRANSLATORS: an embed's title (at most 256 characters); {task} is the task's title.
+        title=_("Your answer · {task}").format(task=rendering.task_title(task)),
         description=shown,
         colour=replies.INFO,
     )
@@ -142,22 +144,32 @@ def controls(
     ]
     buttons: list[discord.ui.Item[Any]] = []
     if page > 0:
-        buttons.append(PageButton(post_id, page - 1, encoded, label="Back"))
+        # TRANSLATORS: a button's label (at most 80 characters): the previous page.
+        buttons.append(PageButton(post_id, page - 1, encoded, label=_("Back")))
     if page < count - 1:
-        buttons.append(PageButton(post_id, page + 1, encoded, label="Next"))
+        # TRANSLATORS: a button's label (at most 80 characters): the next page.
+        buttons.append(PageButton(post_id, page + 1, encoded, label=_("Next")))
     rows.append([*buttons, SubmitButton(post_id, encoded)])
     return rows
 
 
-PICK_PROMPT = "Pick an option for each blank, then submit. Each submit uses one of your attempts."
-MATCH_PROMPT = "Pick an answer for each item, then submit. Each submit uses one of your attempts."
-
-
 def pick_prompt(task: Task, page: int = 0) -> str:
     if task.kind is not Kind.MATCHING:
-        return PICK_PROMPT
+        return _(
+            "Pick an option for each blank, then submit. Each submit uses one of your attempts."
+        )
+    prompt = _("Pick an answer for each item, then submit. Each submit uses one of your attempts.")
     count = pages(task)
-    return MATCH_PROMPT if count == 1 else f"{MATCH_PROMPT} (Page {page + 1} of {count}.)"
+    return prompt if count == 1 else page_line(prompt, page, count)
+
+
+def page_line(prompt: str, page: int, count: int) -> str:
+    """A paged picker's prompt, and which page it shows (`page` counts from 0)."""
+    # TRANSLATORS: {prompt} is the picker's instruction, e.g. "Pick an answer for each item,
+    # then submit."; the parenthesis says which page of the picker this is.
+    return _("{prompt} (Page {page} of {count}.)").format(
+        prompt=prompt, page=formats.number(page + 1), count=formats.number(count)
+    )
 
 
 def open_screen(
@@ -189,14 +201,71 @@ def wrong_blanks_embed(task: Task, picks: Mapping[int, str], outcome: Outcome) -
     if not any(task.notes_at(b, picks[b]) for b in outcome.wrong_blanks) and outcome.notes:
         lines.append(rendering.notes_text(outcome.notes))
     embed = discord.Embed(colour=replies.WRONG)
-    title = "Wrong pairs" if matching else "Wrong blanks"
+    # TRANSLATORS: an embed field's name (at most 256 characters).
+    title = _("Wrong pairs") if matching else _("Wrong blanks")
     embed.add_field(name=title, value="\n".join(lines), inline=False)
     return embed
 
 
 def blank_list(blanks: Sequence[int], task: Task | None = None) -> str:
     names = [slot_name(task, b) if task else f"[{b}]" for b in blanks]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return formats.and_list(names)
+
+
+def wrong_notice(task: Task, wrong: Sequence[int], kept: bool) -> str:
+    """Which blanks (a matching task's items) were wrong and cleared; `kept`: the rest are
+    right, and stay picked."""
+    n, slots = len(wrong), blank_list(wrong, task)
+    if task.kind is Kind.MATCHING:
+        text = (
+            ngettext(
+                "Not quite: item {slots} is wrong, so I've cleared it; the rest are right.",
+                "Not quite: items {slots} are wrong, so I've cleared them; the rest are right.",
+                n,
+            )
+            if kept
+            else ngettext(
+                "Not quite: item {slots} is wrong, so I've cleared it.",
+                "Not quite: items {slots} are wrong, so I've cleared them.",
+                n,
+            )
+        )
+    else:
+        text = (
+            ngettext(
+                "Not quite: blank {slots} is wrong, so I've cleared it; the rest are right.",
+                "Not quite: blanks {slots} are wrong, so I've cleared them; the rest are right.",
+                n,
+            )
+            if kept
+            else ngettext(
+                "Not quite: blank {slots} is wrong, so I've cleared it.",
+                "Not quite: blanks {slots} are wrong, so I've cleared them.",
+                n,
+            )
+        )
+    return text.format(slots=slots)
+
+
+def missing_notice(task: Task, missing: Sequence[int]) -> str:
+    """A submit with blanks (a matching task's items) left empty: which, and no attempt used."""
+    n, slots = len(missing), blank_list(missing, task)
+    if task.kind is Kind.MATCHING:
+        text = ngettext(
+            "Pick an option for item {slots} first. Nothing was submitted, so no attempt was used.",
+            "Pick an option for items {slots} first. Nothing was submitted, so no attempt was "
+            "used.",
+            n,
+        )
+    else:
+        text = ngettext(
+            "Pick an option for blank {slots} first. Nothing was submitted, so no attempt was "
+            "used.",
+            "Pick an option for blanks {slots} first. Nothing was submitted, so no attempt was "
+            "used.",
+            n,
+        )
+    return text.format(slots=slots)
 
 
 def outcome_screen(
@@ -208,25 +277,24 @@ def outcome_screen(
     card = card if session else None  # said in a practice or review only, as answer_reply does
     match outcome.status:
         case Status.CORRECT:
-            every = "pair" if task.kind is Kind.MATCHING else "blank"
-            text = f"✅ Right, every {every}! {replies.earned(outcome, session)}"
+            text = (
+                _("✅ Right, every pair!")
+                if task.kind is Kind.MATCHING
+                else _("✅ Right, every blank!")
+            )
+            text += " " + replies.earned(outcome, session)
             return Screen(replies.with_card(text, card), [replies.solution_embed(task)])
         case Status.WRONG | Status.REPEATED:
             wrong = outcome.wrong_blanks
             kept = {b: p for b, p in picks.items() if b not in wrong}
-            verb = "is" if len(wrong) == 1 else "are"
-            opening = (
-                "You already submitted exactly these picks, so that didn't use an attempt"
-                if outcome.status is Status.REPEATED
-                else "Not quite"
-            )
-            slots = ("item" if task.kind is Kind.MATCHING else "blank") + "s" * (len(wrong) > 1)
-            notice = (
-                f"{opening}: {slots} {blank_list(wrong, task)} {verb} "
-                f"wrong, so I've cleared {'it' if len(wrong) == 1 else 'them'}"
-                f"{'; the rest are right' if kept else ''}. You have "
-                f"{replies.attempts_left(outcome.progress)}."
-            )
+            notice = wrong_notice(task, wrong, bool(kept))
+            notice += " " + replies.attempts_sentence(outcome.progress)
+            if outcome.status is Status.REPEATED:
+                notice = (
+                    _("You already submitted exactly these picks, so that didn't use an attempt.")
+                    + " "
+                    + notice
+                )
             return open_screen(
                 posted,
                 kept,
@@ -235,7 +303,7 @@ def outcome_screen(
                 page=page_of(task, wrong[0]),
             )
         case Status.FAILED:
-            text = (
+            text = _(
                 "Not quite, and that was your last attempt, so here is the worked solution. "
                 "Every miss teaches something; on to the next one!"
             )
@@ -374,7 +442,8 @@ class SubmitButton(
     def __init__(self, post_id: int, picks: str) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Submit answer",
+                # TRANSLATORS: a button's label (at most 80 characters).
+                label=_("Submit answer"),
                 emoji="✅",
                 style=discord.ButtonStyle.primary,
                 custom_id=f"quiz:submit:{post_id}:{picks}",
@@ -395,11 +464,7 @@ class SubmitButton(
                 picks = checked_picks(posted.task, self.picks)
                 task = posted.task
                 missing = [b for b in range(1, task.blanks + 1) if b not in picks]
-                slot = "item" if task.kind is Kind.MATCHING else "blank"
-                notice = (
-                    f"Pick an option for {slot} {blank_list(missing, task)} first. "
-                    "Nothing was submitted, so no attempt was used."
-                )
+                notice = missing_notice(task, missing)
                 screen = open_screen(posted, picks, notice=notice, page=page_of(task, missing[0]))
             else:
                 picks = decode_picks(self.picks)

@@ -1,5 +1,7 @@
 """A task post as members see it: its embed, its buttons, and the live "answered · solved" footer.
-All of it derives from the database; the buttons carry only ids (grammar: clicks.py)."""
+All of it derives from the database; the buttons carry only ids (grammar: clicks.py). Rendered
+in the current locale: a public post's sender speaks the server's language (`ServerLanguages`
+says which: `posting`, the scheduler, and the footer's redraw here), a private one the member's."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import discord
 
 from bot import rendering
 from bot.clock import discord_timestamp
-from bot.discord_ui import picker, replies
+from bot.discord_ui import cloze, picker, replies
 from bot.discord_ui.clicks import (
     LAST_POST_FIELD,
     AnswerButton,
@@ -29,6 +31,7 @@ from bot.discord_ui.clicks import (
 )
 from bot.discord_ui.multi import MultiSelect
 from bot.discord_ui.typed import TypeButton
+from bot.i18n import N_, _, formats, ngettext, server_locale, speaking
 from bot.quiz import engine
 from bot.quiz.errors import QuizError
 from bot.quiz.tasks import MAX_ATTEMPTS, Difficulty, Kind, Task
@@ -57,8 +60,17 @@ HINT_ROW = 4
 
 
 def counts_text(counts: PostCounts, *, closed: bool = False) -> str:
-    text = f"{counts.answered} answered · {counts.solved} solved"
-    return f"{text} · closed" if closed else text
+    # TRANSLATORS: a post's live counts in its footer, joined by " · ": "12 answered".
+    answered = ngettext("{n} answered", "{n} answered", counts.answered)
+    solved = ngettext("{n} solved", "{n} solved", counts.solved)
+    parts = [
+        answered.format(n=formats.number(counts.answered)),
+        solved.format(n=formats.number(counts.solved)),
+    ]
+    if closed:
+        # TRANSLATORS: in a post's footer: it takes no more answers.
+        parts.append(_("closed"))
+    return " · ".join(parts)
 
 
 def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Embed:
@@ -70,16 +82,27 @@ def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Em
         description=rendering.task_description(task),
         colour=CLOSED_COLOUR if closed else DIFFICULTY_COLOURS[task.difficulty],
     )
-    embed.add_field(name="Topic", value=task.topic)
+    embed.add_field(name=_("Topic"), value=task.topic)
+    points = task.difficulty.points
+    # The difficulty's msgid is the commands' choice's own ("easy").
+    worth = ngettext("{difficulty} · {n} pt", "{difficulty} · {n} pts", points)
     embed.add_field(
-        name="Difficulty", value=f"{task.difficulty.value} · {task.difficulty.points} pts"
+        name=_("Difficulty"),
+        value=worth.format(difficulty=_(task.difficulty.value), n=formats.number(points)),
     )
-    embed.add_field(name="Attempts", value=f"{MAX_ATTEMPTS} attempts each")
+    attempts = ngettext("{n} attempt each", "{n} attempts each", MAX_ATTEMPTS)
+    embed.add_field(name=_("Attempts"), value=attempts.format(n=MAX_ATTEMPTS))
     if post.closes_at is not None and not closed:
-        embed.add_field(name="Closes", value=discord_timestamp(post.closes_at, "R"), inline=False)
+        # TRANSLATORS: an embed field's name: when the daily quiz stops taking answers.
+        closes = _("Closes")
+        embed.add_field(name=closes, value=discord_timestamp(post.closes_at, "R"), inline=False)
     if post.private:  # only the member sees it: no group counts, no leaderboard points
-        kind = post.session.kind if post.session is not None else "practice"
-        embed.set_footer(text=f"Private {kind} · no leaderboard points · #{post.id} {task.id}")
+        review = post.session is not None and post.session.kind == "review"
+        if review:
+            footer = _("Private review · no leaderboard points · #{post} {task}")
+        else:
+            footer = _("Private practice · no leaderboard points · #{post} {task}")
+        embed.set_footer(text=footer.format(post=post.id, task=task.id))
     else:
         embed.set_footer(text=f"{counts_text(counts, closed=closed)} · #{post.id} {task.id}")
     return embed
@@ -99,7 +122,7 @@ class PostButton(Control):
 
     def __init__(self, post_id: int, *, row: int | None = None) -> None:
         button: discord.ui.Button[Any] = discord.ui.Button(
-            label=self.LABEL,
+            label=_(self.LABEL),  # a marked constant: in the current locale
             emoji=self.EMOJI,
             style=self.STYLE,
             custom_id=f"{self.PREFIX}:{post_id}",
@@ -114,12 +137,14 @@ class HintButton(
     template=rf"quiz:hint{LAST_POST_FIELD}",
 ):
     PREFIX = "quiz:hint"
-    LABEL = "Hint (halves the points)"
+    # TRANSLATORS: a button (at most 80 characters): one hint halves the points still open.
+    LABEL = N_("Hint (halves the points)")
     EMOJI = "💡"
 
-    def __init__(self, post_id: int, *, label: str = LABEL, row: int | None = None) -> None:
+    def __init__(self, post_id: int, *, label: str | None = None, row: int | None = None) -> None:
         super().__init__(post_id, row=row)
-        self.item.label = label
+        if label is not None:
+            self.item.label = label
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         async with Responder(interaction) as responder:
@@ -129,7 +154,13 @@ class HintButton(
 def post_hint_label(task: Task) -> str:
     """A post's Hint button, the same for every member: what one click costs."""
     count = len(task.hints)
-    return HintButton.LABEL if count == 1 else f"{count} hints (each halves the points)"
+    if count == 1:
+        return _(HintButton.LABEL)
+    # TRANSLATORS: a button (at most 80 characters): the task has a ladder of hints.
+    label = ngettext(
+        "{n} hint (each halves the points)", "{n} hints (each halves the points)", count
+    )
+    return label.format(n=count)
 
 
 async def send_hint(
@@ -144,7 +175,10 @@ async def send_hint(
         await responder.send(replies.hint_reply(posted, hint))
         return
     view = QuizView()
-    label = f"{rendering.hint_title(posted.task, following)} (halves the points)"
+    # TRANSLATORS: a button (at most 80 characters): "Hint 2 of 3 (halves the points)".
+    label = _("{hint} (halves the points)").format(
+        hint=rendering.hint_title(posted.task, following)
+    )
     view.add_item(HintButton(post_id, label=label))
     await responder.send(replies.hint_reply(posted, hint), view=view)
 
@@ -155,7 +189,8 @@ class OpenPickerButton(
     template=rf"quiz:open{LAST_POST_FIELD}",
 ):
     PREFIX = "quiz:open"
-    LABEL = "Answer"
+    # TRANSLATORS: a button (the verb): opens the picker to answer.
+    LABEL = N_("Answer")
     EMOJI = "✏️"
     STYLE = discord.ButtonStyle.primary
 
@@ -187,7 +222,7 @@ class SolutionButton(
     no one forfeits a public task with a stray click."""
 
     PREFIX = "quiz:sol"
-    LABEL = "Solution"
+    LABEL = N_("Solution")
     EMOJI = "📖"
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
@@ -229,7 +264,8 @@ class NextButton(
         suffix = "" if shown is None else f":{shown}"
         super().__init__(
             discord.ui.Button(
-                label="Next",
+                # TRANSLATORS: a button: the next task of a practice or review session.
+                label=_("Next"),
                 emoji="⏭️",
                 style=discord.ButtonStyle.primary,
                 custom_id=f"quiz:next:{session_id}{suffix}",
@@ -263,6 +299,10 @@ DYNAMIC_ITEMS: tuple[type[Control], ...] = (
     picker.BlankSelect,
     picker.SubmitButton,
     picker.PageButton,
+    cloze.OpenClozeButton,
+    cloze.PartSelect,
+    cloze.SubmitPartsButton,
+    cloze.PartPageButton,
     MultiSelect,
     TypeButton,
 )
@@ -276,6 +316,10 @@ def post_view(posted: PostedTask) -> QuizView:
     view = QuizView()
     if task.multi_blank:
         view.add_item(OpenPickerButton(post_id, row=0))
+        _add_task_controls(view, posted, row=0)
+        return view
+    if task.kind is Kind.CLOZE:  # Answer opens the picker, or the modal of typed parts
+        view.add_item(cloze.answer_button(task, post_id, row=0))
         _add_task_controls(view, posted, row=0)
         return view
     if task.typed:  # Answer opens a modal with one text input
@@ -392,7 +436,10 @@ class LiveCounts:
             message = self._bot.get_partial_messageable(
                 post.channel_id, guild_id=post.guild_id
             ).get_partial_message(post.message_id)
-            await message.edit(**outgoing(embed=task_embed(posted, counts)))
+            # Public: the server's language, whoever's click (and locale) started this task.
+            with speaking(await self._bot.languages.public_locale(post.guild_id)):
+                embed = task_embed(posted, counts)
+            await message.edit(**outgoing(embed=embed))
             self.edits += 1
         except (discord.NotFound, QuizError):
             return _Result.GONE  # the message (or post, or task) is gone
@@ -416,3 +463,34 @@ class LiveCounts:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+class ServerLanguages:
+    """Each server's `/config language`, read once and kept: a server's settings change only
+    through the process that owns it, which calls `remember`."""
+
+    def __init__(self, bot: QuizBot) -> None:
+        self.bot = bot
+        self._configured: dict[int, str | None] = {}
+
+    def listen(self) -> None:
+        # Removed, a server's settings go with its data; back, it starts afresh.
+        self.bot.add_listener(self._forget, "on_guild_remove")
+
+    async def _forget(self, guild: discord.Guild) -> None:
+        self._configured.pop(guild.id, None)
+
+    def remember(self, guild_id: int, language: str | None) -> None:
+        self._configured[guild_id] = language
+
+    async def configured(self, guild_id: int) -> str | None:
+        if guild_id not in self._configured:
+            config = await self.bot.service.guild_config(guild_id)
+            self._configured[guild_id] = config.language
+        return self._configured[guild_id]
+
+    async def public_locale(self, guild_id: int) -> str:
+        """The language of the server's public messages (`bot.i18n.server_locale`'s rule)."""
+        guild = self.bot.get_guild(guild_id)
+        preferred = None if guild is None else guild.preferred_locale.value
+        return server_locale(await self.configured(guild_id), preferred)

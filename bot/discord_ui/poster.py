@@ -126,6 +126,9 @@ class DiscordPoster:
                 raise PosterError(f"cannot open a thread: {exc}") from exc
             await thread.send(text, allowed_mentions=discord.AllowedMentions.none())
 
+    async def language(self, guild_id: int) -> str:
+        return await self.bot.languages.public_locale(guild_id)
+
     async def close(self, posted: PostedTask, *, content: str) -> None:
         assert posted.post.message_id is not None
         counts = await self.bot.service.run_read(posts.post_counts, posted.post.id)

@@ -11,6 +11,7 @@ import discord
 
 from bot.discord_ui.clicks import detached, outgoing, spent
 from bot.discord_ui.post_view import post_view, task_embed
+from bot.i18n import speaking
 from bot.quiz.errors import StoreAction, StoreError
 from bot.quiz.rules import MAX_COOLDOWN_SECONDS
 from bot.store import posts
@@ -46,11 +47,13 @@ async def send_task(
 async def post_task(
     bot: QuizBot, channel: discord.abc.Messageable, posted: PostedTask
 ) -> discord.Message:
-    """/quiz: send the post and record its message id (the scheduler records its own).
-    Refused by Discord, the post row goes too, or it would be the channel's "latest post"
-    that nobody sees; a lost connection or a 5xx keeps it: the message may be out."""
+    """/quiz: send the post, in the server's language, and record its message id (the
+    scheduler records its own). Refused by Discord, the post row goes too, or it would be the
+    channel's "latest post" that nobody sees; a lost connection or a 5xx keeps it: the message
+    may be out."""
     try:
-        message = await send_task(channel, posted)
+        with speaking(await bot.languages.public_locale(posted.post.guild_id)):
+            message = await send_task(channel, posted)
     except discord.HTTPException as exc:
         if exc.status < 500:
             await bot.service.run_write(StoreAction.POST, posts.discard_post, posted.post.id)

@@ -1,5 +1,6 @@
 """How the daily quizzes read in Discord: /schedule list's embed, and the one-line summary
-of a schedule that /schedule add's reply and the id autocomplete share."""
+of a schedule that /schedule add's reply and the id autocomplete share. A run's stored result
+and error (`last_result`, `last_error`) are shown as the scheduler wrote them, in English."""
 
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ import discord
 from bot import rendering
 from bot.clock import as_utc, discord_timestamp
 from bot.discord_ui.params import CHOICE_NAME
+from bot.i18n import _, formats, ngettext
 from bot.store.schedules import ScheduleInfo
 
 
 def what(schedule: ScheduleInfo) -> str:
     """"2 tasks · MLOps · any difficulty"."""
-    tasks = "1 task" if schedule.count == 1 else f"{schedule.count} tasks"
-    parts = [tasks, schedule.topic or "any topic", schedule.difficulty or "any difficulty"]
-    return " · ".join(parts)
+    tasks = ngettext("{n} task", "{n} tasks", schedule.count).format(
+        n=formats.number(schedule.count)
+    )
+    # The difficulty's msgid is the commands' choice's own ("easy").
+    difficulty = _(schedule.difficulty) if schedule.difficulty else _("any difficulty")
+    return " · ".join([tasks, schedule.topic or _("any topic"), difficulty])
 
 
 def _plain_what(schedule: ScheduleInfo) -> str:
@@ -31,51 +36,75 @@ def choice_name(schedule: ScheduleInfo) -> str:
     """A schedule as an autocomplete suggestion."""
     name = f"#{schedule.id} · {schedule.local_time} {schedule.timezone} · {_plain_what(schedule)}"
     if schedule.paused:
-        name += " · paused"
+        # TRANSLATORS: after a schedule in /schedule's autocomplete (100 characters in all).
+        name += " · " + _("paused")
     return rendering.truncate(name, CHOICE_NAME)
 
 
 def _local(moment: datetime, schedule: ScheduleInfo) -> str:
-    return f"{as_utc(moment).astimezone(schedule.zone):%a %d %b %H:%M}"
+    # TRANSLATORS: a CLDR pattern (EEE weekday, dd day, MMM month, HH:mm the time) for when a
+    # daily quiz runs next, "Tue 08 Dec 09:00": reorder and punctuate as your language does.
+    pattern = _("EEE dd MMM HH:mm")
+    return formats.pattern_date(as_utc(moment).astimezone(schedule.zone), pattern)
 
 
 def schedule_lines(schedule: ScheduleInfo, next_run: datetime, now: datetime) -> str:
     """One schedule in /schedule list: what, where, when next (local and in the reader's
     zone), and how the last run went."""
     ts = discord_timestamp
-    head = (
-        f"**#{schedule.id}** · <#{schedule.channel_id}> · daily at **{schedule.local_time}** "
-        f"{schedule.timezone} · {what(schedule)}"
+    head = _("**#{id}** · {channel} · daily at **{time}** {zone} · {what}").format(
+        id=schedule.id,
+        channel=f"<#{schedule.channel_id}>",
+        time=schedule.local_time,
+        zone=schedule.timezone,
+        what=what(schedule),
     )
     if schedule.open_thread:
-        head += " · with a discussion thread"
+        head += " · " + _("with a discussion thread")
     lines = [head]
     if schedule.paused:
-        lines.append(f"⏸️ Paused. `/schedule resume id:{schedule.id}` to restart it.")
+        lines.append(
+            _("⏸️ Paused. `/schedule resume id:{id}` to restart it.").format(id=schedule.id)
+        )
     else:
         lines.append(
-            f"Next: {ts(next_run, 'f')} ({_local(next_run, schedule)} {schedule.timezone}), "
-            f"{ts(next_run, 'R')}"
+            _("Next: {when} ({local} {zone}), {relative}").format(
+                when=ts(next_run, "f"),
+                local=_local(next_run, schedule),
+                zone=schedule.timezone,
+                relative=ts(next_run, "R"),
+            )
         )
     if schedule.last_result:
-        lines.append(f"Last: {schedule.last_result}")
+        lines.append(_("Last: {result}").format(result=schedule.last_result))
     if schedule.last_error:
-        when = f" {ts(schedule.last_error_at, 'R')}" if schedule.last_error_at else ""
-        retry = ""
-        if schedule.retry_at is not None and schedule.retry_at > now and not schedule.paused:
-            retry = f" Retrying {ts(schedule.retry_at, 'R')}."
-        lines.append(f"⚠️ Error{when}: {schedule.last_error}.{retry}")
+        retry = schedule.retry_at
+        retrying = retry is not None and retry > now and not schedule.paused
+        lines.append(_error_line(schedule, ts(retry, "R") if retry and retrying else None))
     return "\n".join(lines)
+
+
+def _error_line(schedule: ScheduleInfo, retry: str | None) -> str:
+    """The last error (stored in English), when it happened and when it is tried again."""
+    error = schedule.last_error
+    if schedule.last_error_at is None:
+        line = _("⚠️ Error: {error}.").format(error=error)
+    else:
+        when = discord_timestamp(schedule.last_error_at, "R")
+        line = _("⚠️ Error {when}: {error}.").format(when=when, error=error)
+    if retry is None:
+        return line
+    return line + " " + _("Retrying {when}.").format(when=retry)
 
 
 def list_embed(lines: list[str]) -> discord.Embed:
     """/schedule list: every schedule's lines, or how to start one."""
-    embed = discord.Embed(title="📅 Daily quizzes", colour=discord.Colour.blurple())
+    embed = discord.Embed(title=_("📅 Daily quizzes"), colour=discord.Colour.blurple())
     if not lines:
-        embed.description = (
+        embed.description = _(
             "No daily quizzes yet. `/schedule add channel:#study time:09:00` starts one."
         )
         return embed
     embed.description = rendering.truncate("\n\n".join(lines), rendering.EMBED_DESCRIPTION)
-    embed.set_footer(text="Times in <t:…> show in your own time zone.")
+    embed.set_footer(text=_("Times in <t:…> show in your own time zone."))
     return embed

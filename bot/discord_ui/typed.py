@@ -1,7 +1,7 @@
 """A typed answer (`short` tasks): the post's Answer button opens a modal with one text input,
 and its submit is graded like a click. The modal's custom_id names the post, so a submit is
-routed from the `on_interaction` event (`ModalRouter`) and needs nothing kept in memory: one
-opened before a restart is still answered."""
+routed by it (`clicks.Router` calls `submitted`) and needs nothing kept in memory: one opened
+before a restart is still answered."""
 
 from __future__ import annotations
 
@@ -19,11 +19,10 @@ from bot.discord_ui.clicks import (
     Fields,
     Responder,
     member,
-    release,
-    report,
     send_private,
 )
 from bot.discord_ui.replies import Reply
+from bot.i18n import N_, _, formats
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Status
 from bot.quiz.errors import BlankAnswerError, InvalidAnswerError
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 INPUT_ID: Final = "answer"
 MODAL_TITLE: Final = 45
 """Discord's limit on a modal's title."""
-BLANK: Final = "Type an answer first. Nothing was submitted, so no attempt was used."
+BLANK: Final = N_("Type an answer first. Nothing was submitted, so no attempt was used.")
 MODAL_PATTERN: Final = re.compile(r"quiz:typed:(?P<post_id>[\s\S]*)")
 
 
@@ -53,7 +52,8 @@ class TypeButton(
     def __init__(self, post_id: int, *, row: int | None = None) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Answer",
+                # TRANSLATORS: a button's label on a task post (at most 80 characters).
+                label=_("Answer"),
                 emoji="✏️",
                 style=discord.ButtonStyle.primary,
                 custom_id=f"quiz:type:{post_id}",
@@ -67,16 +67,19 @@ class TypeButton(
 
 
 def answer_modal(post_id: int) -> discord.ui.Modal:
-    modal = discord.ui.Modal(title="Your answer", custom_id=f"quiz:typed:{post_id}", timeout=None)
+    # TRANSLATORS: a form's title and its text field's label (at most 45 characters).
+    title = _("Your answer")
+    modal = discord.ui.Modal(title=title, custom_id=f"quiz:typed:{post_id}", timeout=None)
     modal.add_item(
         discord.ui.TextInput(
-            label="Your answer",
+            label=title,
             custom_id=INPUT_ID,
             max_length=MAX_TYPED,
-            placeholder="Type it here; only you see it",
+            # TRANSLATORS: a text field's placeholder (at most 100 characters).
+            placeholder=_("Type it here; only you see it"),
         )
     )
-    # Stopped, so discord.py keeps no copy: `ModalRouter` routes the submit by its custom_id.
+    # Stopped, so discord.py keeps no copy: `clicks.Router` routes the submit by its custom_id.
     modal.stop()
     return modal
 
@@ -112,41 +115,33 @@ def typed_reply(
 ) -> Reply:
     """`answer_reply` for a typed answer, saying which spelling was expected if a typo was
     forgiven (or which answer earned partial credit)."""
-    chosen = rendering.picked_text(task, outcome.picks) if outcome.picks else "that"
+    # TRANSLATORS: stands for a typed answer in "Not quite: **{chosen}** isn't it."
+    chosen = rendering.picked_text(task, outcome.picks) if outcome.picks else _("that")
     reply = replies.answer_reply(task, outcome, chosen, session=session, card=card)
     line = ""
     if outcome.correct and outcome.expected:
         expected = rendering.escape_markdown(rendering.truncate(outcome.expected, 100))
-        line = f"\n-# Accepted as **{expected}**, the expected spelling."
+        line = "\n-# " + _("Accepted as **{expected}**, the expected spelling.").format(
+            expected=expected
+        )
     elif outcome.credit and outcome.status in (Status.WRONG, Status.FAILED, Status.REPEATED):
-        line = f"\n-# That answer earns {round(outcome.credit * 100)}% of the credit."
+        # TRANSLATORS: {percent} is e.g. "50%".
+        line = "\n-# " + _("That answer earns {percent} of the credit.").format(
+            percent=formats.percent(float(outcome.credit))
+        )
     return Reply(reply.content + line, reply.embeds) if line and reply.content else reply
 
 
-class ModalRouter:
-    """Routes our modal submits from `on_interaction`, as `clicks.Router` does clicks."""
-
-    def listen(self, bot: QuizBot) -> None:
-        bot.add_listener(self.dispatch, "on_interaction")
-
-    async def dispatch(self, interaction: discord.Interaction[QuizBot]) -> None:
-        if interaction.type is not discord.InteractionType.modal_submit:
-            return
-        data: Any = interaction.data or {}
-        custom_id = data.get("custom_id")
-        match = MODAL_PATTERN.fullmatch(custom_id) if isinstance(custom_id, str) else None
-        if match is None:
-            return
-        try:
-            await submit(interaction, match["post_id"], data.get("components"))
-        except BlankAnswerError:
-            await send_private(interaction, BLANK)
-        except NotANumberError:
-            await send_private(interaction, NOT_A_NUMBER)
-        except Exception as exc:
-            await report(interaction, exc)
-        finally:
-            release(interaction)
+async def submitted(interaction: discord.Interaction[QuizBot], match: re.Match[str]) -> None:
+    """The modal's submit (`MODAL_PATTERN`, registered with `clicks.Router`, whose guard
+    reports any other failure)."""
+    data: Any = interaction.data or {}
+    try:
+        await submit(interaction, match["post_id"], data.get("components"))
+    except BlankAnswerError:
+        await send_private(interaction, _(BLANK))
+    except NotANumberError:
+        await send_private(interaction, _(NOT_A_NUMBER))
 
 
 async def submit(interaction: discord.Interaction[QuizBot], post: str, components: object) -> None:

@@ -3,21 +3,22 @@ immutable values, so the bot, the terminal practice and the store's write unit a
 rules. Each fact is decided here only: a post's id (`post_id`), closed (`post_closed`), taking
 an answer (`check_open`, `check_owner`), valid picks (`normalise_picks`, `check_partial_picks`),
 finished and attempts left (`Progress`), the score (`score`, `grade`; a multi task's
-`credit`, a matching task's `matching_credit`), an attempt recorded (`Outcome.recorded`), what
-a hint and the solution cost (`see_hint`, `open_solution`, `check_free_look`): each hint of a
-task's ladder halves the points still open.
+`credit`, a matching task's `matching_credit`, a cloze task's `cloze.credit`), an attempt
+recorded (`Outcome.recorded`), what a hint and the solution cost (`see_hint`,
+`open_solution`, `check_free_look`): each hint of a task's ladder halves the points still open.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from bot.quiz import numeric, typed
+from bot.quiz import cloze, numeric, typed
 from bot.quiz.errors import (
     AnswerableElsewhereError,
     BlankAnswerError,
@@ -244,7 +245,13 @@ def check_owner(owner_id: int | None, user_id: int) -> None:
 
 
 def check_partial_picks(task: Task, picks: Mapping[int, str]) -> None:
-    """The picker's picks so far: blank numbers of this task, labels of its options."""
+    """The picker's picks so far: blank numbers of this task, labels of its options (a cloze
+    task's: its choice parts, each with its own options)."""
+    if task.kind is Kind.CLOZE:
+        for part, label in picks.items():
+            if not 1 <= part <= len(task.parts) or label not in task.parts[part - 1].labels:
+                raise InvalidAnswerError(f"{task.id} has no option {label!r} for part {part}")
+        return
     for blank, label in picks.items():
         if not 1 <= blank <= task.blanks or label not in task.labels:
             raise InvalidAnswerError(f"{task.id} has no option {label!r} for blank {blank}")
@@ -256,6 +263,8 @@ def normalise_picks(task: Task, picks: Sequence[str]) -> tuple[str, ...]:
     picks = tuple(picks)
     if task.typed:
         return (_typed_answer(task, picks),)
+    if task.kind is Kind.CLOZE:
+        return _cloze_picks(task, picks)
     if task.kind is Kind.MULTI:
         if not picks:
             raise BlankAnswerError(f"{task.id} takes at least one option")
@@ -280,6 +289,8 @@ def grade(task: Task, progress: Progress, picks: Sequence[str]) -> Outcome:
         return _grade_multi(task, progress, picks)
     if task.kind is Kind.MATCHING:
         return _grade_matching(task, progress, picks)
+    if task.kind is Kind.CLOZE:
+        return _grade_cloze(task, progress, picks)
     if task.short is not None:
         return _grade_short(task, task.short, progress, picks[0])
     if task.numeric is not None:
@@ -379,6 +390,67 @@ def _grade_matching(task: Task, progress: Progress, picks: tuple[str, ...]) -> O
     return _missed(task, progress, picks, got, wrong_blanks=wrong, notes=notes)
 
 
+def _cloze_picks(task: Task, picks: tuple[str, ...]) -> tuple[str, ...]:
+    """An answer per part, checked by its part (`ClozePart.check`: a blank or non-number part
+    uses no attempt, as Moodle's interactive mode asks for every part first), encoded for the
+    store (`cloze.encode`)."""
+    if len(picks) != len(task.parts):
+        raise InvalidAnswerError(f"{task.id} expects {len(task.parts)} part(s), got {len(picks)}")
+    return cloze.encode([part.check(pick) for part, pick in zip(task.parts, picks, strict=True)])
+
+
+def _grade_cloze(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outcome:
+    """All parts at once are one attempt, right only when every part is; the last attempt, if
+    not right, earns its credit's share (`cloze.credit`) of the points it was worth."""
+    answers = cloze.decode(picks)
+    got = cloze.credit(task.parts, answers)
+    if got == 1:
+        return _solved(task, progress, picks)
+    pairs = list(zip(task.parts, answers, strict=True))
+    wrong = tuple(n for n, (part, answer) in enumerate(pairs, 1) if part.credit(answer) < 1)
+    found = [note for n in wrong if (note := pairs[n - 1][0].note(pairs[n - 1][1]))]
+    notes = tuple(dict.fromkeys(found)) or task.general_notes
+    if any(_same_cloze(task, cloze.decode(tried), answers) for tried in progress.tried):
+        return Outcome(
+            Status.REPEATED, progress, wrong_blanks=wrong, notes=notes, picks=picks, credit=got
+        )
+    return _missed(task, progress, picks, got, wrong_blanks=wrong, notes=notes)
+
+
+def _same_cloze(task: Task, a: Sequence[str], b: Sequence[str]) -> bool:
+    return len(a) == len(b) == len(task.parts) and all(
+        part.same(x, y) for part, x, y in zip(task.parts, a, b, strict=True)
+    )
+
+
+def cloze_answers(task: Task, picks: Sequence[str]) -> tuple[str, ...] | None:
+    """A cloze task's stored picks as one answer per part; None if they are not that."""
+    answers = cloze.decode(picks)
+    if len(answers) != len(task.parts):
+        return None
+    for part, answer in zip(task.parts, answers, strict=True):
+        if part.choice and answer not in part.labels:
+            return None
+    return answers
+
+
+def cloze_misses(task: Task, picks: Sequence[str]) -> tuple[tuple[int, str], ...]:
+    """A cloze answer's parts short of full credit, as (part, answer): a choice part's label,
+    a typed part's text (case-folded unless the part is case-sensitive), for the reports."""
+    answers = cloze_answers(task, picks)
+    if answers is None:
+        return ()
+    found: list[tuple[int, str]] = []
+    for n, (part, got) in enumerate(zip(task.parts, answers, strict=True), 1):
+        try:
+            right = part.credit(got) == 1
+        except InvalidAnswerError:  # stored before an edit that made it no number
+            right = False
+        if not right:
+            found.append((n, got if part.choice or part.case_sensitive else got.casefold()))
+    return tuple(found)
+
+
 def _typed_answer(task: Task, picks: tuple[str, ...]) -> str:
     """A typed answer, normalised; a blank one is refused before any attempt is counted."""
     if len(picks) != 1:
@@ -410,13 +482,16 @@ def _typed_miss(
     progress: Progress,
     text: str,
     got: Fraction,
+    same: Callable[[str, str], bool] | None = None,
     **extra: Any,
 ) -> Outcome:
     """A typed answer short of full credit: a repeat (stored picks are read back split at
     commas, so one is compared as one text) is reminded, not graded; else a miss."""
     picks = (text,)
     notes = typed_notes(task, text)
-    if any(typed.same_answer(spec, ",".join(tried), text) for tried in progress.tried):
+    if same is None:
+        same = functools.partial(typed.same_answer, spec)
+    if any(same(",".join(tried), text) for tried in progress.tried):
         return Outcome(Status.REPEATED, progress, notes=notes, picks=picks, credit=got)
     return _missed(task, progress, picks, got, wrong_blanks=(1,), notes=notes, **extra)
 
@@ -429,7 +504,18 @@ def _grade_numeric(
     found = numeric.match(spec, text)
     if found.credit == 1:
         return _solved(task, progress, picks)
-    return _typed_miss(task, typed.ShortAnswers(()), progress, text, found.credit)
+    return _typed_miss(
+        task, typed.ShortAnswers(()), progress, text, found.credit,
+        same=functools.partial(_same_number, spec),
+    )  # fmt: skip
+
+
+def _same_number(spec: numeric.NumericAnswers, tried: str, text: str) -> bool:
+    """"3,5" after "3.5" (or "3500 g" after "3.5 kg") is the same answer again: no attempt."""
+    try:
+        return numeric.read(spec, tried) == numeric.read(spec, text)
+    except numeric.NotANumberError:  # stored before the bank changed its units
+        return False
 
 
 def typed_credit(task: Task, text: str) -> Fraction:
@@ -546,6 +632,12 @@ def describe_answer(task: Task, picks: Sequence[str]) -> str:
         return ", ".join(f"{p} · {task.option(p).text}" for p in picks)
     if task.typed:  # read back split at its commas; none: the task's answer
         return ",".join(picks) or task.final_answer()
+    if task.kind is Kind.CLOZE:
+        answers = cloze_answers(task, picks) if picks else None
+        if answers is None:
+            return task.final_answer()
+        shown = (part.shown(a) for part, a in zip(task.parts, answers, strict=True))
+        return ", ".join(f"[{n}] {text}" for n, text in enumerate(shown, 1))
     if task.kind is Kind.MATCHING:
         pairs = zip(task.stems, picks, strict=False)
         return ", ".join(f"{stem} → {task.option(p).text}" for stem, p in pairs)

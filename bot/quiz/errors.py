@@ -1,15 +1,49 @@
 """Domain errors: each names what went wrong, and the Discord layer turns it into a private
-reply (bot/discord_ui/error_texts.py). None is a bug. A message quotes typed text with `!r`, so
-the Discord layer can find it and show it escaped, never rendered.
+reply (bot/discord_ui/error_texts.py). None is a bug.
+
+An error's `template` is its English message with `{named}` fields, marked for the catalogs with
+this module's `N_` and `N_plural` (babel.cfg extracts them: the rules import nothing outside
+bot.quiz, so the Discord layer translates), and `params` fill it; `str(error)` is the English,
+for logs and the CLI. Typed text is quoted with `!r` (`{name!r}`), so the Discord layer can find
+it and show it escaped, never rendered.
 """
 
 from __future__ import annotations
 
 from enum import Enum
+from typing import ClassVar
+
+Template = str | tuple[str, str]
+"""A message; a (singular, plural) pair is chosen by its count, the `n` param."""
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalogs; it is translated where it is shown."""
+    return message
+
+
+def N_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a message with a count, `{n}`, for the catalogs (its plural forms)."""
+    return singular, plural
+
+
+def english(template: Template, params: dict[str, object]) -> str:
+    if isinstance(template, tuple):
+        template = template[0] if params.get("n") == 1 else template[1]
+    return template.format(**params) if params else template
 
 
 class QuizError(Exception):
-    """Base for everything a member or moderator can be told about."""
+    """Base for everything a member or moderator can be told about: `template` filled with
+    `params` (numbers among them are shown as the reader's locale writes them: pass an id as
+    text). The params named in `MESSAGES` are marked messages themselves, translated too."""
+
+    MESSAGES: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, template: Template = "", /, **params: object) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(english(template, params))
 
 
 class InvalidAnswerError(QuizError):
@@ -21,7 +55,15 @@ class BlankAnswerError(InvalidAnswerError):
 
 
 class UnknownTaskError(QuizError):
-    """The task is not (or no longer) in the loaded banks."""
+    """The task is not in the loaded banks; `gone`: no longer (a post's task since removed)."""
+
+    def __init__(self, task_id: str, *, gone: bool = False) -> None:
+        self.task_id = task_id
+        self.gone = gone
+        if gone:
+            super().__init__("task {task_id!r} is no longer in the loaded banks", task_id=task_id)
+        else:
+            super().__init__("task {task_id!r} is not in the loaded banks", task_id=task_id)
 
 
 class NoMatchingTaskError(QuizError):
@@ -31,7 +73,7 @@ class NoMatchingTaskError(QuizError):
         self.topic = topic
         self.difficulty = difficulty
         wanted = " ".join(x for x in (difficulty, topic) if x) or "any"
-        super().__init__(f"There is no {wanted} task in the loaded banks.")
+        super().__init__("There is no {wanted} task in the loaded banks.", wanted=wanted)
 
 
 class TasksWithheldError(QuizError):
@@ -42,8 +84,10 @@ class TasksWithheldError(QuizError):
         self.posts = posts
         self.total = total
         super().__init__(
-            "Every matching task is open on a public post here that you haven't finished. "
-            "Answer those first: practising a task in private would give its answer away."
+            N_(
+                "Every matching task is open on a public post here that you haven't finished. "
+                "Answer those first: practising a task in private would give its answer away."
+            )
         )
 
 
@@ -54,8 +98,11 @@ class AnswerableElsewhereError(QuizError):
     def __init__(self, post: tuple[int, int, int | None]) -> None:
         self.post = post
         super().__init__(
-            "This task is still open for you on another post here, so its hint and solution "
-            "aren't free yet: answer it there (its own hint and solution work as usual)."
+            N_(
+                "This task is still open for you on another post here, so its hint and "
+                "solution aren't free yet: answer it there (its own hint and solution work as "
+                "usual)."
+            )
         )
 
 
@@ -68,8 +115,10 @@ class NoHintError(QuizError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This task has no hint: it's yours to work out, and nothing was taken off your "
-            "points."
+            N_(
+                "This task has no hint: it's yours to work out, and nothing was taken off your "
+                "points."
+            )
         )
 
 
@@ -78,8 +127,10 @@ class NothingPostedError(QuizError):
 
     def __init__(self) -> None:
         super().__init__(
-            "No quiz has been posted in this channel yet. Choose one with the `task` option, "
-            "or post one with /quiz."
+            N_(
+                "No quiz has been posted in this channel yet. Choose one with the `task` "
+                "option, or post one with /quiz."
+            )
         )
 
 
@@ -92,8 +143,31 @@ class PrivatePostError(QuizError):
 
     def __init__(self) -> None:
         super().__init__(
-            "That task belongs to another member's private practice. /practice starts your own."
+            N_("That task belongs to another member's private practice. /practice starts your own.")
         )
+
+
+def _session_ended(kind: str | None, idle: bool) -> Template:
+    # Whole sentences: the kind and the command are words of each, in every language.
+    if kind == "practice":
+        if idle:
+            return N_plural(
+                "This practice session ended after {n} minute without activity. /practice "
+                "starts a new one.",
+                "This practice session ended after {n} minutes without activity. /practice "
+                "starts a new one.",
+            )
+        return N_("This practice session ended. /practice starts a new one.")
+    if kind == "review":
+        if idle:
+            return N_plural(
+                "This review session ended after {n} minute without activity. /review starts "
+                "a new one.",
+                "This review session ended after {n} minutes without activity. /review starts "
+                "a new one.",
+            )
+        return N_("This review session ended. /review starts a new one.")
+    return N_("This session has ended. /practice or /review starts a new one.")
 
 
 class SessionExpiredError(QuizError):
@@ -102,12 +176,8 @@ class SessionExpiredError(QuizError):
 
     def __init__(self, *, idle: bool, minutes: int, kind: str | None = None) -> None:
         self.idle = idle
-        why = f" after {minutes} minutes without activity" if idle else ""
-        if kind is None:
-            text = "This session has ended. /practice or /review starts a new one."
-        else:
-            text = f"This {kind} session ended{why}. /{kind} starts a new one."
-        super().__init__(text)
+        template = _session_ended(kind, idle)
+        super().__init__(template, **({"n": minutes} if isinstance(template, tuple) else {}))
 
 
 class SessionMovedOnError(QuizError):
@@ -115,8 +185,10 @@ class SessionMovedOnError(QuizError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This session has moved on from that task: your newest message from it shows the "
-            "current one."
+            N_(
+                "This session has moved on from that task: your newest message from it shows "
+                "the current one."
+            )
         )
 
 
@@ -129,8 +201,10 @@ class NotModeratorError(QuizError):
 
     def __init__(self) -> None:
         super().__init__(
-            "Only moderators can do that: you need the Manage Server permission "
-            "or this server's moderator role."
+            N_(
+                "Only moderators can do that: you need the Manage Server permission "
+                "or this server's moderator role."
+            )
         )
 
 
@@ -140,8 +214,12 @@ class ScheduleLimitError(QuizError):
     def __init__(self, limit: int) -> None:
         self.limit = limit
         super().__init__(
-            f"This server already has {limit} daily quizzes; remove one with "
-            "/schedule remove first."
+            N_plural(
+                "This server already has {n} daily quiz; remove one with /schedule remove first.",
+                "This server already has {n} daily quizzes; remove one with /schedule remove "
+                "first.",
+            ),
+            n=limit,
         )
 
 
@@ -153,26 +231,33 @@ class StoreAction(Enum):
     """What a refused unit of work was doing; its value is what the member lost."""
 
     READ = ""
-    WRITE = "nothing was saved"
-    ANSWER = "your answer was not recorded"
-    REVEAL = "nothing was shown or saved"
-    CHANGE = "your change was not saved"
-    POST = "the quiz was not posted"
-    DELETE = "nothing was deleted"
+    # TRANSLATORS: what a member lost when the database refused; it follows "The quiz
+    # database is busy;" (or unavailable), so it starts in lower case.
+    WRITE = N_("nothing was saved")
+    ANSWER = N_("your answer was not recorded")
+    REVEAL = N_("nothing was shown or saved")
+    CHANGE = N_("your change was not saved")
+    POST = N_("the quiz was not posted")
+    DELETE = N_("nothing was deleted")
 
 
 class StoreError(QuizError):
     """The database refused a unit of work, which stored nothing: the host's problem, never the
     member's. The message says what the member lost; `fault`, for the log, what went wrong."""
 
-    condition = "unavailable right now"
-    advice = "The bot's host has been told."
+    MESSAGES = frozenset({"lost"})
+    told = N_("The quiz database is unavailable right now. The bot's host has been told.")
+    told_lost = N_(
+        "The quiz database is unavailable right now; {lost}. The bot's host has been told."
+    )
 
     def __init__(self, action: StoreAction, fault: str) -> None:
         self.action = action
         self.fault = fault
-        lost = f"; {action.value}" if action.value else ""
-        super().__init__(f"The quiz database is {self.condition}{lost}. {self.advice}")
+        if action.value:
+            super().__init__(self.told_lost, lost=action.value)
+        else:
+            super().__init__(self.told)
 
     def lost(self, action: StoreAction) -> StoreError:
         """The same refusal, told to a member who lost `action` in it (a group commit mixes)."""
@@ -182,24 +267,30 @@ class StoreError(QuizError):
 class StoreBusyError(StoreError):
     """Another writer held the database's lock for longer than the busy timeout."""
 
-    condition = "busy"
-    advice = "Try again in a moment."
+    told = N_("The quiz database is busy. Try again in a moment.")
+    told_lost = N_("The quiz database is busy; {lost}. Try again in a moment.")
 
 
 class StoreUnavailableError(StoreError):
     """The database cannot be used until the host acts or it comes back (a full disk, say)."""
 
-    condition = "unavailable"
-    advice = "Try again in a minute; the bot's host has been told."
+    told = N_(
+        "The quiz database is unavailable. Try again in a minute; the bot's host has been told."
+    )
+    told_lost = N_(
+        "The quiz database is unavailable; {lost}. Try again in a minute; the bot's host has "
+        "been told."
+    )
 
 
 class InvalidInputError(QuizError):
-    """A value its option does not take (only a raw payload gets past Discord's client)."""
+    """A value its option does not take (only a raw payload gets past Discord's client):
+    `template` a whole sentence naming the `{option}`, e.g. N_("The `{option}` option takes
+    text.")."""
 
-    def __init__(self, option: str, problem: str) -> None:
+    def __init__(self, option: str, template: Template, /, **params: object) -> None:
         self.option = option
-        self.problem = problem
-        super().__init__(f"The `{option}` option {problem}.")
+        super().__init__(template, option=option, **params)
 
 
 class ForgedControlError(QuizError):
@@ -207,7 +298,7 @@ class ForgedControlError(QuizError):
 
     def __init__(self) -> None:
         super().__init__(
-            "That control doesn't belong to this message. Use the buttons on the quiz post."
+            N_("That control doesn't belong to this message. Use the buttons on the quiz post.")
         )
 
 
@@ -217,10 +308,13 @@ class BankRefusedError(QuizError):
     def __init__(self, filename: str, problems: tuple[str, ...] | list[str]) -> None:
         self.filename = filename
         self.problems = tuple(problems)
-        count = len(self.problems)
-        # Not bot.wording.plural: the rules import nothing outside bot.quiz.
         super().__init__(
-            f"{filename!r} was not stored: {count} problem{'' if count == 1 else 's'}."
+            N_plural(
+                "{filename!r} was not stored: {n} problem.",
+                "{filename!r} was not stored: {n} problems.",
+            ),
+            filename=filename,
+            n=len(self.problems),
         )
 
 
@@ -229,4 +323,6 @@ class UnknownBankError(QuizError):
 
     def __init__(self, name: str) -> None:
         self.name = name
-        super().__init__(f"This server has no uploaded bank {name!r}. See /bank list.")
+        super().__init__(
+            N_("This server has no uploaded bank {name!r}. See /bank list."), name=name
+        )

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Final
 
-from bot.quiz.errors import InvalidAnswerError
+from bot.quiz.errors import N_, InvalidAnswerError
 from bot.quiz.typed import TypedMistake, normalise
 
 _NUMBER: Final = r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?"
@@ -25,7 +25,7 @@ class NotANumberError(InvalidAnswerError):
     """A typed answer to a numerical task that is no number: it uses no attempt."""
 
 
-NOT_A_NUMBER: Final = (
+NOT_A_NUMBER: Final = N_(
     "That isn't a number I can read, so no attempt was used. Type a number such as 42, "
     "3.5, 3,5 or 1.2e-3, with its unit if the task has one."
 )

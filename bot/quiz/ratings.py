@@ -1,6 +1,6 @@
 """Calibrated difficulty, pure: an online Elo rating per member and per task of a server, and
-the adaptive choice of a practice task (issue 31). Not wired to storage yet: the store keeps
-no ratings until a migration adds them.
+the adaptive choice of a practice task (issue 31). The store keeps them (`store/ratings.py`)
+and moves them in the answer's write unit, by this module's `update`.
 
 The model is Pelánek's for adaptive practice (Pelánek 2017, "Applications of the Elo rating
 system in adaptive educational systems"): the chance that a member solves a task at the first

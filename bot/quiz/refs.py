@@ -9,14 +9,14 @@ from enum import StrEnum
 from typing import TypeVar
 
 from bot.quiz.engine import MAX_ID, id_number
-from bot.quiz.errors import InvalidInputError, ScheduleInputError
+from bot.quiz.errors import N_, InvalidInputError, N_plural, ScheduleInputError
 
 E = TypeVar("E", bound=StrEnum)
 
 TEXT_LIMIT = 100
 """The most characters a free-text option takes: also its declared max_length."""
 
-NO_SUCH_SCHEDULE = (
+NO_SUCH_SCHEDULE = N_(
     "This server has no daily quiz with that `id`: `/schedule list` shows their numbers."
 )
 
@@ -51,9 +51,16 @@ def text(value: object, option: str, limit: int = TEXT_LIMIT) -> str:
     """A free-text option of at most `limit` characters."""
     # A lone surrogate (from a raw payload's JSON) is no text: the database's encoder would raise.
     if not isinstance(value, str) or (not value.isascii() and _surrogate(value)):
-        raise InvalidInputError(option, "takes text")
+        raise InvalidInputError(option, N_("The `{option}` option takes text."))
     if len(value) > limit:
-        raise InvalidInputError(option, f"takes at most {limit} characters")
+        raise InvalidInputError(
+            option,
+            N_plural(
+                "The `{option}` option takes at most {n} character.",
+                "The `{option}` option takes at most {n} characters.",
+            ),
+            n=limit,
+        )
     return value
 
 
@@ -68,7 +75,12 @@ def _surrogate(value: str) -> bool:
 def whole_number(value: object, option: str, low: int, high: int) -> int:
     """A whole-number option within [low, high] (a bool is not a number here)."""
     if type(value) is not int or not low <= value <= high:
-        raise InvalidInputError(option, f"takes a whole number from {low} to {high}")
+        raise InvalidInputError(
+            option,
+            N_("The `{option}` option takes a whole number from {low} to {high}."),
+            low=low,
+            high=high,
+        )
     return value
 
 
@@ -78,11 +90,11 @@ def choice(value: object, option: str, choices: type[E]) -> E:
         if value == member.value and isinstance(value, str):
             return member
     names = ", ".join(member.value for member in choices)
-    raise InvalidInputError(option, f"takes one of: {names}")
+    raise InvalidInputError(option, N_("The `{option}` option takes one of: {names}."), names=names)
 
 
 def flag(value: object, option: str) -> bool:
     """A True/False option."""
     if type(value) is not bool:
-        raise InvalidInputError(option, "takes True or False")
+        raise InvalidInputError(option, N_("The `{option}` option takes True or False."))
     return value

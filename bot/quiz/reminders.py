@@ -1,5 +1,5 @@
-"""Daily review reminders: when a member's is due and what it says (the pass that sends them is
-bot/schedule/reminders.py). It may go out in the hour from the member's local `hour:00`
+"""Daily review reminders: when a member's is due (the pass that sends them, and the DM's text,
+is bot/schedule/reminders.py). It may go out in the hour from the member's local `hour:00`
 (`REMINDER_WINDOW`), DST-safe, only when reviews are due, at most once per local day (`owed`);
 a zone change carries the day over (`sent_day_in`), and a future day (a clock that ran ahead)
 counts as today (`as_of`).
@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from bot.clock import as_utc, day_start, local_date
 from bot.quiz import timing
+from bot.quiz.errors import N_
 from bot.quiz.timing import Slot
 
 DEFAULT_HOUR = 18
@@ -20,22 +21,13 @@ DEFAULT_HOUR = 18
 REMINDER_WINDOW = timedelta(hours=1)
 """How long after its `hour:00` a day's reminder may still go out."""
 
-DMS_CLOSED_NOTICE = (
+DMS_CLOSED_NOTICE = N_(
     "🔕 Your daily review reminders were turned off: Discord would not let me send you a "
     "direct message. To get them again, allow direct messages from this server's members "
     "(Privacy Settings), then use `/reminders on`."
 )
-"""What /review says once after the reminders were turned off (`take_reminder_notice`)."""
-
-
-def reminder_text(due: int, server: str) -> str:
-    """The reminder DM."""
-    reviews = "1 review" if due == 1 else f"{due} reviews"
-    return (
-        f"⏰ You have {reviews} due in {server}. Use /review in {server} to go through "
-        f"{'it' if due == 1 else 'them'}.\n-# One reminder a day at most; `/reminders off` "
-        "in that server stops them."
-    )
+"""What /review says once after the reminders were turned off (`take_reminder_notice`);
+translated where it is shown."""
 
 
 def at_hour(hour: int) -> time:

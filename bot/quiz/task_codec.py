@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
+from bot.quiz.cloze import ClozePart, PartAnswer, PartKind
 from bot.quiz.numeric import NumAnswer, NumericAnswers, Unit
 from bot.quiz.tasks import Difficulty, Kind, MistakeNote, Option, Solution, SolutionStep, Task
 from bot.quiz.typed import Accepted, ShortAnswers, TypedMistake
@@ -22,10 +23,11 @@ FORMAT: Final = 1
 _KEYS: Final = frozenset(
     {"format", "id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint",
      "solution", "mistakes", "instruction", "language", "bank", "weights", "show_count",
-     "hints", "short", "numeric", "stems"}
+     "hints", "short", "numeric", "stems", "parts", "bank_language"}
 )
 """`weights` and `show_count` are a multi task's only, so a choice or fill task's version (and
-its hash) is what it was before multi tasks."""
+its hash) is what it was before multi tasks; `bank_language` is there only when the bank has one,
+so a task of a bank without it keeps its hash."""
 
 
 class TaskCodecError(ValueError):
@@ -99,6 +101,38 @@ def _numeric_of(data: Mapping[str, Any]) -> NumericAnswers:
     )
 
 
+def parts_data(parts: tuple[ClozePart, ...]) -> list[dict[str, Any]]:
+    """A cloze task's parts as plain data, exact (only cloze tasks have the `parts` key)."""
+    return [
+        {
+            "kind": p.kind.value,
+            "weight": p.weight,
+            "style": p.style,
+            "case_sensitive": p.case_sensitive,
+            "answers": [
+                {"text": a.text, "credit": str(a.credit), "feedback": a.feedback}
+                for a in p.answers
+            ],
+        }
+        for p in parts
+    ]
+
+
+def _parts_of(data: list[Mapping[str, Any]]) -> tuple[ClozePart, ...]:
+    return tuple(
+        ClozePart(
+            kind=PartKind(p["kind"]),
+            answers=tuple(
+                PartAnswer(a["text"], Fraction(a["credit"]), a["feedback"]) for a in p["answers"]
+            ),
+            weight=int(p["weight"]),
+            style=p["style"],
+            case_sensitive=bool(p["case_sensitive"]),
+        )
+        for p in data
+    )
+
+
 def task_to_dict(task: Task) -> dict[str, Any]:
     """Every field of `task`, as JSON-ready plain data (lists, dicts, strings, None)."""
     solution = task.solution
@@ -112,9 +146,13 @@ def task_to_dict(task: Task) -> dict[str, Any]:
         short = {"numeric": numeric_data(task.numeric)}
     if task.kind is Kind.MATCHING:
         short = {"stems": list(task.stems)}
+    if task.kind is Kind.CLOZE:
+        short = {"parts": parts_data(task.parts)}
+    language = {"bank_language": task.bank_language} if task.bank_language is not None else {}
     return {
         **multi,
         **short,
+        **language,
         "format": FORMAT,
         "id": task.id,
         "topic": task.topic,
@@ -159,11 +197,13 @@ def task_from_dict(data: Mapping[str, Any]) -> Task:
             instruction=data["instruction"],
             language=data["language"],
             bank=data["bank"],
+            bank_language=data.get("bank_language"),
             weights=tuple(Fraction(w) for w in data.get("weights", ())),
             show_count=bool(data.get("show_count", False)),
             short=_short_of(data["short"]) if "short" in data else None,
             numeric=_numeric_of(data["numeric"]) if "numeric" in data else None,
             stems=tuple(data.get("stems", ())),
+            parts=_parts_of(data.get("parts", [])),
         )
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise TaskCodecError(f"not a task version: {type(exc).__name__}: {exc}") from exc

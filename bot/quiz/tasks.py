@@ -9,6 +9,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Final
 
+from bot.quiz import cloze
 from bot.quiz.errors import InvalidAnswerError, NoMatchingTaskError, UnknownTaskError
 from bot.quiz.numeric import NumericAnswers
 from bot.quiz.typed import ShortAnswers
@@ -55,6 +56,8 @@ class Kind(StrEnum):
     """A typed number, within an answer's tolerance or range (`Task.numeric`); no options."""
     MATCHING = "matching"
     """Stems, each matched to one of the options (`Task.stems`): a blank per stem."""
+    CLOZE = "cloze"
+    """Parts in one text (`Task.parts`), each a choice, a typed answer or a number."""
 
 
 FULL_CREDIT: Final = Fraction(100)
@@ -134,6 +137,9 @@ class Task:
     language: str = "python"
     bank: str = ""
     """The bank (file) the task came from, for messages and /topics."""
+    bank_language: str | None = None
+    """The language tag its bank declares (`de`, `pt-BR`), shown beside the bank; the content
+    itself is never translated. (`language` is a fill task's code language.)"""
     weights: tuple[Fraction, ...] = ()
     """Multi tasks: each option's weight in percent, in option order (empty for the others)."""
     show_count: bool = False
@@ -144,6 +150,8 @@ class Task:
     """Numerical tasks: the accepted values, units and unit penalty (None for the others)."""
     stems: tuple[str, ...] = ()
     """Matching tasks: the stems, in order; `answers` holds each one's option label."""
+    parts: tuple[cloze.ClozePart, ...] = ()
+    """Cloze tasks: the parts, in order; the prompt marks each one's place (`cloze.MARKER`)."""
 
     @property
     def typed(self) -> bool:
@@ -152,7 +160,7 @@ class Task:
 
     @property
     def blanks(self) -> int:
-        return len(self.answers)
+        return len(self.parts) if self.kind is Kind.CLOZE else len(self.answers)
 
     @property
     def multi_blank(self) -> bool:
@@ -214,6 +222,8 @@ class Task:
             return self.numeric.answer_text()
         if self.kind is Kind.MATCHING:
             return "; ".join(f"{s} → {self.answer_text(i)}" for i, s in enumerate(self.stems, 1))
+        if self.kind is Kind.CLOZE:
+            return ", ".join(f"[{n}] {p.best_text()}" for n, p in enumerate(self.parts, 1))
         parts = [f"[{i}] = {self.answer_text(i)}" for i in range(1, self.blanks + 1)]
         return ", ".join(parts) if self.kind is Kind.FILL else self.answer_text()
 
@@ -264,5 +274,5 @@ class Catalog:
     def get_or_raise(self, task_id: str) -> Task:
         task = self.tasks.get(task_id)
         if task is None:
-            raise UnknownTaskError(f"task {task_id!r} is not in the loaded banks")
+            raise UnknownTaskError(task_id)
         return task

@@ -1,7 +1,8 @@
 """What /insights tells moderators about a period, pure: the hardest tasks (lowest first-try
 rate among tasks with MIN_ANSWERERS answerers), the group's misconceptions (the close summary's
 rule over the period) and participation per day, over a rolling window of local days. Posted to
-a channel, a task still open on a public post keeps its misconceptions out (`withheld`).
+a channel, a task still open on a public post keeps its misconceptions out (`withheld`). The
+texts are in the current locale (the caller's: the moderator's, or the server's when posted).
 """
 
 from __future__ import annotations
@@ -9,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from bot import rendering
+from bot.i18n import _, formats, ngettext
 from bot.quiz.tasks import Task
+from bot.reports.items import difficulty_text
 from bot.reports.summary import Misconception, Pickers, misconceptions_among, wrong_pickers
-from bot.wording import plural
 
 if TYPE_CHECKING:
     from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
@@ -40,7 +43,9 @@ class InsightsPeriod(StrEnum):
 
     @property
     def label(self) -> str:
-        return f"the last {self.days} days"
+        return ngettext("the last {n} day", "the last {n} days", self.days).format(
+            n=formats.number(self.days)
+        )
 
 
 def window(period: InsightsPeriod | str, today: date) -> tuple[date, date]:
@@ -56,6 +61,8 @@ class HardTask:
     answered: int
     solved: int
     first_try: int
+    difficulty: str = ""
+    """"author: easy · this group: hard" (`items.difficulty_text`); empty without the task."""
 
     @property
     def rate(self) -> Fraction:
@@ -63,10 +70,20 @@ class HardTask:
 
     def line(self) -> str:
         percent = int(100 * self.rate + Fraction(1, 2))
-        return (
-            f"**{self.title}** (`{self.task_id}`): {percent}% first try · "
-            f"{self.first_try}/{self.answered} first try · {self.solved} solved"
-        )
+        values = {
+            "title": self.title,
+            "id": self.task_id,
+            "rate": formats.percent(Decimal(percent) / 100),
+            "first_try": formats.number(self.first_try),
+            "answered": formats.number(self.answered),
+            "solved": formats.number(self.solved),
+        }
+        # TRANSLATORS: one of /insights' hardest tasks; "solved" counts its members who solved it.
+        text = _(
+            "**{title}** (`{id}`): {rate} first try · {first_try}/{answered} first try · "
+            "{solved} solved"
+        ).format(**values)
+        return text + (f" · {self.difficulty}" if self.difficulty else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +126,11 @@ class Insights:
 
     def hardest_text(self) -> str:
         if not self.hardest:
-            return f"No task had {MIN_ANSWERERS} or more members answering in this period."
+            return ngettext(
+                "No task had {n} or more members answering in this period.",
+                "No task had {n} or more members answering in this period.",
+                MIN_ANSWERERS,
+            ).format(n=formats.number(MIN_ANSWERERS))
         return "\n".join(self.hardest_entries())
 
     def misconception_entries(self, limit: int = rendering.EMBED_FIELD_VALUE) -> list[str]:
@@ -119,43 +140,69 @@ class Insights:
     def withheld_text(self) -> str | None:
         if not self.withheld:
             return None
-        return (
-            f"Left out while still open for answers: {plural(self.withheld, 'task')} "
-            "(use /insights without `post` to see them)."
-        )
+        return ngettext(
+            "Left out while still open for answers: {n} task (use /insights without `post` to "
+            "see it).",
+            "Left out while still open for answers: {n} tasks (use /insights without `post` to "
+            "see them).",
+            self.withheld,
+        ).format(n=formats.number(self.withheld))
 
     def misconceptions_text(self) -> str:
         if not self.misconceptions:
-            return self.withheld_text() or (
-                "No wrong option was picked by 20% or more of a task's answerers."
-            )
+            return self.withheld_text() or _(
+                "No wrong option was picked by {percent} or more of a task's answerers."
+            ).format(percent=formats.percent(0.2))
         return "\n".join(self.misconception_entries())
 
     def participation_text(self) -> str:
         """A sparkline of members per day, the totals and the busiest day."""
         if not self.attempts:
-            return "Nobody answered in this period."
+            return _("Nobody answered in this period.")
         busiest = max(self.days, key=lambda d: (d.members, d.attempts, d.day))
-        return "\n".join(
-            (
-                f"`{sparkline([d.members for d in self.days])}` members per day, "
-                f"{_day(self.first_day)} → {_day(self.last_day)}",
-                f"{plural(self.members, 'member', bold=True)} · "
-                f"{plural(self.attempts, 'attempt', bold=True)} · busiest {_day(busiest.day)} "
-                f"({plural(busiest.members, 'member')}, {plural(busiest.attempts, 'attempt')})",
-            )
+        spark = _("`{sparkline}` members per day, {first} → {last}").format(
+            sparkline=sparkline([d.members for d in self.days]),
+            first=_day(self.first_day),
+            last=_day(self.last_day),
         )
+        # TRANSLATORS: the period's totals, then its busiest day: {members} reads "**5**
+        # members", {day_members} "2 members", {attempts} "**42** attempts".
+        totals = _("{members} · {attempts} · busiest {day} ({day_members}, {day_attempts})").format(
+            members=_members(self.members, bold=True),
+            attempts=_attempts(self.attempts, bold=True),
+            day=_day(busiest.day),
+            day_members=_members(busiest.members),
+            day_attempts=_attempts(busiest.attempts),
+        )
+        return f"{spark}\n{totals}"
 
     def day_table(self) -> str:
         """One line per day (the week's view): date, members, attempts."""
         return "\n".join(
-            f"`{_day(d.day)}` {plural(d.members, 'member')} · {plural(d.attempts, 'attempt')}"
-            for d in self.days
+            f"`{_day(d.day)}` {_members(d.members)} · {_attempts(d.attempts)}" for d in self.days
         )
 
 
+def _members(n: int, *, bold: bool = False) -> str:
+    if bold:
+        text = ngettext("**{n}** member", "**{n}** members", n)
+    else:
+        text = ngettext("{n} member", "{n} members", n)
+    return text.format(n=formats.number(n))
+
+
+def _attempts(n: int, *, bold: bool = False) -> str:
+    if bold:
+        text = ngettext("**{n}** attempt", "**{n}** attempts", n)
+    else:
+        text = ngettext("{n} attempt", "{n} attempts", n)
+    return text.format(n=formats.number(n))
+
+
 def _day(day: date) -> str:
-    return day.strftime("%a %d %b")
+    # TRANSLATORS: a CLDR date pattern for a day in /insights ("Thu 02 May"): reorder the
+    # fields and add punctuation as your language writes dates; the letters must stay Latin.
+    return formats.pattern_date(day, _("EEE dd MMM"))
 
 
 def shorten(text: str, limit: int) -> str:
@@ -205,12 +252,23 @@ def sparkline(values: Sequence[int]) -> str:
 
 
 def hardest(
-    tasks: Sequence[TaskActivity], titles: Mapping[str, str], shown: int = HARDEST_SHOWN
+    tasks: Sequence[TaskActivity],
+    titles: Mapping[str, str],
+    shown: int = HARDEST_SHOWN,
+    difficulties: Mapping[str, str] | None = None,
 ) -> tuple[HardTask, ...]:
     eligible = [t for t in tasks if t.answered >= MIN_ANSWERERS]
     eligible.sort(key=lambda t: (Fraction(t.first_try, t.answered), -t.answered, t.task_id))
+    labels = difficulties or {}
     return tuple(
-        HardTask(t.task_id, titles.get(t.task_id, t.task_id), t.answered, t.solved, t.first_try)
+        HardTask(
+            t.task_id,
+            titles.get(t.task_id, t.task_id),
+            t.answered,
+            t.solved,
+            t.first_try,
+            labels.get(t.task_id, ""),
+        )
         for t in eligible[:shown]
     )
 
@@ -230,6 +288,10 @@ def build(
         if post.id in tasks:
             latest[post.task_id] = tasks[post.id]
     titles = {task_id: rendering.task_title(task) for task_id, task in latest.items()}
+    difficulties = {
+        task_id: difficulty_text(task.difficulty, activity.ratings.get(task_id))
+        for task_id, task in latest.items()
+    }
     answered = {t.task_id: t.answered for t in activity.tasks}
 
     by_post: dict[int, list[WrongPick]] = {}
@@ -255,7 +317,7 @@ def build(
         first_day=activity.first_day,
         last_day=activity.last_day,
         members=activity.members,
-        hardest=hardest(activity.tasks, titles),
+        hardest=hardest(activity.tasks, titles, difficulties=difficulties),
         misconceptions=tuple(kept[:shown]),
         days=activity.days,
         withheld=len(found) - len(kept),

@@ -3,6 +3,9 @@
 The rule for what counts: a member's first attempt on a task in the period, on a public post
 (a channel's); /practice and /review posts are private and never count (the store's read,
 `store/items.py`, leaves them out). Every figure carries its count. Thresholds: `Thresholds`.
+A task's Elo difficulty is the stored one (`store/ratings.py`, moved by the same first tries).
+What /insights tasks shows is in the reader's language; the flags' figures stay English
+strings too (`Figure`), which `quizbot export items` writes.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from bot import rendering
+from bot.i18n import ENGLISH, N_, _, formats, ngettext, speaking
 from bot.quiz import ratings
+from bot.quiz.engine import cloze_answers
+from bot.quiz.errors import InvalidAnswerError, N_plural
 from bot.quiz.ratings import Rating
 from bot.quiz.tasks import Difficulty, Kind, Task
-from bot.wording import plural
 
 if TYPE_CHECKING:
     from bot.store.items import ItemRead
@@ -73,16 +78,65 @@ class Flag(StrEnum):
 
     @property
     def label(self) -> str:
+        """In English: `_(flag.label)` where a moderator reads it."""
         return _FLAG_LABELS[self]
 
 
+# TRANSLATORS: the flags of /insights tasks: what may be wrong with a task ("a distractor" is
+# a wrong option).
 _FLAG_LABELS = {
-    Flag.WRONG_KEY: "possible wrong key",
-    Flag.TOO_HARD: "too hard",
-    Flag.TOO_EASY: "too easy",
-    Flag.NO_SEPARATION: "does not separate",
-    Flag.UNUSED_DISTRACTOR: "a distractor nobody picks",
+    Flag.WRONG_KEY: N_("possible wrong key"),
+    Flag.TOO_HARD: N_("too hard"),
+    Flag.TOO_EASY: N_("too easy"),
+    Flag.NO_SEPARATION: N_("does not separate"),
+    Flag.UNUSED_DISTRACTOR: N_("a distractor nobody picks"),
 }
+
+
+class Signed(float):
+    """A figure shown with its sign, to two decimals: +0.35."""
+
+
+class Figure(str):
+    """The figure behind a flag: the English text (what `quizbot export items` writes, and
+    what compares equal), and `shown()`, the same in the current locale. `values` fill the
+    template: an int as a count, a float to two decimals, a `Signed` with its sign, a str as
+    it is; `n` picks a plural template's form."""
+
+    template: str | tuple[str, str]
+    values: dict[str, object]
+
+    def __new__(cls, template: str | tuple[str, str], **values: object) -> Figure:
+        with speaking(ENGLISH):
+            figure = super().__new__(cls, _fill(template, values))
+        figure.template = template
+        figure.values = values
+        return figure
+
+    def shown(self) -> str:
+        return _fill(self.template, self.values)
+
+
+def _fill(template: str | tuple[str, str], values: dict[str, object]) -> str:
+    if isinstance(template, tuple):
+        n = values.get("n")
+        text = ngettext(template[0], template[1], n if isinstance(n, int) else 0)
+    else:
+        text = _(template)
+    return text.format(**{name: _figure(value) for name, value in values.items()})
+
+
+def _figure(value: object) -> str:
+    match value:
+        case str():
+            return value
+        case int():
+            return formats.number(value)
+        case Signed():
+            return ("+" if value >= 0 else "-") + formats.decimal(abs(value), 2)
+        case float():
+            return formats.decimal(value, 2)
+    return str(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +209,9 @@ class ItemStats:
     discriminated: int  # members behind it (tried ≥ min_tasks tasks, this one among them)
     third: int  # members in each of the top and bottom thirds (0: no thirds)
     choices: tuple[Choice, ...]
-    flags: tuple[tuple[Flag, str], ...]  # each flag with the figure behind it
+    flags: tuple[tuple[Flag, Figure], ...]  # each flag with the figure behind it
     task: Task | None = field(default=None, compare=False)
-    rating: Rating | None = None  # the task's Elo difficulty from the same first tries
+    rating: Rating | None = None  # the task's stored Elo difficulty (all time)
 
     @property
     def group_label(self) -> Difficulty | None:
@@ -178,29 +232,33 @@ class ItemStats:
 
     def discrimination_text(self, thresholds: Thresholds = DEFAULTS) -> str:
         if self.discrimination is not None:
-            return f"{self.discrimination:+.2f} ({self.discriminated} members)"
+            return Figure(
+                N_plural("{discrimination} ({n} member)", "{discrimination} ({n} members)"),
+                discrimination=Signed(self.discrimination),
+                n=self.discriminated,
+            ).shown()
         if self.discriminated < thresholds.min_members:
-            return "not enough answers yet"
-        return "everyone scored alike"
+            return _("not enough answers yet")
+        # TRANSLATORS: the discrimination of a task every member got equally right (or wrong).
+        return _("everyone scored alike")
 
 
 def analyse(
     tries: Iterable[FirstTry],
     tasks: Mapping[str, Task] | None = None,
     thresholds: Thresholds = DEFAULTS,
+    rated: Mapping[str, Rating] | None = None,
 ) -> list[ItemStats]:
-    """One `ItemStats` per task tried, sorted by `order`; `tries` in the order they were made
-    (the ratings replay them, `quiz/ratings.py`). `tasks`: the task each id was last
-    posted as (for its options, right answers and bank); a task missing there gets figures
-    from the picks alone and no option flags."""
+    """One `ItemStats` per task tried, sorted by `order`; `tries` in the order they were made.
+    `tasks`: the task each id was last posted as (for its options, right answers and bank); a
+    task missing there gets figures from the picks alone and no option flags. `rated`: the
+    tasks' stored ratings."""
     tasks = tasks or {}
+    rated = rated or {}
     by_member: dict[int, dict[str, FirstTry]] = defaultdict(dict)
-    order_made: list[FirstTry] = []
     for t in tries:
         if t.task_id not in by_member[t.user_id]:  # the first one given is the first try
             by_member[t.user_id][t.task_id] = t
-            order_made.append(t)
-    _, rated = ratings.replay((t.user_id, t.task_id, t.correct) for t in order_made)
     by_task: dict[str, list[FirstTry]] = defaultdict(list)
     for member in by_member.values():
         for t in member.values():
@@ -221,7 +279,7 @@ def item_stats(read: ItemRead, thresholds: Thresholds = DEFAULTS) -> list[ItemSt
     """The analysis of the store's read (`store/items.py`): each task as last posted."""
     tries = (FirstTry(a.user_id, a.task_id, a.correct, a.picks) for a in read.attempts)
     tasks = {task_id: p.task for task_id, p in read.latest.items() if p.task is not None}
-    return analyse(tries, tasks, thresholds)
+    return analyse(tries, tasks, thresholds, read.ratings)
 
 
 def order(item: ItemStats) -> tuple[int, int, str]:
@@ -268,6 +326,8 @@ def _item(
 def _keys(a: FirstTry, task: Task | None) -> list[tuple[int, str]]:
     if task is not None and task.kind is Kind.MULTI:
         return [(1, label) for label in a.picks]
+    if task is not None and task.kind is Kind.CLOZE:  # a part's option, or its text typed
+        return list(enumerate(cloze_answers(task, a.picks) or (), 1))
     return [(blank, label) for blank, label in enumerate(a.picks, 1)]
 
 
@@ -298,19 +358,37 @@ def _right(task: Task | None, blank: int, label: str) -> bool:
         return False
     if task.kind is Kind.MULTI:
         return label in task.answers
+    if task.kind is Kind.CLOZE:
+        return _part_right(task, blank, label)
     return blank <= task.blanks and task.answers[blank - 1] == label
 
 
-def _flags(item: ItemStats, task: Task | None, th: Thresholds) -> tuple[tuple[Flag, str], ...]:
-    found: list[tuple[Flag, str]] = []
-    facility = f"facility {item.facility or 0:.2f} ({item.first_try}/{item.answered})"
+def _part_right(task: Task, blank: int, answer: str) -> bool:
+    """A cloze part's answer at full credit (one no longer valid after an edit is not)."""
+    if not 1 <= blank <= len(task.parts):
+        return False
+    try:
+        return task.parts[blank - 1].credit(answer) == 1
+    except (InvalidAnswerError, ValueError):
+        return False
+
+
+def _flags(
+    item: ItemStats, task: Task | None, th: Thresholds
+) -> tuple[tuple[Flag, Figure], ...]:
+    found: list[tuple[Flag, Figure]] = []
+    facility = Figure(
+        N_("facility {facility} ({first_try}/{answered})"),
+        facility=float(item.facility or 0),
+        first_try=item.first_try,
+        answered=item.answered,
+    )
     d = item.discrimination
-    spread = f"discrimination {d:+.2f} ({item.discriminated} members)" if d is not None else ""
     beaten = _beaten_key(item, th.beyond_chance, th.separates) if task is not None else None
     wrong = item.answered - item.first_try
     negative = d is not None and d * math.sqrt(item.discriminated) <= -th.beyond_chance
-    if negative and min(item.first_try, wrong) >= th.min_each:
-        found.append((Flag.WRONG_KEY, spread))
+    if d is not None and negative and min(item.first_try, wrong) >= th.min_each:
+        found.append((Flag.WRONG_KEY, _spread(d, item.discriminated)))
     elif item.discriminated >= th.min_members and beaten is not None:
         found.append((Flag.WRONG_KEY, beaten))
     if item.answered >= th.min_answers and item.facility is not None:
@@ -319,15 +397,32 @@ def _flags(item: ItemStats, task: Task | None, th: Thresholds) -> tuple[tuple[Fl
         elif item.facility > th.too_easy:
             found.append((Flag.TOO_EASY, facility))
     if d is not None and d < th.separates and not any(f is Flag.WRONG_KEY for f, _ in found):
-        found.append((Flag.NO_SEPARATION, spread))
+        found.append((Flag.NO_SEPARATION, _spread(d, item.discriminated)))
     if item.answered >= th.min_answers and task is not None:
         unused = [c.label for c in item.choices if not c.right and not c.picked]
         if unused:
-            found.append((Flag.UNUSED_DISTRACTOR, f"{', '.join(unused)}: 0/{item.answered} picked"))
+            figure = Figure(
+                # TRANSLATORS: {options} are the option letters nobody picked: "C, D".
+                N_("{options}: 0/{answered} picked"),
+                options=", ".join(unused),
+                answered=item.answered,
+            )
+            found.append((Flag.UNUSED_DISTRACTOR, figure))
     return tuple(found)
 
 
-def _beaten_key(item: ItemStats, gap: float, separates: float) -> str | None:
+def _spread(discrimination: float, members: int) -> Figure:
+    return Figure(
+        N_plural(
+            "discrimination {discrimination} ({n} member)",
+            "discrimination {discrimination} ({n} members)",
+        ),
+        discrimination=Signed(discrimination),
+        n=members,
+    )
+
+
+def _beaten_key(item: ItemStats, gap: float, separates: float) -> Figure | None:
     """A wrong option that separates as a key would (its own discrimination ≥ `separates`)
     and that the top third picked clearly more often than a right one (by `gap` standard
     errors). A misconception on a hard task may beat the key too, but does not separate."""
@@ -340,10 +435,19 @@ def _beaten_key(item: ItemStats, gap: float, separates: float) -> str | None:
         for wrong in sorted((c for c in here if not c.right), key=lambda c: -c.top):
             d = wrong.discrimination
             if d is not None and d >= separates and _gap(wrong.top, key.top, item.third) >= gap:
-                return (
-                    f"top third picked {wrong.label} {wrong.top}/{item.third}, "
-                    f"the key {key.label} {key.top}/{item.third}; "
-                    f"{wrong.label} discrimination {d:+.2f}"
+                return Figure(
+                    # TRANSLATORS: {wrong} and {key} are option letters; {third} is how many
+                    # members the top third holds.
+                    N_(
+                        "top third picked {wrong} {wrong_top}/{third}, the key {key} "
+                        "{key_top}/{third}; {wrong} discrimination {discrimination}"
+                    ),
+                    wrong=wrong.label,
+                    wrong_top=wrong.top,
+                    key=key.label,
+                    key_top=key.top,
+                    third=item.third,
+                    discrimination=Signed(d),
                 )
     return None
 
@@ -356,7 +460,21 @@ def _gap(top: int, bottom: int, size: int) -> float:
 
 
 PER_PAGE = 8
-"""Tasks per /insights-tasks page: each takes three or four lines."""
+"""Tasks per /insights tasks page: each takes three or four lines."""
+
+
+def difficulty_text(author: Difficulty, rating: Rating | None) -> str:
+    """The author's label, and the group's once the task's rating has settled
+    (`ratings.group_label`): "author: easy · this group: hard". Points follow the author's."""
+    group = ratings.group_label(rating) if rating is not None else None
+    # The difficulties' msgids are the commands' choices' own ("easy").
+    if group is None:
+        # TRANSLATORS: the difficulty the task's author gave it.
+        return _("author: {author}").format(author=_(author.value))
+    # TRANSLATORS: the author's difficulty, then the one this group's answers show.
+    return _("author: {author} · this group: {group}").format(
+        author=_(author.value), group=_(group.value)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,17 +512,22 @@ def entry(item: ItemStats) -> str:
     their counts, then each flag with the figure behind it."""
     task = item.task
     title = rendering.task_title(task) if task is not None else item.task_id
-    where = [f"bank `{item.bank}`"] if item.bank else []
+    where = [_("bank `{bank}`").format(bank=item.bank)] if item.bank else []
     if task is not None:
-        group = item.group_label
-        seen = f" · this group: {group.value}" if group is not None else ""
-        where.append(f"author: {task.difficulty.value}{seen}")
+        where.append(difficulty_text(task.difficulty, item.rating))
     head = " · ".join([f"**{title}** (`{item.task_id}`)", *where])
-    facility = item.facility or 0.0
-    figures = (
-        f"first try {facility:.0%} of {plural(item.answered, 'member')} "
-        f"(95%: {item.interval.low:.0%}–{item.interval.high:.0%}) · "
-        f"discrimination {item.discrimination_text()}"
+    # TRANSLATORS: a task's figures in /insights tasks: the share right on the first try, its
+    # 95% interval, and how well it separates strong members from weak ones.
+    figures = ngettext(
+        "first try {rate} of {n} member (95%: {low}–{high}) · discrimination {discrimination}",
+        "first try {rate} of {n} members (95%: {low}–{high}) · discrimination {discrimination}",
+        item.answered,
+    ).format(
+        rate=formats.percent(item.facility or 0.0),
+        n=formats.number(item.answered),
+        low=formats.percent(item.interval.low),
+        high=formats.percent(item.interval.high),
+        discrimination=item.discrimination_text(),
     )
-    flags = [f"⚠ {flag.label}: {figure}" for flag, figure in item.flags]
+    flags = [f"⚠ {_(flag.label)}: {figure.shown()}" for flag, figure in item.flags]
     return "\n".join([head, figures, *flags])

@@ -7,12 +7,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from fractions import Fraction
 from typing import Protocol
 
 from bot import rendering
-from bot.quiz import typed
-from bot.quiz.engine import describe_answer, typed_credit, typed_notes
+from bot.i18n import N_, _, formats, ngettext
+from bot.quiz import numeric, typed
+from bot.quiz.cloze import ClozePart
+from bot.quiz.engine import cloze_misses, describe_answer, typed_credit, typed_notes
+from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.rules import MISCONCEPTION_SHARE
 from bot.quiz.tasks import Kind, Task
 
@@ -22,7 +26,7 @@ TYPED_MEMBERS = 3
 TYPED_SHOWN = 60
 ANSWER_ROOM = 300  # what the answer keeps of its line when the summary would not fit
 SHORTEST_CUT = 80  # a misconception line is cut to the room left only if this much is left
-WITHHELD = (  # the answer line of a summary that withholds it (`CloseSummary.withheld`)
+WITHHELD = N_(  # the answer line of a summary that withholds it (`CloseSummary.withheld`)
     "**Answer:** not shown here yet: this task is still open on another post in this server. "
     "Once you have answered it, /solution shows it."
 )
@@ -75,12 +79,19 @@ class Misconception:
     def line(self) -> str:
         """E.g. "41% picked B — Using batch instead of split causes incorrect data division."."""
         where = f"[{self.blank}] " if self.blank is not None else ""
+        share = formats.percent(Decimal(self.percent) / 100)
         if self.typed:  # a member's text: one line, cut, and no Markdown of its own
             said = rendering.escape_markdown(rendering.truncate(self.label, TYPED_SHOWN))
-            why = " ".join(self.notes) or "no note for it yet"
-            return f"{self.percent}% typed *{said}* — {why}"
+            why = " ".join(self.notes) or _("no note for it yet")
+            # TRANSLATORS: a close summary's common mistake: "35% typed *Lyon* — the note".
+            line = _("{percent} typed *{said}* — {why}").format(percent=share, said=said, why=why)
+            return where + line
         why = " ".join(self.notes) if self.notes else f"({self.option_text})"
-        return f"{where}{self.percent}% picked {self.label} — {why}"
+        # TRANSLATORS: a close summary's common mistake: "41% picked B — the note".
+        line = _("{percent} picked {label} — {why}").format(
+            percent=share, label=self.label, why=why
+        )
+        return where + line
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,22 +110,22 @@ class CloseSummary:
         first: the answer (in the solution too) to `ANSWER_ROOM`, then the misconceptions;
         the head, the counts and the top answerers always show."""
         lines = [head] if head else []
-        answer = WITHHELD if self.withheld else f"**Answer:** {self.answer}"
-        if not self.answered:
-            rest = ["Nobody answered this one."]
+        if self.withheld:
+            answer = _(WITHHELD)
         else:
-            rest = [
-                f"**{self.answered}** answered · **{self.solved}** solved"
-                f" · **{self.first_try}** on the first try"
-            ]
+            answer = _("**Answer:** {answer}").format(answer=self.answer)
+        if not self.answered:
+            rest = [_("Nobody answered this one.")]
+        else:
+            rest = [" · ".join(_counts(self.answered, self.solved, self.first_try))]
         if self.top:
             ranked = " ".join(
                 f"{n}. <@{t.user_id}> ({_tries(t.tries)})" for n, t in enumerate(self.top, 1)
             )
-            rest.append(f"**Top answerers:** {ranked}")
+            rest.append(_("**Top answerers:** {ranked}").format(ranked=ranked))
         mistakes = [] if self.withheld else [f"• {m.line()}" for m in self.misconceptions]
         if mistakes:
-            rest.append("**Common mistakes:**")
+            rest.append(_("**Common mistakes:**"))
         over = _size([*lines, answer, *rest, *mistakes]) - limit
         if over > 0 and rendering.discord_len(answer) > ANSWER_ROOM:
             keep = max(ANSWER_ROOM, rendering.discord_len(answer) - over)
@@ -148,12 +159,29 @@ def _fitting(lines: Sequence[str], room: int) -> list[str]:
     return [*kept, _more(left)] if left else kept
 
 
+def _counts(answered: int, solved: int, first_try: int) -> tuple[str, str, str]:
+    return (
+        # TRANSLATORS: a close summary's counts, joined by " · ": "**12** answered".
+        ngettext("**{n}** answered", "**{n}** answered", answered).format(
+            n=formats.number(answered)
+        ),
+        ngettext("**{n}** solved", "**{n}** solved", solved).format(n=formats.number(solved)),
+        ngettext("**{n}** on the first try", "**{n}** on the first try", first_try).format(
+            n=formats.number(first_try)
+        ),
+    )
+
+
 def _more(n: int) -> str:
-    return f"• …and {n} more"
+    # TRANSLATORS: the last line of a close summary's common mistakes, when some were left out.
+    return ngettext("• …and {n} more", "• …and {n} more", n).format(n=formats.number(n))
 
 
 def _tries(n: int) -> str:
-    return "first try" if n == 1 else f"{n} tries"
+    if n == 1:
+        # TRANSLATORS: how a top answerer solved it, in brackets after their name.
+        return _("first try")
+    return ngettext("{n} try", "{n} tries", n).format(n=formats.number(n))
 
 
 def summarise(
@@ -199,8 +227,11 @@ def wrong_pickers(task: Task, attempts: Iterable[Picked]) -> Pickers:
         if task.typed:  # the text as the task compares it (stored split at commas)
             text = typed.normalise(",".join(a.picks))
             if typed_credit(task, text) < 1:
-                key = text if task.short and task.short.case_sensitive else text.casefold()
-                pickers.setdefault((1, key), set()).add(a.user_id)
+                pickers.setdefault((1, _typed_key(task, text)), set()).add(a.user_id)
+            continue
+        if task.kind is Kind.CLOZE:  # each part short of full credit, as picked or typed
+            for missed in cloze_misses(task, a.picks):
+                pickers.setdefault(missed, set()).add(a.user_id)
             continue
         if task.kind is Kind.MULTI:  # one set: each pick that is not a right option
             for got in a.picks:
@@ -213,12 +244,28 @@ def wrong_pickers(task: Task, attempts: Iterable[Picked]) -> Pickers:
     return pickers
 
 
+def _typed_key(task: Task, text: str) -> str:
+    """What makes typed answers one: a short task's text as it compares them; a number's value
+    in the task's first unit, as the engine reads it ("3,5", "3.50 kg", "3500 g": "3.5 kg")."""
+    if task.numeric is None:
+        return text if task.short and task.short.case_sensitive else text.casefold()
+    try:
+        value, _unit_read = numeric.read(task.numeric, text)
+    except numeric.NotANumberError:  # a bank edit since the attempt: kept as typed
+        return text.casefold()
+    exact = Decimal(value.numerator) / Decimal(value.denominator)
+    unit = f" {task.numeric.units[0].name}" if task.numeric.units else ""
+    return f"{exact.normalize():f}{unit}"
+
+
 def misconceptions_among(task: Task, pickers: Pickers, answered: int) -> tuple[Misconception, ...]:
     """The wrong picks of MISCONCEPTION_SHARE of the `answered` members or more, most common
     first: the one place the share rule is applied."""
     per_blank = task.multi_blank
     if task.typed:
         return _typed_misconceptions(task, pickers, answered)
+    if task.kind is Kind.CLOZE:
+        return _cloze_misconceptions(task, pickers, answered)
     found = [
         Misconception(
             label=label,
@@ -238,13 +285,46 @@ def misconceptions_among(task: Task, pickers: Pickers, answered: int) -> tuple[M
 def _typed_misconceptions(task: Task, pickers: Pickers, answered: int) -> tuple[Misconception, ...]:
     """Wrong typed answers given by TYPED_MEMBERS members or more, and the share rule."""
     found = []
-    for (_, text), users in pickers.items():
+    for (_blank, text), users in pickers.items():
         if len(users) < TYPED_MEMBERS or Fraction(len(users), answered) < MISCONCEPTION_SHARE:
             continue
         notes = typed_notes(task, text)
         found.append(Misconception(text, text, len(users), answered, notes, typed=True))
     found.sort(key=lambda m: (-m.members, m.label))
     return tuple(found)
+
+
+def _cloze_misconceptions(
+    task: Task, pickers: Pickers, answered: int
+) -> tuple[Misconception, ...]:
+    """A cloze task's common wrong answers, by part: an option picked, as a fill blank's, or
+    a text typed, by TYPED_MEMBERS members or more as a short task's."""
+    found = []
+    for (n, key), users in pickers.items():
+        part = task.parts[n - 1] if n <= len(task.parts) else None
+        if part is None or not answered:
+            continue
+        if Fraction(len(users), answered) < MISCONCEPTION_SHARE:
+            continue
+        if not part.choice and len(users) < TYPED_MEMBERS:
+            continue
+        if part.choice and key not in part.labels:
+            continue
+        note = part.note(key) if part.choice else _typed_part_note(part, key)
+        shown = part.shown(key)
+        notes = (note,) if note else ()
+        found.append(
+            Misconception(key, shown, len(users), answered, notes, n, typed=not part.choice)
+        )
+    found.sort(key=lambda m: (-m.members, m.blank or 0, m.label))
+    return tuple(found)
+
+
+def _typed_part_note(part: ClozePart, text: str) -> str | None:
+    try:
+        return part.note(text)
+    except InvalidAnswerError:
+        return None
 
 
 def _option_text(task: Task, label: str) -> str:
@@ -260,7 +340,9 @@ _PIPE_BEFORE_PIPE = re.compile(r"\|(?=\|)")
 
 def discussion_name(task: Task) -> str:
     # A thread's name is plain text: the topic's Markdown rendered, not shown as typed.
-    return rendering.truncate(f"Discuss · {rendering.plain_task_title(task)}", THREAD_NAME)
+    # TRANSLATORS: a daily quiz's discussion thread's name (at most 100 characters in all).
+    name = _("Discuss · {title}").format(title=rendering.plain_task_title(task))
+    return rendering.truncate(name, THREAD_NAME)
 
 
 def discussion_text(task: Task) -> str:
@@ -269,6 +351,6 @@ def discussion_text(task: Task) -> str:
     explanation = task.solution.explanation or task.final_answer()
     # A "||" inside would end the spoiler early: a space after every pipe followed by another.
     hidden = _PIPE_BEFORE_PIPE.sub("| ", explanation)
-    head = "Talk it through here. The explanation (click to reveal): "
+    head = _("Talk it through here. The explanation (click to reveal): ")
     room = rendering.MESSAGE_CONTENT - rendering.discord_len(head) - 4
     return f"{head}||{rendering.fit_text(hidden, room)}||"

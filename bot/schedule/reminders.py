@@ -1,4 +1,5 @@
-"""Daily review reminders: the pass that sends them (when, and the text: bot/quiz/reminders.py).
+"""Daily review reminders: the pass that sends them, and the DM's text (when they are due:
+bot/quiz/reminders.py).
 
 At most one DM per member per local day, across restarts and processes: the pass claims the
 day in the database before sending (`store.reminders.claim`); a failed DM is not retried that
@@ -12,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from bot.clock import zone_or
+from bot.i18n import _, formats, ngettext
 from bot.quiz import timing
 from bot.quiz.errors import StoreAction
 from bot.quiz.reminders import REMINDER_WINDOW, as_of, at_hour, open_slot, owed
@@ -35,6 +37,17 @@ class MemberGoneError(Exception):
 
 class DmFailedError(Exception):
     """The DM could not be sent for any other reason; the message says why, for the log."""
+
+
+def reminder_text(due: int, server: str) -> str:
+    """The reminder DM, in the current locale (the server's: a DM has no member's language)."""
+    invite = ngettext(
+        "⏰ You have {n} review due in {server}. Use /review in {server} to go through it.",
+        "⏰ You have {n} reviews due in {server}. Use /review in {server} to go through them.",
+        due,
+    ).format(n=formats.number(due), server=server)
+    stop = _("-# One reminder a day at most; `/reminders off` in that server stops them.")
+    return f"{invite}\n{stop}"
 
 
 class DirectMessages(Protocol):

@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from bot.clock import Clock, as_utc
+from bot.i18n import _, formats, speaking
 from bot.quiz import timing
 from bot.quiz.errors import QuizError, StoreAction, StoreError
 from bot.quiz.tasks import Difficulty, Task
@@ -77,6 +78,11 @@ class Poster(Protocol):
     async def close(self, posted: PostedTask, *, content: str) -> None:
         """Show the result (`content`, the message text) on the closed post's message and
         redraw it as closed; its buttons stay and answer that the quiz has closed."""
+        ...
+
+    async def language(self, guild_id: int) -> str:
+        """The locale the server's public messages speak (`bot.i18n.server_locale`): the
+        scheduler posts, opens threads and closes inside `speaking` it."""
         ...
 
 
@@ -362,8 +368,37 @@ class Scheduler:
         this call), an unrecorded post is looked up in the channel first; `send=False` only
         recovers what went out."""
         total = len(run.post_ids)
-        out = 0
         notes: list[str] = []
+        # The posts and their threads are public: in the server's language.
+        with speaking(await self.poster.language(schedule.guild_id)):
+            out = await self._send_posts(schedule, run, notes, send=send, fresh=fresh)
+        day = run.local_date
+        if out == total:
+            status, result = "posted", f"posted {day}: {_tasks(total)}"
+        elif out:
+            status, result = "posted", f"posted {day}: {out} of {_tasks(total)}"
+        elif notes:
+            status, result = "failed", f"failed {day}: nothing posted"
+        else:
+            # Never went out, and its day is over: the schedule's last_error says why.
+            status, result = "skipped", f"skipped {day}: not posted within the grace window"
+        if notes:
+            result += " (" + "; ".join(notes) + ")"
+        await self._write(
+            self.schedules.finish,
+            run.id,
+            status,
+            result=result,
+            now=now,
+            error="; ".join(notes) or None,
+        )
+
+    async def _send_posts(
+        self, schedule: ScheduleInfo, run: RunInfo, notes: list[str], *, send: bool, fresh: bool
+    ) -> int:
+        """`_deliver`'s posts, each out once (`send`, `fresh`: as there); how many are out."""
+        total = len(run.post_ids)
+        out = 0
         for n, post_id in enumerate(run.post_ids, 1):
             posted = await self.service.posted(post_id)
             message_id = posted.post.message_id
@@ -390,27 +425,7 @@ class Scheduler:
             out += 1
             if schedule.open_thread:
                 await self._open_thread(posted, message_id, notes)
-
-        day = run.local_date
-        if out == total:
-            status, result = "posted", f"posted {day}: {_tasks(total)}"
-        elif out:
-            status, result = "posted", f"posted {day}: {out} of {_tasks(total)}"
-        elif notes:
-            status, result = "failed", f"failed {day}: nothing posted"
-        else:
-            # Never went out, and its day is over: the schedule's last_error says why.
-            status, result = "skipped", f"skipped {day}: not posted within the grace window"
-        if notes:
-            result += " (" + "; ".join(notes) + ")"
-        await self._write(
-            self.schedules.finish,
-            run.id,
-            status,
-            result=result,
-            now=now,
-            error="; ".join(notes) or None,
-        )
+        return out
 
     async def _open_thread(self, posted: PostedTask, message_id: int, notes: list[str]) -> None:
         # The quiz is out; a missing thread is worth a note, not a failed (and retried) day.
@@ -451,22 +466,26 @@ class Scheduler:
         attempts = await self._db(self.schedules.attempts, run.post_ids)
         total = len(run.post_ids)
         still_open: frozenset[str] | None = None
+        language: str | None = None
         for n, post_id in enumerate(run.post_ids, 1):
             posted = await self.service.posted(post_id)
             if posted.post.message_id is None:
                 continue
-            if still_open is None:  # a run's posts are all in its schedule's server
+            if still_open is None or language is None:  # a run's posts share one server
                 still_open = await self.service.run_read(
                     posts.open_public_tasks, posted.post.guild_id, now
                 )
+                language = await self.poster.language(posted.post.guild_id)
             result = summary.summarise(
                 posted.task,
                 [a for a in attempts if a.post_id == post_id],
                 open_elsewhere=posted.post.task_id in still_open,
             )
-            content = result.text(head=f"{_header(run, n, total)} · closed")
             try:
-                await self.poster.close(posted, content=content)
+                with speaking(language):  # the summary is public: the server's language
+                    # TRANSLATORS: a closed daily quiz's first line, after its header.
+                    head = _("{header} · closed").format(header=_header(run, n, total))
+                    await self.poster.close(posted, content=result.text(head=head))
             except PosterError as exc:
                 if exc.transient and not self._closing_overdue(run, now):
                     # The result would be lost for good: leave the run open, so the next tick
@@ -495,8 +514,13 @@ class Scheduler:
 
 
 def _header(run: RunInfo, n: int, total: int) -> str:
+    """A daily post's first line, in the current locale."""
     # The closing time is on the post already: its embed shows the post's `closes_at`.
-    head = f"📅 **Daily quiz** · {run.local_date:%a %d %b %Y}"
+    # TRANSLATORS: a CLDR date pattern (EEE weekday, dd day, MMM month, y year) for a daily
+    # quiz's date, "Sun 02 Mar 2025": reorder the fields and add punctuation as your language
+    # writes dates; the letters must stay Latin.
+    day = formats.pattern_date(run.local_date, _("EEE dd MMM y"))
+    head = _("📅 **Daily quiz** · {date}").format(date=day)
     return f"{head} · {n}/{total}" if total > 1 else head
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from zoneinfo import available_timezones
 
+from bot.i18n import N_
 from bot.quiz.errors import ScheduleInputError
 
 MAX_CHOICES = 25
@@ -32,39 +33,68 @@ MAX_LISTED = 6
 
 
 NOT_PLACES: dict[str, str] = {
-    "localtime": "it is whatever zone the host is set to, and moves with it",
-    "Factory": "it is tzdata's placeholder, which shows as -00",
-    "posixrules": "it is a copy of America/New_York kept for old POSIX TZ strings",
+    # TRANSLATORS: why a tzdata name is refused as a time zone; it follows "... is not a time
+    # zone I know:", so it starts in lower case.
+    "localtime": N_("it is whatever zone the host is set to, and moves with it"),
+    "Factory": N_("it is tzdata's placeholder, which shows as -00"),
+    "posixrules": N_("it is a copy of America/New_York kept for old POSIX TZ strings"),
 }
 """Names tzdata ships that are no place's zone, and why each is refused."""
 
-ADVICE = (
-    "Use an IANA name such as Europe/Berlin or America/New_York, or a city such as Berlin "
-    "(pick one from the list as you type)."
-)
-
 
 class ZoneError(ScheduleInputError):
-    """Typed text that names no zone, or more than one. `problem` is the message without the
-    advice, for places that give their own (a setting's fix)."""
+    """Typed text that names no zone, or more than one: a whole message with the advice (one
+    sentence for the catalogs each). `problem` is its English without the advice, for places
+    that give their own (a setting's fix)."""
 
-    def __init__(self, problem: str) -> None:
-        super().__init__(f"{problem}. {ADVICE}")
+    MESSAGES = frozenset({"why"})
+
+    def __init__(self, template: str, problem: str, /, **params: object) -> None:
+        super().__init__(template, **params)
         self.problem = problem
 
 
 class UnknownZoneError(ZoneError):
-    pass
+    def __init__(self, text: str) -> None:
+        super().__init__(
+            N_(
+                "{zone!r} is not a time zone I know. Use an IANA name such as Europe/Berlin or "
+                "America/New_York, or a city such as Berlin (pick one from the list as you type)."
+            ),
+            f"{text!r} is not a time zone I know",
+            zone=text,
+        )
 
 
-class NotAPlaceError(UnknownZoneError):
+class NotAPlaceError(ZoneError):
     """One of NOT_PLACES: tzdata has the file, but it is no zone to keep a schedule in."""
+
+    def __init__(self, text: str, why: str) -> None:
+        super().__init__(
+            N_(
+                "{zone!r} is not a time zone I know: {why}. Use an IANA name such as "
+                "Europe/Berlin or America/New_York, or a city such as Berlin (pick one from the "
+                "list as you type)."
+            ),
+            f"{text!r} is not a time zone I know: {why}",
+            zone=text,
+            why=why,
+        )
 
 
 class AmbiguousZoneError(ZoneError):
     def __init__(self, text: str, candidates: list[str]) -> None:
         shown = ", ".join(candidates[:MAX_LISTED]) + (", …" if len(candidates) > MAX_LISTED else "")
-        super().__init__(f"{text!r} could be any of {shown}: give the full name")
+        super().__init__(
+            N_(
+                "{zone!r} could be any of {zones}: give the full name. Use an IANA name such as "
+                "Europe/Berlin or America/New_York, or a city such as Berlin (pick one from the "
+                "list as you type)."
+            ),
+            f"{text!r} could be any of {shown}: give the full name",
+            zone=text,
+            zones=shown,
+        )
         self.candidates = candidates
 
 
@@ -132,8 +162,8 @@ def resolve_zone(text: str) -> str:
     if not candidates:
         for name, why in NOT_PLACES.items():
             if key == name.casefold():
-                raise NotAPlaceError(f"{text!r} is not a time zone I know: {why}")
-        raise UnknownZoneError(f"{text!r} is not a time zone I know")
+                raise NotAPlaceError(text, why)
+        raise UnknownZoneError(text)
     if len(candidates) == 1:
         return candidates[0]
     # Two names for one zone (America/Buenos_Aires is a link to America/Argentina/

@@ -16,7 +16,9 @@ scores never count), a finish rates the member's review card (`_rate_cards`: `re
 at most once per local day unless due, FSRS in `bot.quiz.review`) and the reply carries
 the stored due time (`Answered.card`); a click on a private post moves its session's
 `last_active_at`; the member's name is written only when this process has not committed it
-(`KnownMembers`).
+(`KnownMembers`); a member's first try at a task on a channel post moves their and the
+task's Elo ratings (`rate_first_tries`: `ratings.update`; practice and review move none),
+read with the progress (`KnownRatings`) and written with one upsert per table.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     CompoundSelect,
     Connection,
+    Float,
     Select,
     String,
     Table,
@@ -49,6 +53,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from bot.clock import local_date, week_start, zone_or
+from bot.quiz import ratings
 from bot.quiz.engine import (
     HintAccess,
     Outcome,
@@ -62,6 +67,7 @@ from bot.quiz.engine import (
     see_hint,
 )
 from bot.quiz.errors import AttemptLimitError, UnknownPostError
+from bot.quiz.ratings import Rating
 from bot.quiz.review import CardUpdate, StoredCard, rates_today, rating_of, review
 from bot.store import dialect
 from bot.store.learning_tables import PracticeSession, ReviewCard
@@ -77,10 +83,12 @@ from bot.store.tables import (
     GuildConfig,
     Member,
     MemberPeriod,
+    MemberRating,
     MemberTotal,
     Post,
     Reveal,
     Score,
+    TaskRating,
     table_of,
 )
 
@@ -156,24 +164,56 @@ class PostKey(Protocol):
 Pair = tuple[int, int]
 """(post id, user id): one member on one post."""
 
-_ATTEMPT, _REVEAL, _SCORE = 0, 1, 2
+_ATTEMPT, _REVEAL, _SCORE, _TASK_RATING, _MEMBER_RATING = 0, 1, 2, 3, 4
+
+_task_rating = table_of(TaskRating)
+_member_rating = table_of(MemberRating)
 
 
 def _progress_statement(
-    match: Callable[[Table], tuple[ColumnElement[bool], ...]], *, of_task: bool = False
+    match: Callable[[Table], tuple[ColumnElement[bool], ...]],
+    *,
+    of_task: bool = False,
+    rated: Callable[[Table, str], tuple[ColumnElement[bool], ...]] | None = None,
 ) -> CompoundSelect:
     """Every matched pair's attempts (one row each, with its picks: at most MAX_ATTEMPTS),
     reveals and score, in one statement. `of_task`: `match` may also test the post (a member's
-    rows on a task's posts), and each row ends with its post's server and task."""
+    rows on a task's posts), and each row ends with its post's server and task. `rated` (with
+    `of_task`): also the Elo rating rows it matches (answers in `a`, the value in a last column),
+    so the answer's write unit needs no read of its own for them (issue 31's cost)."""
     no_picks = null().cast(String)
     task_columns = (_post.c.guild_id, _post.c.task_id) if of_task else ()
+    no_value = (null().cast(Float).label("value"),) if rated else ()
 
     def part(table: Table, *columns: ColumnElement[Any]) -> Select[Any]:
-        stmt = select(table.c.post_id, table.c.user_id, *columns, *task_columns)
+        stmt = select(table.c.post_id, table.c.user_id, *columns, *task_columns, *no_value)
         if of_task:
             stmt = stmt.select_from(table.join(_post, _post.c.id == table.c.post_id))
         return stmt.where(*match(table))
 
+    def rating(table: Table, kind: int, key: str) -> Select[Any]:
+        assert rated is not None
+        no_id = null().cast(BigInteger)
+        return select(
+            no_id,
+            table.c.user_id if key == "user_id" else no_id,
+            literal(kind),
+            table.c.answers,
+            literal(0),
+            no_picks,
+            table.c.guild_id,
+            table.c.task_id if key == "task_id" else no_picks,
+            table.c.value,
+        ).where(*rated(table, key))
+
+    ratings_parts = (
+        (
+            rating(_task_rating, _TASK_RATING, "task_id"),
+            rating(_member_rating, _MEMBER_RATING, "user_id"),
+        )
+        if rated
+        else ()
+    )
     return union_all(
         part(
             _attempt,
@@ -190,6 +230,7 @@ def _progress_statement(
             no_picks,
         ),
         part(_score, literal(_SCORE), _score.c.points, literal(0), no_picks),
+        *ratings_parts,
     )
 
 
@@ -228,6 +269,21 @@ def _many_tasks(table: Table) -> tuple[ColumnElement[bool], ...]:
     )
 
 
+def _one_rating(table: Table, key: str) -> tuple[ColumnElement[bool], ...]:
+    # The same names as `_one_task`'s: one set of parameters for the whole statement.
+    return (table.c.guild_id == bindparam("guild"), table.c[key] == bindparam(_KEY_PARAM[key]))
+
+
+def _many_ratings(table: Table, key: str) -> tuple[ColumnElement[bool], ...]:
+    # Like `_many_tasks`: the rows of cross pairs go unused.
+    return (
+        table.c.guild_id.in_(bindparam("guilds", expanding=True)),
+        table.c[key].in_(bindparam(_KEY_PARAM[key] + "s", expanding=True)),
+    )
+
+
+_KEY_PARAM = {"task_id": "task", "user_id": "user"}
+
 # Built once: building a Core statement costs far more than running it (milliseconds for the
 # union), and a prebuilt one reuses its compiled form. A lone answer (most batches outside
 # bursts) takes the plain `=` forms: expanding an IN list is the costliest part of a run.
@@ -235,6 +291,8 @@ PROGRESS_ONE = _progress_statement(_one_pair)
 PROGRESS_MANY = _progress_statement(_many_pairs)
 TASK_PROGRESS_ONE = _progress_statement(_one_task, of_task=True)
 TASK_PROGRESS_MANY = _progress_statement(_many_tasks, of_task=True)
+RATED_PROGRESS_ONE = _progress_statement(_one_task, of_task=True, rated=_one_rating)
+RATED_PROGRESS_MANY = _progress_statement(_many_tasks, of_task=True, rated=_many_ratings)
 
 
 def _progress_rows(conn: Connection, pairs: Sequence[Pair]) -> Iterable[Any]:
@@ -298,14 +356,27 @@ def task_key(post: PostKey, user_id: int) -> TaskKey:
     return (post.guild_id, post.task_id, user_id)
 
 
+@dataclass(slots=True)
+class KnownRatings:
+    """The Elo ratings of the public pairs' tasks and members, as `progress_with_task` read
+    them (absent: no row yet); `rate_first_tries` moves them in place."""
+
+    tasks: dict[tuple[int, str], Rating] = field(default_factory=dict)
+    members: dict[tuple[int, int], Rating] = field(default_factory=dict)
+
+
 def progress_with_task(
-    conn: Connection, pairs: Sequence[Pair], posts: Mapping[int, PostKey]
+    conn: Connection,
+    pairs: Sequence[Pair],
+    posts: Mapping[int, PostKey],
+    ratings_into: KnownRatings | None = None,
 ) -> tuple[dict[Pair, Progress], dict[TaskKey, list[Pair]]]:
     """Each member's progress on each (known) post. A private post's comes from its own rows
     (`progress_of`). A public post's comes from the member's rows on all its task's public
     posts in the server, in one read: a task's points count once, and so do its misses and
     hint (`Progress.with_other_posts`). Also returns the public pairs by task (the answer
-    batch's, which applies each answer it records to the member's other posts of the task)."""
+    batch's, which applies each answer it records to the member's other posts of the task).
+    `ratings_into`: the same read also fills it with the public pairs' Elo ratings."""
     by_task: dict[TaskKey, list[Pair]] = defaultdict(list)
     private: list[Pair] = []
     for post_id, user_id in pairs:
@@ -319,20 +390,28 @@ def progress_with_task(
         _mark_tried_before(conn, state, private, posts)
     if not by_task:
         return state, by_task
+    rated = ratings_into is not None
     if len(by_task) == 1:
         ((guild, task, user),) = by_task
         params: dict[str, Any] = {"guild": guild, "task": task, "user": user}
-        rows: Iterable[Any] = conn.execute(TASK_PROGRESS_ONE, params).all()
+        stmt = RATED_PROGRESS_ONE if rated else TASK_PROGRESS_ONE
     else:
         params = {
             "guilds": sorted({g for g, _, _ in by_task}),
             "tasks": sorted({t for _, t, _ in by_task}),
             "users": sorted({u for _, _, u in by_task}),
         }
-        rows = conn.execute(TASK_PROGRESS_MANY, params).all()
+        stmt = RATED_PROGRESS_MANY if rated else TASK_PROGRESS_MANY
+    rows = conn.execute(stmt, params).all()
     facts: dict[TaskKey, dict[int, _Facts]] = defaultdict(lambda: defaultdict(_Facts))
-    for post_id, user_id, part, a, b, picks, guild, task in rows:
-        if (guild, task, user_id) in by_task:
+    for post_id, user_id, part, a, b, picks, guild, task, *value in rows:
+        if part > _SCORE:
+            assert ratings_into is not None
+            if part == _TASK_RATING:
+                ratings_into.tasks[(guild, task)] = Rating(value[0], a)
+            else:
+                ratings_into.members[(guild, user_id)] = Rating(value[0], a)
+        elif (guild, task, user_id) in by_task:
             facts[(guild, task, user_id)][post_id].add(part, a, b, picks)
     for key, task_pairs in by_task.items():
         on_task = facts.get(key, {})
@@ -433,6 +512,18 @@ def _spread_answer(
             state[pair] = state[pair].after_answer_elsewhere(outcome)
 
 
+def _rates(post: PostKey) -> bool:
+    """A channel post's first tries move Elo ratings; practice and review move none."""
+    return not post.private
+
+
+def _first_at_task(before: Progress) -> bool:
+    """The answer is the member's first try at the task in the server: no attempt on this
+    post nor, as far as they count, on its other public posts (item analysis' population)."""
+    elsewhere = before.wrong_elsewhere or before.finished_elsewhere
+    return before.attempts_used == 0 and not elsewhere
+
+
 def _posts_in_guild(conn: Connection, post_ids: Iterable[int]) -> dict[int, PostInfo]:
     """The posts, each with the task version it was posted with (`PostInfo.task`)."""
     ids = sorted(set(post_ids))
@@ -480,6 +571,10 @@ class _Writes:
     """Private sessions clicked in: their `last_active_at` moves to `now`."""
     cards: list[CardUpdate] = field(default_factory=list)
     """What each of `finished` did to its review card, once flushed."""
+    first_tries: list[FirstTry] = field(default_factory=list)
+    """Members' first tries at a task on a channel post: each moves two Elo ratings."""
+    ratings: KnownRatings | None = None
+    """The ratings `first_tries` move, as the unit's progress read found them."""
 
     def member(self, guild_id: int, user_id: int, name: str) -> None:
         self.members[(guild_id, user_id)] = name
@@ -504,6 +599,9 @@ class _Writes:
                 "created_at": self.now,
             }
         )
+
+    def first_try(self, post: PostInfo, user_id: int, correct: bool) -> None:
+        self.first_tries.append(FirstTry(post.guild_id, user_id, post.task_id, correct))
 
     def reveal(self, post: PostInfo, user_id: int, kind: str, hints: int | None = None) -> None:
         """A reveal row; a hint row's `hints` raises the member's stored count on the post."""
@@ -550,6 +648,9 @@ class _Writes:
             if self.board_scores:
                 add_scores(conn, self.board_scores, self.now)
             self.cards = _rate_cards(conn, self.finished, self.now, self.zone)
+        if self.first_tries:
+            assert self.ratings is not None, "first tries without their ratings read"
+            rate_first_tries(conn, self.first_tries, self.ratings)
         if self.sessions:
             conn.execute(
                 _TOUCH_SESSIONS,
@@ -826,10 +927,11 @@ def _record(
     posts = _posts_in_guild(conn, (r.post_id for r in requests))
     _lock_members(conn, posts, ((r.post_id, r.user_id) for r in requests))
     known = [r for r in requests if r.post_id in posts]
+    rated = KnownRatings() if any(_rates(post) for post in posts.values()) else None
     state, by_task = progress_with_task(
-        conn, sorted({(r.post_id, r.user_id) for r in known}), posts
+        conn, sorted({(r.post_id, r.user_id) for r in known}), posts, rated
     )
-    writes = _Writes(now, zone)
+    writes = _Writes(now, zone, ratings=rated)
     results: list[Answered | Exception] = []
     finishing: dict[int, int] = {}
     """Index in `results` -> index in `writes.finished` (its card update)."""
@@ -849,6 +951,8 @@ def _record(
             # Later answers in the batch by the same member see this one.
             state[pair] = outcome.progress
             writes.attempt(request, progress.attempts_used + 1, outcome)
+            if _rates(post) and _first_at_task(progress):
+                writes.first_try(post, request.user_id, outcome.correct)
             if outcome.progress.finished:
                 finishing[len(results)] = len(writes.finished)
                 writes.score(post, request.user_id, outcome.progress)
@@ -1143,3 +1247,78 @@ def load_cards_with_zones(
         if row.guild_id not in zones and (zone := zone_or(row.zone, None)) is not None:
             zones[row.guild_id] = zone
     return cards, zones
+
+
+# -- the answer's writes to the Elo ratings ---------------------------------------------------
+# Read by /insights and /practice (`store/ratings.py`). On PostgreSQL two writers may rate the
+# same task at once: the upserts add each rating's change to the stored row (like the totals),
+# so neither write is lost.
+
+
+@dataclass(frozen=True, slots=True)
+class FirstTry:
+    """A member's first try at a task on a channel post, as the write unit graded it."""
+
+    guild_id: int
+    user_id: int
+    task_id: str
+    correct: bool
+
+
+def _rating_adder(conn: Connection, table: Table, key: tuple[str, ...]) -> Any:
+    return dialect.upsert(
+        conn,
+        table,
+        key,
+        lambda new: {"value": table.c.value + new.value, "answers": table.c.answers + new.answers},
+    )
+
+
+def _rating_adders(conn: Connection) -> tuple[Any, Any]:
+    return dialect.built_once(
+        conn,
+        "rating adders",
+        lambda c: (
+            _rating_adder(c, _task_rating, ("guild_id", "task_id")),
+            _rating_adder(c, _member_rating, ("guild_id", "user_id")),
+        ),
+    )
+
+
+_UNRATED = Rating()
+
+
+def rate_first_tries(conn: Connection, tries: Sequence[FirstTry], known: KnownRatings) -> None:
+    """Move the member's and the task's ratings by each first try, in order (a batch may rate
+    one task or member twice; `ratings.update` computes), from `known` (the unit's progress
+    read, which holds every try's rows): one upsert per table, each touched row once."""
+    tasks, members = known.tasks, known.members
+    task_before: dict[tuple[int, str], Rating] = {}
+    member_before: dict[tuple[int, int], Rating] = {}
+    for t in tries:
+        task_key, member_key = (t.guild_id, t.task_id), (t.guild_id, t.user_id)
+        level = tasks.get(task_key, _UNRATED)
+        skill = members.get(member_key, _UNRATED)
+        task_before.setdefault(task_key, level)
+        member_before.setdefault(member_key, skill)
+        members[member_key], tasks[task_key] = ratings.update(skill, level, t.correct)
+    add_tasks, add_members = _rating_adders(conn)
+    # In key order: concurrent writers (PostgreSQL) lock the rows in one order. A lone row
+    # goes as one execute, not an executemany (most batches: a third cheaper).
+    task_rows = [
+        _rating_change(before, tasks[key], guild_id=key[0], task_id=key[1])
+        for key, before in sorted(task_before.items())
+    ]
+    member_rows = [
+        _rating_change(before, members[key], guild_id=key[0], user_id=key[1])
+        for key, before in sorted(member_before.items())
+    ]
+    conn.execute(add_tasks, task_rows[0] if len(task_rows) == 1 else task_rows)
+    conn.execute(add_members, member_rows[0] if len(member_rows) == 1 else member_rows)
+
+
+def _rating_change(before: Rating, after: Rating, **key: Any) -> dict[str, Any]:
+    """What the upsert adds to the row: on a new row (`before` unrated), the whole rating."""
+    key["value"] = after.value - before.value
+    key["answers"] = after.answers - before.answers
+    return key

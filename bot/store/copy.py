@@ -24,7 +24,6 @@ from bot.store.migrate import current_state, problem, read_state, target_metadat
 from bot.store.preflight import check_database, check_lasting, check_readable
 from bot.store.process_claim import claim_database_file
 from bot.store.tables import MemberTotal, Score, table_of
-from bot.wording import plural
 
 BATCH_ROWS = 5000  # rows per read from the source and per insert into the target
 PROGRESS_EVERY = 100_000  # rows between progress lines within one big table
@@ -163,7 +162,9 @@ def _check_earlier_copy(source: Engine, target: Engine, say: Say) -> CopyReport:
         # Named by what the target holds: a table that differs may be empty there.
         held = {name: there for name, (_, there) in counts.items() if there}
         differ = [name for name in held if counts[name][0] != held[name]] or list(held)
-        shown = ", ".join(f"{name} has {plural(held[name], 'row')}" for name in differ[:3])
+        shown = ", ".join(
+            f"{name} has {held[name]:,} row{'' if held[name] == 1 else 's'}" for name in differ[:3]
+        )
         raise _not_empty(target, shown + (", ..." if len(differ) > 3 else ""))
     rows = {name: here for name, (here, _) in counts.items()}
     say("the target already holds as many rows as the source: an earlier copy; checking it")

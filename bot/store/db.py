@@ -18,24 +18,18 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
+from bot.database_defaults import DEFAULT_DATABASE_URL as DEFAULT_DATABASE_URL
+from bot.database_defaults import DEFAULT_SYNCHRONOUS as DEFAULT_SYNCHRONOUS
+from bot.database_defaults import SYNCHRONOUS_MODES as SYNCHRONOUS_MODES
 from bot.store import dialect
 
 log = logging.getLogger(__name__)
-
-DEFAULT_DATABASE_URL = "sqlite:///data/quizbot.db"
-"""The one default: an SQLite file under ./data, created on first start."""
 
 SUPPORTED_DATABASES = ("sqlite", "sqlite+pysqlite", "postgresql+psycopg")
 """Drivers the store accepts."""
 
 BUSY_TIMEOUT_MS = 5000
 """How long a unit of work waits for a lock before the database counts as busy."""
-
-DEFAULT_SYNCHRONOUS = "FULL"
-SYNCHRONOUS_MODES = (DEFAULT_SYNCHRONOUS, "NORMAL")
-"""`PRAGMA synchronous` (SQLITE_SYNCHRONOUS). FULL: an acknowledged answer survives a power
-loss. NORMAL fsyncs only at checkpoints: the last commits may roll back on a power loss or an
-OS crash, never corrupt (BENCHMARKS.md, "Durability")."""
 
 
 POOL_SIZE = 7

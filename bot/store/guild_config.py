@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, exists, or_, select
 
 from bot.clock import load_zone
+from bot.i18n import SHIPPED_LOCALES
 from bot.quiz.rules import MAX_COOLDOWN_SECONDS
 from bot.store.board_totals import board_state, build_board
 from bot.store.dialect import upsert
@@ -23,6 +24,7 @@ class GuildConfigInfo:
     mod_role_id: int | None = None
     post_policy: str = "anyone"
     cooldown_seconds: int = 30
+    language: str | None = None
 
 
 _config = table_of(GuildConfig)
@@ -37,7 +39,9 @@ _KNOWN = select(
     )
 )
 
-CONFIG_FIELDS = frozenset({"timezone", "mod_role_id", "post_policy", "cooldown_seconds"})
+CONFIG_FIELDS = frozenset(
+    {"timezone", "mod_role_id", "post_policy", "cooldown_seconds", "language"}
+)
 
 
 def _config_info(row: Row[Any]) -> GuildConfigInfo:
@@ -47,6 +51,7 @@ def _config_info(row: Row[Any]) -> GuildConfigInfo:
         mod_role_id=row.mod_role_id,
         post_policy=row.post_policy,
         cooldown_seconds=row.cooldown_seconds,
+        language=row.language,
     )
 
 
@@ -64,6 +69,8 @@ def check_changes(changes: dict[str, Any]) -> None:
         raise ValueError(f"unknown time zone {changes['timezone']!r}")
     if "post_policy" in changes and changes["post_policy"] not in POST_POLICIES:
         raise ValueError(f"post_policy must be one of {', '.join(POST_POLICIES)}")
+    if changes.get("language") not in (None, *SHIPPED_LOCALES):
+        raise ValueError(f"language must be one of {', '.join(SHIPPED_LOCALES)}")
     cooldown = changes.get("cooldown_seconds", 0)
     if not 0 <= int(cooldown) <= MAX_COOLDOWN_SECONDS:
         raise ValueError(f"cooldown_seconds must be from 0 to {MAX_COOLDOWN_SECONDS}")

@@ -7,7 +7,7 @@ did on one task. What the figures mean is bot/reports' job. Group figures: publi
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -15,7 +15,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, Engine, and_, case, distinct, false, func, select, union
 
 from bot.clock import day_start, local_date
+from bot.quiz.ratings import Rating
 from bot.store.posts import PostInfo, post_infos, public_scores, select_posts
+from bot.store.ratings import task_ratings
 from bot.store.store import Store
 from bot.store.tables import Attempt, Member, Post, Reveal, Score, table_of
 
@@ -63,6 +65,7 @@ class WindowActivity:
     posts: dict[int, PostInfo]  # every post answered in the window
     days: tuple[DayActivity, ...]  # every day of the window, quiet ones included
     members: int  # distinct members who answered
+    ratings: dict[str, Rating] = field(default_factory=dict)  # the tasks' stored Elo ratings
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +137,8 @@ class InsightsStore:
             )
             infos = {info.id: info for info in post_infos(conn, conn.execute(posts))}
             days, members = _per_day(conn.execute(moments), first_day, last_day, tz)
-        return WindowActivity(first_day, last_day, tasks, picks, infos, days, members)
+            rated = task_ratings(conn, guild_id)
+        return WindowActivity(first_day, last_day, tasks, picks, infos, days, members, rated)
 
     def results(
         self, guild_id: int, tz: ZoneInfo, *, since: date | None = None, names: bool = False

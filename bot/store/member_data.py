@@ -42,11 +42,13 @@ from bot.store.tables import (
     GuildWelcome,
     Member,
     MemberPeriod,
+    MemberRating,
     MemberTotal,
     Post,
     Reveal,
     Score,
     ServerBank,
+    TaskRating,
     table_of,
 )
 
@@ -69,6 +71,7 @@ MEMBER_TABLES: tuple[Table, ...] = tuple(
         Score,
         MemberTotal,
         MemberPeriod,
+        MemberRating,
         ReviewCard,
         MemberReminder,
         PracticeSession,
@@ -92,7 +95,7 @@ GUILD_TABLES: tuple[Table, ...] = (
     _schedule,
     *(
         table_of(model)
-        for model in (ServerBank, BoardState, GuildConfig, GuildWelcome, GuildRemoval)
+        for model in (ServerBank, BoardState, GuildConfig, GuildWelcome, GuildRemoval, TaskRating)
     ),
 )
 """The tables whose rows are one server's, by guild_id, in an order that deletes children

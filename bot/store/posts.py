@@ -104,7 +104,7 @@ class PostInfo:
         was gone from the banks when the service pinned) is refused with UnknownTaskError,
         as 0.1.0 refused it: there is no task left to grade it on."""
         if self.task is None:
-            raise UnknownTaskError(f"task {self.task_id!r} is no longer in the loaded banks")
+            raise UnknownTaskError(self.task_id, gone=True)
         return self.task
 
     @property

@@ -74,6 +74,9 @@ class GuildConfig(SQLModel, table=True):
     mod_role_id: int | None = Field(default=None, sa_type=BigInteger)
     post_policy: str = "anyone"
     cooldown_seconds: int = 30
+    language: str | None = None
+    """The locale of the server's public messages (`/config language`); None: Discord's
+    preferred locale of the server, else English. Not checked here: a locale is a catalog."""
 
 
 class TaskVersion(SQLModel, table=True):
@@ -328,3 +331,28 @@ class GuildWelcome(SQLModel, table=True):
 
     guild_id: int = Field(sa_type=BigInteger, primary_key=True)
     welcomed_at: datetime = Field(sa_type=UTC_TIMESTAMP)
+
+
+class TaskRating(SQLModel, table=True):
+    """A task's Elo difficulty in a server, from members' first tries on its channel posts
+    (`bot.quiz.ratings`); written in the answer's write unit (`store/ratings.py`)."""
+
+    __tablename__ = "task_rating"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    task_id: str = Field(primary_key=True)
+    value: float  # logits: higher is harder
+    answers: int  # first tries it has learnt from
+
+
+class MemberRating(SQLModel, table=True):
+    """A member's Elo skill in a server, from the same first tries as `TaskRating`."""
+
+    __tablename__ = "member_rating"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    guild_id: int = Field(sa_type=BigInteger, primary_key=True)
+    user_id: int = Field(sa_type=BigInteger, primary_key=True)
+    value: float  # logits: higher is stronger
+    answers: int

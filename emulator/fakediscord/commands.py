@@ -10,6 +10,35 @@ from .snowflake import SnowflakeGenerator
 JSON = dict[str, Any]
 
 
+def localized(command: JSON, locale: str | None) -> JSON:
+    """`command` as GET answers without `with_localizations`: no `*_localizations`, but
+    `name_localized` and `description_localized` in `locale` (the X-Discord-Locale header),
+    on its options too."""
+    shown = {k: v for k, v in command.items() if not k.endswith("_localizations")}
+    for field in ("name", "description"):
+        if field in command:
+            translations = command.get(f"{field}_localizations") or {}
+            shown[f"{field}_localized"] = translations.get(locale or "", command[field])
+    if command.get("options"):
+        shown["options"] = [localized(option, locale) for option in command["options"]]
+    if command.get("choices"):
+        shown["choices"] = [localized(choice, locale) for choice in command["choices"]]
+    return shown
+
+
+def as_seen(command: JSON, locale: str) -> JSON:
+    """`command` as a client in `locale` shows it: each name, description and choice name in
+    that locale where the bot gave a translation, else as registered."""
+    seen = {k: v for k, v in command.items() if not k.endswith("_localizations")}
+    for field in ("name", "description"):
+        if field in command:
+            seen[field] = (command.get(f"{field}_localizations") or {}).get(locale, command[field])
+    for nested in ("options", "choices"):
+        if command.get(nested):
+            seen[nested] = [as_seen(item, locale) for item in command[nested]]
+    return seen
+
+
 class CommandStore:
     def __init__(self, application_id: int, ids: SnowflakeGenerator, changed: Notifier) -> None:
         self.application_id = application_id

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .commands import as_seen
 from .interactions import InteractionRecord
 from .state import Channel, Guild, Member, Message, User, World
 
@@ -28,6 +29,14 @@ class Observing:
     def ephemeral_messages(self, user: Member | User) -> list[Message]:
         """Ephemeral messages only `user` could see, oldest first."""
         return list(self.world.ephemeral_by_user.get(user.id, ()))
+
+    def record_what_the_bot_says(self) -> list[JSON]:
+        """From now on, a copy of everything the bot shows, in order: each message it sends or
+        edits (`content`, `embeds`, `components`), each modal (`{"modal": data}`) and each
+        autocomplete answer (`{"choices": [...]}`), ephemeral ones and DMs included."""
+        if self.world.transcript is None:
+            self.world.transcript = []
+        return self.world.transcript
 
     def get_message(self, message_id: int | str) -> Message | None:
         mid = int(message_id)
@@ -105,6 +114,10 @@ class Observing:
     def commands(self, guild: Guild | None = None) -> list[JSON]:
         """Registered commands: global when `guild` is None, else that guild's own."""
         return self.server.commands.in_scope(guild.id if guild else None)
+
+    def commands_as_seen(self, user: User, guild: Guild | None = None) -> list[JSON]:
+        """The commands as `user`'s client shows them, in its language (`User.locale`)."""
+        return [as_seen(command, user.locale) for command in self.commands(guild)]
 
     async def wait_for_commands(
         self,

@@ -32,11 +32,33 @@ class WorldBuilding:
         return self.world.application_id
 
     def create_user(
-        self, username: str, *, global_name: str | None = None, bot: bool = False
+        self,
+        username: str,
+        *,
+        global_name: str | None = None,
+        bot: bool = False,
+        locale: str = "en-US",
     ) -> User:
-        user = User(id=self.world.ids.next(), username=username, global_name=global_name, bot=bot)
+        """`locale`: the user's client language, e.g. "de" or "pt-BR"."""
+        user = User(
+            id=self.world.ids.next(),
+            username=username,
+            global_name=global_name,
+            bot=bot,
+            locale=locale,
+        )
         self.world.users[user.id] = user
         return user
+
+    def set_user_locale(self, user: User, locale: str) -> None:
+        """The user switches their Discord client's language."""
+        user.locale = locale
+        self.world.touch()
+
+    def set_guild_locale(self, guild: Guild, locale: str) -> None:
+        """A Community server's preferred locale (its `guild_locale` in interactions)."""
+        guild.locale = locale
+        self.world.touch()
 
     def create_guild(
         self,

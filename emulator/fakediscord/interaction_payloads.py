@@ -58,7 +58,7 @@ class ContextCache:
             "channel_id": str(channel.id),
             "channel": payloads.channel(channel, world, permissions=user_perms),
             "app_permissions": str(world.bot_permissions(channel)),
-            "locale": "en-US",
+            "locale": user.locale,
             "entitlements": [],
             "entitlement_sku_ids": [],
             "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,

@@ -106,6 +106,8 @@ class Messages:
             msg["interaction_metadata"] = interaction_metadata
         if fields.get("nonce") is not None:
             msg["nonce"] = fields["nonce"]
+        if author is self.world.bot:
+            self.world.note_said(_shown(msg))
         return msg
 
     def create(
@@ -153,6 +155,7 @@ class Messages:
                 int(msg["channel_id"]), fields, files or [], existing=msg["attachments"]
             )
         msg["edited_timestamp"] = iso_now()
+        self.world.note_said(_shown(msg))  # only the bot edits its messages
         self.touched(msg)
         self.world.changed.notify()
         if int(msg["id"]) in self.world.messages:
@@ -271,3 +274,7 @@ class Messages:
         if description:
             data["description"] = description
         return data
+
+
+def _shown(msg: Message) -> JSON:
+    return {key: msg[key] for key in ("content", "embeds", "components")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import validation
+from .commands import localized
 from .errors import unknown_application, unknown_command, unknown_guild
 from .httputil import json_response, no_content, read_json, snowflake
 from .rest import RouteDef, Services
@@ -41,7 +42,12 @@ class CommandRoutes:
         return guild_id
 
     async def list_commands(self, request: web.Request) -> web.Response:
-        return json_response(self.s.commands.in_scope(self._scope(request)))
+        commands = self.s.commands.in_scope(self._scope(request))
+        if request.query.get("with_localizations", "").lower() != "true":
+            # Discord's default: one language, the request's, instead of every translation.
+            locale = request.headers.get("X-Discord-Locale")
+            commands = [localized(command, locale) for command in commands]
+        return json_response(commands)
 
     async def bulk_overwrite(self, request: web.Request) -> web.Response:
         scope = self._scope(request)

@@ -92,8 +92,10 @@ class InteractionRoutes:
                 message = self.s.messages.edit(source, fields, files)
         elif rtype == 8:
             validation.autocomplete_choices(data)
+            self.s.world.note_said({"choices": data.get("choices") or []})
         elif rtype == 9:
             validation.modal(data)
+            self.s.world.note_said({"modal": data})
         rec.set_response(body)
         if not flag(request, "with_response"):
             return no_content()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,8 @@ class User:
     username: str
     global_name: str | None = None
     bot: bool = False
+    locale: str = "en-US"
+    """The language of the user's Discord client: their interactions' `locale`."""
 
 
 @dataclass(slots=True, eq=False)
@@ -138,6 +141,9 @@ class World:
         # The emulator's base URL (set when it starts): its CDN serves `attachments` there.
         self.attachment_base = ""
         self.deleted_messages: set[int] = set()
+        # Every text the bot shows, in order, once a test asks (`Driver.record_what_the_bot_says`);
+        # off by default: the load benchmarks send far too many messages to keep.
+        self.transcript: list[dict[str, Any]] | None = None
         # Bumped on every permission-relevant change so cached interaction context is reused
         # between clicks but never stale.
         self.version = 0
@@ -181,3 +187,9 @@ class World:
             self.ephemeral.pop(int(per_user[0]["id"]), None)
         per_user.append(message)
         self.ephemeral[int(message["id"])] = message
+
+    def note_said(self, shown: dict[str, Any]) -> None:
+        """Keep a copy of what the bot just showed (a message body, a modal, autocomplete
+        choices), if a test is recording."""
+        if self.transcript is not None:
+            self.transcript.append(copy.deepcopy(shown))

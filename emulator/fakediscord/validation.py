@@ -284,6 +284,8 @@ def _check_options(options: list[JSON], path: str, errors: dict[str, str], depth
         choices = opt.get("choices") or []
         if len(choices) > 25:
             errors[f"{opath}.choices"] = "Must be 25 or fewer in length."
+        for c, choice in enumerate(choices):
+            _check_localizations(choice, f"{opath}.choices.{c}", errors)
         if choices and opt.get("autocomplete"):
             errors[f"{opath}.autocomplete"] = "Autocomplete cannot be used with choices."
 
@@ -292,6 +294,30 @@ def _check_description(obj: JSON, path: str, errors: dict[str, str]) -> None:
     description = obj.get("description")
     if not isinstance(description, str) or not 1 <= len(description) <= 100:
         errors[path] = "Must be between 1 and 100 in length."
+    _check_localizations(obj, path.rsplit(".", 1)[0], errors)
+
+
+DISCORD_LOCALES = frozenset({
+    "id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl",
+    "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi",
+    "th", "zh-CN", "ja", "zh-TW", "ko",
+})  # fmt: skip
+_LOCALIZED_LIMITS = {"name_localizations": 32, "description_localizations": 100}
+
+
+def _check_localizations(obj: JSON, path: str, errors: dict[str, str]) -> None:
+    """Translations: keyed by Discord's locales, each within the field's own limit."""
+    for field, limit in _LOCALIZED_LIMITS.items():
+        translations = obj.get(field) or {}
+        if not isinstance(translations, dict):
+            errors[f"{path}.{field}"] = "Expected a mapping of locales to strings."
+            continue
+        for locale, text in translations.items():
+            where = f"{path}.{field}.{locale}" if path else f"{field}.{locale}"
+            if locale not in DISCORD_LOCALES:
+                errors[where] = f"Invalid locale {locale!r}."
+            elif not isinstance(text, str) or not 1 <= len(text) <= limit:
+                errors[where] = f"Must be between 1 and {limit} in length."
 
 
 def _valid_slash_name(name: str) -> bool:

@@ -410,7 +410,7 @@ def test_at_most_a_hundred_problems_per_file(tmp_path: Path) -> None:
     assert lines[-1] == "100+ problems in 1 file"
     assert (
         lines[0] == f"{file}:{line_of(file, 'extra0:')}: field extra0: unknown key 'extra0'; "
-        "allowed here: bank, topic, source, tasks"
+        "allowed here: bank, topic, source, language, tasks"
     )
     # The walk stopped there: the 4,900 keys after are never looked at.
     assert len(loader.check_file(file).problems) == MAX_PROBLEMS_PER_FILE + 1

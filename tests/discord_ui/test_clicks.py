@@ -1,5 +1,6 @@
-"""Component clicks routed by the bot itself (bot/discord_ui/clicks.py): each click on one of
-our controls runs its item once, wherever the control sits, and nothing else is answered."""
+"""Component clicks and modal submits routed by the bot itself (bot/discord_ui/clicks.py): each
+click on one of our controls runs its item once, wherever the control sits, each submit of our
+modals its handler, and nothing else is answered."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from typing import Any, ClassVar
 import discord
 import pytest
 
-from bot.discord_ui import clicks
+from bot.discord_ui import clicks, typed
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.post_view import DYNAMIC_ITEMS, AnswerButton, HintButton
+from bot.i18n import _, speaking
 from tests.discord_ui.conftest import BUTTON, COMPONENT, Driver
 from tests.discord_ui.fakes import BOB, FakeDiscordHTTP, Member, interaction_payload
+
+MODAL_SUBMIT = 5
 
 
 def replies_to(fake: FakeDiscordHTTP, payload: dict[str, Any]) -> list[Any]:
@@ -85,6 +89,38 @@ async def test_a_click_not_ours_or_on_a_message_without_that_control_is_left_alo
     data = {"custom_id": "quiz:ans:999:A", "component_type": BUTTON}
     await driver.dispatch(interaction_payload(fake, kind=COMPONENT, data=data, message=post))
     assert len(fake.replies()) == before
+
+
+def modal_submit(fake: FakeDiscordHTTP, custom_id: str, value: str, locale: str) -> dict[str, Any]:
+    text_input = {"type": 4, "custom_id": typed.INPUT_ID, "value": value}
+    data = {"custom_id": custom_id, "components": [{"type": 1, "components": [text_input]}]}
+    payload = interaction_payload(fake, kind=MODAL_SUBMIT, data=data)
+    payload["locale"] = locale
+    return payload
+
+
+async def test_a_modal_submit_reaches_its_handler_through_the_router_and_its_guard(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    """The router is the one listener for modal submits too (`Router.on_modal`): each of ours
+    gets one private reply in the member's language, a forged one the guard's refusal."""
+    before = len(fake.replies())
+    for custom_id in ("poll:form", "quiz:typedx:1", "quiz:clozed:1", ""):  # not ours
+        await driver.dispatch(modal_submit(fake, custom_id, "x", "en-US"))
+    assert len(fake.replies()) == before
+
+    blank = modal_submit(fake, "quiz:typed:1", "  ", "de")
+    await driver.dispatch(blank)
+    (reply,) = replies_to(fake, blank)
+    with speaking("de"):
+        german = _(typed.BLANK)
+    assert german != typed.BLANK
+    assert reply.ephemeral and reply.text == german
+
+    forged = modal_submit(fake, "quiz:typed:abc", "42", "en-US")
+    await driver.dispatch(forged)
+    (reply,) = replies_to(fake, forged)
+    assert reply.ephemeral and reply.text and reply.text != typed.BLANK
 
 
 def test_the_clicked_control_is_rebuilt_alone_from_rows_and_layouts(bot: QuizBot) -> None:

@@ -5,6 +5,7 @@ uses."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -13,7 +14,14 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.discord_ui.command_sync import INVITE_PERMISSIONS, invite_url, sync_if_changed
+from bot.discord_ui.command_sync import (
+    INVITE_PERMISSIONS,
+    invite_url,
+    local_payloads,
+    sync_if_changed,
+)
+from bot.discord_ui.translator import CatalogTranslator
+from tests.i18n.catalog_files import use_locale_dir, write_catalog
 
 APPLICATION_ID = 800000000000000001
 LOGGER = "bot.discord_ui.command_sync"
@@ -38,12 +46,16 @@ class Tree(app_commands.CommandTree[discord.Client]):
         self.syncs = 0
         self.refusal: Exception | None = None
 
-    async def fetch_commands(self, *, guild: Any = None) -> list[app_commands.AppCommand]:
+    async def fetch(self, tree: Any) -> list[dict[str, Any]]:
+        """Discord's answer to GET .../commands?with_localizations=true."""
         if self.refusal is not None:
             raise self.refusal
+        return self.registered
+
+    async def fetch_commands(self, *, guild: Any = None) -> list[app_commands.AppCommand]:
         return [
             app_commands.AppCommand(data=payload, state=None)  # type: ignore[arg-type]
-            for payload in self.registered
+            for payload in await self.fetch(self)
         ]
 
     async def sync(self, *, guild: Any = None) -> list[app_commands.AppCommand]:
@@ -55,9 +67,9 @@ class Tree(app_commands.CommandTree[discord.Client]):
                 "application_id": str(APPLICATION_ID),
                 "integration_types": [0],
                 "dm_permission": True,
-                **command.to_dict(self),
+                **payload,
             }
-            for number, command in enumerate(self.get_commands())
+            for number, payload in enumerate(await local_payloads(self))
         ]
         return await self.fetch_commands()
 
@@ -85,7 +97,7 @@ async def test_the_first_start_registers_and_a_restart_with_no_change_does_not(
 ) -> None:
     caplog.set_level(logging.INFO, LOGGER)
     tree = tree_with_commands()
-    await sync_if_changed(tree)
+    await sync_if_changed(tree, fetch=tree.fetch)
     assert tree.syncs == 1
     assert messages(caplog) == [
         "slash commands: registered 3 with Discord (none were registered yet); new ones can "
@@ -95,7 +107,7 @@ async def test_the_first_start_registers_and_a_restart_with_no_change_does_not(
 
     restarted = tree_with_commands()
     restarted.registered = tree.registered
-    await sync_if_changed(restarted)
+    await sync_if_changed(restarted, fetch=restarted.fetch)
     assert restarted.syncs == 0
     assert messages(caplog) == ["slash commands: the 3 registered with Discord are current"]
 
@@ -109,7 +121,7 @@ async def test_a_changed_added_or_removed_command_registers_them_all_again(
     old.registered.append({**old.registered[-1], "id": "99", "name": "gone"})
     new = tree_with_commands(description="Post a practice task in this channel.")
     new.registered = old.registered
-    await sync_if_changed(new)
+    await sync_if_changed(new, fetch=new.fetch)
     assert new.syncs == 1
     assert "(/gone removed, /quiz changed)" in messages(caplog)[-1]
 
@@ -130,7 +142,7 @@ async def test_a_refusal_is_one_warning_and_the_bot_serves_on(
 ) -> None:
     tree = tree_with_commands()
     tree.refusal = refusal
-    await sync_if_changed(tree)  # no exception: the bot goes on connecting
+    await sync_if_changed(tree, fetch=tree.fetch)  # no exception: the bot goes on connecting
     assert tree.syncs == 0
     [record] = ours(caplog)
     assert record.levelno == logging.WARNING
@@ -152,3 +164,56 @@ def test_the_invite_asks_for_both_scopes_and_only_what_the_bot_uses() -> None:
         "create_public_threads",
         "send_messages_in_threads",
     }
+
+
+# -- translations ---------------------------------------------------------------------------------
+
+
+async def translated_tree(description: str = "Post a task.") -> Tree:
+    tree = tree_with_commands(description)
+    await tree.set_translator(CatalogTranslator())
+    return tree
+
+
+async def test_the_translations_are_sent_and_unchanged_ones_need_no_new_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = use_locale_dir(tmp_path / "locales", monkeypatch)
+    write_catalog(folder, "de", {"Post a task.": "Stellt eine Aufgabe."})
+    write_catalog(folder, "es", {"Only tasks of this topic": "Solo tareas de este tema"})
+    for shadowed in ("fr", "pt_BR"):  # the shipped catalogs translate the option too
+        write_catalog(folder, shadowed, {})
+    tree = await translated_tree()
+    await sync_if_changed(tree, fetch=tree.fetch)
+    quiz = next(c for c in tree.registered if c["name"] == "quiz")
+    assert quiz["description_localizations"] == {"de": "Stellt eine Aufgabe."}
+    assert quiz["name_localizations"] == {}  # names stay English
+    (topic,) = quiz["options"]
+    assert topic["description_localizations"] == {
+        "es-ES": "Solo tareas de este tema",
+        "es-419": "Solo tareas de este tema",
+    }
+
+    restarted = await translated_tree()
+    restarted.registered = tree.registered
+    await sync_if_changed(restarted, fetch=restarted.fetch)
+    assert restarted.syncs == 0
+
+
+async def test_a_changed_translation_registers_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, LOGGER)
+    folder = use_locale_dir(tmp_path / "locales", monkeypatch)
+    write_catalog(folder, "fr", {"Post a task.": "Publie une tâche."})
+    tree = await translated_tree()
+    await sync_if_changed(tree, fetch=tree.fetch)
+
+    write_catalog(folder, "fr", {"Post a task.": "Publie un exercice."})
+    restarted = await translated_tree()
+    restarted.registered = tree.registered
+    await sync_if_changed(restarted, fetch=restarted.fetch)
+    assert restarted.syncs == 1
+    assert "(/quiz changed)" in messages(caplog)[-1]
+    quiz = next(c for c in restarted.registered if c["name"] == "quiz")
+    assert quiz["description_localizations"] == {"fr": "Publie un exercice."}

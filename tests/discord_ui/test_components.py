@@ -9,7 +9,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.discord_ui import picker
+from bot.discord_ui import cloze, picker
 from bot.discord_ui.clicks import AnswerButton
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.multi import MultiSelect
@@ -29,6 +29,7 @@ from bot.store import answers
 from tests.discord_ui.conftest import COMPONENT, BotFactory, Driver
 from tests.discord_ui.fakes import BOB, FakeDiscordHTTP, interaction_payload, walk
 from tests.factories import multi
+from tests.quiz.test_cloze import cloze_task
 
 BIG = 2**63 - 1  # the largest snowflake-sized post id
 
@@ -51,6 +52,11 @@ def items(catalog: Catalog) -> list[discord.ui.DynamicItem[Any]]:
         NextButton(5, None),  # sent before 0.2: no post to check
         MultiSelect.build(multi(texts=[f"option {n}" for n in range(25)]), BIG),
         TypeButton(BIG),
+        cloze.OpenClozeButton(BIG),
+        # 9 parts, the last a choice: the longest custom_ids a cloze task makes.
+        cloze.PartSelect.build(cloze_task("{1:SA:=a}" * 8 + "{1:MC:=a~b}"), BIG, 9, "++++___+B"),
+        cloze.SubmitPartsButton(BIG, "+_-A"),
+        cloze.PartPageButton(BIG, 2, "ZZZZZZZZZ"),
     ]
 
 

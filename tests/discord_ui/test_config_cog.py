@@ -65,6 +65,10 @@ async def test_show_gives_a_moderator_the_defaults_at_a_glance(
         "Cooldown": "**30** seconds between `/quiz` posts in one channel · `/config cooldown`",
         "Daily quizzes": "**0** · `/schedule list`",
         "Own banks": "**0** · `/bank list`",
+        "Language": (
+            "none: public messages in **English**, private replies in each member's"
+            " · `/config language`"
+        ),
     }
     assert fake.posts() == []
 
@@ -74,6 +78,7 @@ SET: dict[str, tuple[Any, str, str]] = {
     "mod_role_id": (TUTORS, "Moderators", f"<@&{TUTORS}> and members with Manage Server"),
     "post_policy": ("mods", "Who may post with /quiz", "moderators only"),
     "cooldown_seconds": (0, "Cooldown", "none: `/quiz` may post in a channel at any time"),
+    "language": ("fr", "Language", "**français** · `/config language`"),
 }
 """Each setting: a value other than the default, the field that shows it, what it says."""
 
@@ -135,7 +140,7 @@ async def test_a_cooldown_out_of_range_gets_a_kind_reply_and_changes_nothing(
     seconds: object,
 ) -> None:
     reply = await config(driver, fake, "cooldown", seconds=seconds)
-    assert reply.text == "The `seconds` option takes a whole number from 0 to 3600."
+    assert reply.text == "The `seconds` option takes a whole number from 0 to 3,600."
     assert await bot.service.guild_config(GUILD_ID) == GuildConfigInfo(GUILD_ID)
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
@@ -147,7 +152,7 @@ async def test_quiz_follows_a_changed_cooldown_at_once(
     await driver.command("quiz", task="mc-split")
     await driver.command("quiz", task="fill-one", member=BOB)
     assert "moments ago" in fake.last_reply().text
-    assert "in 3600 s" in fake.last_reply().text
+    assert "in 3,600 s" in fake.last_reply().text
     # Lowered, it applies to the post made before it too.
     said = (await config(driver, fake, "cooldown", seconds=0)).text
     assert said == "Cooldown: none: `/quiz` may post in a channel at any time, from now on."
@@ -159,3 +164,56 @@ async def test_quiz_follows_a_changed_cooldown_at_once(
     await driver.command("quiz", task="fill-one", member=BOB)
     assert "moments ago" in fake.last_reply().text
     assert len(fake.posts()) == 3
+
+
+# -- /config language ----------------------------------------------------------------------------
+
+
+async def test_language_sets_the_public_language_and_follow_each_member_clears_it(
+    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    said = (await config(driver, fake, "language", language="de")).text
+    assert said.startswith("Public messages here now speak **Deutsch**")
+    assert (await bot.service.guild_config(GUILD_ID)).language == "de"
+    assert await bot.languages.public_locale(GUILD_ID) == "de"
+    assert "**Deutsch** · `/config language`" in fields(await config(driver, fake, "show"))[
+        "Language"
+    ]
+    said = (await config(driver, fake, "language", language="member")).text
+    assert said.startswith("No server language: public messages follow")
+    assert "**English** now" in said
+    assert (await bot.service.guild_config(GUILD_ID)).language is None
+    assert await bot.languages.public_locale(GUILD_ID) == "en"
+    assert fake.posts() == []
+
+
+async def test_the_reply_speaks_the_moderators_own_language(
+    driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    data = subcommand_data("config", "language", language="fr")
+    payload = interaction_payload(fake, kind=COMMAND, data=data, member=MOD)
+    payload["locale"] = "de"
+    reply = await driver.one_reply(payload)
+    assert reply.text.startswith("Öffentliche Nachrichten sind hier jetzt auf **français**")
+
+
+@pytest.mark.parametrize("language", ["xx", "pt-BR", "", 3])
+async def test_a_language_not_offered_gets_a_kind_reply_and_changes_nothing(
+    bot: QuizBot,
+    driver: Driver,
+    fake: FakeDiscordHTTP,
+    caplog: pytest.LogCaptureFixture,
+    language: object,
+) -> None:
+    reply = await config(driver, fake, "language", language=language)
+    assert reply.text == "The `language` option takes one of the languages offered."
+    assert await bot.service.guild_config(GUILD_ID) == GuildConfigInfo(GUILD_ID)
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+async def test_a_member_may_not_set_the_language(
+    bot: QuizBot, driver: Driver, fake: FakeDiscordHTTP
+) -> None:
+    reply = await config(driver, fake, "language", member=ALICE, language="es")
+    assert REFUSED in reply.text
+    assert (await bot.service.guild_config(GUILD_ID)).language is None

@@ -27,7 +27,8 @@ MODERATOR_LINES = (
     "`/schedule add channel time [timezone] [topic] [difficulty] [count] [thread]` — ",
     "`/config show` — This server's settings at a glance.",
     "`/config cooldown seconds` — How long /quiz waits between posts in a channel.",
-    "`/insights [period] [post]` — ",
+    "`/insights overview [period] [post]` — ",
+    "`/insights tasks [topic] [flag] [page]` — ",
     "`/bank upload file [topic]` — ",
 )
 

@@ -35,7 +35,7 @@ from tests.discord_ui.test_schedule_cog import cache_guild
 from tests.store_calls import answer, create_post, read, write
 
 NOW = datetime(2025, 3, 12, 15, 0, tzinfo=UTC)  # a Wednesday
-STRING, BOOLEAN = 3, 5
+SUB_COMMAND, STRING, BOOLEAN = 1, 3, 5
 REFUSED = "Only moderators can do that"
 TUTORS = 555
 TUTOR = Member(444, "tutor", roles=(TUTORS,))
@@ -46,7 +46,8 @@ def insights_data(**options: Any) -> dict[str, Any]:
         {"name": name, "type": BOOLEAN if isinstance(value, bool) else STRING, "value": value}
         for name, value in options.items()
     ]
-    return {"id": "1", "name": "insights", "type": 1, "options": opts}
+    overview = {"name": "overview", "type": SUB_COMMAND, "options": opts}
+    return {"id": "1", "name": "insights", "type": 1, "options": [overview]}
 
 
 async def run(driver: Driver, fake: FakeDiscordHTTP, member: Member, **options: Any) -> Call:
@@ -92,7 +93,7 @@ async def test_a_moderator_sees_the_figures_privately(
         "(`mc-split`): 33% first try · 1/3 first try · 2 solved"
         in (shown["Hardest tasks (lowest first-try rate)"])
     )
-    mistakes = shown["Misconceptions (≥ 20% of a task's answerers)"].splitlines()
+    mistakes = shown["Misconceptions (a fifth or more of a task's answerers)"].splitlines()
     assert mistakes[1:] == [
         "• 67% picked A — Model parallelism splits the model itself.",
         "• 33% picked C — Flushing is about pipeline bubbles.",
@@ -145,10 +146,13 @@ async def test_a_forged_period_is_refused_privately(
 
 
 async def test_shown_to_moderators_in_servers_only(bot: QuizBot) -> None:
-    command = bot.tree.get_command("insights")
+    group = bot.tree.get_command("insights")
+    assert isinstance(group, discord.app_commands.Group)
+    assert group.default_permissions == discord.Permissions(manage_guild=True)
+    assert group.guild_only
+    assert sorted(c.name for c in group.commands) == ["overview", "tasks"]
+    command = group.get_command("overview")
     assert isinstance(command, discord.app_commands.Command)
-    assert command.default_permissions == discord.Permissions(manage_guild=True)
-    assert command.guild_only
     period = next(p for p in command.to_dict(bot.tree)["options"] if p["name"] == "period")
     assert [c["value"] for c in period["choices"]] == ["week", "month"]
 
@@ -235,19 +239,19 @@ async def test_posted_insights_keep_an_open_tasks_wrong_options_to_themselves(
     """mc-split is still open on its post: shown to the channel, its misconceptions would
     tell every member who has not answered yet that A and C are wrong."""
     public = fields(await run(driver, fake, MOD, post=True))
-    mistakes = public["Misconceptions (≥ 20% of a task's answerers)"]
+    mistakes = public["Misconceptions (a fifth or more of a task's answerers)"]
     assert "picked" not in mistakes
     assert "still open" in mistakes
     assert "mc-split" in public["Hardest tasks (lowest first-try rate)"]  # no answer in it
 
     private = fields(await run(driver, fake, MOD))
-    assert "67% picked A" in private["Misconceptions (≥ 20% of a task's answerers)"]
+    assert "67% picked A" in private["Misconceptions (a fifth or more of a task's answerers)"]
 
     post = read(seeded.service.store, posts_unit.latest_post, GUILD_ID, CHANNEL_ID)
     assert post is not None
     write(seeded.service.store, posts_unit.close_post, post.id, NOW)
     closed = fields(await run(driver, fake, MOD, post=True))
-    assert "67% picked A" in closed["Misconceptions (≥ 20% of a task's answerers)"]
+    assert "67% picked A" in closed["Misconceptions (a fifth or more of a task's answerers)"]
 
 
 def test_the_tasks_left_out_are_counted_below_those_shown() -> None:

@@ -108,7 +108,6 @@ async def test_sync_commands_to_a_guild_over_http_only(
         "help",
         "hint",
         "insights",
-        "insights-tasks",
         "leaderboard",
         "mydata",
         "practice",

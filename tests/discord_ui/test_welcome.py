@@ -7,17 +7,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from pathlib import Path
 from typing import Any
 
 import discord
 import pytest
 from discord import app_commands
 
+from bot import i18n
 from bot.discord_ui.client import QuizBot
 from bot.discord_ui.cogs import welcome as welcome_cog
 from bot.quiz.errors import StoreAction, StoreUnavailableError
 from bot.store import welcome as welcome_unit
 from tests.discord_ui.fakes import BOT_ID, FakeDiscordHTTP, response, user_payload
+from tests.i18n.catalog_files import use_locale_dir
+from tests.i18n.code_catalogs import write_code_pseudo
 
 GUILD = 810000000000000001
 SEND = discord.Permissions(send_messages=True)
@@ -221,3 +225,27 @@ async def test_a_database_that_refuses_the_record_sends_nothing(
     assert fake.posts() == []
     assert "no welcome, the database refused (database or disk is full)" in caplog.text
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+async def test_the_welcome_speaks_the_servers_language(
+    bot: QuizBot, fake: FakeDiscordHTTP, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Community server set to German (its `preferred_locale`) is welcomed through the
+    catalogs in German; the pseudo-locale shows every word went through them."""
+    write_code_pseudo(use_locale_dir(tmp_path, monkeypatch), "de")
+    await gateway(
+        bot, "GUILD_CREATE", guild_data([channel(61, "general", 0)], preferred_locale="de")
+    )
+    [(_where, text)] = welcomes(fake)
+    with i18n.speaking("de"):
+        assert text == i18n._(welcome_cog.WELCOME) != welcome_cog.WELCOME
+    assert text.startswith("⟦👋 **") and "`/quiz`" in text  # commands stay as they are typed
+
+
+async def test_a_german_server_is_welcomed_in_german(bot: QuizBot, fake: FakeDiscordHTTP) -> None:
+    await gateway(
+        bot, "GUILD_CREATE", guild_data([channel(62, "general", 0)], preferred_locale="de")
+    )
+    [(_where, text)] = welcomes(fake)
+    assert text.startswith("👋 **Hallo! Ich bin ein Quiz-Tutor.**")
+    assert "`/practice`" in text

@@ -35,10 +35,11 @@ EPHEMERAL = 1 << 6
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONTENT_DIR = REPO_ROOT / "content"
-ANSWERS: dict[str, tuple[str, ...]] = {
+ANSWERS: dict[str, tuple[str, ...]] = {  # the shipped tasks answered with option buttons
     task["id"]: (task["answer"],) if task["kind"] == "choice" else tuple(task["answers"])
     for bank in sorted(CONTENT_DIR.rglob("*.yaml"))
     for task in yaml.safe_load(bank.read_text(encoding="utf-8"))["tasks"]
+    if task["kind"] in ("choice", "fill")
 }
 COMMANDS = {
     "quiz",
@@ -50,7 +51,6 @@ COMMANDS = {
     "schedule",
     "config",
     "insights",
-    "insights-tasks",
     "bank",
     "reminders",
     "practice",

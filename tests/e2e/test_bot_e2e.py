@@ -141,8 +141,9 @@ async def test_sync_registers_every_command_in_the_guild(
     # Moderator groups are hidden from members without Manage Server by default.
     for group, subs in {
         "schedule": {"add", "list", "remove", "pause", "resume"},
-        "config": {"show", "timezone", "modrole", "posting", "cooldown"},
+        "config": {"show", "timezone", "modrole", "posting", "cooldown", "language"},
         "bank": {"upload", "list", "download", "remove"},
+        "insights": {"overview", "tasks"},
     }.items():
         assert int(stored[group]["default_member_permissions"]) == perm.MANAGE_GUILD
         assert {o["name"] for o in stored[group]["options"]} == subs
@@ -532,7 +533,13 @@ async def test_scheduled_post_goes_out_on_time_and_closes_with_the_summary(
             "schedule add",
             user=world.owner,
             channel=channel,
-            options={"channel": channel, "time": at, "timezone": "UTC", "difficulty": "easy"},
+            options={
+                "channel": channel,
+                "time": at,
+                "timezone": "UTC",
+                "difficulty": "easy",
+                "topic": "MLOps",  # whose easy tasks all have option buttons, A to D
+            },
         )
     )
     assert is_ephemeral(added) and "Scheduled **#1**" in added["content"], added

@@ -153,7 +153,7 @@ async def test_config_show_and_cooldown_are_moderators_and_quiz_follows_the_cool
         )
     )
     assert is_ephemeral(too_long)
-    assert too_long["content"] == "The `seconds` option takes a whole number from 0 to 3600."
+    assert too_long["content"] == "The `seconds` option takes a whole number from 0 to 3,600."
     assert quizbot.query("SELECT * FROM guild_config") == []
 
     done = await reply_of(

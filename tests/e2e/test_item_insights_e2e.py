@@ -1,5 +1,6 @@
 """Item analysis in the real bot process: after a scripted group answers a public post, a
-moderator's /insights-tasks shows the task flagged, and a member's crafted request is refused."""
+moderator's /insights tasks shows the task flagged (and the group's label beside the author's),
+and a member's crafted request is refused."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ async def test_a_moderator_sees_a_flagged_task_and_a_member_is_refused(
         assert is_ephemeral(reply)
     channel = world.channels["quiz"]
 
-    payload = raw_command(driver, world, world.alice, channel, "insights-tasks", [], {})
+    tasks = [{"name": "tasks", "type": 1, "options": []}]
+    payload = raw_command(driver, world, world.alice, channel, "insights", tasks, {})
     refusal = await reply_of(driver.send_raw_interaction(payload))
     assert is_ephemeral(refusal)
     assert "Only moderators" in refusal["content"]
@@ -37,10 +39,12 @@ async def test_a_moderator_sees_a_flagged_task_and_a_member_is_refused(
 
     report = await reply_of(
         driver.slash(
-            "insights-tasks", user=world.owner, channel=channel, options={"flag": "too-easy"}
+            "insights tasks", user=world.owner, channel=channel, options={"flag": "too-easy"}
         )
     )
     assert is_ephemeral(report)
     (embed,) = report["embeds"]
     assert f"(`{MC1}`) · bank `" in embed["description"]
+    # Ten first tries, all right: the stored rating has settled (ten), and reads easy.
+    assert " · this group: easy\n" in embed["description"]
     assert "⚠ too easy: facility 1.00 (10/10)" in embed["description"]

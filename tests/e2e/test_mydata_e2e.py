@@ -42,6 +42,7 @@ MEMBER_TABLES = (
     "member",
     "member_total",
     "review_card",
+    "member_rating",
 )
 
 

@@ -65,7 +65,12 @@ from bot.quiz.errors import (
             lambda: ScheduleLimitError(5),
             "This server already has 5 daily quizzes; remove one with /schedule remove first.",
         ),
-        (lambda: InvalidInputError("hour", "takes 0 to 23"), "The `hour` option takes 0 to 23."),
+        (
+            lambda: InvalidInputError(
+                "hour", "The `{option}` option takes {low} to {high}.", low=0, high=23
+            ),
+            "The `hour` option takes 0 to 23.",
+        ),
         (
             lambda: ForgedControlError(),
             "That control doesn't belong to this message. Use the buttons on the quiz post.",
@@ -90,6 +95,15 @@ from bot.quiz.errors import (
             lambda: SessionExpiredError(idle=True, minutes=30),
             "This session has ended. /practice or /review starts a new one.",
         ),
+        (
+            lambda: SessionExpiredError(idle=True, minutes=1, kind="practice"),
+            "This practice session ended after 1 minute without activity. /practice starts a "
+            "new one.",
+        ),
+        (
+            lambda: ScheduleLimitError(1),
+            "This server already has 1 daily quiz; remove one with /schedule remove first.",
+        ),
     ],
     ids=lambda value: "" if isinstance(value, str) else type(value()).__name__,
 )
@@ -105,8 +119,9 @@ def test_the_errors_carry_what_the_reply_links_and_names() -> None:
     assert (withheld.posts, withheld.total) == (((1, 2, 3),), 4)
     refused = BankRefusedError("a.yaml", ["line 1: x", "line 2: y"])
     assert (refused.filename, refused.problems) == ("a.yaml", ("line 1: x", "line 2: y"))
-    bad = InvalidInputError("hour", "takes 0 to 23")
-    assert (bad.option, bad.problem) == ("hour", "takes 0 to 23")
+    bad = InvalidInputError("hour", "The `{option}` option takes {low} to {high}.", low=0, high=23)
+    assert bad.option == "hour"
+    assert bad.params == {"option": "hour", "low": 0, "high": 23}
     assert ScheduleLimitError(5).limit == 5
     assert UnknownBankError("py").name == "py"
     missing = NoMatchingTaskError("gpu", None)
@@ -137,3 +152,20 @@ def test_a_store_refusal_says_what_each_member_lost() -> None:
         "The quiz database is unavailable; your change was not saved. Try again in a minute; "
         "the bot's host has been told."
     )
+
+
+def test_an_error_carries_its_template_and_params_for_the_reader_language() -> None:
+    """The Discord layer translates `template` and fills it with `params`; str() is the
+    English fill, for logs and the CLI."""
+    refused = BankRefusedError("a.yaml", ["x", "y"])
+    assert refused.template == (
+        "{filename!r} was not stored: {n} problem.",
+        "{filename!r} was not stored: {n} problems.",
+    )
+    assert refused.params == {"filename": "a.yaml", "n": 2}
+    busy = StoreBusyError(StoreAction.POST, "database is locked")
+    assert busy.template == "The quiz database is busy; {lost}. Try again in a moment."
+    assert busy.params == {"lost": "the quiz was not posted"}
+    assert "lost" in busy.MESSAGES  # itself a message, translated too
+    plain = QuizError("no posted task {5} here")  # a detail for the log: no params, no format
+    assert str(plain) == "no posted task {5} here"

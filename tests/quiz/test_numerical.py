@@ -117,3 +117,17 @@ def test_a_decimal_comma_reads_as_a_point(value: object) -> None:
     if "E" in text or "e" in text:
         return
     assert numeric.number(text.replace(".", ",")) == numeric.number(text)
+
+
+def test_the_same_wrong_value_written_another_way_uses_no_second_attempt() -> None:
+    units = (Unit("m"), Unit("cm", Fraction(100)))
+    task = numerical("1.5:0", units=units)
+    first = engine.grade(task, Progress(), ["2,5 m"])
+    assert first.status is Status.WRONG
+    for again in ("2.5 m", "2.50m", "250 cm", "25e-1 m"):
+        repeat = engine.grade(task, first.progress, [again])
+        assert repeat.status is Status.REPEATED, again
+        assert repeat.progress == first.progress
+    # With its unit left out, the unit penalty could change the credit: another answer.
+    other = engine.grade(task, first.progress, ["2.5"])
+    assert other.status is Status.WRONG and other.progress.attempts_left == 1

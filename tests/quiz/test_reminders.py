@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
-from bot.quiz.reminders import next_reminder, open_slot, reminder_text
+from bot.quiz.reminders import next_reminder, open_slot
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -46,13 +46,6 @@ def test_a_fall_back_hour_counts_from_its_first_occurrence_only() -> None:
     assert first is not None and first.at == utc(2025, 10, 26, 0, 0)
     assert open_slot(2, BERLIN, utc(2025, 10, 26, 1, 30)) is None  # the repeated 02:30
     assert next_reminder(2, BERLIN, utc(2025, 10, 26, 1, 30), None).at == utc(2025, 10, 27, 1, 0)
-
-
-def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
-    assert "You have 3 reviews due in Study group. Use /review in Study group" in reminder_text(
-        3, "Study group"
-    )
-    assert "1 review due" in reminder_text(1, "S")
 
 
 def test_a_last_day_later_than_the_zones_today_counts_as_today() -> None:

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from bot.quiz.ratings import Rating
 from bot.reports import insights
 from bot.reports.insights import MIN_ANSWERERS, InsightsPeriod, sparkline
 from bot.store.insights import DayActivity, TaskActivity, WindowActivity, WrongPick
@@ -67,6 +68,19 @@ def test_hardest_is_the_lowest_first_try_rate_among_tasks_answered_enough() -> N
         "**The hardest one** (`hardest`): 0% first try · 0/4 first try · 1 solved"
     )
     assert insights.hardest(tasks, {}, shown=1)[0].title == "hardest"
+
+
+def test_a_hard_task_shows_the_authors_label_beside_the_groups() -> None:
+    """From the stored ratings (issue 31): the group's label once the rating has settled."""
+    easy_said = choice("t", texts=("right", "wrong"))  # the author says easy
+    window = replace(
+        activity([TaskActivity("t", 10, 4, 2), TaskActivity("u", 4, 1, 1)], [], [post(1, "t")]),
+        ratings={"t": Rating(1.5, 40), "u": Rating(3.0, 4)},
+    )
+    report = insights.build("week", window, {1: easy_said})
+    lines = {t.task_id: t.line() for t in report.hardest}
+    assert lines["t"].endswith("· 4 solved · author: easy · this group: hard")
+    assert lines["u"].endswith("· 1 solved")  # no post's task: no labels
 
 
 def test_misconceptions_use_the_summary_rule_with_each_posts_task() -> None:

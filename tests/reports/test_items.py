@@ -9,7 +9,17 @@ from dataclasses import replace
 
 import pytest
 
-from bot.reports.items import FirstTry, Flag, Thresholds, analyse, page_of, wilson
+from bot.quiz.ratings import Rating
+from bot.quiz.tasks import Difficulty
+from bot.reports.items import (
+    FirstTry,
+    Flag,
+    Thresholds,
+    analyse,
+    difficulty_text,
+    page_of,
+    wilson,
+)
 from tests.factories import choice
 
 
@@ -180,7 +190,7 @@ def test_thresholds_are_configurable_and_bad_ones_are_named() -> None:
 def test_a_page_names_the_bank_and_each_flags_figure() -> None:
     task = replace(choice("easy", texts=("right", "wrong")), bank="python.yaml")
     rows = tries("easy", [1] * 19 + [0]) + tries("other", [1] * 5 + [0] * 5)
-    items = analyse(rows, {"easy": task})
+    items = analyse(rows, {"easy": task}, rated={"easy": Rating(-2.0, 20)})
     page = page_of(items)
     assert (page.page, page.pages, page.total) == (1, 1, 2)
     assert page.entries[0].split("\n") == [
@@ -192,3 +202,10 @@ def test_a_page_names_the_bank_and_each_flags_figure() -> None:
     assert page_of(items, flag=Flag.TOO_HARD).total == 0
     assert page_of(items, topic="testing").total == 1  # `other` has no task: no topic
     assert page_of(items, 5, per_page=1).page == 2  # past the last: the last
+
+
+def test_the_group_label_shows_once_the_stored_rating_has_settled() -> None:
+    assert difficulty_text(Difficulty.EASY, None) == "author: easy"
+    assert difficulty_text(Difficulty.EASY, Rating(3.0, 9)) == "author: easy"  # 9 first tries
+    assert difficulty_text(Difficulty.EASY, Rating(2.0, 30)) == "author: easy · this group: hard"
+    assert difficulty_text(Difficulty.HARD, Rating(0.0, 30)) == "author: hard · this group: medium"

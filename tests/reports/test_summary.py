@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import i18n
 from bot.content import load_banks
 from bot.quiz.tasks import Task
 from bot.reports import summary
@@ -16,6 +17,9 @@ from bot.store import AnswerRequest, Store, make_engine
 from bot.store.schedules import AttemptInfo, ScheduleStore
 from tests import store_calls
 from tests.factories import choice_task, fill_task
+from tests.i18n.catalog_files import use_locale_dir
+from tests.i18n.code_catalogs import write_code_pseudo
+from tests.i18n.pseudo import pseudo
 from tests.store_calls import create_post
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
@@ -170,3 +174,53 @@ def test_misconceptions_from_real_attempts(
     assert f"**Answer:** {label['split']} · split" in text
     assert "**17** answered · **15** solved · **7** on the first try" in text
     assert "1. <@11> (first try)" in text
+
+
+# -- in the server's language ----------------------------------------------------------------------
+
+
+def test_the_summary_goes_through_the_catalogs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each line of the summary is a catalog message (the pseudo-locale shows it), the share
+    written as the locale writes a percentage; a member's text and the bank's stay as they are."""
+    write_code_pseudo(use_locale_dir(tmp_path, monkeypatch), "de")
+    attempts = [attempt(1, 1, "A", True, 1), attempt(2, 1, "B", False, 2)]
+    attempts += [attempt(2, 2, "B", False, 3), attempt(3, 1, "C", False, 4)]
+    with i18n.speaking("de"):
+        lines = summary.summarise(choice_task(), attempts).text(head="Kopf").split("\n")
+    assert lines[:5] == [
+        "Kopf",
+        pseudo("**Answer:** {answer}").format(answer="A · data parallelism"),
+        " · ".join(
+            [
+                pseudo("**{n}** answered").format(n=3),
+                pseudo("**{n}** solved").format(n=1),
+                pseudo("**{n}** on the first try").format(n=1),
+            ]
+        ),
+        pseudo("**Top answerers:** {ranked}").format(ranked=f"1. <@1> ({pseudo('first try')})"),
+        pseudo("**Common mistakes:**"),
+    ]
+    picked = pseudo("{percent} picked {label} — {why}")
+    note = "Model parallelism splits the model, not the data."
+    assert lines[5] == "• " + picked.format(percent="33\xa0%", label="B", why=note)
+    assert lines[6] == "• " + picked.format(percent="33\xa0%", label="C", why="(pipeline flushing)")
+
+
+def test_a_french_summary_counts_zero_as_singular() -> None:
+    attempts = [attempt(user, 1, "B", False, user) for user in (1, 2, 3)]
+    with i18n.speaking("fr"):
+        text = summary.summarise(choice_task(), attempts).text()
+    assert "**3** ont répondu · **0** a réussi · **0** du premier coup" in text
+    assert "• 100\xa0% ont choisi B — " in text
+
+
+def test_a_german_summary() -> None:
+    attempts = [attempt(1, 1, "B", False, 1), attempt(1, 2, "A", True, 2)]
+    attempts += [attempt(2, 1, "A", True, 3)]
+    with i18n.speaking("de"):
+        text = summary.summarise(choice_task(), attempts).text()
+    assert "**2** haben geantwortet · **2** haben gelöst · **1** im ersten Versuch" in text
+    assert "1. <@2> (erster Versuch) 2. <@1> (2 Versuche)" in text
+    assert "**Häufige Fehler:**\n• 50\xa0% wählten B — " in text

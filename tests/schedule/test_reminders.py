@@ -18,10 +18,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.i18n import speaking
 from bot.quiz.errors import StoreAction
 from bot.quiz.reminders import DMS_CLOSED_NOTICE
 from bot.quiz.tasks import Catalog
-from bot.schedule.reminders import DmFailedError, DmsClosedError, Reminders
+from bot.schedule.reminders import DmFailedError, DmsClosedError, Reminders, reminder_text
 from bot.schedule.runner import Scheduler
 from bot.service import QuizService
 from bot.store import Store, make_engine
@@ -30,6 +31,9 @@ from bot.store.answers import save_cards
 from bot.store.review_cards import StoredCard
 from bot.store.server_banks import BankStore
 from tests.factories import Clock, bank_yaml, choice
+from tests.i18n.catalog_files import use_locale_dir
+from tests.i18n.code_catalogs import write_code_pseudo
+from tests.i18n.pseudo import pseudo
 from tests.reminder_reads import reminder_on
 from tests.schedule.test_runner import RecordingPoster
 
@@ -451,3 +455,29 @@ async def test_hours_that_fall_on_different_local_dates_at_once_remind_both_memb
     await process.run_until(utc(2025, 6, 2, 23, 0))
     assert dms.to(ALICE) == [utc(2025, 6, 1, 22, 0), utc(2025, 6, 2, 22, 0)]
     assert dms.to(BOB) == [utc(2025, 6, 1, 22, 0), utc(2025, 6, 2, 22, 0)]
+
+
+def test_the_dm_says_how_many_are_due_and_where_to_review() -> None:
+    assert "You have 3 reviews due in Study group. Use /review in Study group" in reminder_text(
+        3, "Study group"
+    )
+    assert "1 review due" in reminder_text(1, "S")
+    assert reminder_text(1200, "S").startswith("⏰ You have 1,200 reviews due in S.")
+
+
+def test_the_dm_goes_through_the_catalogs_count_and_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_code_pseudo(use_locale_dir(tmp_path, monkeypatch), "de")
+    with speaking("de"):
+        one, many = reminder_text(1, "Lerngruppe"), reminder_text(1200, "Lerngruppe")
+    invite = "⏰ You have {n} review due in {server}. Use /review in {server} to go through it."
+    stop = "-# One reminder a day at most; `/reminders off` in that server stops them."
+    assert one == f"{pseudo(invite)}\n{pseudo(stop)}".format(n=1, server="Lerngruppe")
+    assert many.startswith("⟦⏰ Ýöü hávé 1.200 révîéwš düé")  # German groups thousands by "."
+
+
+def test_a_german_servers_dm_is_german() -> None:
+    with speaking("de"):
+        text = reminder_text(2, "Lerngruppe")
+    assert text.startswith("⏰ Du hast 2 fällige Wiederholungen in Lerngruppe.")

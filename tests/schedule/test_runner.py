@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from bot import i18n
+from bot.i18n import formats
 from bot.quiz.errors import AnswerableElsewhereError, PostClosedError, StoreAction
 from bot.quiz.tasks import Catalog, Task
 from bot.schedule.runner import PosterError, Scheduler
@@ -28,6 +30,9 @@ from bot.store import posts as posts_unit
 from bot.store.schedules import ScheduleInfo
 from tests import store_calls
 from tests.factories import Clock, choice_task, note
+from tests.i18n.catalog_files import use_locale_dir
+from tests.i18n.code_catalogs import write_code_pseudo
+from tests.i18n.pseudo import pseudo
 from tests.pg_server import PgServer
 from tests.store_calls import read
 
@@ -70,6 +75,8 @@ class RecordingPoster:
     raise_unexpected: set[int] = field(default_factory=set)
     closing: list[int] = field(default_factory=list)
     """The post ids `close` was asked to edit, in order."""
+    languages: dict[int, str] = field(default_factory=dict)
+    """Each server's public language (English when not named)."""
     _next_id: int = 1000
 
     def _check(self, channel_id: int) -> None:
@@ -108,6 +115,9 @@ class RecordingPoster:
         assert posted.post.closed_at is not None, "closed in the database before the edit"
         assert posted.post.message_id is not None
         self.by_id(posted.post.message_id).closed_content = content
+
+    async def language(self, guild_id: int) -> str:
+        return self.languages.get(guild_id, "en")
 
     def by_id(self, message_id: int) -> Message:
         (message,) = [m for m in self.messages if m.id == message_id]
@@ -583,6 +593,42 @@ async def test_closing_shows_the_result_and_stops_answers(
         await bot.service.answer(first.post_id, GUILD, 6, "m6", ("A",))
     reply = await bot.service.solution(first.post_id, GUILD, 6, "m6", confirmed=False)
     assert reply.access.shown and not reply.access.forfeited_now  # free after closing
+
+
+async def test_a_server_set_to_french_gets_its_daily_quiz_and_summary_in_french(
+    start: Callable[..., Process],
+    clock: Clock,
+    poster: RecordingPoster,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Posts, threads and the close summary speak the server's language (the poster's
+    `language`), with French dates and numbers; the pseudo-locale shows every text went
+    through the catalogs."""
+    write_code_pseudo(use_locale_dir(tmp_path / "locales", monkeypatch), "fr")
+    poster.languages[GUILD] = "fr"
+    bot = start()
+    bot.add(open_thread=True)
+    await bot.run_until(datetime(2025, 3, 2, 9, tzinfo=UTC))
+    (first,) = poster.messages
+    with i18n.speaking("fr"):
+        day = formats.pattern_date(date(2025, 3, 2), i18n._("EEE dd MMM y"))
+        half = formats.percent(0.5)
+    assert "mars" in day  # Babel's French month, inside the pseudo-accented pattern
+    assert first.content == pseudo("📅 **Daily quiz** · {date}").format(date=day)
+    assert first.thread is not None
+    assert first.thread[0].startswith(pseudo("Discuss · {title}").split("{")[0])
+    assert first.thread[1].startswith(pseudo("Talk it through here.")[:-1])
+    for user, pick in ((1, "A"), (2, "B")):
+        request = AnswerRequest(first.post_id, GUILD, user, f"m{user}", (pick,))
+        store_calls.answer(bot.store, request, clock())
+    await bot.run_until(datetime(2025, 3, 3, 9, tzinfo=UTC))
+    closed = (first.closed_content or "").split("\n")
+    assert closed[0] == pseudo("{header} · closed").format(header=first.content)
+    assert closed[1] == pseudo("**Answer:** {answer}").format(answer="A · data parallelism")
+    assert half == "50\xa0%"  # French puts a space before "%"
+    picked = pseudo("{percent} picked {label} — {why}").split(" — ")[0]
+    assert f"• {picked.format(percent=half, label='B')} — " in closed[-1]
 
 
 async def test_a_closing_summary_withholds_the_answer_while_the_task_is_open_on_another_post(

@@ -30,6 +30,7 @@ from sqlalchemy import Engine, event, text
 
 from bot.clock import utcnow
 from bot.content import load_banks
+from bot.quiz import ratings
 from bot.quiz.engine import Progress, Status
 from bot.quiz.errors import PostClosedError, StoreAction, UnknownTaskError
 from bot.quiz.tasks import Catalog
@@ -48,6 +49,8 @@ from bot.store import (
     stats,
 )
 from bot.store import answers as answers_unit
+from bot.store import ratings as stored_ratings
+from bot.store.items import first_attempts
 from bot.store.migrate import (
     BASELINE,
     SchemaTooNewError,
@@ -173,6 +176,9 @@ def test_upgrading_0_1_0_keeps_every_fact_it_read(old_db: Path, upgraded: Engine
     for guild, boards in now_facts["leaderboards"].items():
         for board in boards.values():
             assert board.pop("zone") == fixture.ZONES[int(guild)]
+    # GuildConfigInfo.language (/config language, 0010): new since 0.1.0, and unset there.
+    for config in now_facts["guild_config"].values():
+        assert config.pop("language") is None
     # Compared one part at a time so a failure names what was lost.
     for part in EXPECTED:
         assert now_facts[part] == EXPECTED[part], part
@@ -195,6 +201,8 @@ def test_upgrade_keeps_every_row_and_backs_the_file_up_first(
         assert after.pop(table) == 0, table  # 0004: the learning loop starts empty
     assert after.pop("guild_welcome") == 0  # 0006: written when the bot joins a server
     assert after.pop("guild_removal") == 0  # 0008: a mark comes when the bot leaves a server
+    # 0009: backfilled from the first tries (test_0009_backfills_the_ratings_the_answers_made)
+    assert after.pop("task_rating") > 0 and after.pop("member_rating") > 0
     assert after == before
     (backup,) = old_db.parent.glob("quizbot.db.backup-*")
     assert re.fullmatch(r"quizbot\.db\.backup-\d{8}T\d{6}Z", backup.name)
@@ -326,6 +334,20 @@ def test_0007_counts_each_hint_seen_in_0_1_0_as_the_first_of_a_ladder(upgraded: 
         rows = conn.execute(text("SELECT kind, hints FROM reveal")).all()
     assert ("hint", 1) in rows
     assert all(hints == (1 if kind == "hint" else None) for kind, hints in rows)
+
+
+@pytest.mark.sqlite_only  # an SQLite file
+def test_0009_backfills_the_ratings_the_answers_made(upgraded: Engine) -> None:
+    """An upgraded group's ratings are what the online update would have reached: every
+    member's first try on a channel post, replayed in order (item analysis' population)."""
+    store = Store(upgraded)
+    for guild in (fixture.GUILD_A, fixture.GUILD_B):
+        tries = read(store, first_attempts, guild).attempts
+        members, tasks = ratings.replay((t.user_id, t.task_id, t.correct) for t in tries)
+        assert tasks and members
+        assert read(store, stored_ratings.task_ratings, guild) == tasks
+        for user_id, skill in members.items():
+            assert read(store, stored_ratings.member_rating, guild, user_id) == skill
 
 
 @pytest.mark.sqlite_only  # an SQLite file

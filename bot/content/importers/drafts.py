@@ -42,7 +42,7 @@ class Draft:
     """One imported task, in the words of our bank format (content/README.md)."""
 
     id: str
-    kind: str  # "choice", "fill" or "multi"
+    kind: str  # "choice", "fill", "multi", "short", "numerical", "matching" or "cloze"
     options: list[str]
     answers: list[str]  # labels: one for a choice task, one per blank, a multi's right ones
     question: str | None = None  # a choice or multi task's
@@ -310,6 +310,8 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
         )
         if draft.distractors:
             task["distractors"] = list(draft.distractors)
+    elif draft.kind == "cloze":  # the parts are in the question, in Moodle's syntax
+        task["question"] = draft.question
     elif draft.short is not None or draft.numeric is not None:
         task.update(question=draft.question, **typed_mapping(draft))
     else:

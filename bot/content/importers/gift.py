@@ -706,6 +706,8 @@ def cannot_export(task: Task) -> str | None:
     """Why `task` has no GIFT form our import reads back as it is, or None."""
     if task.kind is Kind.FILL and task.blanks != 1:
         return f"a fill task with {task.blanks} blanks has no GIFT form"
+    if task.kind is Kind.CLOZE:
+        return "a cloze task has no GIFT form (Moodle XML carries it)"
     if task.numeric is not None and task.numeric.units:
         return "its units have no GIFT form (Moodle XML carries them)"
     if task.kind is Kind.MATCHING:

@@ -5,6 +5,7 @@ entities (an entity bomb) and malformed XML refuse the file with one report line
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,9 +16,11 @@ from xml.etree import ElementTree as ET
 from defusedxml import DefusedXmlException, EntitiesForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 
+from bot.content import cloze_syntax
 from bot.content.importers import drafts
 from bot.content.importers.drafts import Draft, ImportResult, LeftOut, Note, ReportLine, Step
 from bot.content.importers.html_text import to_markdown
+from bot.quiz.cloze import MARKER, ClozePart, PartAnswer, PartKind
 from bot.quiz.numeric import NumAnswer, NumericAnswers, Unit, number, parse_spec, shown
 from bot.quiz.tasks import (
     BLANK_PATTERN,
@@ -41,7 +44,6 @@ TYPOS_TAG = "quizbot-typos-"  # a short task's typos (quizbot-typos-1): Moodle h
 _KIND_NAMES = {
     "essay": "essay",
     "description": "description",
-    "multianswer": "embedded answers (Cloze)",
     "calculated": "calculated",
     "calculatedsimple": "simple calculated",
     "calculatedmulti": "calculated multichoice",
@@ -232,6 +234,8 @@ def _draft(element: ET.Element, line: int | None, report: list[ReportLine]) -> D
         return _typed_draft(question, kind, report)
     elif kind == "matching":
         return _matching_draft(question, report)
+    elif kind in ("cloze", "multianswer"):  # Moodle writes "cloze" for its multianswer
+        return _cloze_draft(question, report)
     else:
         raise LeftOut(drafts.left_out(line, _KIND_NAMES.get(kind, kind or "untyped")))
     text = question.field("questiontext")
@@ -344,6 +348,90 @@ def _matching_draft(question: _Question, report: list[ReportLine]) -> Draft:
         report.append(question.note(f"{n} image(s) left out; the text says [image: …]"))
     draft.comment = "\n".join(question.comments) or None
     return draft
+
+
+def _cloze_draft(question: _Question, report: list[ReportLine]) -> Draft:
+    """An embedded-answers question: the text around its parts as Markdown, the parts in
+    Moodle's syntax, as the bank keeps them; one we exported from a fill task is one again."""
+    element = question.element
+    raw = element.findtext("questiontext/text") or ""
+    fmt = element.find("questiontext")
+    fmt_name = "html" if fmt is None else fmt.get("format", "html")
+    try:
+        marked, parts = cloze_syntax.parse(raw)
+    except cloze_syntax.ClozeSyntaxError as error:
+        raise question.out(str(error)) from None
+    if fmt_name in ("html", "moodle_auto_format"):
+        question.images += len(re.findall(r"<img\b", raw, re.IGNORECASE))
+        parts = tuple(_plain_part(part, fmt_name) for part in parts)
+    text = _convert(marked, fmt_name)
+    if [int(n) for n in MARKER.findall(text)] != list(range(1, len(parts) + 1)):
+        raise question.out("its text around the embedded answers could not be read")
+    draft = Draft(drafts.task_id(question.name, text), "cloze", [], [], source_line=question.line)
+    draft.question = cloze_syntax.write(text, parts)
+    tags = [(t.findtext("text") or "").strip() for t in element.findall("tags/tag")]
+    _difficulty(draft, tags)
+    general = _general_notes(question)
+    draft.mistakes = general
+    if FILL_TAG in tags and not _cloze_as_fill(draft, text, parts, general):
+        question.comments.append(
+            f"Tagged {FILL_TAG}, but the parts are not one set of options with one right each "
+            "in an instruction followed by code: imported as a cloze task."
+        )
+    answer = ", ".join(f"[{n}] {p.best_text()}" for n, p in enumerate(parts, 1))
+    _solution(draft, question, "", answer=answer)
+    _hint(draft, question, report)
+    if n := question.images:
+        report.append(question.note(f"{n} image(s) left out; the text says [image: …]"))
+    draft.comment = "\n".join(question.comments) or None
+    return draft
+
+
+def _plain_part(part: ClozePart, fmt: str) -> ClozePart:
+    """A part of an HTML text: its answers' entities read, its feedback as Markdown."""
+    answers = tuple(
+        PartAnswer(html.unescape(a.text), a.credit, _feedback(a.feedback, fmt))
+        for a in part.answers
+    )
+    return ClozePart(part.kind, answers, part.weight, part.style, part.case_sensitive)
+
+
+def _feedback(text: str, fmt: str) -> str:
+    return _convert(text, fmt) if text else ""
+
+
+def _cloze_as_fill(
+    draft: Draft, text: str, parts: Sequence[ClozePart], general: list[Note]
+) -> bool:
+    """An exported fill task: MULTICHOICE parts with the same options, one right each, in the
+    code of an instruction followed by a fence; each option's feedback is its note."""
+    options = [a.text for a in parts[0].answers]
+    rights: list[str] = []
+    for part in parts:
+        right = [i for i, a in enumerate(part.answers) if a.credit == FULL_CREDIT]
+        plain = part.choice and part.weight == 1 and not part.style
+        if not plain or [a.text for a in part.answers] != options or len(right) != 1:
+            return False
+        if any(a.credit not in (0, FULL_CREDIT) for a in part.answers):
+            return False
+        rights.append(OPTION_LABELS[right[0]])
+    match = _FENCED.match(text) if text.endswith("\n```") else None
+    if not match or MARKER.search(match["instruction"]) or BLANK_PATTERN.search(match["code"]):
+        return False
+    feedback = [
+        next((p.answers[i].feedback for p in parts if p.answers[i].feedback), "")
+        for i in range(len(options))
+    ]
+    draft.kind, draft.question = "fill", None
+    draft.instruction = match["instruction"].strip()
+    draft.code = MARKER.sub(lambda m: f"[{m[1]}]", match["code"])
+    info = match["language"].split()
+    draft.language = info[0] if info else None
+    draft.options, draft.answers = options, rights
+    draft.mistakes = drafts.tied_notes(
+        [(OPTION_LABELS[i], drafts.note_items(f)) for i, f in enumerate(feedback) if f]
+    ) + general
+    return True
 
 
 def _typed_draft(question: _Question, kind: str, report: list[ReportLine]) -> Draft:
@@ -573,11 +661,6 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def cannot_export(task: Task) -> str | None:
     """Why `task` has no Moodle XML form our import reads back as it is, or None."""
-    if task.kind is Kind.FILL and task.blanks != 1:
-        return (
-            f"a fill task with {task.blanks} blanks has no Moodle XML form (a multichoice "
-            "question has one answer)"
-        )
     if task.kind is Kind.MATCHING and any(not n.general for n in task.mistakes):
         return "its notes on a stem's wrong answers have no Moodle XML form"
     for name, text in drafts.task_texts(task):
@@ -696,7 +779,49 @@ def _matching_question(task: Task) -> ET.Element:
     return question
 
 
+def _cloze_question(task: Task) -> ET.Element:
+    """A cloze task as Moodle's `cloze`, its parts in the text; a fill task with several
+    blanks too, a MULTICHOICE part per blank (tagged, so it comes back as a fill task)."""
+    question = ET.Element("question", type="cloze")
+    ET.SubElement(ET.SubElement(question, "name"), "text").text = task.id
+    if task.kind is Kind.CLOZE:
+        text = cloze_syntax.write(task.prompt, task.parts)
+    else:
+        code = BLANK_PATTERN.sub(
+            lambda m: cloze_syntax.write_part(_blank_part(task, int(m[1]))), task.prompt
+        )
+        text = f"{task.instruction}\n\n```{task.language}\n{code}\n```"
+    _text(question, "questiontext", text)
+    _text(question, "generalfeedback", _solution_markdown(task.solution))
+    if task.general_notes:
+        _text(question, "incorrectfeedback", drafts.note_list(task.general_notes))
+    for hint in task.hints:
+        _text(question, "hint", hint)
+    tags = ET.SubElement(question, "tags")
+    names = [DIFFICULTY_TAG + task.difficulty.value]
+    names += [FILL_TAG] if task.kind is Kind.FILL else []
+    for name in names:
+        ET.SubElement(ET.SubElement(tags, "tag"), "text").text = name
+    return question
+
+
+def _blank_part(task: Task, blank: int) -> ClozePart:
+    """A fill task's blank as a MULTICHOICE part: every option, each with its notes."""
+    right = task.answers[blank - 1]
+    answers = tuple(
+        PartAnswer(
+            o.text,
+            FULL_CREDIT if o.label == right else Fraction(0),
+            drafts.note_list(task.notes_for(o.label)) if task.notes_for(o.label) else "",
+        )
+        for o in task.options
+    )
+    return ClozePart(PartKind.CHOICE, answers)
+
+
 def _question(task: Task) -> ET.Element:
+    if task.kind is Kind.CLOZE or (task.kind is Kind.FILL and task.blanks > 1):
+        return _cloze_question(task)
     if task.typed:
         return _typed_question(task)
     if task.kind is Kind.MATCHING:

@@ -1,5 +1,8 @@
 """/bank: the banks a server's moderators upload, served in that server only. Checking a file
-is bot/content/uploads.py's, storing it the service's; this reads the attachment."""
+is bot/content/uploads.py's, storing it the service's; this reads the attachment.
+
+The replies speak the moderator's language; the content problems and import notes they quote
+stay English: bot/content writes them for the CLI too, and a bank is not translated."""
 
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ from bot.content.safety import topic_problem
 from bot.content.uploads import MAX_UPLOAD_TASKS, UploadedBank, size_problem
 from bot.discord_ui.checks import moderator_group, moderator_only
 from bot.discord_ui.clicks import NO_CONNECTION, Responder, context, guild_id_of
+from bot.discord_ui.error_texts import translated
 from bot.discord_ui.params import Text, TopicParam, typed
+from bot.i18n import _, formats, ngettext
 from bot.quiz.errors import BankRefusedError
 
 if TYPE_CHECKING:
@@ -42,36 +47,70 @@ async def _download(file: discord.Attachment, interaction: Interaction) -> bytes
         return await file.read()
     except (discord.HTTPException, *NO_CONNECTION) as exc:
         log.warning("could not download %r in %s: %s", file.filename, context(interaction), exc)
-        why = f"Discord answered {exc.status}" if isinstance(exc, discord.HTTPException) else (
-            "the connection to Discord failed"
-        )
-        raise BankRefusedError(
-            file.filename, [f"I couldn't download the file ({why}): upload it again"]
-        ) from None
+        if isinstance(exc, discord.HTTPException):
+            problem = _(
+                "I couldn't download the file (Discord answered {status}): upload it again"
+            ).format(status=exc.status)
+        else:
+            problem = _(
+                "I couldn't download the file (the connection to Discord failed): upload it again"
+            )
+        raise BankRefusedError(file.filename, [problem]) from None
 
 
 def refusal(error: BankRefusedError) -> tuple[str, discord.File | None]:
     """The reply to a refused upload: every problem inline, or in `problems.txt` when long."""
     lines = "\n".join(error.problems)
-    head = f"{error} Fix these and upload it again:"
-    text = f"{head}\n```\n{lines}\n```"
+    count = len(error.problems)
+    stored = translated(error)  # "'a.yaml' was not stored: 2 problems."
+    fix = ngettext("Fix it and upload it again:", "Fix these and upload it again:", count)
+    text = f"{stored} {fix}\n```\n{lines}\n```"
     if len(text) <= INLINE_LIMIT:
         return text, None
     file = discord.File(io.BytesIO((lines + "\n").encode()), filename="problems.txt")
-    return f"{head} every problem, with its line, is in the attached file.", file
+    attached = ngettext(
+        "Fix it and upload it again: it is in the attached file, with its line.",
+        "Fix these and upload it again: every problem, with its line, is in the attached file.",
+        count,
+    )
+    return f"{stored} {attached}", file
 
 
 def accepted(uploaded: UploadedBank, replaced: bool) -> str:
     """The reply to a stored upload, in one message however many topics and notes it has."""
     topics = ", ".join(rendering.truncate(t, 60) for t in sorted({t.topic for t in uploaded.tasks}))
+    count = len(uploaded.tasks)
+    values = {
+        "name": uploaded.name,
+        "n": formats.number(count),
+        "format": uploaded.fmt,
+        "topics": rendering.truncate(topics, TOPICS_LIMIT),
+    }
+    if replaced:
+        # TRANSLATORS: {format} is the file's format (gift, yaml...); {topics} the bank's topics.
+        head = ngettext(
+            "Replaced bank **{name}**: {n} task ({format}), topic {topics}.",
+            "Replaced bank **{name}**: {n} tasks ({format}), topic {topics}.",
+            count,
+        )
+    else:
+        # TRANSLATORS: {format} is the file's format (gift, yaml...); {topics} the bank's topics.
+        head = ngettext(
+            "Added bank **{name}**: {n} task ({format}), topic {topics}.",
+            "Added bank **{name}**: {n} tasks ({format}), topic {topics}.",
+            count,
+        )
     text = (
-        f"{'Replaced' if replaced else 'Added'} bank **{uploaded.name}**: "
-        f"{len(uploaded.tasks)} task(s) ({uploaded.fmt}), topic "
-        f"{rendering.truncate(topics, TOPICS_LIMIT)}. "
-        "It serves /quiz, /topics and daily quizzes in this server only."
+        head.format(**values)
+        + " "
+        + _("It serves /quiz, /topics and daily quizzes in this server only.")
     )
     if uploaded.notes:
-        text += f"\n{len(uploaded.notes)} question(s) left out or changed:\n```\n"
+        notes = len(uploaded.notes)
+        left_out = ngettext(
+            "{n} question left out or changed:", "{n} questions left out or changed:", notes
+        ).format(n=formats.number(notes))
+        text += f"\n{left_out}\n```\n"
         budget = INLINE_LIMIT - rendering.discord_len(text)
         text += rendering.truncate("\n".join(uploaded.notes), budget) + "\n```"
     return text
@@ -132,12 +171,20 @@ class BankCog(commands.Cog):
             banks = await self.bot.service.list_banks(guild_id)
             if not banks:
                 await responder.send(
-                    content="This server has no banks of its own yet: add one with /bank upload."
+                    content=_("This server has no banks of its own yet: add one with /bank upload.")
                 )
                 return
             lines = [
-                f"**{b.name}**: {b.task_count} task(s), uploaded by <@{b.uploaded_by}> "
-                f"<t:{int(b.uploaded_at.timestamp())}:R>"
+                ngettext(
+                    "**{name}**: {n} task, uploaded by {member} {when}",
+                    "**{name}**: {n} tasks, uploaded by {member} {when}",
+                    b.task_count,
+                ).format(
+                    name=b.name,
+                    n=formats.number(b.task_count),
+                    member=f"<@{b.uploaded_by}>",
+                    when=f"<t:{int(b.uploaded_at.timestamp())}:R>",
+                )
                 for b in banks
             ]
             await responder.send(
@@ -153,7 +200,7 @@ class BankCog(commands.Cog):
         async with Responder(interaction) as responder:
             text = await self.bot.service.bank_yaml(guild_id, name)
             file = discord.File(io.BytesIO(text.encode()), filename=f"{name}.yaml")
-            await responder.send(content=f"Bank **{name}**:", file=file)
+            await responder.send(content=_("Bank **{name}**:").format(name=name), file=file)
 
     @bank.command(name="remove", description="Stop serving a bank of this server and delete it.")
     @app_commands.describe(name="The bank's name (see /bank list)")
@@ -162,10 +209,12 @@ class BankCog(commands.Cog):
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
             count = await self.bot.service.remove_bank(guild_id, name)
-            await responder.send(
-                content=f"Removed bank **{name}** ({count} task(s)). Quizzes already posted "
-                "from it keep working."
+            removed = ngettext(
+                "Removed bank **{name}** ({n} task). Quizzes already posted from it keep working.",
+                "Removed bank **{name}** ({n} tasks). Quizzes already posted from it keep working.",
+                count,
             )
+            await responder.send(content=removed.format(name=name, n=formats.number(count)))
 
     @bank_download.autocomplete("name")
     @bank_remove.autocomplete("name")

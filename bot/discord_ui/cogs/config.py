@@ -1,10 +1,11 @@
 """/config: a server's settings at a glance, and its time zone, moderator role, who may post
-with /quiz and the channels' posting cooldown (moderators)."""
+with /quiz, the channels' posting cooldown and the language of its public messages
+(moderators)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 import discord
 from discord import app_commands
@@ -12,12 +13,20 @@ from discord.ext import commands
 
 from bot.discord_ui.checks import moderator_group, moderator_only
 from bot.discord_ui.clicks import Responder, guild_id_of
-from bot.discord_ui.params import ServerRole, Text, ValueChoices, WholeNumber, zone_autocomplete
+from bot.discord_ui.params import (
+    Checked,
+    ServerRole,
+    Text,
+    ValueChoices,
+    WholeNumber,
+    zone_autocomplete,
+)
 from bot.discord_ui.replies import Reply
+from bot.i18n import DISPLAY_NAMES, N_, SHIPPED_LOCALES, _, formats, ngettext
+from bot.quiz.errors import InvalidInputError
 from bot.quiz.rules import MAX_COOLDOWN_SECONDS, PostPolicy
 from bot.schedule.zones import known_zones, resolve_zone
 from bot.store import GuildConfigInfo
-from bot.wording import plural
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -26,41 +35,117 @@ Interaction = discord.Interaction["QuizBot"]
 PostPolicyParam = app_commands.Transform[PostPolicy, ValueChoices(PostPolicy, "policy")]
 CooldownParam = app_commands.Transform[int, WholeNumber("seconds", 0, MAX_COOLDOWN_SECONDS)]
 DEFAULT_COOLDOWN = GuildConfigInfo(0).cooldown_seconds
+FOLLOW: Final = "member"
+"""/config language's value for no server language (stored as NULL)."""
+FOLLOW_NAME: Final = N_("Follow each member")
+
+
+class Language(Checked):
+    """A shipped locale, offered by its name in itself ("Deutsch"), or FOLLOW; the command
+    receives the locale, or None for FOLLOW."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.string
+
+    @property
+    def choices(self) -> list[app_commands.Choice[int | float | str]]:
+        # A language's own name is the same in every language: not sent for translation.
+        named: list[app_commands.Choice[int | float | str]] = [
+            app_commands.Choice(
+                name=app_commands.locale_str(DISPLAY_NAMES[locale], translate=False), value=locale
+            )
+            for locale in SHIPPED_LOCALES
+        ]
+        return [*named, app_commands.Choice(name=FOLLOW_NAME, value=FOLLOW)]
+
+    async def transform(self, interaction: Interaction, value: Any, /) -> str | None:
+        if value == FOLLOW:
+            return None
+        if value not in SHIPPED_LOCALES:
+            raise InvalidInputError(
+                self.option, N_("The `{option}` option takes one of the languages offered.")
+            )
+        return str(value)
+
+
+LanguageParam = app_commands.Transform[str | None, Language("language")]
+
+
+def language_text(configured: str | None, public: str) -> str:
+    """/config show's line: the server language, or what public messages speak without one."""
+    if configured is not None:
+        return f"**{DISPLAY_NAMES[configured]}**"
+    return _("none: public messages in **{language}**, private replies in each member's").format(
+        language=DISPLAY_NAMES[public]
+    )
 
 
 def cooldown_text(seconds: int) -> str:
+    """/config show's line for the channels' cooldown."""
     if seconds == 0:
-        return "none: `/quiz` may post in a channel at any time"
-    return f"{plural(seconds, 'second', bold=True)} between `/quiz` posts in one channel"
+        return _("none: `/quiz` may post in a channel at any time")
+    return ngettext(
+        "**{n}** second between `/quiz` posts in one channel",
+        "**{n}** seconds between `/quiz` posts in one channel",
+        seconds,
+    ).format(n=formats.number(seconds))
+
+
+def cooldown_set(seconds: int) -> str:
+    """/config cooldown's reply: a sentence of its own, not `cooldown_text` inside another."""
+    if seconds == 0:
+        return _("Cooldown: none: `/quiz` may post in a channel at any time, from now on.")
+    return ngettext(
+        "Cooldown: **{n}** second between `/quiz` posts in one channel, from now on.",
+        "Cooldown: **{n}** seconds between `/quiz` posts in one channel, from now on.",
+        seconds,
+    ).format(n=formats.number(seconds))
 
 
 def settings_embed(
-    config: GuildConfigInfo, zone: str, *, schedules: int, banks: int
+    config: GuildConfigInfo, zone: str, *, schedules: int, banks: int, public_locale: str = "en"
 ) -> discord.Embed:
     """`/config show`: every setting (`zone`: the one in use, the host's default when none is
-    set), how to change it, and the server's daily quizzes and banks."""
-    embed = discord.Embed(title="⚙️ This server's settings", colour=discord.Colour.blurple())
-    where = "" if config.timezone else " (the bot's default: none set here)"
-    embed.add_field(name="Time zone", value=f"**{zone}**{where} · `/config timezone`", inline=False)
+    set; `public_locale`: what public messages speak), how to change it, and the server's
+    daily quizzes and banks."""
+    # TRANSLATORS: an embed's title (at most 256 characters).
+    title = _("⚙️ This server's settings")
+    embed = discord.Embed(title=title, colour=discord.Colour.blurple())
+    if config.timezone:
+        shown_zone = f"**{zone}**"
+    else:
+        shown_zone = _("**{zone}** (the bot's default: none set here)").format(zone=zone)
+    embed.add_field(name=_("Time zone"), value=f"{shown_zone} · `/config timezone`", inline=False)
     # @everyone (the server's id), stored before `/config modrole` refused it, names no one.
-    named = config.mod_role_id not in (None, config.guild_id)
-    role = f"<@&{config.mod_role_id}> and " if named else ""
+    if config.mod_role_id not in (None, config.guild_id):
+        # TRANSLATORS: "Manage Server" is Discord's permission, as Discord names it.
+        moderators = _("{role} and members with Manage Server").format(
+            role=f"<@&{config.mod_role_id}>"
+        )
+    else:
+        # TRANSLATORS: "Manage Server" is Discord's permission, as Discord names it.
+        moderators = _("members with Manage Server")
+    embed.add_field(name=_("Moderators"), value=f"{moderators} · `/config modrole`", inline=False)
+    who = _("anyone") if config.post_policy == PostPolicy.ANYONE else _("moderators only")
     embed.add_field(
-        name="Moderators",
-        value=f"{role}members with Manage Server · `/config modrole`",
-        inline=False,
+        name=_("Who may post with /quiz"), value=f"{who} · `/config posting`", inline=False
     )
-    who = "anyone" if config.post_policy == PostPolicy.ANYONE else "moderators only"
     embed.add_field(
-        name="Who may post with /quiz", value=f"{who} · `/config posting`", inline=False
-    )
-    embed.add_field(
-        name="Cooldown",
+        name=_("Cooldown"),
         value=f"{cooldown_text(config.cooldown_seconds)} · `/config cooldown`",
         inline=False,
     )
-    embed.add_field(name="Daily quizzes", value=f"**{schedules}** · `/schedule list`")
-    embed.add_field(name="Own banks", value=f"**{banks}** · `/bank list`")
+    embed.add_field(
+        name=_("Language"),
+        value=f"{language_text(config.language, public_locale)} · `/config language`",
+        inline=False,
+    )
+    embed.add_field(
+        name=_("Daily quizzes"), value=f"**{formats.number(schedules)}** · `/schedule list`"
+    )
+    # TRANSLATORS: the banks this server's moderators uploaded, as opposed to the shipped ones.
+    embed.add_field(name=_("Own banks"), value=f"**{formats.number(banks)}** · `/bank list`")
     return embed
 
 
@@ -84,7 +169,10 @@ class ConfigCog(commands.Cog):
             zone = await service.zone(guild_id)
             schedules = await self.bot.scheduler.schedules_of(guild_id)
             banks = await service.list_banks(guild_id)
-            embed = settings_embed(config, zone.key, schedules=len(schedules), banks=len(banks))
+            public = await self.bot.languages.public_locale(guild_id)
+            embed = settings_embed(
+                config, zone.key, schedules=len(schedules), banks=len(banks), public_locale=public
+            )
             await responder.send(Reply(embeds=(embed,)))
 
     @config.command(name="timezone", description="The server's time zone.")
@@ -100,12 +188,11 @@ class ConfigCog(commands.Cog):
         name = resolve_zone(zone)
         async with Responder(interaction) as responder:
             await self.bot.service.update_guild_config(guild_id, timezone=name)
-            await responder.send(
-                content=(
-                    f"Time zone set to **{name}**. Leaderboard days and weeks, and new daily "
-                    "quizzes, use it; existing daily quizzes keep the zone they were made with."
-                )
-            )
+            text = _(
+                "Time zone set to **{zone}**. Leaderboard days and weeks, and new daily "
+                "quizzes, use it; existing daily quizzes keep the zone they were made with."
+            ).format(zone=name)
+            await responder.send(content=text)
 
     @config.command(name="modrole", description="The role whose members count as moderators.")
     @app_commands.describe(
@@ -122,11 +209,11 @@ class ConfigCog(commands.Cog):
             await self.bot.service.update_guild_config(
                 guild_id, mod_role_id=role.id if role else None
             )
-            text = (
-                f"Members with {role.mention} now count as moderators."
-                if role
-                else "No moderator role: only members with Manage Server are moderators."
-            )
+            if role:
+                text = _("Members with {role} now count as moderators.").format(role=role.mention)
+            else:
+                # TRANSLATORS: "Manage Server" is Discord's permission, as Discord names it.
+                text = _("No moderator role: only members with Manage Server are moderators.")
             await responder.send(content=text)
 
     @config.command(name="posting", description="Who may post quizzes with /quiz.")
@@ -136,8 +223,11 @@ class ConfigCog(commands.Cog):
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
             await self.bot.service.update_guild_config(guild_id, post_policy=policy.value)
-            who = "Anyone" if policy is PostPolicy.ANYONE else "Only moderators"
-            await responder.send(content=f"{who} may post quizzes with /quiz.")
+            if policy is PostPolicy.ANYONE:
+                text = _("Anyone may post quizzes with /quiz.")
+            else:
+                text = _("Only moderators may post quizzes with /quiz.")
+            await responder.send(content=text)
 
     @config.command(name="cooldown", description="How long /quiz waits between posts in a channel.")
     @app_commands.describe(
@@ -148,7 +238,30 @@ class ConfigCog(commands.Cog):
         guild_id = guild_id_of(interaction)
         async with Responder(interaction) as responder:
             await self.bot.service.update_guild_config(guild_id, cooldown_seconds=seconds)
-            await responder.send(content=f"Cooldown: {cooldown_text(seconds)}, from now on.")
+            await responder.send(content=cooldown_set(seconds))
+
+    @config.command(name="language", description="The language of this server's public messages.")
+    @app_commands.describe(
+        language="Task posts, daily quizzes, leaderboards; private replies follow each member"
+    )
+    @moderator_only()
+    async def config_language(self, interaction: Interaction, language: LanguageParam) -> None:
+        guild_id = guild_id_of(interaction)
+        async with Responder(interaction) as responder:
+            await self.bot.service.update_guild_config(guild_id, language=language)
+            self.bot.languages.remember(guild_id, language)
+            if language is None:
+                public = await self.bot.languages.public_locale(guild_id)
+                text = _(
+                    "No server language: public messages follow the server's own Discord "
+                    "language, **{language}** now. Private replies follow each member's."
+                ).format(language=DISPLAY_NAMES[public])
+            else:
+                text = _(
+                    "Public messages here now speak **{language}**: task posts, daily quizzes, "
+                    "leaderboards. Private replies follow each member's Discord language."
+                ).format(language=DISPLAY_NAMES[language])
+            await responder.send(content=text)
 
 
 async def setup(bot: QuizBot) -> None:

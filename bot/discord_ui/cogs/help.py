@@ -1,5 +1,6 @@
 """/help: the commands this member may use here, grouped, one line each. Read from the
-command tree, so each line is the command's own name, options and description."""
+command tree, so each line is the command's own name, options and description (the catalog's
+translation of it, which the Translator serves Discord too: one text, one owner)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from discord.ext import commands
 from bot.discord_ui.checks import is_moderator
 from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.replies import Reply
+from bot.i18n import N_, _
 from bot.quiz.errors import NotModeratorError
 from bot.quiz.rules import check_may_post
 
@@ -22,11 +24,12 @@ if TYPE_CHECKING:
 Interaction = discord.Interaction["QuizBot"]
 TreeCommand: TypeAlias = app_commands.Command[Any, ..., Any] | app_commands.Group
 
-PLAY: Final = "Play"
-PRACTICE: Final = "Practice & review"
-PROGRESS: Final = "Progress"
-MORE: Final = "More"
-MODERATORS: Final = "Moderators"
+# TRANSLATORS: /help's section headings.
+PLAY: Final = N_("Play")
+PRACTICE: Final = N_("Practice & review")
+PROGRESS: Final = N_("Progress")
+MORE: Final = N_("More")
+MODERATORS: Final = N_("Moderators")
 ORDER: Final = (PLAY, PRACTICE, PROGRESS, MORE, MODERATORS)
 SECTIONS: Final[dict[str, str]] = {
     "quiz": PLAY,
@@ -71,7 +74,8 @@ def help_sections(
     tree: Iterable[TreeCommand], *, moderator: bool, may_post: bool, running: str
 ) -> dict[str, list[str]]:
     """Each section's lines, in ORDER, without empty sections or the `running` command;
-    members' commands in SECTIONS' order, moderators' in the tree's."""
+    members' commands in SECTIONS' order, moderators' in the tree's. Sections are keyed by
+    their English names; descriptions are in the current locale."""
     sections: dict[str, list[str]] = {name: [] for name in ORDER}
     listed = list(SECTIONS)
     for top in sorted(tree, key=lambda c: listed.index(c.name) if c.name in listed else 0):
@@ -84,22 +88,24 @@ def help_sections(
                 section = MODERATORS
             else:
                 section = SECTIONS.get(top.name, MORE)
-            sections[section].append(f"`{usage(command)}` — {command.description}")
+            # The description's msgid is the command's own (bot/discord_ui/command_strings.py).
+            sections[section].append(f"`{usage(command)}` — {_(command.description)}")
     return {name: lines for name, lines in sections.items() if lines}
 
 
 def help_embed(sections: dict[str, list[str]], *, moderator: bool, may_post: bool) -> discord.Embed:
-    blocks = [f"**{name}**\n" + "\n".join(lines) for name, lines in sections.items()]
+    blocks = [f"**{_(name)}**\n" + "\n".join(lines) for name, lines in sections.items()]
     embed = discord.Embed(
-        title="❓ Commands you can use here",
+        title=_("❓ Commands you can use here"),
         description="\n\n".join(blocks),
         colour=discord.Colour.blurple(),
     )
-    notes = ["Replies about your own answers, hints, practice and data are private."]
+    notes = [_("Replies about your own answers, hints, practice and data are private.")]
     if not may_post:
-        notes.append("In this server only moderators post quizzes with /quiz.")
+        notes.append(_("In this server only moderators post quizzes with /quiz."))
     if moderator:
-        notes.append("You are a moderator here: the Moderators commands are yours.")
+        # TRANSLATORS: "Moderators" is the /help section heading of that name.
+        notes.append(_("You are a moderator here: the Moderators commands are yours."))
     embed.set_footer(text=" ".join(notes))
     return embed
 

@@ -22,11 +22,11 @@ from bot.discord_ui.clicks import (
     guild_id_of,
     private_message_only,
 )
+from bot.i18n import N_, _, formats, ngettext
 from bot.quiz.engine import id_number
 from bot.quiz.errors import ForgedControlError, QuizError, StoreAction
 from bot.store import member_data
 from bot.store.member_data import Deleted, MemberData, Span
-from bot.wording import plural
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -35,90 +35,178 @@ if TYPE_CHECKING:
 
 Interaction = discord.Interaction["QuizBot"]
 
-NOTHING_KEPT = "I keep nothing about you in this server."
-NOT_YOURS = "These buttons are for the member who asked. `/mydata delete` shows you your own."
+NOTHING_KEPT = N_("I keep nothing about you in this server.")
+NOT_YOURS = N_("These buttons are for the member who asked. `/mydata delete` shows you your own.")
 
 
 def _day(at: datetime | None) -> str:
     return discord_timestamp(at, "D") if at is not None else "?"
 
 
-def _span(span: Span) -> str:
-    if span.first is None or span.last is None or span.first == span.last:
-        return f"on {_day(span.first)}"
-    return f"from {_day(span.first)} to {_day(span.last)}"
+def _one_day(span: Span) -> bool:
+    return span.first is None or span.last is None or span.first == span.last
+
+
+def _tasks(n: int) -> str:
+    return ngettext("{n} task", "{n} tasks", n).format(n=formats.number(n))
+
+
+def _answers_line(data: MemberData) -> str:
+    span, n = data.attempts, data.attempts.count
+    if _one_day(span):
+        text = ngettext(
+            "Answers: {n} answer ({right} right), on {day}",
+            "Answers: {n} answers ({right} right), on {day}",
+            n,
+        )
+    else:
+        text = ngettext(
+            "Answers: {n} answer ({right} right), from {first} to {last}",
+            "Answers: {n} answers ({right} right), from {first} to {last}",
+            n,
+        )
+    return text.format(
+        n=formats.number(n),
+        right=formats.number(data.correct),
+        day=_day(span.first),
+        first=_day(span.first),
+        last=_day(span.last),
+    )
+
+
+def _sessions_line(kind: str, span: Span) -> str:
+    """`kind` "practice" or "review": each has its own sentences, as their words differ."""
+    values = {
+        "n": formats.number(span.count),
+        "day": _day(span.first),
+        "first": _day(span.first),
+        "last": _day(span.last),
+    }
+    if kind == "practice":
+        if _one_day(span):
+            return _("Practice sessions: {n}, on {day}").format(**values)
+        return _("Practice sessions: {n}, from {first} to {last}").format(**values)
+    if _one_day(span):
+        return _("Review sessions: {n}, on {day}").format(**values)
+    return _("Review sessions: {n}, from {first} to {last}").format(**values)
 
 
 def summary_text(data: MemberData) -> str:
     """/mydata show: every kind of row the bot keeps about the member, counted and dated."""
     if data.empty:
-        return NOTHING_KEPT
-    name = discord.utils.escape_markdown(data.name) if data.name else "(no name stored)"
-    lines = ["**What I keep about you in this server**", f"Name: **{name}**"]
+        return _(NOTHING_KEPT)
+    name = discord.utils.escape_markdown(data.name) if data.name else _("(no name stored)")
+    lines = [_("**What I keep about you in this server**")]
     if data.first_seen is not None:
-        lines[-1] += f", first seen {_day(data.first_seen)}"
-    if data.attempts.count:
         lines.append(
-            f"Answers: {plural(data.attempts.count, 'answer')} ({data.correct:,} right), "
-            f"{_span(data.attempts)}"
+            _("Name: **{name}**, first seen {day}").format(name=name, day=_day(data.first_seen))
         )
+    else:
+        lines.append(_("Name: **{name}**").format(name=name))
+    if data.attempts.count:
+        lines.append(_answers_line(data))
     if data.finished:
+        points = ngettext("{n} point", "{n} points", data.points).format(
+            n=formats.number(data.points)
+        )
+        # TRANSLATORS: {points} reads "23 points".
         lines.append(
-            f"Finished: {plural(data.finished, 'task')} ({data.solved:,} solved), "
-            f"{plural(data.points, 'point')} on the leaderboard"
+            ngettext(
+                "Finished: {n} task ({solved} solved), {points} on the leaderboard",
+                "Finished: {n} tasks ({solved} solved), {points} on the leaderboard",
+                data.finished,
+            ).format(
+                n=formats.number(data.finished), solved=formats.number(data.solved), points=points
+            )
         )
     if data.hints or data.solutions:
+        # TRANSLATORS: {hints} and {solutions} read "2 tasks", "1 task".
         lines.append(
-            f"Hints opened on {plural(data.hints, 'task')}, solutions on "
-            f"{plural(data.solutions, 'task')}"
+            _("Hints opened on {hints}, solutions on {solutions}").format(
+                hints=_tasks(data.hints), solutions=_tasks(data.solutions)
+            )
         )
     if data.review_cards:
-        due = f", next due {discord_timestamp(data.next_review, 'R')}" if data.next_review else ""
-        lines.append(f"Review cards: {data.review_cards:,}{due}")
+        cards = formats.number(data.review_cards)
+        if data.next_review:
+            lines.append(
+                _("Review cards: {n}, next due {when}").format(
+                    n=cards, when=discord_timestamp(data.next_review, "R")
+                )
+            )
+        else:
+            lines.append(_("Review cards: {n}").format(n=cards))
     if data.reminder is not None:
         hour, zone = data.reminder
-        lines.append(f"Review reminder: on, at {hour:02d}:00 {zone or '(the server’s zone)'}")
-    for kind, span in (("practice", data.practice_sessions), ("review", data.review_sessions)):
-        if span.count:
-            lines.append(f"{kind.title()} sessions: {span.count:,}, {_span(span)}")
+        at = f"{hour:02d}:00"  # the hour as /reminders on takes it, on the 24-hour clock
+        if zone:
+            lines.append(_("Review reminder: on, at {time} {zone}").format(time=at, zone=zone))
+        else:
+            lines.append(_("Review reminder: on, at {time} (the server’s zone)").format(time=at))
+    if data.practice_sessions.count:
+        lines.append(_sessions_line("practice", data.practice_sessions))
+    if data.review_sessions.count:
+        lines.append(_sessions_line("review", data.review_sessions))
     if data.posts:
         lines.append(
-            f"Posted with /quiz: {plural(data.posts, 'task')} (the posts stay in their "
-            "channels; deleting removes your id from them)"
+            ngettext(
+                "Posted with /quiz: {n} task (the post stays in its channel; deleting removes "
+                "your id from it)",
+                "Posted with /quiz: {n} tasks (the posts stay in their channels; deleting "
+                "removes your id from them)",
+                data.posts,
+            ).format(n=formats.number(data.posts))
         )
-    lines.append("-# Only you see this. `/mydata delete` deletes all of it.")
+    lines.append("-# " + _("Only you see this. `/mydata delete` deletes all of it."))
     return "\n".join(lines)
 
 
-_DELETED_NOUNS: dict[str, tuple[str, str]] = {
-    "attempt": ("answer", "answers"),
-    "score": ("finished task", "finished tasks"),
-    "reveal": ("hint or solution opened", "hints and solutions opened"),
-    "review_card": ("review card", "review cards"),
-    "member_reminder": ("review reminder", "review reminders"),
-    "practice_session": ("practice or review session", "practice and review sessions"),
-    "post": ("private task", "private tasks"),
-    "post.posted_by": (
-        "post made with /quiz, now without your id",
-        "posts made with /quiz, now without your id",
-    ),
-}
+def deleted_count(name: str, n: int) -> str | None:
+    """"2 answers": what one table's deleted rows were, in the member's words; None for a
+    table the member need not hear about (their totals, their name)."""
+    match name:
+        case "attempt":
+            text = ngettext("{n} answer", "{n} answers", n)
+        case "score":
+            text = ngettext("{n} finished task", "{n} finished tasks", n)
+        case "reveal":
+            text = ngettext("{n} hint or solution opened", "{n} hints and solutions opened", n)
+        case "review_card":
+            text = ngettext("{n} review card", "{n} review cards", n)
+        case "member_reminder":
+            text = ngettext("{n} review reminder", "{n} review reminders", n)
+        case "practice_session":
+            text = ngettext(
+                "{n} practice or review session", "{n} practice and review sessions", n
+            )
+        case "post":
+            text = ngettext("{n} private task", "{n} private tasks", n)
+        case "post.posted_by":
+            text = ngettext(
+                "{n} post made with /quiz, now without your id",
+                "{n} posts made with /quiz, now without your id",
+                n,
+            )
+        case _:
+            return None
+    return text.format(n=formats.number(n))
 
 
 def deleted_text(deleted: Deleted) -> str:
     """The reply once it is done: what went, and that the leaderboard no longer counts it."""
     if not deleted:
-        return f"Nothing to delete: {NOTHING_KEPT}"
-    parts = [
-        f"{n:,} {_DELETED_NOUNS[name][n != 1]}"
-        for name, n in deleted.items()
-        if name in _DELETED_NOUNS
-    ]
-    what = f" ({', '.join(parts)})" if parts else ""
-    return (
-        f"🗑️ Done: I deleted everything I kept about you in this server{what}. Your points "
+        return _("Nothing to delete: I keep nothing about you in this server.")
+    parts = [part for name, n in deleted.items() if (part := deleted_count(name, n))]
+    if not parts:
+        return _(
+            "🗑️ Done: I deleted everything I kept about you in this server. Your points have "
+            "left the leaderboard. If you play here again, I start afresh."
+        )
+    # TRANSLATORS: {what} lists what went: "1 answer, 2 finished tasks".
+    return _(
+        "🗑️ Done: I deleted everything I kept about you in this server ({what}). Your points "
         "have left the leaderboard. If you play here again, I start afresh."
-    )
+    ).format(what=", ".join(parts))
 
 
 def _member_id(text: str) -> int:
@@ -138,7 +226,7 @@ class _Confirmation(Control):
 
     def __init__(self, user_id: int) -> None:
         button: discord.ui.Button[Any] = discord.ui.Button(
-            label=self.LABEL, style=self.STYLE, custom_id=f"{self.PREFIX}:{user_id}"
+            label=_(self.LABEL), style=self.STYLE, custom_id=f"{self.PREFIX}:{user_id}"
         )
         super().__init__(button)  # type: ignore[call-arg]  # the DynamicItem's
         self.user_id = user_id
@@ -157,7 +245,8 @@ class EraseButton(
     template=r"mydata:erase(?::(?P<user_id>[\s\S]*))?",
 ):
     PREFIX = "mydata:erase"
-    LABEL = "Delete my data"
+    # TRANSLATORS: a button (80 characters at most).
+    LABEL = N_("Delete my data")
     STYLE = discord.ButtonStyle.danger
 
     async def handle(self, interaction: Interaction) -> None:
@@ -175,13 +264,14 @@ class KeepButton(
     template=r"mydata:keep(?::(?P<user_id>[\s\S]*))?",
 ):
     PREFIX = "mydata:keep"
-    LABEL = "Keep it"
+    # TRANSLATORS: a button (80 characters at most): keep my data, do not delete it.
+    LABEL = N_("Keep it")
     STYLE = discord.ButtonStyle.secondary
 
     async def handle(self, interaction: Interaction) -> None:
         self.check(interaction)
         async with Responder(interaction, update=True) as responder:
-            await responder.edit(content="Nothing was deleted.", view=None)
+            await responder.edit(content=_("Nothing was deleted."), view=None)
 
 
 def confirmation(user_id: int) -> QuizView:
@@ -219,10 +309,10 @@ class MyDataCog(commands.Cog):
         async with Responder(interaction) as responder:
             data = await self._summary(interaction)
             if data.empty:
-                await responder.send(content=NOTHING_KEPT)
+                await responder.send(content=_(NOTHING_KEPT))
                 return
             await responder.send(
-                content=(
+                content=_(
                     "This deletes everything I keep about you in this server (`/mydata show` "
                     "lists it): your answers, scores, hints and solutions opened, review cards, "
                     "reminder and sessions. Your points leave the leaderboard at once. It "

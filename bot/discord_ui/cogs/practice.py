@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.params import DifficultyParam, TopicParam, topic_autocomplete
 from bot.discord_ui.post_view import session_message
+from bot.i18n import _
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
@@ -61,7 +62,8 @@ class PracticeCog(commands.Cog):
             message = session_message(step)
             notice = await self.bot.service.take_reminder_notice(guild_id, interaction.user.id)
             if notice is not None:
-                message["content"] = f"{notice}\n\n{message['content']}"
+                # The notice is a marked constant (bot/quiz/reminders.py): translated here.
+                message["content"] = f"{_(notice)}\n\n{message['content']}"
             await responder.send(**message)
 
 

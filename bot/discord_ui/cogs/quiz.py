@@ -27,6 +27,7 @@ from bot.discord_ui.params import (
 )
 from bot.discord_ui.post_view import offer_solution, send_hint
 from bot.discord_ui.posting import post_task
+from bot.i18n import _
 from bot.quiz import refs
 from bot.quiz.errors import NothingPostedError, UnknownPostError
 from bot.quiz.rules import check_may_post
@@ -40,9 +41,15 @@ Interaction = discord.Interaction["QuizBot"]
 TASK_DEFAULT = "A task posted in this server; default: your practice task, else the latest here"
 
 
+def difficulty_name(difficulty: Difficulty) -> str:
+    """"easy" in the current locale: the msgid is the /quiz difficulty choice's own."""
+    return _(difficulty.value)
+
+
 def task_choice_name(task: Task) -> str:
     return rendering.truncate(
-        f"{task.id} · {task.difficulty.value} · {rendering.plain_task_title(task)}", CHOICE_NAME
+        f"{task.id} · {difficulty_name(task.difficulty)} · {rendering.plain_task_title(task)}",
+        CHOICE_NAME,
     )
 
 
@@ -105,8 +112,11 @@ class QuizCog(commands.Cog):
             self.bot.cooldowns.release(channel_id)
             raise
         await interaction.followup.send(
-            f"Posted {rendering.bold(rendering.task_title(chosen))} ({chosen.difficulty.value}): "
-            f"{message.jump_url}",
+            _("Posted {task} ({difficulty}): {link}").format(
+                task=rendering.bold(rendering.task_title(chosen)),
+                difficulty=difficulty_name(chosen.difficulty),
+                link=message.jump_url,
+            ),
             ephemeral=True,
         )
 

@@ -13,6 +13,7 @@ from discord.ext import commands
 from bot.clock import discord_timestamp
 from bot.discord_ui.clicks import Responder, guild_id_of
 from bot.discord_ui.params import Text, WholeNumber, typed, zone_autocomplete
+from bot.i18n import _
 from bot.quiz.errors import StoreAction
 from bot.quiz.reminders import DEFAULT_HOUR, ReminderPlan
 from bot.schedule.zones import MAX_CHOICES, known_zones, resolve_zone
@@ -34,32 +35,39 @@ async def reminder_zone_autocomplete(
     zones = await zone_autocomplete(interaction, current)
     if not SERVER_ZONE.startswith(typed(current).strip().casefold()):
         return zones
-    back = app_commands.Choice(name="server (this server's time zone)", value=SERVER_ZONE)
+    # TRANSLATORS: an autocomplete suggestion (100 characters at most); "server" is what the
+    # member types, which stays English.
+    back = app_commands.Choice(name=_("server (this server's time zone)"), value=SERVER_ZONE)
     return [back, *zones][:MAX_CHOICES]
 
 
 def plan_text(plan: ReminderPlan) -> str:
     """The reply to `/reminders on`: when, in which zone, and exactly when the next one is."""
-    whose = "your time zone" if plan.own_zone else "the server's time zone"
-    head = (
-        f"🔔 Review reminders are **on**: one DM a day at **{plan.hour:02d}:00 "
-        f"{plan.zone.key}** ({whose}), only on days you have reviews due."
-    )
+    # The hour as the option takes it, on the 24-hour clock, with its zone.
+    at = {"time": f"{plan.hour:02d}:00", "zone": plan.zone.key}
+    if plan.own_zone:
+        head = _(
+            "🔔 Review reminders are **on**: one DM a day at **{time} {zone}** (your time "
+            "zone), only on days you have reviews due."
+        ).format(**at)
+    else:
+        head = _(
+            "🔔 Review reminders are **on**: one DM a day at **{time} {zone}** (the server's "
+            "time zone), only on days you have reviews due."
+        ).format(**at)
     upcoming = plan.next
     if upcoming.current:
-        when = (
+        when = _(
             "It is your reminder hour now: the DM comes as soon as you have reviews due, "
-            f"until {discord_timestamp(upcoming.until, 't')}; otherwise tomorrow at this hour."
-        )
+            "until {until}; otherwise tomorrow at this hour."
+        ).format(until=discord_timestamp(upcoming.until, "t"))
     else:
-        when = (
-            f"Next: {discord_timestamp(upcoming.at, 'F')} "
-            f"({discord_timestamp(upcoming.at, 'R')}), if you have reviews due then."
+        when = _("Next: {when} ({relative}), if you have reviews due then.").format(
+            when=discord_timestamp(upcoming.at, "F"),
+            relative=discord_timestamp(upcoming.at, "R"),
         )
-    return (
-        f"{head}\n{when}\n-# Your DMs must be open to this server's members. "
-        "`/reminders off` stops them."
-    )
+    tail = _("Your DMs must be open to this server's members. `/reminders off` stops them.")
+    return f"{head}\n{when}\n-# {tail}"
 
 
 class RemindersCog(commands.Cog):
@@ -107,9 +115,9 @@ class RemindersCog(commands.Cog):
                 StoreAction.CHANGE, reminders.turn_off, guild_id, interaction.user.id
             )
             text = (
-                "🔕 Review reminders are **off**. `/reminders on` brings them back."
+                _("🔕 Review reminders are **off**. `/reminders on` brings them back.")
                 if was_on
-                else "Review reminders were already off. `/reminders on` turns them on."
+                else _("Review reminders were already off. `/reminders on` turns them on.")
             )
             await responder.send(content=text)
 

@@ -13,7 +13,7 @@ from discord.ext import commands
 from bot.clock import discord_timestamp
 from bot.discord_ui.checks import is_moderator, moderator_group, moderator_only
 from bot.discord_ui.clicks import Responder, guild_id_of
-from bot.discord_ui.error_texts import missing_post_permissions
+from bot.discord_ui.error_texts import missing_post_permissions, permission_name
 from bot.discord_ui.params import (
     CountParam,
     DifficultyParam,
@@ -26,6 +26,7 @@ from bot.discord_ui.params import (
     zone_autocomplete,
 )
 from bot.discord_ui.schedule_list import choice_name, list_embed, schedule_lines, what
+from bot.i18n import N_, _
 from bot.quiz import timing
 from bot.quiz.errors import ScheduleInputError
 from bot.quiz.rules import MAX_TASKS_PER_RUN
@@ -81,7 +82,11 @@ class ScheduleCog(commands.Cog):
         try:
             at = timing.parse_local_time(time)
         except InvalidTimeError as exc:
-            raise ScheduleInputError(str(exc)) from exc
+            # One sentence for both of timing's cases (the shape, the range): it says both.
+            raise ScheduleInputError(
+                N_("{time!r} is not a time of day: use HH:MM on the 24-hour clock, e.g. 09:00"),
+                time=time,
+            ) from exc
         zone = resolve_zone(timezone) if timezone else (await service.zone(guild_id)).key
         topic = self._resolve_topic(guild_id, topic)
         service.tasks_matching(guild_id, topic, difficulty)  # refuses now what would fail every day
@@ -101,14 +106,22 @@ class ScheduleCog(commands.Cog):
             )
             first = self.scheduler.next_run(info).at
             ts = discord_timestamp
-            await responder.send(
-                content=(
-                    f"Scheduled **#{info.id}**: {what(info)}, every day at "
-                    f"**{info.local_time}** {info.timezone} in {channel.mention}. "
-                    f"First post {ts(first, 'f')} ({ts(first, 'R')}). Each closes with "
-                    "the group's result when the next one is posted."
-                )
+            # TRANSLATORS: {what} reads "2 tasks · MLOps · any difficulty"; {time} is HH:MM and
+            # {zone} an IANA zone; {first} a date and time, {relative} "in 5 hours".
+            text = _(
+                "Scheduled **#{id}**: {what}, every day at **{time}** {zone} in {channel}. "
+                "First post {first} ({relative}). Each closes with the group's result when the "
+                "next one is posted."
+            ).format(
+                id=info.id,
+                what=what(info),
+                time=info.local_time,
+                zone=info.timezone,
+                channel=channel.mention,
+                first=ts(first, "f"),
+                relative=ts(first, "R"),
             )
+            await responder.send(content=text)
 
     @schedule.command(name="list", description="This server's daily quizzes and how they went.")
     @moderator_only()
@@ -133,9 +146,11 @@ class ScheduleCog(commands.Cog):
         async with Responder(interaction) as responder:
             info = await self.scheduler.remove_schedule(guild_id, schedule_id)
             if info is None:
-                raise ScheduleInputError(_unknown(schedule_id))
+                raise _unknown(schedule_id)
             await responder.send(
-                content=f"Removed daily quiz **#{info.id}**. Its last post still closes on time."
+                content=_(
+                    "Removed daily quiz **#{id}**. Its last post still closes on time."
+                ).format(id=info.id)
             )
 
     @schedule.command(name="pause", description="Pause a daily quiz (no posts until resumed).")
@@ -159,20 +174,23 @@ class ScheduleCog(commands.Cog):
         async with Responder(interaction) as responder:
             change = await self.scheduler.set_paused(guild_id, schedule_id, paused)
             if change is None:
-                raise ScheduleInputError(_unknown(schedule_id))
+                raise _unknown(schedule_id)
             info = change.schedule
             if not change.changed:
-                state = "is paused already" if paused else "is not paused"
-                text = f"Daily quiz **#{info.id}** {state}."
+                if paused:
+                    text = _("Daily quiz **#{id}** is paused already.").format(id=info.id)
+                else:
+                    text = _("Daily quiz **#{id}** is not paused.").format(id=info.id)
             elif paused:
-                text = f"Paused daily quiz **#{info.id}**. `/schedule resume` restarts it."
+                text = _("Paused daily quiz **#{id}**. `/schedule resume` restarts it.").format(
+                    id=info.id
+                )
             else:
                 first = self.scheduler.next_run(info).at
-                text = (
-                    f"Resumed daily quiz **#{info.id}**; next post "
-                    f"{discord_timestamp(first, 'f')}. Days missed while paused are "
-                    "not posted."
-                )
+                text = _(
+                    "Resumed daily quiz **#{id}**; next post {first}. Days missed while paused "
+                    "are not posted."
+                ).format(id=info.id, first=discord_timestamp(first, "f"))
             await responder.send(content=text)
 
     @schedule_remove.autocomplete("schedule_id")
@@ -201,8 +219,14 @@ class ScheduleCog(commands.Cog):
         for known in topics:
             if known.casefold() == topic.strip().casefold():
                 return known
+        if topics:
+            raise ScheduleInputError(
+                N_("There is no topic {topic!r}. Topics: {topics}."),
+                topic=topic,
+                topics=", ".join(topics),
+            )
         raise ScheduleInputError(
-            f"There is no topic {topic!r}. Topics: {', '.join(topics) or 'none loaded'}."
+            N_("There is no topic {topic!r}. No topics are loaded."), topic=topic
         )
 
     def _check_channel(self, channel: discord.TextChannel, *, thread: bool) -> None:
@@ -213,19 +237,25 @@ class ScheduleCog(commands.Cog):
         perms = channel.permissions_for(me)
         missing = missing_post_permissions(perms)
         if thread and not perms.create_public_threads:
-            missing.append("Create Public Threads")
+            missing.append(permission_name("create_public_threads"))
         if thread and not perms.send_messages_in_threads:  # the explanation goes in the thread
-            missing.append("Send Messages in Threads")
+            missing.append(permission_name("send_messages_in_threads"))
         if missing:
-            names = ", ".join(f"**{m}**" for m in missing)
             raise ScheduleInputError(
-                f"I can't post daily quizzes in {channel.mention}: I'm missing {names} there. "
-                "Grant it in the channel settings, then add the schedule again."
+                N_(
+                    "I can't post daily quizzes in {channel}: I'm missing {permissions} there. "
+                    "Grant it in the channel settings, then add the schedule again."
+                ),
+                channel=channel.mention,
+                permissions=", ".join(f"**{m}**" for m in missing),
             )
 
 
-def _unknown(schedule_id: int) -> str:
-    return f"This server has no daily quiz #{schedule_id}. `/schedule list` shows them."
+def _unknown(schedule_id: int) -> ScheduleInputError:
+    return ScheduleInputError(
+        N_("This server has no daily quiz #{id}. `/schedule list` shows them."),
+        id=str(schedule_id),  # an id, not a number to format
+    )
 
 
 async def setup(bot: QuizBot) -> None:

@@ -1,4 +1,5 @@
-"""/leaderboard, /stats and /topics, and their embeds."""
+"""/leaderboard, /stats and /topics, and their embeds. The leaderboard is public, so it speaks
+the server's language; /stats and /topics are private, in the member's."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bot.clock import Period, discord_timestamp
 from bot.discord_ui.clicks import Responder, context, guild_id_of
 from bot.discord_ui.params import PeriodParam
 from bot.discord_ui.replies import Reply
+from bot.i18n import N_, _, formats, ngettext, speaking
 from bot.quiz.tasks import Catalog, Difficulty
 from bot.store import Leaderboard, MemberStats
 
@@ -34,10 +36,16 @@ _DIRECTION_MARKS = dict.fromkeys(
 ISOLATE, END_ISOLATE = "\u2068", "\u2069"
 
 
-TIES = "Ties: more solved first, then whoever reached the score first."
+TIES = N_("Ties: more solved first, then whoever reached the score first.")
 PERIOD_STARTS = {
-    Period.TODAY: "Days start at 00:00, {zone} time.",
-    Period.WEEK: "Weeks start on Monday 00:00, {zone} time.",
+    Period.TODAY: N_("Days start at 00:00, {zone} time."),
+    Period.WEEK: N_("Weeks start on Monday 00:00, {zone} time."),
+}
+# TRANSLATORS: the leaderboard's title (256 characters at most), one per period.
+BOARD_TITLES = {
+    Period.TODAY: N_("🏆 Leaderboard · today"),
+    Period.WEEK: N_("🏆 Leaderboard · this week"),
+    Period.ALL: N_("🏆 Leaderboard · all time"),
 }
 
 
@@ -45,7 +53,7 @@ def leaderboard_footer(period: Period | str, zone: str) -> str:
     """How the board ranks and where its period starts: members see equal scores in different
     places, and a day that is not theirs, otherwise unexplained."""
     start = PERIOD_STARTS.get(Period(period))
-    return f"{TIES} {start.format(zone=zone)}" if start else TIES
+    return f"{_(TIES)} {_(start).format(zone=zone)}" if start else _(TIES)
 
 
 def shown_name(name: str, user_id: int) -> str:
@@ -54,30 +62,60 @@ def shown_name(name: str, user_id: int) -> str:
     nothing visible in it would leave a rank without anyone: it shows as the member's id."""
     bare = name.translate(_DIRECTION_MARKS)
     if all(rendering.draws_nothing(c) or unicodedata.category(c)[0] in "CM" for c in bare):
-        return f"member {user_id}"
+        return _("member {id}").format(id=user_id)
     return f"{ISOLATE}{discord.utils.escape_markdown(bare)}{END_ISOLATE}"
 
 
+def board_line(place: str, name: str, points: int, solved: int, *, you: bool) -> str:
+    """One ranked member: `place` a medal or a bold rank, `name` as `shown_name` gives it."""
+    values = {"place": place, "name": name, "points": formats.number(points)}
+    if you:
+        # TRANSLATORS: a leaderboard line; "pts" is short for points. "← you" marks the reader.
+        text = ngettext(
+            "{place} {name} · **{points}** pts · {solved} solved ← you",
+            "{place} {name} · **{points}** pts · {solved} solved ← you",
+            solved,
+        )
+    else:
+        # TRANSLATORS: a leaderboard line; "pts" is short for points.
+        text = ngettext(
+            "{place} {name} · **{points}** pts · {solved} solved",
+            "{place} {name} · **{points}** pts · {solved} solved",
+            solved,
+        )
+    return text.format(**values, solved=formats.number(solved))
+
+
 def leaderboard_embed(board: Leaderboard, period: Period | str, user_id: int) -> discord.Embed:
-    title = f"🏆 Leaderboard · {Period(period).label}"
+    """The board in the current locale (the caller speaks the server's language: it is public)."""
+    title = _(BOARD_TITLES[Period(period)])
     if not board.rows:
         return discord.Embed(
             title=title,
-            description="No points yet. Answer a quiz to be the first on the board!",
+            description=_("No points yet. Answer a quiz to be the first on the board!"),
             colour=discord.Colour.gold(),
         ).set_footer(text=leaderboard_footer(period, board.zone))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     lines = []
     for row in board.rows:
         who = shown_name(row.name, row.user_id)
-        mark = " ← you" if row.user_id == user_id else ""
-        place = medals.get(row.rank, f"**{row.rank}.**")
-        lines.append(f"{place} {who} · **{row.points}** pts · {row.solved} solved{mark}")
+        place = medals.get(row.rank, f"**{formats.number(row.rank)}.**")
+        lines.append(board_line(place, who, row.points, row.solved, you=row.user_id == user_id))
     if board.me is None:
-        lines.append("\nYou have no points in this period yet.")
+        lines.append("\n" + _("You have no points in this period yet."))
     elif all(row.user_id != user_id for row in board.rows):
         me = board.me
-        lines.append(f"…\n**{me.rank}.** you · **{me.points}** pts · {me.solved} solved")
+        # TRANSLATORS: the reader's own line below the top 10; "pts" is short for points.
+        mine = ngettext(
+            "**{rank}.** you · **{points}** pts · {solved} solved",
+            "**{rank}.** you · **{points}** pts · {solved} solved",
+            me.solved,
+        ).format(
+            rank=formats.number(me.rank),
+            points=formats.number(me.points),
+            solved=formats.number(me.solved),
+        )
+        lines.append(f"…\n{mine}")
     description = rendering.truncate("\n".join(lines), rendering.EMBED_DESCRIPTION)
     embed = discord.Embed(title=title, description=description, colour=discord.Colour.gold())
     return embed.set_footer(text=leaderboard_footer(period, board.zone))
@@ -87,46 +125,78 @@ def stats_embed(name: str, stats: MemberStats, picture: str | None = None) -> di
     """The figures as text (what a screen reader reads); `picture`: the filename of an
     attachment that shows them (the /stats picture), set as the embed's image."""
     embed = discord.Embed(
-        title=f"📊 Stats · {discord.utils.escape_markdown(name)}", colour=discord.Colour.blurple()
+        title=_("📊 Stats · {name}").format(name=discord.utils.escape_markdown(name)),
+        colour=discord.Colour.blurple(),
     )
     if picture is not None:
         embed.set_image(url=f"attachment://{picture}")
     if stats.tried == 0:
-        embed.description = "No quizzes tried yet."
+        embed.description = _("No quizzes tried yet.")
         return embed
-    embed.add_field(name="Points", value=str(stats.points))
+    number = formats.number
+    embed.add_field(name=_("Points"), value=number(stats.points))
     if stats.practice_points:
-        embed.add_field(name="Practice points (private)", value=str(stats.practice_points))
-    embed.add_field(name="Solved", value=f"{stats.solved} of {stats.tried} tried")
+        embed.add_field(name=_("Practice points (private)"), value=number(stats.practice_points))
     embed.add_field(
-        name="First try", value=f"{stats.first_try} ({stats.first_try_rate:.0%} of tried)"
+        name=_("Solved"),
+        value=_("{solved} of {tried} tried").format(
+            solved=number(stats.solved), tried=number(stats.tried)
+        ),
     )
     embed.add_field(
-        name="Streak", value=f"{stats.streak_days} day{'' if stats.streak_days == 1 else 's'}"
+        name=_("First try"),
+        value=_("{count} ({rate} of tried)").format(
+            count=number(stats.first_try), rate=formats.percent(stats.first_try_rate)
+        ),
+    )
+    embed.add_field(
+        name=_("Streak"),
+        value=ngettext("{n} day", "{n} days", stats.streak_days).format(
+            n=number(stats.streak_days)
+        ),
     )
     if stats.last_active is not None:
-        embed.add_field(name="Last active", value=discord_timestamp(stats.last_active, "R"))
+        embed.add_field(name=_("Last active"), value=discord_timestamp(stats.last_active, "R"))
     return embed
 
 
+def difficulty_count(difficulty: Difficulty, n: int) -> str:
+    """"3 easy": a sentence per difficulty, so that the word agrees with the count."""
+    if difficulty is Difficulty.EASY:
+        text = ngettext("{n} easy", "{n} easy", n)
+    elif difficulty is Difficulty.MEDIUM:
+        text = ngettext("{n} medium", "{n} medium", n)
+    else:
+        text = ngettext("{n} hard", "{n} hard", n)
+    return text.format(n=formats.number(n))
+
+
 def topics_embed(catalog: Catalog) -> discord.Embed:
-    embed = discord.Embed(title="📚 Topics", colour=discord.Colour.blurple())
+    embed = discord.Embed(title=_("📚 Topics"), colour=discord.Colour.blurple())
     if not len(catalog):
-        embed.description = "No task banks are loaded."
+        embed.description = _("No task banks are loaded.")
         return embed
-    per_bank: dict[tuple[str, str], Counter[Difficulty]] = defaultdict(Counter)
+    per_bank: dict[tuple[str, str, str | None], Counter[Difficulty]] = defaultdict(Counter)
     for task in catalog:
-        per_bank[(task.topic, task.bank)][task.difficulty] += 1
+        per_bank[(task.topic, task.bank, task.bank_language)][task.difficulty] += 1
     lines: list[str] = []
     for topic in catalog.topics():
         lines.append(rendering.bold(topic))
-        for (bank_topic, bank), counter in per_bank.items():
+        for (bank_topic, bank, language), counter in per_bank.items():
             if bank_topic != topic:
                 continue
-            counts = " · ".join(f"{counter[d]} {d.value}" for d in Difficulty if counter[d])
-            lines.append(f"• {bank or 'untitled bank'}: {counts}")
+            counts = " · ".join(difficulty_count(d, counter[d]) for d in Difficulty if counter[d])
+            name = bank or _("untitled bank")
+            # The language the bank's content is written in (`language:`), never translated.
+            lines.append(f"• {name} · {language}: {counts}" if language else f"• {name}: {counts}")
     embed.description = rendering.truncate("\n".join(lines), rendering.EMBED_DESCRIPTION)
-    embed.set_footer(text=f"{len(catalog)} tasks · /quiz topic:<name> to post one")
+    # TRANSLATORS: `topic:` is /quiz's option name, which stays English; <name> may be translated.
+    footer = ngettext(
+        "{n} task · /quiz topic:<name> to post one",
+        "{n} tasks · /quiz topic:<name> to post one",
+        len(catalog),
+    )
+    embed.set_footer(text=footer.format(n=formats.number(len(catalog))))
     return embed
 
 
@@ -144,7 +214,8 @@ class StandingsCog(commands.Cog):
         # Public: the board is the group's, and it only shows totals.
         async with Responder(interaction, ephemeral=False) as responder:
             board = await self.bot.service.leaderboard(guild_id, period, interaction.user.id)
-            embed = leaderboard_embed(board, period, interaction.user.id)
+            with speaking(await self.bot.languages.public_locale(guild_id)):
+                embed = leaderboard_embed(board, period, interaction.user.id)
             await responder.send(Reply(embeds=(embed,)))
 
     @app_commands.command(name="stats", description="Your quiz figures (or a member's).")

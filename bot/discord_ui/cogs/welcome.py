@@ -14,6 +14,7 @@ import discord
 from discord.ext import commands
 
 from bot.discord_ui.clicks import NO_CONNECTION
+from bot.i18n import N_, _, speaking
 from bot.quiz.errors import StoreAction, StoreError
 from bot.store import welcome
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-WELCOME = (
+WELCOME = N_(
     "👋 **Hello! I'm a quiz tutor.** I post short tasks; whoever answers gets private "
     "feedback, hints and a worked solution.\n"
     "• `/quiz` posts a task in this channel: answer with its buttons.\n"
@@ -57,6 +58,7 @@ async def welcome_guild(bot: QuizBot, guild: discord.Guild) -> discord.Message |
         return None
     service = bot.service
     try:
+        language = await bot.languages.public_locale(guild.id)  # the server's: it is public
         first = await service.run_write(
             StoreAction.WRITE, welcome.claim_welcome, guild.id, service.clock()
         )
@@ -66,8 +68,10 @@ async def welcome_guild(bot: QuizBot, guild: discord.Guild) -> discord.Message |
     if not first:
         log.info("joined server %s again: it was welcomed before", guild.id)
         return None
+    with speaking(language):
+        text = _(WELCOME)
     try:
-        message = await channel.send(WELCOME, allowed_mentions=discord.AllowedMentions.none())
+        message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
     except discord.HTTPException as exc:
         log.warning("could not welcome server %s in channel %s: %s", guild.id, channel.id, exc)
         return None

@@ -9,6 +9,7 @@ wall-clock), compared within the test, so a busy shared machine slows both sizes
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ MAX_TIME_RATIO = 8.0
 SLACK_SECONDS = 0.003
 """CPU time below this is noise: a run this short says nothing about growth."""
 REPEATS = 3
+MIN_SECONDS = 0.004
+"""The smaller input is doubled (at most MAX_DOUBLINGS times) until it takes this much CPU."""
+MAX_DOUBLINGS = 4
 
 PROPERTY = settings(
     max_examples=2,
@@ -40,14 +44,31 @@ WORDS = st.text(alphabet="abxyz019 _*#>", min_size=1, max_size=4)
 
 
 def _timed(run: Callable[[], str]) -> tuple[float, str]:
-    start = time.process_time()
-    out = run()
-    return time.process_time() - start, out
+    # Python's cyclic collector runs more often as live objects pile up, which is superlinear
+    # in itself: timed without it, the growth measured is the code's.
+    gc.disable()
+    try:
+        start = time.process_time()
+        out = run()
+        return time.process_time() - start, out
+    finally:
+        gc.enable()
+
+
+def _best(convert: Callable[[int], str], size: int) -> tuple[float, str]:
+    return min(_timed(lambda: convert(size)) for _ in range(REPEATS))
 
 
 def assert_linear(convert: Callable[[int], str], n: int) -> None:
     """`convert(size)` builds the hostile input of that size and returns the output."""
-    small, small_out = min(_timed(lambda: convert(n)) for _ in range(REPEATS))
+    small, small_out = _best(convert, n)
+    # A run of a millisecond is all noise on a shared machine: grow the input until the
+    # smaller one takes long enough for the ratio to mean something.
+    for _ in range(MAX_DOUBLINGS):
+        if small >= MIN_SECONDS:
+            break
+        n *= 2
+        small, small_out = _best(convert, n)
     large, large_out = _timed(lambda: convert(GROWTH * n))
     for _ in range(REPEATS - 1):  # more runs only when the first looks too slow (noise)
         if large <= MAX_TIME_RATIO * small + SLACK_SECONDS:

@@ -412,7 +412,14 @@ def test_import_of_export_gives_back_every_field_moodle_carries(tmp_path: Path) 
 
     back = round_trip(tasks, tmp_path)
 
-    expected = [t for t in tasks if t.id != fill_task().id]  # several blanks: left out
+    # A fill task's notes come back in option order (each is tied to its option all the same).
+    fill_id = fill_task().id
+    expected = [
+        dataclasses.replace(t, mistakes=tuple(sorted(t.mistakes, key=lambda n: n.options)))
+        if t.id == fill_id
+        else t
+        for t in tasks
+    ]
     assert [dataclasses.replace(t, bank="") for t in back] == expected
 
 
@@ -446,14 +453,18 @@ def test_export_writes_multichoice_with_tied_notes_as_option_feedback() -> None:
     assert question.findtext("hint/text") == "Think about what gets copied."
 
 
-def test_a_fill_task_with_several_blanks_is_left_out_with_an_xml_comment() -> None:
+def test_a_fill_task_with_several_blanks_is_exported_as_a_cloze_question() -> None:
     xml = moodle_xml.export([fill_task(), choice()], bank="B")
 
-    assert (
-        "<!-- left out: t-fill: a fill task with 3 blanks has no Moodle XML form (a multichoice "
-        "question has one answer) -->" in xml
-    )
-    assert [d.id for d in moodle_xml.parse(xml, source="x.xml").drafts] == ["t-choice"]
+    question = ET.fromstring(xml).findall("question")[1]
+    assert question.get("type") == "cloze"
+    assert "quizbot-fill" in [t.findtext("text") for t in question.findall("tags/tag")]
+    text = question.findtext("questiontext/text") or ""
+    # A MULTICHOICE part per blank, every option in it, each option's note as its feedback.
+    assert text.count("{1:MULTICHOICE:") == 3
+    assert "{1:MULTICHOICE:=//~devices#'devices' is not defined here.~device_list~/#" in text
+    drafts = moodle_xml.parse(xml, source="x.xml").drafts
+    assert (drafts[0].id, drafts[0].kind, drafts[0].answers) == ("t-fill", "fill", ["A", "C", "C"])
 
 
 def test_a_one_blank_fill_task_is_a_multichoice_showing_the_code() -> None:
@@ -540,4 +551,4 @@ def test_solution_marks_written_in_html_are_read_as_steps() -> None:
 def test_the_exported_task_kinds_are_choice_and_fill(tmp_path: Path) -> None:
     kinds = [t.kind for t in round_trip(bank(), tmp_path)]
 
-    assert kinds == [Kind.CHOICE, Kind.CHOICE, Kind.FILL, Kind.CHOICE]
+    assert kinds == [Kind.CHOICE, Kind.CHOICE, Kind.FILL, Kind.FILL, Kind.CHOICE]
