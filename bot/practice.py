@@ -221,7 +221,7 @@ class PracticeSession:
             )
             return
         # A multi task's count of right options is the author's to show (`show_count`).
-        count = "one or more" if task.kind is Kind.MULTI else str(task.blanks)
+        count = "one or more" if task.kind is Kind.MULTI and not task.single else str(task.blanks)
         self.say(
             f"Give {count} letter(s) from {', '.join(task.labels)}, or a command: {COMMANDS}."
         )
@@ -248,12 +248,12 @@ class PracticeSession:
             where = f" (part {parts} wrong: {round(outcome.credit * 100)}% of the answer)"
         elif task.multi_blank:
             where = f" (blank {', '.join(f'[{b}]' for b in outcome.wrong_blanks)} wrong)"
-        if outcome.credit and task.typed:
+        if outcome.credit and (task.typed or task.single):
             where = f" (that answer earns {round(outcome.credit * 100)}% of the credit)"
         elif task.kind is Kind.MATCHING and outcome.credit is not None:
             items = ", ".join(str(b) for b in outcome.wrong_blanks)
             where = f" (item {items} wrong: {round(outcome.credit * 100)}% of the answer)"
-        elif outcome.credit is not None and task.kind is Kind.MULTI:
+        elif outcome.credit is not None and task.kind is Kind.MULTI and not task.single:
             wrong = len(outcome.wrong_picks)
             share = round(outcome.credit * 100)
             where = f" ({len(outcome.picks) - wrong} right, {wrong} wrong: {share}% of the answer)"

@@ -286,15 +286,20 @@ def select_placeholder(task: Task, blank: int) -> str:
     return blank_placeholder(blank)
 
 
+def _kind_title(task: Task) -> str:
+    """A single-pick multi task is, to the member, multiple choice."""
+    return _(KIND_TITLES[Kind.CHOICE if task.single else task.kind])
+
+
 def task_title(task: Task) -> str:
     """E.g. "Fill in the blank · MLOps"."""
-    return f"{_(KIND_TITLES[task.kind])} · {task.topic}"
+    return f"{_kind_title(task)} · {task.topic}"
 
 
 def plain_task_title(task: Task) -> str:
     """`task_title` for a plain-text place."""
     topic = _one_line(plain_text(task.topic[:PLAIN_SOURCE]))
-    return f"{_(KIND_TITLES[task.kind])} · {topic}"
+    return f"{_kind_title(task)} · {topic}"
 
 
 def solution_title(task: Task) -> str:
@@ -341,6 +346,8 @@ def task_description(task: Task) -> str:
 
 def multi_instruction(task: Task) -> str:
     """What a multi task asks of the member, with how many options are right if shown."""
+    if task.single:
+        return _("Pick one answer: some earn part of the credit.")
     if task.show_count:
         n = len(task.answers)
         return ngettext("Pick the {n} right answer.", "Pick the {n} right answers.", n).format(n=n)

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from bot.content.matching_parts import matching_options
 from bot.quiz.tasks import (
+    FULL_CREDIT,
     OPTION_LABELS,
     Difficulty,
     Kind,
@@ -93,13 +94,15 @@ def multi(
     answers: Sequence[str] = ("A", "B"),
     weights: Sequence[float | str] | None = None,
     show_count: bool = False,
+    single: bool = False,
     hint: str = "Two of them.",
     mistakes: Sequence[MistakeNote] = (),
     topic: str = "Testing",
     difficulty: Difficulty = Difficulty.MEDIUM,
 ) -> Task:
     """A multi task: `answers` share 100% (each wrong pick takes a share), unless `weights`
-    (percent, one per option) are given."""
+    (percent, one per option) are given. `single`: one pick; the right options are those at
+    100%."""
     opts = options(*texts)
     labels = tuple(o.label for o in opts)
     if weights is None:
@@ -113,12 +116,17 @@ def multi(
         difficulty=difficulty,
         prompt=prompt,
         options=opts,
-        answers=tuple(label for label, w in zip(labels, weighted, strict=True) if w > 0),
+        answers=tuple(
+            label
+            for label, w in zip(labels, weighted, strict=True)
+            if (w == FULL_CREDIT if single else w > 0)
+        ),
         hints=(hint,) if hint else (),
         solution=Solution(explanation="The first two."),
         mistakes=tuple(mistakes),
         weights=weighted,
         show_count=show_count,
+        single=single,
     )
 
 

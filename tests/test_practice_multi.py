@@ -46,3 +46,35 @@ def test_the_last_attempt_earns_its_share_and_a_blank_line_asks_again(tmp_path: 
     assert "+3 point(s) for the right part." in stdout  # 20 x 1/3 x 50%
     assert "Done. You earned 3 point(s)." in stdout
     assert attempts(db) == 3
+
+
+SINGLE = """bank: Calls
+topic: Python
+tasks:
+  - id: py-join
+    kind: multi
+    single: true
+    difficulty: medium
+    question: Which call joins a list with dashes?
+    options:
+      - text: "'-'.join(parts)"
+        weight: 100
+      - text: "'-' + parts"
+        weight: 50
+      - text: "parts.join('-')"
+    solution:
+      explanation: join is a method of the separator.
+"""
+
+
+def test_a_single_pick_task_takes_one_letter_and_a_half_answer_says_its_credit(
+    tmp_path: Path,
+) -> None:
+    bank = tmp_path / "calls.yaml"
+    bank.write_text(SINGLE, encoding="utf-8")
+    stdout, db = practice(tmp_path, "a b\nB\nA\n", bank=bank)
+    assert "Pick one answer: some earn part of the credit." in stdout
+    assert "Give 1 letter(s) from A, B, C" in stdout  # two letters: no attempt used
+    assert "Not quite (that answer earns 50% of the credit)." in stdout
+    assert "Correct! +13 point(s)." in stdout
+    assert attempts(db) == 2

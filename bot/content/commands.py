@@ -62,8 +62,10 @@ def task_record(task: Task, *, confirmed: bool = True) -> dict[str, Any]:
         "hints": list(task.hints),  # the whole ladder; `hint` is its first, or None
         "bank_language": task.bank_language,  # the bank's `language:` tag, or None
     } | (
-        # A multi task's weights in percent, one per option; `answers` are its right options.
+        # A multi task's weights in percent, one per option; `answers` are its right options;
+        # `single` (only when set): one pick, graded by its weight.
         {"weights": [float(w) for w in task.weights], "show_count": task.show_count}
+        | ({"single": True} if task.single else {})
         if task.kind is Kind.MULTI
         else {}
     ) | (

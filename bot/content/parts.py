@@ -60,6 +60,7 @@ class Body:
     language: str = "python"
     weights: tuple[Fraction, ...] = ()
     show_count: bool = False
+    single: bool = False
 
     @property
     def always_right(self) -> tuple[str, ...]:
@@ -181,8 +182,15 @@ class TaskParts(NodeChecker):
             if "show_count" in fields
             else False
         )
+        single = (
+            self.flag(fields["single"], join(prefix, "single")) if "single" in fields else False
+        )
         weighted = self.option_weights
         at = join(prefix, "answers")
+        if single and "answers" in fields:
+            why = "a single-pick task gives each option a weight, not answers"
+            self.report(fields["answers"], at, why)
+            return None
         if "answers" in fields and weighted:
             why = "give either answers (equal weights) or a weight on options, not both"
             self.report(fields["answers"], at, why)
@@ -204,6 +212,8 @@ class TaskParts(NodeChecker):
         if labels is None or None in weighted.values():
             return None
         weights = tuple(weighted.get(label) or Fraction(0) for label in labels)
+        if single:
+            return self._single(fields, prefix, question, labels, weights, show_count)
         right = sum((w for w in weights if w > 0), Fraction(0))
         if abs(right - FULL_CREDIT) > CREDIT_TOLERANCE:
             node = fields.get("options")
@@ -215,6 +225,29 @@ class TaskParts(NodeChecker):
             return None
         answers = tuple(label for label, w in zip(labels, weights, strict=True) if w > 0)
         return Body(question, answers, weights=weights, show_count=show_count)
+
+    def _single(
+        self,
+        fields: Fields,
+        prefix: str,
+        question: str | None,
+        labels: tuple[str, ...],
+        weights: tuple[Fraction, ...],
+        show_count: bool | None,
+    ) -> Body | None:
+        """Moodle's single-answer weights: an option at 100% (its right ones), none above."""
+        full = tuple(
+            label
+            for label, w in zip(labels, weights, strict=True)
+            if abs(w - FULL_CREDIT) <= CREDIT_TOLERANCE
+        )
+        if not full or max(weights) > FULL_CREDIT + CREDIT_TOLERANCE:
+            why = "a single-pick task needs an option of weight 100 and none above it"
+            self.report(fields.get("options"), join(prefix, "options"), why)
+            return None
+        if not (question and show_count is not None):
+            return None
+        return Body(question, full, weights=weights, show_count=show_count, single=True)
 
     def _fill(self, fields: Fields, prefix: str, labels: Labels) -> Body | None:
         instruction = self._text_of(fields, prefix, "instruction")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from babel import Locale, UnknownLocaleError
 from yaml.nodes import MappingNode, Node, ScalarNode
@@ -50,7 +50,13 @@ COMMON_TASK_KEYS: Final = {
 }
 KIND_KEYS: Final = {
     Kind.CHOICE: {"question": True, "options": True, "answer": True},
-    Kind.MULTI: {"question": True, "options": True, "answers": False, "show_count": False},
+    Kind.MULTI: {
+        "question": True,
+        "options": True,
+        "answers": False,
+        "show_count": False,
+        "single": False,
+    },
     Kind.SHORT: {"question": True, "answers": True, "case_sensitive": False, "typos": False},
     Kind.NUMERICAL: {"question": True, "answers": True, "units": False, "unit_penalty": False},
     Kind.MATCHING: {"question": True, "pairs": True, "distractors": False},
@@ -79,6 +85,15 @@ class ParsedBank:
     file: Path
     tasks: list[ParsedTask] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+
+
+class _Shared(NamedTuple):
+    """The fields every kind of task has, as checked (None: refused, or missing)."""
+
+    difficulty: Difficulty | None
+    topic: str | None
+    hints: tuple[str, ...] | None
+    solution: Solution | None
 
 
 def _peek(node: MappingNode, key: str) -> Node | None:
@@ -184,12 +199,13 @@ class BankChecker(TaskParts, TypedParts, MatchingParts, ClozeParts):
         topic = self._topic(own, join(prefix, "topic")) if own is not None else self.bank_topic
         hints = self._hints(fields, prefix)
         solution = self._solution(fields.get("solution"), join(prefix, "solution"))
+        shared = _Shared(difficulty, topic, hints, solution)
         if kind in (Kind.SHORT, Kind.NUMERICAL):  # typed: no options, answers of their own
-            return self._build_typed(fields, prefix, kind, difficulty, topic, hints, solution)
+            return self._build_typed(fields, prefix, kind, shared)
         if kind is Kind.MATCHING:  # options made from the pairs' answers and the distractors
-            return self._build_matching(fields, prefix, difficulty, topic, hints, solution)
+            return self._build_matching(fields, prefix, shared)
         if kind is Kind.CLOZE:  # parts in Moodle's syntax, each with its own answers
-            return self._build_cloze(fields, prefix, difficulty, topic, hints, solution)
+            return self._build_cloze(fields, prefix, shared)
         options = self._options(fields.get("options"), join(prefix, "options"), kind)
         labels = tuple(o.label for o in options) if options else None
         body = self._body(fields, prefix, kind, labels)
@@ -216,99 +232,66 @@ class BankChecker(TaskParts, TypedParts, MatchingParts, ClozeParts):
             bank=bank_title,
             weights=body.weights,
             show_count=body.show_count,
+            single=body.single,
         )
 
-    def _build_typed(
-        self,
-        fields: Fields,
-        prefix: str,
-        kind: Kind,
-        difficulty: Difficulty | None,
-        topic: str | None,
-        hints: tuple[str, ...] | None,
-        solution: Solution | None,
-    ) -> Task | None:
-        read = self._short if kind is Kind.SHORT else self._numerical
-        body = read(fields, prefix)
+    def _shared_task(self, kind: Kind, shared: _Shared) -> Task | None:
+        """A task of `kind` with only what every kind has, once all of it is valid: its builder
+        adds its own fields (`replace`)."""
+        difficulty, topic, hints, solution = shared
         if not (self.task_id and difficulty and topic and solution and self.bank_title):
             return None
-        if body is None or hints is None:
+        if hints is None:
             return None
         return Task(
             id=self.task_id,
             topic=topic,
             kind=kind,
             difficulty=difficulty,
-            prompt=body.question,
+            prompt="",
             options=(),
             answers=(),
             hints=hints,
             solution=solution,
-            mistakes=body.general,
             bank=self.bank_title,
+        )
+
+    def _build_typed(self, fields: Fields, prefix: str, kind: Kind, shared: _Shared) -> Task | None:
+        read = self._short if kind is Kind.SHORT else self._numerical
+        body = read(fields, prefix)
+        task = self._shared_task(kind, shared)
+        if task is None or body is None:
+            return None
+        return replace(
+            task,
+            prompt=body.question,
+            mistakes=body.general,
             short=body.short,
             numeric=body.numeric,
         )
 
-    def _build_matching(
-        self,
-        fields: Fields,
-        prefix: str,
-        difficulty: Difficulty | None,
-        topic: str | None,
-        hints: tuple[str, ...] | None,
-        solution: Solution | None,
-    ) -> Task | None:
+    def _build_matching(self, fields: Fields, prefix: str, shared: _Shared) -> Task | None:
         body = self._matching(fields, prefix)
         general = self._mistakes(fields.get("mistakes"), join(prefix, "mistakes"), (), ())
-        if not (self.task_id and difficulty and topic and solution and self.bank_title):
+        task = self._shared_task(Kind.MATCHING, shared)
+        if task is None or body is None or general is None:
             return None
-        if body is None or hints is None or general is None:
-            return None
-        return Task(
-            id=self.task_id,
-            topic=topic,
-            kind=Kind.MATCHING,
-            difficulty=difficulty,
+        return replace(
+            task,
             prompt=body.question,
             options=body.options,
             answers=body.answers,
-            hints=hints,
-            solution=solution,
             mistakes=body.mistakes + general,
-            bank=self.bank_title,
             stems=body.stems,
         )
 
-    def _build_cloze(
-        self,
-        fields: Fields,
-        prefix: str,
-        difficulty: Difficulty | None,
-        topic: str | None,
-        hints: tuple[str, ...] | None,
-        solution: Solution | None,
-    ) -> Task | None:
+    def _build_cloze(self, fields: Fields, prefix: str, shared: _Shared) -> Task | None:
         body = self._cloze(fields, prefix)
         general = self._mistakes(fields.get("mistakes"), join(prefix, "mistakes"), (), ())
-        if not (self.task_id and difficulty and topic and solution and self.bank_title):
+        task = self._shared_task(Kind.CLOZE, shared)
+        if task is None or body is None or general is None:
             return None
-        if body is None or hints is None or general is None:
-            return None
-        return Task(
-            id=self.task_id,
-            topic=topic,
-            kind=Kind.CLOZE,
-            difficulty=difficulty,
-            prompt=body.prompt,
-            options=(),
-            answers=(),
-            hints=hints,
-            solution=solution,
-            mistakes=general,
-            bank=self.bank_title,
-            parts=body.parts,
-        )
+        return replace(task, prompt=body.prompt, mistakes=general, parts=body.parts)
 
     def _topic(self, node: Node, path: str) -> str | None:
         # A topic is offered as a command choice, whose value is one line of `MAX_TOPIC`.

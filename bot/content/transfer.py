@@ -208,6 +208,7 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
         language=(draft.language or "python") if fill else "python",
         weights=draft_weights(draft) if draft.kind == Kind.MULTI else (),
         show_count=draft.show_count,
+        single=draft.single,
         short=draft.short,
         numeric=draft.numeric,
         stems=tuple(stem for stem, _ in draft.pairs),
@@ -218,7 +219,7 @@ def _as_task(draft: Draft, bank_topic: str) -> Task | None:
 def _first_difference(task: Task, again: Task) -> str | None:
     """The first field in which `again` differs from `task`; notes as a member sees them."""
     names = ("id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hints")
-    for name in (*names, "show_count", "short", "numeric", "stems", "parts"):
+    for name in (*names, "show_count", "single", "short", "numeric", "stems", "parts"):
         if getattr(task, name) != getattr(again, name):
             return {"prompt": "code" if task.kind is Kind.FILL else "question"}.get(name, name)
     for name in ("instruction", "language"):

@@ -26,24 +26,31 @@ from bot.discord_ui.clicks import (
     Fields,
     Responder,
     guild_id_of,
-    member,
     private_message_only,
-    send_private,
 )
-from bot.discord_ui.picker import Screen, message_kwargs, page_line
+from bot.discord_ui.picker import (
+    PagerButton,
+    PickerRules,
+    PickSelect,
+    Screen,
+    grade,
+    message_kwargs,
+    open_picker,
+    page_line,
+)
+from bot.discord_ui.typed import typed_refusals
 from bot.i18n import N_, _, formats, ngettext
 from bot.quiz import engine
 from bot.quiz.cloze import MAX_PARTS, ClozePart
-from bot.quiz.engine import Outcome, Status, check_open, check_partial_picks
-from bot.quiz.errors import BlankAnswerError, InvalidAnswerError
-from bot.quiz.numeric import NOT_A_NUMBER, NotANumberError
+from bot.quiz.engine import Outcome, Status, check_partial_picks
+from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.review import CardUpdate
 from bot.quiz.tasks import MAX_STEMS, OPTION_LABELS, Task, blank_number
 from bot.quiz.typed import MAX_TYPED
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
-    from bot.service import PostedTask
+    from bot.service import Answered, PostedTask
 
 UNPICKED: Final = "-"
 TYPED: Final = "_"
@@ -329,16 +336,11 @@ def answers_of(task: Task, picks: Mapping[int, str], typed: Mapping[int, str]) -
 
 
 async def submitted(interaction: discord.Interaction[QuizBot], match: re.Match[str]) -> None:
-    """The modal's submit (`MODAL_PATTERN`, registered with `clicks.Router`, whose guard
-    reports any other failure)."""
+    """The modal's submit (`MODAL_PATTERN`, registered with `clicks.Router`)."""
     data: Any = interaction.data or {}
-    try:
+    async with typed_refusals(interaction, BLANK):
         post_id, picks = engine.post_id(match["post_id"]), parse_picks(match["picks"])
         await submit(interaction, post_id, picks, typed_values(data.get("components")))
-    except BlankAnswerError:
-        await send_private(interaction, _(BLANK))
-    except NotANumberError:
-        await send_private(interaction, _(NOT_A_NUMBER))
 
 
 async def submit(
@@ -372,37 +374,31 @@ async def submit(
             )
             return
         answers = answers_of(posted.task, picks, typed)
-        result = await bot.service.answer(post_id, *member(interaction), answers)
-        posted = bot.service.posted_of(result.post)
-        if result.outcome.recorded and not posted.post.private:
-            bot.live_counts.bump(post_id)
-        screen = outcome_screen(posted, result.outcome, result.card)
-        await responder.answered(
-            result.outcome,
-            result.outcome.picks or answers,
-            session=replies.session_of(posted),
-            **message_kwargs(screen, layout=False),
-        )
+        await grade(interaction, responder, post_id, answers, draw_outcome, CLOZE_RULES)
+
+
+def draw_outcome(posted: PostedTask, result: Answered) -> Screen:
+    return outcome_screen(posted, result.outcome, result.card)
+
+
+def refit(task: Task, picks: Mapping[int, str]) -> None:
+    """Picks after a select's change, refused unless they still fit the task."""
+    checked(task, encode(task, picks))
+
+
+CLOZE_RULES: Final = PickerRules(
+    fits=lambda task: bool(task.parts),
+    checked=checked,
+    refit=refit,
+    pages=pages,
+    page_of=page_of,
+    open_screen=open_screen,
+    placeholder=part_name,
+    layout=lambda task: False,
+)
 
 
 # -- the items ---------------------------------------------------------------------------------
-
-
-async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -> None:
-    """The post's Answer button: a fresh picker, privately, for whoever clicked."""
-    service = interaction.client.service
-    async with Responder(interaction) as responder:
-        view = await service.member_view(post_id, guild_id_of(interaction), interaction.user.id)
-        posted, progress = view.posted, view.progress
-        if not posted.task.parts:  # a forged custom_id: the post is no cloze task
-            raise InvalidAnswerError(f"post {post_id} is not a cloze task")
-        check_open(posted.closed, progress)
-        if progress.finished:
-            await responder.send(
-                replies.Reply(replies.finished_text(progress, replies.session_of(posted)))
-            )
-            return
-        await responder.send(**message_kwargs(open_screen(posted, {}), layout=False))
 
 
 class OpenClozeButton(
@@ -428,39 +424,23 @@ class OpenClozeButton(
         self.post_id = post_id
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
-        await open_picker(interaction, self.post_id)
+        await open_picker(interaction, self.post_id, CLOZE_RULES)
 
 
 class PartSelect(
-    Control,
+    PickSelect,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"quiz:cpick{POST_FIELD}(?::(?P<part>[^:]*))?{_PICKS}",
+    template=rf"quiz:cpick{POST_FIELD}(?::(?P<blank>[^:]*))?{_PICKS}",
 ):
+    """A choice part's select (its `blank`, as the fill picker's)."""
+
+    PREFIX = "quiz:cpick"
+    RULES = CLOZE_RULES
     FIELDS: ClassVar[Fields] = {
         "post_id": engine.post_id,
-        "part": blank_number,
+        "blank": blank_number,
         "picks": parse_picks,
     }
-
-    def __init__(
-        self,
-        post_id: int,
-        part: int,
-        picks: str,
-        options: list[discord.SelectOption] | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"quiz:cpick:{post_id}:{part}:{picks}",
-                placeholder=part_name(part),
-                options=options or [],
-                min_values=1,
-                max_values=1,
-            )
-        )
-        self.post_id = post_id
-        self.part = part
-        self.picks = picks
 
     @classmethod
     def build(cls, task: Task, post_id: int, n: int, picks: str) -> PartSelect:
@@ -475,24 +455,6 @@ class PartSelect(
             for label, answer in zip(part.labels, part.answers, strict=True)
         ]
         return cls(post_id, n, picks, options)
-
-    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
-        private_message_only(interaction)
-        service = interaction.client.service
-        async with Responder(interaction, update=True) as responder:
-            posted = await service.posted(
-                self.post_id, guild_id_of(interaction), user_id=interaction.user.id
-            )
-            task = posted.task
-            picks = checked(task, self.picks)
-            data: Any = interaction.data or {}
-            values = data.get("values")
-            if not isinstance(values, list) or len(values) != 1 or not isinstance(values[0], str):
-                raise InvalidAnswerError(f"one option per part, got {values!r}")
-            picks[self.part] = values[0]
-            checked(task, encode(task, picks))
-            screen = open_screen(posted, picks, page=page_of(task, self.part))
-            await responder.edit(**message_kwargs(screen, layout=False))
 
 
 class SubmitPartsButton(
@@ -544,43 +506,26 @@ class SubmitPartsButton(
         await interaction.response.send_modal(answer_modal(posted, picks))
 
 
+def page_field(text: str) -> int:
+    """A page button's page field: 1 for the first page (posted buttons keep it so)."""
+    return blank_number(text) - 1
+
+
 class PartPageButton(
-    Control,
+    PagerButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:cpage{POST_FIELD}(?::(?P<page>[^:]*))?{_PICKS}",
 ):
-    """Back or Next: the same picks, another page of choice parts."""
+    """Back or Next: another page of choice parts."""
 
+    PREFIX = "quiz:cpage"
+    FIRST_PAGE = 1
     FIELDS: ClassVar[Fields] = {
         "post_id": engine.post_id,
-        "page": blank_number,
+        "page": page_field,
         "picks": parse_picks,
     }
-
-    def __init__(self, post_id: int, page: int, picks: str, label: str = "Next") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"quiz:cpage:{post_id}:{page + 1}:{picks}",
-            )
-        )
-        self.post_id = post_id
-        self.page = page + 1
-        self.picks = picks
-
-    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
-        private_message_only(interaction)
-        service = interaction.client.service
-        async with Responder(interaction, update=True) as responder:
-            posted = await service.posted(
-                self.post_id, guild_id_of(interaction), user_id=interaction.user.id
-            )
-            picks = checked(posted.task, self.picks)
-            if self.page > pages(posted.task):  # a forged custom_id
-                raise InvalidAnswerError(f"task {posted.task.id} has no page {self.page}")
-            screen = open_screen(posted, picks, page=self.page - 1)
-            await responder.edit(**message_kwargs(screen, layout=False))
+    RULES = CLOZE_RULES
 
 
 def answer_button(task: Task, post_id: int, *, row: int) -> discord.ui.Item[Any]:

@@ -1,6 +1,7 @@
-"""A multi task's select menu: the member picks every option they think right, and closing the
-menu submits the set as one attempt. The post carries one select for everyone; Discord keeps
-each member's picks on their own screen, so no one sees another's."""
+"""A multi task's select menu: the member picks every option they think right (a single-pick
+task's: one), and closing the menu submits the set as one attempt. The post carries one
+select for everyone; Discord keeps each member's picks on their own screen, so no one sees
+another's."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class MultiSelect(
         *,
         placeholder: str | None = None,
         row: int | None = None,
+        single: bool = False,
     ) -> None:
         options = options or []
         super().__init__(
@@ -43,7 +45,7 @@ class MultiSelect(
                 placeholder=placeholder,
                 options=options,
                 min_values=1,
-                max_values=max(1, len(options)),
+                max_values=1 if single else max(1, len(options)),
             ),
             row=row,
         )
@@ -58,7 +60,7 @@ class MultiSelect(
             for option in task.options
         ]
         placeholder = rendering.truncate(rendering.multi_instruction(task), 150)
-        return cls(post_id, options, placeholder=placeholder, row=row)
+        return cls(post_id, options, placeholder=placeholder, row=row, single=task.single)
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         bot = interaction.client

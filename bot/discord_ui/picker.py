@@ -9,9 +9,9 @@ shows PAGE_STEMS stems a page, with Back and Next.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 
 import discord
 
@@ -37,7 +37,7 @@ from bot.quiz.tasks import MAX_STEMS, OPTION_LABELS, Kind, Task, blank_number
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import QuizBot
-    from bot.service import PostedTask
+    from bot.service import Answered, PostedTask
 
 EMPTY = "-"
 CLASSIC_MAX_BLANKS = 4
@@ -346,35 +346,127 @@ def message_kwargs(screen: Screen, *, layout: bool) -> dict[str, Any]:
     return {"content": screen.content, "embeds": list(screen.embeds), "view": classic}
 
 
-# -- the items ---------------------------------------------------------------------------------
+# -- what a picker's kind of task decides ------------------------------------------------------
 
 
-async def open_picker(interaction: discord.Interaction[QuizBot], post_id: int) -> None:
+class DrawScreen(Protocol):
+    def __call__(
+        self,
+        posted: PostedTask,
+        picks: Mapping[int, str],
+        *,
+        notice: str | None = None,
+        page: int = 0,
+    ) -> Screen: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PickerRules:
+    """What the shared picker code asks of one picker: this module's (fill and matching
+    tasks) or a cloze task's."""
+
+    fits: Callable[[Task], bool]
+    """Whether a post's task is answered with this picker (custom_ids can be forged)."""
+    checked: Callable[[Task, str], Picks]
+    """A custom_id's picks, refused unless they fit the task."""
+    refit: Callable[[Task, Picks], object]
+    """Refuses picks that a select's change made unfit."""
+    pages: Callable[[Task], int]
+    page_of: Callable[[Task, int], int]
+    """The page that shows a blank."""
+    open_screen: DrawScreen
+    placeholder: Callable[[int], str]
+    """A blank's select placeholder, where `build` gives none."""
+    layout: Callable[[Task], bool]
+    """Whether the picker is a components-v2 layout."""
+
+
+FILL_RULES = PickerRules(
+    fits=lambda task: task.multi_blank,
+    checked=checked_picks,
+    refit=check_partial_picks,
+    pages=pages,
+    page_of=page_of,
+    open_screen=open_screen,
+    placeholder=rendering.blank_placeholder,
+    layout=uses_layout,
+)
+
+
+async def open_picker(
+    interaction: discord.Interaction[QuizBot], post_id: int, rules: PickerRules = FILL_RULES
+) -> None:
     """The post's Answer button: a fresh picker, privately, for whoever clicked."""
     service = interaction.client.service
     async with Responder(interaction) as responder:
         view = await service.member_view(post_id, guild_id_of(interaction), interaction.user.id)
         posted, progress = view.posted, view.progress
-        if not posted.task.multi_blank:  # a forged custom_id: the post has option buttons
-            raise InvalidAnswerError(f"post {post_id} is answered with its buttons")
+        if not rules.fits(posted.task):  # a forged custom_id: the post is answered otherwise
+            raise InvalidAnswerError(f"post {post_id} is not answered with this picker")
         check_open(posted.closed, progress)
         if progress.finished:
             await responder.send(Reply(replies.finished_text(progress, replies.session_of(posted))))
             return
-        screen = open_screen(posted, {})
-        await responder.send(**message_kwargs(screen, layout=uses_layout(posted.task)))
+        screen = rules.open_screen(posted, {})
+        await responder.send(**message_kwargs(screen, layout=rules.layout(posted.task)))
 
 
-class BlankSelect(
-    Control,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"quiz:pick{POST_FIELD}(?::(?P<blank>[^:]*))?{_PICKS}",
-):
-    FIELDS: ClassVar[Fields] = {
-        "post_id": engine.post_id,
-        "blank": blank_number,
-        "picks": parse_picks,
-    }
+async def grade(
+    interaction: discord.Interaction[QuizBot],
+    responder: Responder,
+    post_id: int,
+    answers: tuple[str, ...],
+    draw: Callable[[PostedTask, Answered], Screen],
+    rules: PickerRules,
+) -> None:
+    """Submit a picker's answers and draw what became of them (`draw`) in its place."""
+    bot = interaction.client
+    result = await bot.service.answer(post_id, *member(interaction), answers)
+    posted = bot.service.posted_of(result.post)
+    if result.outcome.recorded and not posted.post.private:
+        bot.live_counts.bump(post_id)
+    await responder.answered(
+        result.outcome,
+        result.outcome.picks or answers,
+        session=replies.session_of(posted),
+        **message_kwargs(draw(posted, result), layout=rules.layout(posted.task)),
+    )
+
+
+# -- the items ---------------------------------------------------------------------------------
+
+
+class PickerItem(Control):
+    """An item of a private picker: the picks so far travel in its custom_id, and a click
+    redraws the picker from them."""
+
+    RULES: ClassVar[PickerRules]
+    post_id: int
+    picks: str
+
+    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
+        private_message_only(interaction)
+        async with Responder(interaction, update=True) as responder:
+            # Only the member who may answer the post redraws its picker: a private task's
+            # owner, while the session lasts (a forged custom_id is refused as a click is).
+            posted = await interaction.client.service.posted(
+                self.post_id, guild_id_of(interaction), user_id=interaction.user.id
+            )
+            picks = self.RULES.checked(posted.task, self.picks)
+            screen = self.redraw(interaction, posted, picks)
+            await responder.edit(**message_kwargs(screen, layout=self.RULES.layout(posted.task)))
+
+    def redraw(
+        self, interaction: discord.Interaction[QuizBot], posted: PostedTask, picks: Picks
+    ) -> Screen:
+        raise NotImplementedError
+
+
+class PickSelect(PickerItem):
+    """A select for one blank (a matching task's stem, a cloze task's part)."""
+
+    PREFIX: ClassVar[str]
+    blank: int
 
     def __init__(
         self,
@@ -384,18 +476,73 @@ class BlankSelect(
         options: list[discord.SelectOption] | None = None,
         placeholder: str | None = None,
     ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"quiz:pick:{post_id}:{blank}:{picks}",
-                placeholder=placeholder or rendering.blank_placeholder(blank),
-                options=options or [],
-                min_values=1,
-                max_values=1,
-            )
+        select: discord.ui.Select[Any] = discord.ui.Select(
+            custom_id=f"{self.PREFIX}:{post_id}:{blank}:{picks}",
+            placeholder=placeholder or self.RULES.placeholder(blank),
+            options=options or [],
+            min_values=1,
+            max_values=1,
         )
+        super().__init__(select)  # type: ignore[call-arg]  # the DynamicItem's
         self.post_id = post_id
         self.blank = blank
         self.picks = picks
+
+    def redraw(
+        self, interaction: discord.Interaction[QuizBot], posted: PostedTask, picks: Picks
+    ) -> Screen:
+        data: Any = interaction.data or {}
+        values = data.get("values")  # what the member picked, as Discord sent it
+        # A raw payload may send anything there (null, a number, an object).
+        if not isinstance(values, list) or len(values) != 1 or not isinstance(values[0], str):
+            raise InvalidAnswerError(f"one option per blank, got {values!r}")
+        picks[self.blank] = values[0]
+        self.RULES.refit(posted.task, picks)
+        return self.RULES.open_screen(
+            posted, picks, page=self.RULES.page_of(posted.task, self.blank)
+        )
+
+
+class PagerButton(PickerItem):
+    """A paged picker's Back or Next: the same picks, another page."""
+
+    PREFIX: ClassVar[str]
+    FIRST_PAGE: ClassVar[int] = 0
+    """What the custom_id's page field says for the first page (posted buttons keep theirs)."""
+    page: int
+    """From 0 for the first page, whatever the custom_id says."""
+
+    def __init__(self, post_id: int, page: int, picks: str, label: str = "Next") -> None:
+        button: discord.ui.Button[Any] = discord.ui.Button(
+            label=label,
+            style=discord.ButtonStyle.secondary,
+            custom_id=f"{self.PREFIX}:{post_id}:{page + self.FIRST_PAGE}:{picks}",
+        )
+        super().__init__(button)  # type: ignore[call-arg]  # the DynamicItem's
+        self.post_id = post_id
+        self.page = page
+        self.picks = picks
+
+    def redraw(
+        self, interaction: discord.Interaction[QuizBot], posted: PostedTask, picks: Picks
+    ) -> Screen:
+        if self.page >= self.RULES.pages(posted.task):  # a forged custom_id
+            raise InvalidAnswerError(f"task {posted.task.id} has no page {self.page + 1}")
+        return self.RULES.open_screen(posted, picks, page=self.page)
+
+
+class BlankSelect(
+    PickSelect,
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"quiz:pick{POST_FIELD}(?::(?P<blank>[^:]*))?{_PICKS}",
+):
+    PREFIX = "quiz:pick"
+    RULES = FILL_RULES
+    FIELDS: ClassVar[Fields] = {
+        "post_id": engine.post_id,
+        "blank": blank_number,
+        "picks": parse_picks,
+    }
 
     @classmethod
     def build(cls, task: Task, post_id: int, blank: int, picks: str) -> Self:
@@ -409,27 +556,6 @@ class BlankSelect(
             for option in task.options
         ]
         return cls(post_id, blank, picks, options, rendering.select_placeholder(task, blank))
-
-    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
-        private_message_only(interaction)
-        service = interaction.client.service
-        async with Responder(interaction, update=True) as responder:
-            # Only the member who may answer the post redraws its picker: a private task's
-            # owner, while the session lasts (a forged custom_id is refused as a click is).
-            posted = await service.posted(
-                self.post_id, guild_id_of(interaction), user_id=interaction.user.id
-            )
-            task = posted.task
-            picks = checked_picks(task, self.picks)
-            data: Any = interaction.data or {}
-            values = data.get("values")  # what the member picked, as Discord sent it
-            # A raw payload may send anything there (null, a number, an object).
-            if not isinstance(values, list) or len(values) != 1:
-                raise InvalidAnswerError(f"one option per blank, got {values!r}")
-            picks[self.blank] = values[0]
-            check_partial_picks(task, picks)
-            screen = open_screen(posted, picks, page=page_of(task, self.blank))
-            await responder.edit(**message_kwargs(screen, layout=uses_layout(task)))
 
 
 class SubmitButton(
@@ -468,57 +594,27 @@ class SubmitButton(
                 screen = open_screen(posted, picks, notice=notice, page=page_of(task, missing[0]))
             else:
                 picks = decode_picks(self.picks)
+
+                def draw(posted: PostedTask, result: Answered) -> Screen:
+                    return outcome_screen(posted, picks, result.outcome, result.card)
+
                 ordered = tuple(picks[b] for b in sorted(picks))
-                result = await bot.service.answer(self.post_id, *member(interaction), ordered)
-                posted = bot.service.posted_of(result.post)
-                if result.outcome.recorded and not posted.post.private:
-                    bot.live_counts.bump(self.post_id)
-                screen = outcome_screen(posted, picks, result.outcome, result.card)
-                layout = uses_layout(posted.task)
-                await responder.answered(
-                    result.outcome,
-                    ordered,
-                    session=replies.session_of(posted),
-                    **message_kwargs(screen, layout=layout),
-                )
+                await grade(interaction, responder, self.post_id, ordered, draw, FILL_RULES)
                 return
             await responder.edit(**message_kwargs(screen, layout=uses_layout(posted.task)))
 
 
 class PageButton(
-    Control,
+    PagerButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:page{POST_FIELD}(?::(?P<page>[^:]*))?{_PICKS}",
 ):
-    """A matching picker's Back or Next: the same picks, another page of stems."""
+    """A matching picker's Back or Next: another page of stems."""
 
+    PREFIX = "quiz:page"
+    RULES = FILL_RULES
     FIELDS: ClassVar[Fields] = {
         "post_id": engine.post_id,
         "page": page_number,
         "picks": parse_picks,
     }
-
-    def __init__(self, post_id: int, page: int, picks: str, label: str = "Next") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"quiz:page:{post_id}:{page}:{picks}",
-            )
-        )
-        self.post_id = post_id
-        self.page = page
-        self.picks = picks
-
-    async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
-        private_message_only(interaction)
-        service = interaction.client.service
-        async with Responder(interaction, update=True) as responder:
-            posted = await service.posted(
-                self.post_id, guild_id_of(interaction), user_id=interaction.user.id
-            )
-            picks = checked_picks(posted.task, self.picks)
-            if self.page >= pages(posted.task):  # a forged custom_id
-                raise InvalidAnswerError(f"task {posted.task.id} has no page {self.page + 1}")
-            screen = open_screen(posted, picks, page=self.page)
-            await responder.edit(**message_kwargs(screen, layout=False))

@@ -346,10 +346,15 @@ def _hint_nudge(task: Task, progress: Progress) -> str:
 
 
 def credit_text(
-    outcome: Outcome, picks: Sequence[str], chosen: str, session: str | None = None
+    outcome: Outcome,
+    picks: Sequence[str],
+    chosen: str,
+    session: str | None = None,
+    *,
+    single: bool = False,
 ) -> str:
-    """A multi submission's result: how many picks were right and wrong, the credit, and on
-    the last attempt what that credit earned."""
+    """A multi submission's result: how many picks were right and wrong (not for a single
+    pick), the credit, and on the last attempt what that credit earned."""
     wrong = len(outcome.wrong_picks)
     figures = {
         "chosen": chosen,
@@ -357,6 +362,14 @@ def credit_text(
         "wrong": formats.number(wrong),
         "percent": formats.percent(float(outcome.credit or 0)),
     }
+    if single and outcome.status is Status.FAILED and outcome.points:
+        # TRANSLATORS: one picked option; {percent} is e.g. "50%"; {points} e.g. "**3** points".
+        return _(
+            "Not quite: **{chosen}** earns {percent} of the answer, which gives you {points}."
+        ).format(**figures, points=points_text(outcome.points, session))
+    if single:
+        # TRANSLATORS: {chosen} is the one option picked; {percent} e.g. "50%".
+        return _("Not quite: **{chosen}** earns {percent} of the answer.").format(**figures)
     if outcome.status is Status.FAILED and outcome.points:
         # TRANSLATORS: {percent} is e.g. "50%"; {points} e.g. "**3** points".
         return _(
@@ -399,18 +412,21 @@ def multi_reply(
     chosen = rendering.picked_text(task, picks)
     match outcome.status:
         case Status.CORRECT:
-            text = _("✅ Right, **{chosen}**: every right option and no wrong one!").format(
-                chosen=chosen
-            )
+            text = (
+                _("✅ Right, **{chosen}** it is!")
+                if task.single
+                else _("✅ Right, **{chosen}**: every right option and no wrong one!")
+            ).format(chosen=chosen)
             text += " " + earned(outcome, session)
             return Reply(with_card(text, card), (solution_embed(task),))
         case Status.WRONG:
-            text = credit_text(outcome, picks, chosen) + " " + attempts_sentence(outcome.progress)
+            text = credit_text(outcome, picks, chosen, single=task.single)
+            text += " " + attempts_sentence(outcome.progress)
             if not outcome.progress.hint_seen:
                 text += " " + _("Stuck? The 💡 Hint button can help.")
             return Reply(text, (wrong_picks_embed(task, outcome),))
         case Status.FAILED:
-            text = credit_text(outcome, picks, chosen, session) + " "
+            text = credit_text(outcome, picks, chosen, session, single=task.single) + " "
             text += _("That was your last attempt, so here is the worked solution.")
             return Reply(
                 with_card(text, card), (wrong_picks_embed(task, outcome), solution_embed(task))

@@ -5,8 +5,9 @@ before a restart is still answered."""
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import discord
@@ -132,16 +133,25 @@ def typed_reply(
     return Reply(reply.content + line, reply.embeds) if line and reply.content else reply
 
 
-async def submitted(interaction: discord.Interaction[QuizBot], match: re.Match[str]) -> None:
-    """The modal's submit (`MODAL_PATTERN`, registered with `clicks.Router`, whose guard
-    reports any other failure)."""
-    data: Any = interaction.data or {}
+@contextlib.asynccontextmanager
+async def typed_refusals(
+    interaction: discord.Interaction[QuizBot], blank: str = BLANK
+) -> AsyncIterator[None]:
+    """A modal's answer refused before any attempt is used, blank (`blank` says so) or no
+    number, told privately; `clicks.Router`'s guard reports any other failure."""
     try:
-        await submit(interaction, match["post_id"], data.get("components"))
+        yield
     except BlankAnswerError:
-        await send_private(interaction, _(BLANK))
+        await send_private(interaction, _(blank))
     except NotANumberError:
         await send_private(interaction, _(NOT_A_NUMBER))
+
+
+async def submitted(interaction: discord.Interaction[QuizBot], match: re.Match[str]) -> None:
+    """The modal's submit (`MODAL_PATTERN`, registered with `clicks.Router`)."""
+    data: Any = interaction.data or {}
+    async with typed_refusals(interaction):
+        await submit(interaction, match["post_id"], data.get("components"))
 
 
 async def submit(interaction: discord.Interaction[QuizBot], post: str, components: object) -> None:

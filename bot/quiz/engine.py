@@ -270,6 +270,8 @@ def normalise_picks(task: Task, picks: Sequence[str]) -> tuple[str, ...]:
             raise BlankAnswerError(f"{task.id} takes at least one option")
         if strange := set(picks) - set(task.labels):
             raise InvalidAnswerError(f"{task.id} has no option {', '.join(sorted(strange))}")
+        if task.single and len(set(picks)) > 1:
+            raise InvalidAnswerError(f"{task.id} takes one option, got {len(set(picks))}")
         return tuple(label for label in task.labels if label in picks)
     if len(picks) != task.blanks:
         raise InvalidAnswerError(f"{task.id} expects {task.blanks} pick(s), got {len(picks)}")
@@ -358,7 +360,8 @@ def _grade_multi(task: Task, progress: Progress, picks: tuple[str, ...]) -> Outc
     got = credit(task, picks)
     if got == 1:
         return _solved(task, progress, picks)
-    wrong = tuple(label for label in picks if task.weight(label) <= 0)
+    # A single pick short of full credit is the wrong one (its note explains the half).
+    wrong = tuple(label for label in picks if task.weight(label) <= 0 or task.single)
     found = [note for label in wrong for note in task.notes_for(label)]
     notes = tuple(dict.fromkeys(found)) or task.general_notes
     if picks in progress.tried:  # the same set again: reminded of why, not graded

@@ -23,11 +23,11 @@ FORMAT: Final = 1
 _KEYS: Final = frozenset(
     {"format", "id", "topic", "kind", "difficulty", "prompt", "options", "answers", "hint",
      "solution", "mistakes", "instruction", "language", "bank", "weights", "show_count",
-     "hints", "short", "numeric", "stems", "parts", "bank_language"}
+     "hints", "short", "numeric", "stems", "parts", "bank_language", "single"}
 )
 """`weights` and `show_count` are a multi task's only, so a choice or fill task's version (and
 its hash) is what it was before multi tasks; `bank_language` is there only when the bank has one,
-so a task of a bank without it keeps its hash."""
+so a task of a bank without it keeps its hash; `single` only when set, for the same reason."""
 
 
 class TaskCodecError(ValueError):
@@ -141,6 +141,8 @@ def task_to_dict(task: Task) -> dict[str, Any]:
         if task.kind is Kind.MULTI
         else {}
     )
+    if task.single:
+        multi["single"] = True
     short: dict[str, Any] = {"short": short_data(task.short)} if task.short is not None else {}
     if task.numeric is not None:
         short = {"numeric": numeric_data(task.numeric)}
@@ -200,6 +202,7 @@ def task_from_dict(data: Mapping[str, Any]) -> Task:
             bank_language=data.get("bank_language"),
             weights=tuple(Fraction(w) for w in data.get("weights", ())),
             show_count=bool(data.get("show_count", False)),
+            single=bool(data.get("single", False)),
             short=_short_of(data["short"]) if "short" in data else None,
             numeric=_numeric_of(data["numeric"]) if "numeric" in data else None,
             stems=tuple(data.get("stems", ())),

@@ -127,7 +127,7 @@ class Task:
     options: tuple[Option, ...]
     answers: tuple[str, ...]
     """Correct option labels: one per blank for fill tasks, exactly one for choice tasks, the
-    options of positive weight for multi tasks."""
+    options of positive weight for multi tasks (of full weight for a `single` one)."""
     hints: tuple[str, ...]
     """The hint ladder, shown one at a time in order (at most MAX_HINTS); empty: no hint."""
     solution: Solution
@@ -144,6 +144,9 @@ class Task:
     """Multi tasks: each option's weight in percent, in option order (empty for the others)."""
     show_count: bool = False
     """Multi tasks: the post says how many options are right."""
+    single: bool = False
+    """Multi tasks: the member picks exactly one option, graded by its weight (Moodle's
+    single-answer multiple choice with partial credit)."""
     short: ShortAnswers | None = None
     """Short tasks: the accepted answers and how they are compared (None for the others)."""
     numeric: NumericAnswers | None = None

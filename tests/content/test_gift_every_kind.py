@@ -13,6 +13,7 @@ import pytest
 from bot.content import check_banks
 from bot.quiz import engine
 from bot.quiz.engine import Outcome, Progress, Status
+from bot.quiz.errors import InvalidAnswerError
 from bot.quiz.tasks import MAX_ATTEMPTS, Catalog, Kind, Task
 from tests.cli_run import run_quizbot_cli
 
@@ -35,6 +36,7 @@ KINDS = {
     "pi-range": Kind.NUMERICAL,
     "grant-born-credit": Kind.NUMERICAL,
     "grants-tomb-two": Kind.MULTI,
+    "difficult": Kind.MULTI,  # one pick, partial credit: `single`
 }
 
 # (task, answer, Moodle's fraction): typed answers as typed; choice, fill and multi answers as
@@ -84,6 +86,9 @@ GRADES = [
     ("grants-tomb-two", ["Grant's wife"], Fraction(1, 2)),
     ("grants-tomb-two", ["Grant", "Grant's father"], Fraction(0)),  # never below 0
     ("grants-tomb-two", ["No one"], Fraction(0)),
+    ("difficult", ["full credit answer"], Fraction(1)),
+    ("difficult", ["half credit answer"], Fraction(1, 2)),
+    ("difficult", ["wrong answer"], Fraction(0)),
 ]
 
 
@@ -136,6 +141,7 @@ def test_each_answer_is_graded_as_moodle_grades_it(
     [
         ("jesus-hometown", ["Nazereth"], 5),  # 20 × 1/3 × 75%
         ("grants-tomb-two", ["Grant"], 3),  # 20 × 1/3 × 50%, rounded
+        ("difficult", ["half credit answer"], 3),
         ("capitals", ["Ottawa", "Rome", "New Delhi", "Tokyo"], 3),
         ("grant-born-credit", ["1821"], 3),
         ("pi-range", ["3.143"], 0),
@@ -147,3 +153,15 @@ def test_a_partial_answer_on_the_last_attempt_earns_its_share_of_the_points(
     task = imported[0].get_or_raise(task_id)
     last = Progress(wrong_tries=MAX_ATTEMPTS - 1)
     assert engine.grade(task, last, picks(task, answer)).points == points
+
+
+def test_the_partial_credit_multiple_choice_takes_one_pick(
+    imported: tuple[Catalog, str, int],
+) -> None:
+    """Moodle's single-answer question with a `~%50%` answer: one option, never two."""
+    task = imported[0].get_or_raise("difficult")
+    assert task.single
+    half = engine.grade(task, Progress(), picks(task, ["half credit answer"]))
+    assert (half.status, half.notes) == (Status.WRONG, ("comment on answer",))
+    with pytest.raises(InvalidAnswerError):
+        engine.grade(task, Progress(), picks(task, ["full credit answer", "half credit answer"]))

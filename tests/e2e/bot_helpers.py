@@ -25,8 +25,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest_asyncio
 import yaml
-from fakediscord import BotProcess, DiscordEmulator, Driver, Guild, InteractionRecord, Message
+from fakediscord import (
+    BotProcess,
+    DiscordEmulator,
+    Driver,
+    Guild,
+    InteractionRecord,
+    Member,
+    Message,
+)
 from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
@@ -287,6 +296,18 @@ def banks_env(workdir: Path, banks: Mapping[str, str]) -> dict[str, str]:
     return {"CONTENT_DIR": str(content)}
 
 
+def quizbot_with(banks: Mapping[str, str]) -> Any:
+    """A test module's `quizbot` fixture: a `checked_bot` whose content folder holds only
+    `banks` (file name: YAML text)."""
+
+    @pytest_asyncio.fixture
+    async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
+        async with checked_bot(emulator, tmp_path, env=banks_env(tmp_path, banks)) as bot:
+            yield bot
+
+    return quizbot
+
+
 def attempts(quizbot: QuizBotRunner, post_id: int, user_id: int) -> list[tuple[int, str]]:
     """A member's stored attempts at a post: (attempt number, picks), in order."""
     rows = quizbot.query(
@@ -322,6 +343,32 @@ def select(
     msg = driver.get_message(message["id"] if isinstance(message, dict) else message)
     baseline = msg.get("edited_timestamp") if msg else None
     return Click(driver.select(message, custom_id, values, user=user), baseline)
+
+
+async def press(driver: Driver, message: Message, prefix: str, who: Member) -> Message:
+    """What `who` sees after clicking the message's button whose custom_id starts `prefix`."""
+    return await reply_of(click(driver, message, find_custom_id(message, prefix), user=who))
+
+
+async def picked(driver: Driver, picker: Message, prefix: str, option: str, who: Member) -> Message:
+    """A private picker after `who` picks `option` in its select whose custom_id starts
+    `prefix`."""
+    custom_id = find_custom_id(picker, prefix)
+    updated = await reply_of(select(driver, picker, custom_id, [option], user=who))
+    assert updated["id"] == picker["id"]  # the picker redraws itself
+    return updated
+
+
+async def opened(
+    driver: Driver, message: Message, custom_id: str, user: Member, *, modal: str = "quiz:typed:"
+) -> InteractionRecord:
+    """Press a button that answers with a modal (callback type 9) whose custom_id starts
+    `modal` (a typed task's, by default)."""
+    record = click(driver, message, custom_id, user=user).record
+    response = await record.wait_response(STEP)
+    assert int(response["type"]) == 9, response
+    assert response["data"]["custom_id"].startswith(modal)
+    return record
 
 
 async def reply_of(action: InteractionRecord | Click, timeout: float = STEP) -> Message:  # noqa: ASYNC109

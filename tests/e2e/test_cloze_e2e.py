@@ -9,26 +9,23 @@ members typed in a part."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
-from fakediscord import DiscordEmulator, Driver, InteractionRecord, Member, Message
+from fakediscord import Driver, InteractionRecord
 
 from . import test_bot_e2e as base
 from .bot_helpers import (
     STEP,
     QuizBotRunner,
     attempts,
-    banks_env,
-    checked_bot,
-    click,
     custom_ids,
     find_custom_id,
     is_ephemeral,
+    opened,
+    picked,
+    press,
+    quizbot_with,
     reply_of,
-    select,
     text_of,
 )
 from .test_bot_e2e import World, post_quiz, started
@@ -62,32 +59,7 @@ tasks:
 """
 
 
-@pytest_asyncio.fixture
-async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    env = banks_env(tmp_path, {"verse.yaml": BANK})
-    async with checked_bot(emulator, tmp_path, env=env) as bot:
-        yield bot
-
-
-async def press(driver: Driver, message: Message, prefix: str, who: Member) -> Message:
-    return await reply_of(click(driver, message, find_custom_id(message, prefix), user=who))
-
-
-async def pick(driver: Driver, picker: Message, prefix: str, option: str, who: Member) -> Message:
-    custom_id = find_custom_id(picker, prefix)
-    updated = await reply_of(select(driver, picker, custom_id, [option], user=who))
-    assert updated["id"] == picker["id"]  # the picker redraws itself
-    return updated
-
-
-async def modal_of(
-    driver: Driver, message: Message, custom_id: str, who: Member
-) -> InteractionRecord:
-    """Press the button: the bot answers with the modal of the typed parts (callback type 9)."""
-    record = click(driver, message, custom_id, user=who).record
-    response = await record.wait_response(STEP)
-    assert int(response["type"]) == 9, response
-    return record
+quizbot = quizbot_with({"verse.yaml": BANK})
 
 
 def inputs(record: InteractionRecord) -> dict[str, str | None]:
@@ -114,11 +86,13 @@ async def test_a_member_picks_types_and_keeps_the_right_parts(
     # Typing before the choice parts are picked: said on the picker, no modal, no attempt.
     early = await press(driver, picker, f"quiz:csubmit:{post_id}:_--_", world.bob)
     assert "Pick an option for parts [2] and [3] first" in text_of(early)
-    picker = await pick(driver, early, f"quiz:cpick:{post_id}:2:", "A", world.bob)
-    picker = await pick(driver, picker, f"quiz:cpick:{post_id}:3:", "A", world.bob)
+    picker = await picked(driver, early, f"quiz:cpick:{post_id}:2:", "A", world.bob)
+    picker = await picked(driver, picker, f"quiz:cpick:{post_id}:3:", "A", world.bob)
     assert "**[2]** *Bow-wow*" in text_of(picker)
 
-    modal = await modal_of(driver, picker, f"quiz:csubmit:{post_id}:_AA_", world.bob)
+    modal = await opened(
+        driver, picker, f"quiz:csubmit:{post_id}:_AA_", world.bob, modal="quiz:clozed:"
+    )
     assert modal.response_data["custom_id"] == f"quiz:clozed:{post_id}:_AA_"
     assert set(inputs(modal)) == {"part1", "part4"}
     blank = await reply_of(driver.submit_modal(modal, {"part1": "  ", "part4": "366"}))
@@ -133,8 +107,10 @@ async def test_a_member_picks_types_and_keeps_the_right_parts(
     assert attempts(quizbot, post_id, world.bob.id) == [(1, "owl,A,A,366")]
 
     # The right parts are kept: the choice in the custom_id, the typed ones filled in again.
-    retry = await pick(driver, wrong, f"quiz:cpick:{post_id}:2:+-A+", "B", world.bob)
-    again = await modal_of(driver, retry, f"quiz:csubmit:{post_id}:+BA+", world.bob)
+    retry = await picked(driver, wrong, f"quiz:cpick:{post_id}:2:+-A+", "B", world.bob)
+    again = await opened(
+        driver, retry, f"quiz:csubmit:{post_id}:+BA+", world.bob, modal="quiz:clozed:"
+    )
     assert inputs(again) == {"part1": "Owl", "part4": "366"}
     right = await reply_of(driver.submit_modal(again, {}))
     assert "✅ Right, every part!" in text_of(right)
@@ -149,7 +125,9 @@ async def test_typed_parts_only_a_burst_spends_three_attempts_and_review_brings_
     await started(quizbot, world)
     post, post_id = await post_quiz(driver, quizbot, world, "quiz", TYPED)
     assert custom_ids(post) == [f"quiz:csubmit:{post_id}:__"]  # Answer opens the modal at once
-    modal = await modal_of(driver, post, f"quiz:csubmit:{post_id}:__", world.carol)
+    modal = await opened(
+        driver, post, f"quiz:csubmit:{post_id}:__", world.carol, modal="quiz:clozed:"
+    )
     guesses = ["Nice", "Lille", "Lyon", "Nantes", "Brest", "Toulouse"]
     submits = [driver.submit_modal(modal, {"part1": g, "part2": "Italy"}) for g in guesses]
     replies = await asyncio.wait_for(asyncio.gather(*(reply_of(s) for s in submits)), STEP * 2)
@@ -161,7 +139,9 @@ async def test_typed_parts_only_a_burst_spends_three_attempts_and_review_brings_
         driver.slash("review", user=world.carol, channel=world.channels["quiz"])
     )
     assert is_ephemeral(review) and "Paris is in" in text_of(review)
-    again = await modal_of(driver, review, find_custom_id(review, "quiz:csubmit:"), world.carol)
+    again = await opened(
+        driver, review, find_custom_id(review, "quiz:csubmit:"), world.carol, modal="quiz:clozed:"
+    )
     outcome = await reply_of(driver.submit_modal(again, {"part1": "france", "part2": "ITALY"}))
     assert is_ephemeral(outcome) and "Right" in text_of(outcome)
 
@@ -170,15 +150,15 @@ async def test_the_close_summary_names_a_part_three_members_typed_wrong(
     driver: Driver, world: World, quizbot: QuizBotRunner
 ) -> None:
     await started(quizbot, world)
-    daily, run, post_id = await daily_posted(driver, world, quizbot)
+    daily, run, post_id = await daily_posted(world, quizbot)
     assert quizbot.query("SELECT task_id FROM post WHERE id = ?", post_id)[0][0] == TYPED
     said = {world.alice: "lyon", world.bob: " Lyon", world.carol: "LYON", world.dave: "Nice"}
     for who, text in said.items():
-        modal = await modal_of(driver, daily, f"quiz:csubmit:{post_id}:__", who)
+        modal = await opened(driver, daily, f"quiz:csubmit:{post_id}:__", who, modal="quiz:clozed:")
         reply = await reply_of(driver.submit_modal(modal, {"part1": text, "part2": "Italy"}))
         assert is_ephemeral(reply) and len(attempts(quizbot, post_id, who.id)) == 1
 
-    summary = await closed_a_day_later(driver, quizbot, daily, run, post_id)
+    summary = await closed_a_day_later(quizbot, daily, run)
     assert "**4** answered · **0** solved" in summary
     assert "[1] 75% typed *lyon* — Lyon is a city." in summary
     assert "nice" not in summary.casefold()  # one member: never named

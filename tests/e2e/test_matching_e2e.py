@@ -6,25 +6,21 @@ more; /review brings the missed task back."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
-from fakediscord import DiscordEmulator, Driver, Member, Message
+from fakediscord import Driver, Member, Message
 
 from .bot_helpers import (
     STEP,
     QuizBotRunner,
     attempts,
-    banks_env,
-    checked_bot,
     click,
     custom_ids,
-    find_custom_id,
     is_ephemeral,
+    picked,
+    press,
+    quizbot_with,
     reply_of,
-    select,
     text_of,
 )
 from .test_bot_e2e import World, post_quiz, started
@@ -68,24 +64,13 @@ def world(driver: Driver) -> World:
     return World(driver)
 
 
-@pytest_asyncio.fixture
-async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    env = banks_env(tmp_path, {"geo.yaml": BANK})
-    async with checked_bot(emulator, tmp_path, env=env) as bot:
-        yield bot
+quizbot = quizbot_with({"geo.yaml": BANK})
 
 
 async def pick(
     driver: Driver, picker: Message, post_id: int, stem: int, option: str, who: Member
 ) -> Message:
-    custom_id = find_custom_id(picker, f"quiz:pick:{post_id}:{stem}:")
-    updated = await reply_of(select(driver, picker, custom_id, [option], user=who))
-    assert updated["id"] == picker["id"]  # the picker redraws itself
-    return updated
-
-
-async def press(driver: Driver, picker: Message, prefix: str, who: Member) -> Message:
-    return await reply_of(click(driver, picker, find_custom_id(picker, prefix), user=who))
+    return await picked(driver, picker, f"quiz:pick:{post_id}:{stem}:", option, who)
 
 
 async def test_a_member_matches_on_two_pages_and_gets_the_wrong_pairs_note(

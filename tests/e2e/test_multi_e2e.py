@@ -5,23 +5,19 @@ never more; /review brings the missed task back with its select."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
-from fakediscord import DiscordEmulator, Driver
+from fakediscord import Driver
 
 from . import test_bot_e2e as base
 from .bot_helpers import (
     STEP,
     QuizBotRunner,
     attempts,
-    banks_env,
-    checked_bot,
     custom_ids,
     find_custom_id,
     is_ephemeral,
+    quizbot_with,
     reply_of,
     select,
     text_of,
@@ -53,11 +49,7 @@ tasks:
 """
 
 
-@pytest_asyncio.fixture
-async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    env = banks_env(tmp_path, {"types.yaml": BANK})
-    async with checked_bot(emulator, tmp_path, env=env) as bot:
-        yield bot
+quizbot = quizbot_with({"types.yaml": BANK})
 
 
 async def test_a_member_answers_a_multi_post_privately_and_gets_the_note(

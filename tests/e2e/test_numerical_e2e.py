@@ -6,28 +6,24 @@ it ("3,5", " 3.50 kg", "3500 g" are one value), but not one that only two typed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
-from fakediscord import DiscordEmulator, Driver
+from fakediscord import Driver
 
 from . import test_bot_e2e as base
 from .bot_helpers import (
     STEP,
     QuizBotRunner,
     attempts,
-    banks_env,
-    checked_bot,
     find_custom_id,
     is_ephemeral,
+    opened,
+    quizbot_with,
     reply_of,
     text_of,
 )
 from .test_bot_e2e import World, post_quiz, started
 from .test_close_typed import closed_a_day_later, daily_posted, typed
-from .test_short_e2e import opened
 
 pytestmark = pytest.mark.e2e
 
@@ -57,11 +53,7 @@ tasks:
 """
 
 
-@pytest_asyncio.fixture
-async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    env = banks_env(tmp_path, {"physics.yaml": BANK})
-    async with checked_bot(emulator, tmp_path, env=env) as bot:
-        yield bot
+quizbot = quizbot_with({"physics.yaml": BANK})
 
 
 async def test_a_burst_of_numbers_spends_three_attempts_and_review_brings_it_back(
@@ -92,7 +84,7 @@ async def test_the_close_summary_names_a_wrong_number_three_members_typed(
     driver: Driver, world: World, quizbot: QuizBotRunner
 ) -> None:
     await started(quizbot, world)
-    daily, run, post_id = await daily_posted(driver, world, quizbot)
+    daily, run, post_id = await daily_posted(world, quizbot)
     assert quizbot.query("SELECT task_id FROM post WHERE id = ?", post_id)[0][0] == TASK
     said = {
         world.alice: "3,5",
@@ -110,7 +102,7 @@ async def test_the_close_summary_names_a_wrong_number_three_members_typed(
     public = driver.channel_messages(world.channels["daily"])
     assert all("3,5" not in text_of(m) and "3500" not in text_of(m) for m in public)
 
-    summary = await closed_a_day_later(driver, quizbot, daily, run, post_id)
+    summary = await closed_a_day_later(quizbot, daily, run)
     assert "**6** answered · **1** solved" in summary
     assert "**Common mistakes:**" in summary
     assert f"50% typed *3.5 kg* — {NOTE}" in summary

@@ -7,24 +7,20 @@ numerical task takes a decimal comma and a unit, and text that is no number uses
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
-from fakediscord import DiscordEmulator, Driver, InteractionRecord, Member, Message
+from fakediscord import Driver
 
 from . import test_bot_e2e as base
 from .bot_helpers import (
     STEP,
     QuizBotRunner,
     attempts,
-    banks_env,
-    checked_bot,
-    click,
     custom_ids,
     find_custom_id,
     is_ephemeral,
+    opened,
+    quizbot_with,
     reply_of,
     text_of,
 )
@@ -65,22 +61,7 @@ tasks:
 """
 
 
-@pytest_asyncio.fixture
-async def quizbot(emulator: DiscordEmulator, tmp_path: Path) -> AsyncIterator[QuizBotRunner]:
-    env = banks_env(tmp_path, {"geo.yaml": BANK})
-    async with checked_bot(emulator, tmp_path, env=env) as bot:
-        yield bot
-
-
-async def opened(
-    driver: Driver, message: Message, custom_id: str, user: Member
-) -> InteractionRecord:
-    """Press Answer: the bot answers with the modal (callback type 9)."""
-    record = click(driver, message, custom_id, user=user).record
-    response = await record.wait_response(STEP)
-    assert int(response["type"]) == 9, response
-    assert response["data"]["custom_id"].startswith("quiz:typed:")
-    return record
+quizbot = quizbot_with({"geo.yaml": BANK})
 
 
 async def test_a_member_types_an_answer_privately_and_gets_the_note(

@@ -63,6 +63,7 @@ class Draft:
     weights: list[Fraction] = field(default_factory=list)
     """A multi task's weight per option, in percent; empty: equal shares of `answers`."""
     show_count: bool = False  # a multi task's post says how many options are right
+    single: bool = False  # a multi task the member answers with one option, graded by its weight
     short: ShortAnswers | None = None  # a short task's answers and known mistakes
     numeric: NumericAnswers | None = None  # a numerical task's
     pairs: tuple[tuple[str, str], ...] = ()  # a matching task's (stem, answer)
@@ -253,8 +254,13 @@ def percent_text(weight: Fraction) -> str:
 
 def set_weights(draft: Draft, weights: list[Fraction]) -> None:
     """A multi draft's right options and weights from the source's, one per option: equal
-    shares (as `answers: [A, C]` gives them, a third written 33.33333 too) become `answers`."""
+    shares (as `answers: [A, C]` gives them, a third written 33.33333 too) become `answers`.
+    A single-pick draft keeps its weights; its right options are those of full credit."""
     labels = OPTION_LABELS[: len(weights)]
+    if draft.single:
+        draft.answers = [label for label, w in zip(labels, weights, strict=True) if is_full(w)]
+        draft.weights = list(weights)
+        return
     draft.answers = [label for label, w in zip(labels, weights, strict=True) if w > 0]
     shares = equal_weights(labels, draft.answers) if draft.answers else ()
     equal = len(shares) == len(weights) and all(
@@ -268,6 +274,17 @@ def draft_weights(draft: Draft) -> tuple[Fraction, ...]:
     if draft.weights:
         return tuple(draft.weights)
     return equal_weights(OPTION_LABELS[: len(draft.options)], draft.answers)
+
+
+def is_full(weight: Fraction) -> bool:
+    """Whether a weight is full credit, within the content check's tolerance."""
+    return abs(weight - FULL_CREDIT) <= CREDIT_TOLERANCE
+
+
+def single_weights_fit(weights: Sequence[Fraction]) -> bool:
+    """Whether a single-pick multi task's weights are Moodle's: one at least of 100%, none above."""
+    highest = FULL_CREDIT + CREDIT_TOLERANCE
+    return any(is_full(w) for w in weights) and all(w <= highest for w in weights)
 
 
 def weights_add_up(weights: Sequence[Fraction]) -> bool:
@@ -301,6 +318,8 @@ def task_mapping(draft: Draft) -> dict[str, Any]:
         task.update(question=draft.question, options=_weighted_options(draft))
         if not draft.weights:
             task["answers"] = list(draft.answers)
+        if draft.single:
+            task["single"] = True
         if draft.show_count:
             task["show_count"] = True
     elif draft.kind == "matching":

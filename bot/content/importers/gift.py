@@ -292,13 +292,21 @@ def _kind_left_out(answers: list[_Answer]) -> str | None:
     wrong = [a for a in answers if not a.right]
     if not wrong:
         return "matching" if all(_find(_ARROW, a.text) >= 0 for a in answers) else "short answer"
-    # With an '=', Moodle takes one answer: a second '=' or a partly right '~' is credit our
-    # choice task cannot give (a block of '~%n%' alone is a multi task: `_several_right`).
-    partial = any(a.weight is not None and a.weight > 0 for a in wrong)
-    return _ONE_OF_SEVERAL if partial or sum(a.right for a in answers) > 1 else None
+    # With an '=', Moodle takes one answer: a partly right '~' is a single-pick multi task
+    # (`_partial_credit`), a second '=' alone credit we do not give (a block of '~%n%' alone is
+    # a multi task: `_several_right`).
+    if _partial_credit(answers):
+        return None
+    return _ONE_OF_SEVERAL if sum(a.right for a in answers) > 1 else None
 
 
-_ONE_OF_SEVERAL: Final = "single-answer (several '=' or a partly right '~')"
+_ONE_OF_SEVERAL: Final = "single-answer (several '=')"
+
+
+def _partial_credit(answers: list[_Answer]) -> bool:
+    """Moodle's single answer with partial credit: an '=' beside a '~%n%' of n above 0."""
+    wrong = (a for a in answers if not a.right)
+    return any(a.right for a in answers) and any(a.weight and a.weight > 0 for a in wrong)
 
 
 def _true_false(fmt: str, inside: str, general: str) -> _Parts | None:
@@ -357,7 +365,7 @@ def _draft(q: _Question, meta: dict[str, list[str]]) -> Draft:
             raise _malformed(q.line, "no right answer ('=')")
         if len(answers) > len(OPTION_LABELS):
             raise _malformed(q.line, f"{len(answers)} answers (at most {len(OPTION_LABELS)})")
-        if several:
+        if several or _partial_credit(answers):
             draft = _multi_draft(q, answers, general, _question_text(q, missing_word), notes)
         elif missing_word:
             parts = _choice_parts(q.fmt, answers, general, markup=False)
@@ -474,9 +482,12 @@ def _multi_draft(
     q: _Question, answers: list[_Answer], general: str, question: str, general_notes: list[str]
 ) -> Draft:
     """A multiple-answer question: each answer's weight (none: 0%), each wrong one's feedback a
-    note tied to it; the right ones' feedback explains."""
-    weights = [a.weight or Fraction(0) for a in answers]
-    right = [i for i, w in enumerate(weights) if w > 0]
+    note tied to it; the right ones' feedback explains. With an '=' (100%), the member picks
+    one answer (`single`)."""
+    single = any(a.right for a in answers)
+    weights = [FULL_CREDIT if a.right else a.weight or Fraction(0) for a in answers]
+    # A single pick's partly right answer is a miss: its feedback is a note tied to it.
+    right = [i for i, w in enumerate(weights) if (w == FULL_CREDIT if single else w > 0)]
     feedback = {i: _part(a.feedback, q.fmt) for i, a in enumerate(answers) if a.feedback}
     notes = [(i, text) for i, text in feedback.items() if i not in right and text]
     praise = _join(*dict.fromkeys(feedback.get(i, "") for i in right))  # each text once
@@ -484,6 +495,7 @@ def _multi_draft(
     parts = _Parts(options, right[0], notes, praise, general)
     draft = _new_draft(q, parts, general_notes, "multi", question)
     draft.question = question
+    draft.single = single
     drafts.set_weights(draft, weights)
     if not (parts.general or praise):  # `_set_solution` named one right option only
         draft.final_answer = "; ".join(options[i] for i in right)
@@ -825,10 +837,13 @@ def _credit_mark(credit: Fraction) -> str:
 
 
 def _weighted(task: Task, label: str, text: str) -> str:
-    """A multi task's option: `~%50%text`, a wrong one with its feedback (no weight: 0%)."""
+    """A multi task's option: `~%50%text`, a wrong one with its feedback (no weight: 0%); a
+    single-pick task's full-credit one `=text`."""
     weight = task.weight(label)
+    if task.single and drafts.is_full(weight):  # Moodle's single answer: `=` is 100%
+        return f"={_text(text)}"
     mark = f"%{drafts.percent_text(weight)}%" if weight else ""
-    feedback = "" if weight > 0 else _feedback(task, label)
+    feedback = "" if weight > 0 and not task.single else _feedback(task, label)
     return f"~{mark}{_text(text)}{feedback}"
 
 

@@ -228,6 +228,8 @@ def _draft(element: ET.Element, line: int | None, report: list[ReportLine]) -> D
         answers = [_answer(question, a) for a in element.findall("answer")]
         if element.findtext("single", "true").strip().casefold() not in ("true", "1", "yes"):
             return _multi_draft(question, answers, report)
+        if any(0 < a.fraction < _RIGHT for a in answers):  # one pick, partly right: weighted
+            return _multi_draft(question, answers, report, single=True)
     elif kind == "truefalse":
         answers = _true_false(question)
     elif kind in ("shortanswer", "numerical"):
@@ -271,13 +273,18 @@ def _answer(question: _Question, element: ET.Element) -> _Answer:
     return _Answer(question.text(element), float(weight), feedback, weight)
 
 
-def _multi_draft(question: _Question, answers: list[_Answer], report: list[ReportLine]) -> Draft:
+def _multi_draft(
+    question: _Question, answers: list[_Answer], report: list[ReportLine], *, single: bool = False
+) -> Draft:
     """A multichoice question with `single` false: several right options, each answer's
-    fraction its weight; a wrong one's feedback is a note tied to it, the right ones' explain."""
+    fraction its weight; a wrong one's feedback is a note tied to it, the right ones' explain.
+    `single`: one pick, partly right answers too (a note ties their feedback to them)."""
     if not 2 <= len(answers) <= len(OPTION_LABELS):
         raise question.out(f"it has {len(answers)} answers (2 to {len(OPTION_LABELS)} fit)")
     weights = [a.weight for a in answers]
-    if not drafts.weights_add_up(weights):
+    if single and not drafts.single_weights_fit(weights):
+        raise question.out('no answer is marked right (fraction="100"), or one is above it')
+    if not single and not drafts.weights_add_up(weights):
         total = sum((w for w in weights if w > 0), Fraction(0))
         raise question.out(f"its right answers add up to {float(total):g}%, not 100%")
     element = question.element
@@ -289,12 +296,13 @@ def _multi_draft(question: _Question, answers: list[_Answer], report: list[Repor
         answers=[],
         question=text,
         source_line=question.line,
+        single=single,
     )
     drafts.set_weights(draft, weights)
     tags = [(t.findtext("text") or "").strip() for t in element.findall("tags/tag")]
     _difficulty(draft, tags)
     draft.show_count = SHOW_COUNT_TAG in tags
-    right = {i for i, w in enumerate(weights) if w > 0}
+    right = {i for i, w in enumerate(weights) if (drafts.is_full(w) if single else w > 0)}
     draft.mistakes = drafts.tied_notes(
         [
             (OPTION_LABELS[i], drafts.note_items(a.feedback))
@@ -834,7 +842,8 @@ def _question(task: Task) -> ET.Element:
         text = f"{task.instruction}\n\n```{task.language}\n{task.prompt}\n```"
     _text(question, "questiontext", text)
     _text(question, "generalfeedback", _solution_markdown(task.solution))
-    ET.SubElement(question, "single").text = "false" if task.kind is Kind.MULTI else "true"
+    several = task.kind is Kind.MULTI and not task.single
+    ET.SubElement(question, "single").text = "false" if several else "true"
     ET.SubElement(question, "shuffleanswers").text = "false"
     ET.SubElement(question, "answernumbering").text = "ABCD"
     if task.general_notes:

@@ -101,8 +101,7 @@ def test_every_other_kind_is_left_out_with_a_report_line_naming_its_line() -> No
         "kinds.gift:37: left out: essay questions are not supported (yet)",
         "kinds.gift:39: left out: description questions are not supported (yet)",
         # Line 41, `{~%50%list ~%50%dict ~%-100%tuple}`, is a multi task (issue 28).
-        "kinds.gift:43: left out: single-answer (several '=' or a partly right '~') questions "
-        "are not supported (yet)",
+        "kinds.gift:43: left out: single-answer (several '=') questions are not supported (yet)",
         "kinds.gift:45: left out: the question has no right answer ('=')",
         "kinds.gift:47: left out: the question has an answer block '{' that is never closed",
         "kinds.gift:49: left out: the question has more than one answer block '{…}' (a blank "
@@ -628,7 +627,7 @@ def test_a_wrong_answer_weighted_zero_or_less_stays_a_one_answer_choice() -> Non
     """`~%0%` and `~%-50%` are wrong answers that earn nothing (Moodle writes `%0%` in its own
     exports): the question is still multiple choice with one right answer, the weights are not
     part of the option texts. Beside an '=', a wrong answer with a positive weight is partial
-    credit in a one-answer question (Moodle's reading), which is left out."""
+    credit in a one-answer question (Moodle's reading): a single-pick multi task."""
     text = "::w:: Pick one {=right ~%0%wrong#Not this ~%-50%other}"
     result = gift.parse(text, source="t.gift", topic="Python")
     assert result.report == []
@@ -637,6 +636,8 @@ def test_a_wrong_answer_weighted_zero_or_less_stays_a_one_answer_choice() -> Non
     assert draft.options == ["right", "wrong", "other"]
     assert draft.mistakes == [Note("Not this", ("B",))]
 
-    partial = gift.parse("::p:: Pick {=right ~%50%half ~wrong}", source="t.gift")
-    assert partial.drafts == []
-    assert "single-answer (several '=' or a partly right '~')" in partial.report[0].message
+    partial = gift.parse("::p:: Pick {=right ~%50%half ~wrong}", source="t.gift", topic="T")
+    assert partial.report == []
+    (draft,) = partial.drafts
+    assert (draft.kind, draft.single, draft.answers) == ("multi", True, ["A"])
+    assert draft.weights == [100, 50, 0]
