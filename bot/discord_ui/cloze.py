@@ -24,6 +24,7 @@ from bot.discord_ui.clicks import (
     POST_FIELD,
     Control,
     Fields,
+    PostButton,
     Responder,
     guild_id_of,
     private_message_only,
@@ -402,26 +403,17 @@ CLOZE_RULES: Final = PickerRules(
 
 
 class OpenClozeButton(
-    Control,
+    PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:cloze{LAST_POST_FIELD}",
 ):
     """`quiz:cloze:<post>`: the post's Answer button for a cloze task with choice parts."""
 
-    FIELDS: ClassVar[Fields] = {"post_id": engine.post_id}
-
-    def __init__(self, post_id: int, *, row: int | None = None) -> None:
-        super().__init__(
-            discord.ui.Button(
-                # TRANSLATORS: a button's label on a task post (at most 80 characters).
-                label=_("Answer"),
-                emoji="✏️",
-                style=discord.ButtonStyle.primary,
-                custom_id=f"quiz:cloze:{post_id}",
-            ),
-            row=row,
-        )
-        self.post_id = post_id
+    PREFIX = "quiz:cloze"
+    # TRANSLATORS: a button's label on a task post (at most 80 characters).
+    LABEL = N_("Answer")
+    EMOJI = "✏️"
+    STYLE = discord.ButtonStyle.primary
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         await open_picker(interaction, self.post_id, CLOZE_RULES)

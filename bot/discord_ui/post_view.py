@@ -22,6 +22,7 @@ from bot.discord_ui.clicks import (
     AnswerButton,
     Control,
     Fields,
+    PostButton,
     QuizView,
     Responder,
     guild_id_of,
@@ -109,26 +110,6 @@ def task_embed(posted: PostedTask, counts: PostCounts = NO_COUNTS) -> discord.Em
 
 
 # -- the buttons -------------------------------------------------------------------------------
-
-
-class PostButton(Control):
-    """A button whose custom_id is `<PREFIX>:<post id>`, its look in class attributes."""
-
-    PREFIX: ClassVar[str]
-    LABEL: ClassVar[str]
-    EMOJI: ClassVar[str | None] = None
-    STYLE: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
-    FIELDS: ClassVar[Fields] = {"post_id": engine.post_id}
-
-    def __init__(self, post_id: int, *, row: int | None = None) -> None:
-        button: discord.ui.Button[Any] = discord.ui.Button(
-            label=_(self.LABEL),  # a marked constant: in the current locale
-            emoji=self.EMOJI,
-            style=self.STYLE,
-            custom_id=f"{self.PREFIX}:{post_id}",
-        )
-        super().__init__(button, row=row)  # type: ignore[call-arg]  # the DynamicItem's
-        self.post_id = post_id
 
 
 class HintButton(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncIterator, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import discord
 
@@ -16,8 +16,7 @@ from bot import rendering
 from bot.discord_ui import replies
 from bot.discord_ui.clicks import (
     LAST_POST_FIELD,
-    Control,
-    Fields,
+    PostButton,
     Responder,
     member,
     send_private,
@@ -42,26 +41,17 @@ MODAL_PATTERN: Final = re.compile(r"quiz:typed:(?P<post_id>[\s\S]*)")
 
 
 class TypeButton(
-    Control,
+    PostButton,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"quiz:type{LAST_POST_FIELD}",
 ):
     """`quiz:type:<post>`: opens the answer modal; nothing is graded until it is submitted."""
 
-    FIELDS: ClassVar[Fields] = {"post_id": engine.post_id}
-
-    def __init__(self, post_id: int, *, row: int | None = None) -> None:
-        super().__init__(
-            discord.ui.Button(
-                # TRANSLATORS: a button's label on a task post (at most 80 characters).
-                label=_("Answer"),
-                emoji="✏️",
-                style=discord.ButtonStyle.primary,
-                custom_id=f"quiz:type:{post_id}",
-            ),
-            row=row,
-        )
-        self.post_id = post_id
+    PREFIX = "quiz:type"
+    # TRANSLATORS: a button's label on a task post (at most 80 characters).
+    LABEL = N_("Answer")
+    EMOJI = "✏️"
+    STYLE = discord.ButtonStyle.primary
 
     async def handle(self, interaction: discord.Interaction[QuizBot]) -> None:
         await interaction.response.send_modal(answer_modal(self.post_id))
